@@ -1,0 +1,37 @@
+"""Admin for API tokens: create one and see its secret once; revoke; never see it again."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils import timezone
+
+from lineage_app.accounts.models import ApiToken
+from lineage_app.accounts.services import token_create
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    list_display = ("name", "scope", "prefix", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("scope",)
+    search_fields = ("name", "prefix")
+    fields = ("name", "scope", "prefix", "created_by", "created_at", "last_used_at", "revoked_at")
+    readonly_fields = ("prefix", "created_by", "created_at", "last_used_at")
+    actions = ("revoke",)
+
+    def save_model(self, request: HttpRequest, obj: ApiToken, form: Any, change: bool) -> None:
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        token, plaintext = token_create(name=obj.name, scope=obj.scope, created_by=request.user)
+        obj.pk = token.pk
+        obj.refresh_from_db()
+        messages.warning(request, f"New token (copy it now, it is not shown again): {plaintext}")
+
+    @admin.action(description="Revoke selected tokens")
+    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
+        count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+        self.message_user(request, f"Revoked {count} token(s).")

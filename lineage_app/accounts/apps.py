@@ -1,0 +1,10 @@
+"""Django app config for API tokens and access rules."""
+
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class AccountsConfig(AppConfig):
+    name = "lineage_app.accounts"
+    label = "accounts"

@@ -1,0 +1,26 @@
+"""`manage.py create_token --scope ingest|read [--name NAME]`: print a new API token alone on stdout."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from lineage_app.accounts.models import ApiToken
+from lineage_app.accounts.services import token_create
+
+
+class Command(BaseCommand):
+    help = "Create an API token and print it (shown once; only its hash is stored)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--scope", required=True, choices=ApiToken.Scope.values)
+        parser.add_argument("--name", default="", help="Who or what uses the token.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        scope = options["scope"]
+        try:
+            _, plaintext = token_create(name=options["name"] or f"{scope} token", scope=scope)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        self.stdout.write(plaintext)

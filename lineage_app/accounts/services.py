@@ -1,0 +1,50 @@
+"""Token issuing and checking: `token_create` returns the secret once; only its digest is kept."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.utils import timezone
+
+from lineage_app.accounts.models import ApiToken
+
+TOKEN_MARK = "trb"
+
+
+def _digest(secret: str) -> str:
+    # Tokens carry 256 bits of randomness, so a fast hash is enough to make a leaked
+    # table useless; a slow password hash would only slow every request down.
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def token_create(
+    *, name: str, scope: str, created_by: AbstractBaseUser | None = None
+) -> tuple[ApiToken, str]:
+    """Create a token and return it with its plaintext, which is shown once and never stored."""
+    if scope not in ApiToken.Scope.values:
+        raise ValueError(f"unknown scope {scope!r}: expected one of {', '.join(ApiToken.Scope.values)}")
+    prefix = secrets.token_hex(6)
+    secret = secrets.token_urlsafe(32)
+    token = ApiToken.objects.create(
+        name=name, scope=scope, prefix=prefix, digest=_digest(secret), created_by=created_by
+    )
+    return token, f"{TOKEN_MARK}_{prefix}_{secret}"
+
+
+def token_authenticate(*, plaintext: str) -> ApiToken | None:
+    """The active token `plaintext` names, or None for anything malformed, unknown or revoked."""
+    mark, _, rest = plaintext.partition("_")
+    prefix, _, secret = rest.partition("_")
+    if mark != TOKEN_MARK or not prefix or not secret:
+        return None
+    token = ApiToken.objects.filter(prefix=prefix, revoked_at__isnull=True).first()
+    if token is None or not hmac.compare_digest(token.digest, _digest(secret)):
+        return None
+    now = timezone.now()
+    if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
+        # Coarse on purpose: one write a minute per token, not one per request.
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+    return token

@@ -1,0 +1,68 @@
+"""One `neo4j` driver per process, created lazily (so after Celery forks) and closed at exit."""
+
+from __future__ import annotations
+
+import atexit
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from django.conf import settings
+from neo4j import Driver, GraphDatabase, ManagedTransaction
+
+T = TypeVar("T")
+
+_lock = threading.Lock()
+_driver: Driver | None = None
+
+
+def graph_driver() -> Driver:
+    """The process's driver; built on first use from the `NEO4J_*` settings."""
+    global _driver
+    with _lock:
+        if _driver is None:
+            _driver = GraphDatabase.driver(
+                settings.NEO4J_URI,
+                auth=(settings.NEO4J_USER, settings.NEO4J_PASSWORD),
+                connection_timeout=5,
+                max_transaction_retry_time=15,
+            )
+        return _driver
+
+
+def graph_driver_reset() -> None:
+    """Drop the driver (after a fork, or when settings change in tests)."""
+    global _driver
+    with _lock:
+        if _driver is not None:
+            _driver.close()
+        _driver = None
+
+
+def graph_read(work: Callable[[ManagedTransaction], T]) -> T:
+    """Run a retry-safe read function in a managed read transaction."""
+    with graph_driver().session(database=settings.NEO4J_DATABASE) as session:
+        return session.execute_read(work)
+
+
+def graph_write(work: Callable[[ManagedTransaction], T]) -> T:
+    """Run a retry-safe write function in a managed write transaction."""
+    with graph_driver().session(database=settings.NEO4J_DATABASE) as session:
+        return session.execute_write(work)
+
+
+def records(tx: ManagedTransaction, query: str, **params: Any) -> list[dict[str, Any]]:
+    """Run `query` in `tx` and return its rows as plain dicts."""
+    return [record.data() for record in tx.run(query, params)]
+
+
+def graph_ping() -> bool:
+    """Whether the graph engine answers a trivial query."""
+    try:
+        graph_read(lambda tx: records(tx, "RETURN 1 AS ok"))
+    except Exception:
+        return False
+    return True
+
+
+atexit.register(graph_driver_reset)

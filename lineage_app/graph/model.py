@@ -1,0 +1,54 @@
+"""The graph's vocabulary: node labels, relationship types, natural keys and API node ids."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+KEY_SEPARATOR = "\x1f"  # cannot appear in names, so joined keys never collide
+
+
+class Label(StrEnum):
+    NAMESPACE = "Namespace"
+    DATASET = "Dataset"
+    DATASET_VERSION = "DatasetVersion"
+    FIELD = "Field"
+    JOB = "Job"
+    RUN = "Run"
+    OWNER = "Owner"
+
+
+class Rel(StrEnum):
+    HAS_RUN = "HAS_RUN"
+    READ = "READ"
+    WROTE = "WROTE"
+    INPUT_TO = "INPUT_TO"
+    OUTPUTS = "OUTPUTS"
+    HAS_FIELD = "HAS_FIELD"
+    HAS_VERSION = "HAS_VERSION"
+    DERIVES = "DERIVES"
+    CHILD_OF = "CHILD_OF"
+    OWNED_BY = "OWNED_BY"
+
+
+class NodeType(StrEnum):
+    """The kinds of node the API names, with their `nodeId` prefixes (Marquez's convention)."""
+
+    DATASET = "dataset"
+    JOB = "job"
+    DATASET_FIELD = "datasetField"
+    RUN = "run"
+
+
+def natural_key(*parts: str) -> str:
+    """The unique `key` property of a Dataset, Job, Field or DatasetVersion node."""
+    return KEY_SEPARATOR.join(parts)
+
+
+def node_id(node_type: NodeType, *parts: str) -> str:
+    """The API id of a node, e.g. `dataset:<namespace>:<name>`."""
+    return ":".join([node_type.value, *parts])
+
+
+def utc_key(moment: str, content_hash: str) -> str:
+    """A total order over events: their UTC time, then their content hash to break ties."""
+    return f"{moment}|{content_hash}"

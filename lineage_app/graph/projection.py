@@ -1,0 +1,344 @@
+"""Project OpenLineage events onto graph rows: pure Python, one row per entity per batch."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from lineage_app.graph import queries
+from lineage_app.graph.events import EventRecord
+from lineage_app.graph.model import NodeType, natural_key, node_id
+from lineage_app.graph.run_state import RunFold
+
+# Facets kept as graph structure of their own, not in a node's facet blob.
+STRUCTURAL_DATASET_FACETS = frozenset({"schema", "columnLineage"})
+
+
+class _Rows:
+    """The rows of one statement, merged per entity across a batch.
+
+    first / last widen to cover every event; `facts` follow the newest event (by order key);
+    `earliest` facts follow the oldest. This is the same rule the Cypher applies, so merging
+    in Python first changes nothing but the number of round trips.
+    """
+
+    def __init__(self) -> None:
+        self._rows: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+    def add(
+        self,
+        identity: tuple[Any, ...],
+        event: EventRecord,
+        *,
+        fixed: dict[str, Any],
+        facts: dict[str, Any] | None = None,
+        earliest: dict[str, Any] | None = None,
+    ) -> None:
+        time, order = event.time, event.order_key
+        row = self._rows.get(identity)
+        if row is None:
+            self._rows[identity] = {
+                **fixed, **(facts or {}), **(earliest or {}),
+                "first": time, "last": time, "order": order, "firstOrder": order,
+            }
+            return
+        row["first"] = min(row["first"], time)
+        row["last"] = max(row["last"], time)
+        if order >= row["order"]:
+            row.update(facts or {})
+            row["order"] = order
+        if order < row["firstOrder"]:
+            row.update(earliest or {})
+            row["firstOrder"] = order
+
+    def rows(self) -> list[dict[str, Any]]:
+        return list(self._rows.values())
+
+
+@dataclass
+class GraphWrites:
+    """All rows a batch of events writes, by statement, in the order they must run."""
+
+    namespaces: _Rows = field(default_factory=_Rows)
+    datasets: _Rows = field(default_factory=_Rows)
+    dataset_facets: _Rows = field(default_factory=_Rows)
+    jobs: _Rows = field(default_factory=_Rows)
+    job_facets: _Rows = field(default_factory=_Rows)
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    run_parents: list[dict[str, Any]] = field(default_factory=list)
+    run_reads: _Rows = field(default_factory=_Rows)
+    run_writes: _Rows = field(default_factory=_Rows)
+    run_read_statistics: _Rows = field(default_factory=_Rows)
+    run_write_statistics: _Rows = field(default_factory=_Rows)
+    job_inputs: _Rows = field(default_factory=_Rows)
+    job_outputs: _Rows = field(default_factory=_Rows)
+    versions: _Rows = field(default_factory=_Rows)
+    fields: _Rows = field(default_factory=_Rows)
+    derivations: _Rows = field(default_factory=_Rows)
+    dataset_owners: _Rows = field(default_factory=_Rows)
+    job_owners: _Rows = field(default_factory=_Rows)
+
+    def statements(self) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+        ordered = (
+            (queries.MERGE_NAMESPACES, self.namespaces.rows()),
+            (queries.MERGE_DATASETS, self.datasets.rows()),
+            (queries.SET_DATASET_FACETS, self.dataset_facets.rows()),
+            (queries.MERGE_JOBS, self.jobs.rows()),
+            (queries.SET_JOB_FACETS, self.job_facets.rows()),
+            (queries.MERGE_RUNS, self.runs),
+            (queries.MERGE_RUN_PARENTS, self.run_parents),
+            (queries.MERGE_RUN_READS, self.run_reads.rows()),
+            (queries.MERGE_RUN_WRITES, self.run_writes.rows()),
+            (queries.SET_RUN_READ_STATISTICS, self.run_read_statistics.rows()),
+            (queries.SET_RUN_WRITE_STATISTICS, self.run_write_statistics.rows()),
+            (queries.MERGE_JOB_INPUTS, self.job_inputs.rows()),
+            (queries.MERGE_JOB_OUTPUTS, self.job_outputs.rows()),
+            (queries.MERGE_DATASET_VERSIONS, self.versions.rows()),
+            (queries.MERGE_FIELDS, self.fields.rows()),
+            (queries.MERGE_FIELD_DERIVATIONS, self.derivations.rows()),
+            (queries.MERGE_DATASET_OWNERS, self.dataset_owners.rows()),
+            (queries.MERGE_JOB_OWNERS, self.job_owners.rows()),
+        )
+        return ((query, rows) for query, rows in ordered if rows)
+
+    def touched_dataset_keys(self) -> list[str]:
+        return sorted({row["datasetKey"] for row in self.versions.rows()})
+
+
+def graph_writes_for(events: Iterable[EventRecord], folds: Iterable[RunFold]) -> GraphWrites:
+    """Every row that `events` write, plus the run nodes for the already-folded `folds`."""
+    writes = GraphWrites()
+    for event in events:
+        _project_event(writes, event)
+    writes_add_runs(writes, folds)
+    return writes
+
+
+def writes_add_runs(writes: GraphWrites, folds: Iterable[RunFold]) -> None:
+    for fold in folds:
+        writes.runs.append(
+            {
+                "runId": fold.run_id,
+                "nodeId": node_id(NodeType.RUN, fold.run_id),
+                "jobKey": natural_key(fold.job_namespace, fold.job_name),
+                "props": fold.node_properties(),
+            }
+        )
+        if fold.parent is not None:
+            parent = fold.parent
+            writes.run_parents.append(
+                {
+                    "runId": fold.run_id,
+                    "parentRunId": parent.run_id,
+                    "parentNodeId": node_id(NodeType.RUN, parent.run_id),
+                    "parentJobKey": natural_key(parent.job_namespace, parent.job_name),
+                    "parentJobNodeId": node_id(NodeType.JOB, parent.job_namespace, parent.job_name),
+                    "parentJobNamespace": parent.job_namespace,
+                    "parentJobName": parent.job_name,
+                }
+            )
+
+
+def _project_event(writes: GraphWrites, event: EventRecord) -> None:
+    payload = event.payload
+    job = payload.get("job")
+    job_key = _add_job(writes, event, job) if job else None
+    run_id = payload["run"]["runId"].lower() if "run" in payload else None
+    if "dataset" in payload:
+        _add_dataset(writes, event, payload["dataset"], run_id=None)
+    for side in ("inputs", "outputs"):
+        for dataset in payload.get(side) or []:
+            dataset_key = _add_dataset(writes, event, dataset, run_id=run_id)
+            if job_key is not None:
+                _add_job_io(writes, event, side, job_key, dataset_key)
+            if run_id is not None:
+                _add_run_io(writes, event, side, run_id, dataset_key, dataset)
+            if side == "outputs" and job is not None:
+                _add_column_lineage(writes, event, dataset, job)
+
+
+def _add_job(writes: GraphWrites, event: EventRecord, job: dict[str, Any]) -> str:
+    namespace, name = job["namespace"], job["name"]
+    key = natural_key(namespace, name)
+    writes.namespaces.add((namespace,), event, fixed={"name": namespace})
+    writes.jobs.add(
+        (key,), event,
+        fixed={"key": key, "nodeId": node_id(NodeType.JOB, namespace, name),
+               "namespace": namespace, "name": name},
+    )
+    facets = job.get("facets") or {}
+    if facets:
+        job_type = facets.get("jobType") or {}
+        writes.job_facets.add(
+            (key,), event, fixed={"key": key},
+            facts={
+                "facetsJson": _json(facets),
+                "jobType": job_type.get("jobType"),
+                "processingType": job_type.get("processingType"),
+                "integration": job_type.get("integration"),
+            },
+        )
+    _add_owners(writes.job_owners, event, key, facets)
+    return key
+
+
+def _add_dataset(
+    writes: GraphWrites, event: EventRecord, dataset: dict[str, Any], *, run_id: str | None
+) -> str:
+    namespace, name = dataset["namespace"], dataset["name"]
+    key = _add_dataset_node(writes, event, namespace, name)
+    facets = dataset.get("facets") or {}
+    descriptive = {k: v for k, v in facets.items() if k not in STRUCTURAL_DATASET_FACETS}
+    if descriptive:
+        writes.dataset_facets.add((key,), event, fixed={"key": key},
+                                  facts={"facetsJson": _json(descriptive)})
+    schema_fields = (facets.get("schema") or {}).get("fields")
+    if schema_fields is not None:
+        _add_schema_version(writes, event, namespace, name, key, schema_fields, run_id)
+    _add_owners(writes.dataset_owners, event, key, facets)
+    return key
+
+
+def _flatten_fields(fields: list[dict[str, Any]], prefix: str = "") -> Iterator[tuple[str, str]]:
+    for item in fields:
+        name = f"{prefix}{item['name']}"
+        yield name, item.get("type") or ""
+        if item.get("fields"):
+            yield from _flatten_fields(item["fields"], prefix=f"{name}.")
+
+
+def _add_schema_version(
+    writes: GraphWrites, event: EventRecord, namespace: str, name: str, dataset_key: str,
+    schema_fields: list[dict[str, Any]], run_id: str | None,
+) -> None:
+    flat = list(_flatten_fields(schema_fields))
+    version = hashlib.sha256(_json(flat).encode()).hexdigest()[:16]
+    key = natural_key(namespace, name, version)
+    writes.versions.add(
+        (key,), event,
+        fixed={
+            "key": key, "datasetKey": dataset_key, "namespace": namespace, "name": name,
+            "version": version, "fieldNames": [n for n, _ in flat],
+            "fieldTypes": [t for _, t in flat], "fieldsJson": _json(schema_fields),
+        },
+        earliest={"createdByRun": run_id},
+    )
+    for field_name, _ in flat:
+        _add_field(writes, event, namespace, name, field_name)
+
+
+def _add_field(writes: GraphWrites, event: EventRecord, namespace: str, dataset: str, name: str) -> str:
+    key = natural_key(namespace, dataset, name)
+    writes.fields.add(
+        (key,), event,
+        fixed={"key": key, "datasetKey": natural_key(namespace, dataset),
+               "nodeId": node_id(NodeType.DATASET_FIELD, namespace, dataset, name),
+               "namespace": namespace, "dataset": dataset, "name": name},
+    )
+    return key
+
+
+def _add_job_io(writes: GraphWrites, event: EventRecord, side: str, job_key: str, dataset_key: str) -> None:
+    rows = writes.job_inputs if side == "inputs" else writes.job_outputs
+    rows.add((dataset_key, job_key), event, fixed={"datasetKey": dataset_key, "jobKey": job_key})
+
+
+def _add_run_io(
+    writes: GraphWrites, event: EventRecord, side: str, run_id: str, dataset_key: str,
+    dataset: dict[str, Any],
+) -> None:
+    edges, statistics = (
+        (writes.run_reads, writes.run_read_statistics)
+        if side == "inputs"
+        else (writes.run_writes, writes.run_write_statistics)
+    )
+    identity = (run_id, dataset_key)
+    fixed = {"runId": run_id, "datasetKey": dataset_key}
+    edges.add(identity, event, fixed=fixed)
+    if side == "inputs":
+        stats = (dataset.get("inputFacets") or {}).get("inputStatistics")
+    else:
+        stats = (dataset.get("outputFacets") or {}).get("outputStatistics")
+    if stats:
+        statistics.add(
+            identity, event, fixed=fixed,
+            facts={"rowCount": stats.get("rowCount"), "bytes": stats.get("size"),
+                   "fileCount": stats.get("fileCount")},
+        )
+
+
+def _add_column_lineage(
+    writes: GraphWrites, event: EventRecord, dataset: dict[str, Any], job: dict[str, Any]
+) -> None:
+    facet = (dataset.get("facets") or {}).get("columnLineage")
+    if not facet:
+        return
+    namespace, name = dataset["namespace"], dataset["name"]
+    job_id = node_id(NodeType.JOB, job["namespace"], job["name"])
+    output_fields = facet.get("fields") or {}
+    for output_field, mapping in output_fields.items():
+        target = _add_field(writes, event, namespace, name, output_field)
+        for source in mapping.get("inputFields") or []:
+            _add_derivation(writes, event, source, target, job_id)
+    # Whole-dataset dependencies (filters, joins, grouping) reach every output field.
+    for source in facet.get("dataset") or []:
+        for output_field in output_fields:
+            target = natural_key(namespace, name, output_field)
+            _add_derivation(writes, event, source, target, job_id)
+
+
+def _add_derivation(
+    writes: GraphWrites, event: EventRecord, source: dict[str, Any], target_key: str, job_id: str
+) -> None:
+    # A dataset named only by column lineage still gets its node, so its field has a home.
+    _add_dataset_node(writes, event, source["namespace"], source["name"])
+    source_key = _add_field(writes, event, source["namespace"], source["name"], source["field"])
+    transformations = source.get("transformations") or []
+    first = transformations[0] if transformations else {}
+    writes.derivations.add(
+        (source_key, target_key, job_id), event,
+        fixed={"sourceKey": source_key, "targetKey": target_key, "job": job_id},
+        facts={
+            "transformation": first.get("type"),
+            "subtype": first.get("subtype"),
+            "indirect": any(t.get("type") == "INDIRECT" for t in transformations),
+            "description": first.get("description"),
+            "masking": bool(first.get("masking", False)),
+            "transformationsJson": _json(transformations),
+        },
+    )
+
+
+def _add_dataset_node(writes: GraphWrites, event: EventRecord, namespace: str, name: str) -> str:
+    key = natural_key(namespace, name)
+    writes.namespaces.add((namespace,), event, fixed={"name": namespace})
+    writes.datasets.add(
+        (key,), event,
+        fixed={"key": key, "nodeId": node_id(NodeType.DATASET, namespace, name),
+               "namespace": namespace, "name": name},
+    )
+    return key
+
+
+def _add_owners(rows: _Rows, event: EventRecord, target_key: str, facets: dict[str, Any]) -> None:
+    for owner in (facets.get("ownership") or {}).get("owners") or []:
+        role = owner.get("type") or "OWNER"
+        rows.add(
+            (target_key, owner["name"], role), event,
+            fixed={"targetKey": target_key, "owner": owner["name"], "role": role,
+                   "kind": _owner_kind(owner["name"])},
+        )
+
+
+def _owner_kind(name: str) -> str:
+    # The OpenLineage convention is "user:alice" / "team:payments".
+    prefix, _, rest = name.partition(":")
+    return prefix if rest and prefix in {"user", "team", "group"} else "unknown"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+

@@ -1,0 +1,192 @@
+"""Every Cypher statement Tributary runs to write the graph, as named, parameterised constants.
+
+Each write statement takes `$rows` (one row per entity, already merged per batch in Python)
+and is commutative: first-seen is a minimum, last-seen a maximum, and "latest" facts are
+guarded by the event order key, so applying the same events in any order gives one graph.
+"""
+
+from __future__ import annotations
+
+from lineage_app.graph.model import Label, Rel
+
+
+def _seen(var: str) -> str:
+    """SET items that widen `var`'s first/last-seen window to include the row's."""
+    return (
+        f"{var}.firstSeen = CASE WHEN {var}.firstSeen IS NULL OR row.first < {var}.firstSeen "
+        f"THEN row.first ELSE {var}.firstSeen END, "
+        f"{var}.lastSeen = CASE WHEN {var}.lastSeen IS NULL OR row.last > {var}.lastSeen "
+        f"THEN row.last ELSE {var}.lastSeen END"
+    )
+
+
+def _latest(var: str, *props: str) -> str:
+    """SET items that take `props` from the row only if its order key is the newest seen."""
+    newer = f"({var}.factsKey IS NULL OR row.order >= {var}.factsKey)"
+    items = [f"{var}.{p} = CASE WHEN {newer} THEN row.{p} ELSE {var}.{p} END" for p in props]
+    # The guard's own key goes last, so every item above compares against the old one.
+    items.append(f"{var}.factsKey = CASE WHEN {newer} THEN row.order ELSE {var}.factsKey END")
+    return ", ".join(items)
+
+
+MERGE_NAMESPACES = f"""
+UNWIND $rows AS row
+MERGE (n:{Label.NAMESPACE} {{name: row.name}})
+SET {_seen("n")}
+"""
+
+MERGE_DATASETS = f"""
+UNWIND $rows AS row
+MERGE (d:{Label.DATASET} {{key: row.key}})
+SET d.nodeId = row.nodeId, d.namespace = row.namespace, d.name = row.name, {_seen("d")}
+"""
+
+SET_DATASET_FACETS = f"""
+UNWIND $rows AS row
+MATCH (d:{Label.DATASET} {{key: row.key}})
+SET {_latest("d", "facetsJson")}
+"""
+
+MERGE_JOBS = f"""
+UNWIND $rows AS row
+MERGE (j:{Label.JOB} {{key: row.key}})
+SET j.nodeId = row.nodeId, j.namespace = row.namespace, j.name = row.name, {_seen("j")}
+"""
+
+SET_JOB_FACETS = f"""
+UNWIND $rows AS row
+MATCH (j:{Label.JOB} {{key: row.key}})
+SET {_latest("j", "facetsJson", "jobType", "processingType", "integration")}
+"""
+
+MERGE_RUNS = f"""
+UNWIND $rows AS row
+MERGE (j:{Label.JOB} {{key: row.jobKey}})
+MERGE (r:{Label.RUN} {{runId: row.runId}})
+SET r += row.props, r.nodeId = row.nodeId
+MERGE (j)-[:{Rel.HAS_RUN}]->(r)
+"""
+
+MERGE_RUN_PARENTS = f"""
+UNWIND $rows AS row
+MATCH (r:{Label.RUN} {{runId: row.runId}})
+MERGE (p:{Label.RUN} {{runId: row.parentRunId}})
+ON CREATE SET p.nodeId = row.parentNodeId, p.state = 'NEW',
+              p.jobNamespace = row.parentJobNamespace, p.jobName = row.parentJobName
+MERGE (pj:{Label.JOB} {{key: row.parentJobKey}})
+ON CREATE SET pj.nodeId = row.parentJobNodeId, pj.namespace = row.parentJobNamespace,
+              pj.name = row.parentJobName
+MERGE (pj)-[:{Rel.HAS_RUN}]->(p)
+MERGE (r)-[:{Rel.CHILD_OF}]->(p)
+"""
+
+
+def _merge_run_io(rel: Rel) -> str:
+    return f"""
+UNWIND $rows AS row
+MATCH (r:{Label.RUN} {{runId: row.runId}})
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+MERGE (r)-[e:{rel}]->(d)
+SET {_seen("e")}
+"""
+
+
+def _set_run_io_statistics(rel: Rel) -> str:
+    return f"""
+UNWIND $rows AS row
+MATCH (r:{Label.RUN} {{runId: row.runId}})-[e:{rel}]->(d:{Label.DATASET} {{key: row.datasetKey}})
+SET {_latest("e", "rowCount", "bytes", "fileCount")}
+"""
+
+
+MERGE_RUN_READS = _merge_run_io(Rel.READ)
+MERGE_RUN_WRITES = _merge_run_io(Rel.WROTE)
+SET_RUN_READ_STATISTICS = _set_run_io_statistics(Rel.READ)
+SET_RUN_WRITE_STATISTICS = _set_run_io_statistics(Rel.WROTE)
+
+MERGE_JOB_INPUTS = f"""
+UNWIND $rows AS row
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+MATCH (j:{Label.JOB} {{key: row.jobKey}})
+MERGE (d)-[e:{Rel.INPUT_TO}]->(j)
+SET {_seen("e")}
+"""
+
+MERGE_JOB_OUTPUTS = f"""
+UNWIND $rows AS row
+MATCH (j:{Label.JOB} {{key: row.jobKey}})
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+MERGE (j)-[e:{Rel.OUTPUTS}]->(d)
+SET {_seen("e")}
+"""
+
+MERGE_DATASET_VERSIONS = f"""
+UNWIND $rows AS row
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+MERGE (v:{Label.DATASET_VERSION} {{key: row.key}})
+SET v.namespace = row.namespace, v.name = row.name, v.version = row.version,
+    v.fieldNames = row.fieldNames, v.fieldTypes = row.fieldTypes, v.fieldsJson = row.fieldsJson,
+    v.createdByRun = CASE WHEN v.firstKey IS NULL OR row.firstOrder < v.firstKey
+                          THEN row.createdByRun ELSE v.createdByRun END,
+    v.firstKey = CASE WHEN v.firstKey IS NULL OR row.firstOrder < v.firstKey
+                      THEN row.firstOrder ELSE v.firstKey END,
+    v.lastKey = CASE WHEN v.lastKey IS NULL OR row.order > v.lastKey THEN row.order ELSE v.lastKey END,
+    {_seen("v")}
+MERGE (d)-[:{Rel.HAS_VERSION}]->(v)
+"""
+
+MERGE_FIELDS = f"""
+UNWIND $rows AS row
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+MERGE (f:{Label.FIELD} {{key: row.key}})
+SET f.nodeId = row.nodeId, f.namespace = row.namespace, f.dataset = row.dataset,
+    f.name = row.name, {_seen("f")}
+MERGE (d)-[:{Rel.HAS_FIELD}]->(f)
+"""
+
+MERGE_FIELD_DERIVATIONS = f"""
+UNWIND $rows AS row
+MATCH (s:{Label.FIELD} {{key: row.sourceKey}})
+MATCH (t:{Label.FIELD} {{key: row.targetKey}})
+MERGE (s)-[e:{Rel.DERIVES} {{job: row.job}}]->(t)
+SET {_seen("e")},
+    {_latest("e", "transformation", "subtype", "indirect", "description", "masking",
+             "transformationsJson")}
+"""
+
+
+def _merge_owners(label: Label) -> str:
+    return f"""
+UNWIND $rows AS row
+MATCH (x:{label} {{key: row.targetKey}})
+MERGE (o:{Label.OWNER} {{name: row.owner}})
+ON CREATE SET o.kind = row.kind
+MERGE (x)-[e:{Rel.OWNED_BY} {{role: row.role, source: 'event'}}]->(o)
+SET {_seen("e")}
+"""
+
+
+MERGE_DATASET_OWNERS = _merge_owners(Label.DATASET)
+MERGE_JOB_OWNERS = _merge_owners(Label.JOB)
+
+READ_DATASET_VERSIONS = f"""
+UNWIND $keys AS k
+MATCH (d:{Label.DATASET} {{key: k}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
+RETURN k AS datasetKey, d.namespace AS namespace, d.name AS name, v.version AS version,
+       v.lastKey AS lastKey, v.fieldNames AS fieldNames, v.fieldTypes AS fieldTypes
+"""
+
+SET_DATASET_CURRENT_VERSIONS = f"""
+UNWIND $rows AS row
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+SET d.currentVersion = row.version, d.versionCount = row.versionCount,
+    d.fieldCount = row.fieldCount
+"""
+
+SET_FIELD_TYPES = f"""
+UNWIND $rows AS row
+MATCH (f:{Label.FIELD} {{key: row.key}})
+SET f.type = row.type, f.current = row.current
+"""
+
+DELETE_SOME = "MATCH (n) WITH n LIMIT $limit DETACH DELETE n RETURN count(*) AS deleted"

@@ -1,0 +1,135 @@
+"""A run's state as a pure fold over its events sorted by eventTime, whatever order they came in."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from lineage_app.graph.events import EventRecord, utc_text
+
+STATE_AFTER = {
+    "START": "RUNNING",
+    "RUNNING": "RUNNING",
+    "COMPLETE": "COMPLETED",
+    "FAIL": "FAILED",
+    "ABORT": "ABORTED",
+}
+TERMINAL = frozenset({"COMPLETE", "FAIL", "ABORT"})
+# At the same instant a run starts before it runs, and runs before it ends.
+RANK = {"START": 0, "RUNNING": 1, "OTHER": 2, "COMPLETE": 3, "FAIL": 3, "ABORT": 3}
+
+
+@dataclass(frozen=True, kw_only=True)
+class ParentRun:
+    run_id: str
+    job_namespace: str
+    job_name: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunFold:
+    """Everything the graph stores on a Run node, derived from the set of its events."""
+
+    run_id: str
+    job_namespace: str
+    job_name: str
+    state: str
+    started_at: str | None
+    ended_at: str | None
+    duration_ms: int | None
+    nominal_start: str | None
+    nominal_end: str | None
+    error_message: str | None
+    stack_trace: str | None
+    error_language: str | None
+    parent: ParentRun | None
+    facets: dict[str, Any]
+    event_count: int
+    last_event_time: str
+    event_hashes: frozenset[str]
+
+    def node_properties(self) -> dict[str, Any]:
+        return {
+            "jobNamespace": self.job_namespace,
+            "jobName": self.job_name,
+            "state": self.state,
+            "startedAt": self.started_at,
+            "endedAt": self.ended_at,
+            "durationMs": self.duration_ms,
+            "nominalStartTime": self.nominal_start,
+            "nominalEndTime": self.nominal_end,
+            "errorMessage": self.error_message,
+            "stackTrace": self.stack_trace,
+            "errorLanguage": self.error_language,
+            "parentRunId": self.parent.run_id if self.parent else None,
+            "facetsJson": json.dumps(self.facets, sort_keys=True),
+            "eventCount": self.event_count,
+            "lastEventTime": self.last_event_time,
+        }
+
+
+def _sort_key(event: EventRecord) -> tuple[datetime, int, str]:
+    return (event.event_time, RANK.get(event.payload.get("eventType", "OTHER"), 2), event.content_hash)
+
+
+def _millis_between(start: datetime, end: datetime) -> int:
+    return int((end - start).total_seconds() * 1000)
+
+
+def run_fold(events: Iterable[EventRecord]) -> RunFold:
+    """Fold a run's events: COMPLETE / FAIL / ABORT are terminal, a late START never rewinds."""
+    ordered = sorted({e.content_hash: e for e in events}.values(), key=_sort_key)
+    if not ordered:
+        raise ValueError("a run needs at least one event")
+    state = "NEW"
+    terminal_at: datetime | None = None
+    started_at: datetime | None = None
+    facets: dict[str, Any] = {}
+    error: dict[str, Any] | None = None
+    job: dict[str, Any] = {}
+    for event in ordered:
+        payload = event.payload
+        event_type = payload.get("eventType", "OTHER")
+        run_facets = payload["run"].get("facets") or {}
+        facets.update(run_facets)
+        job = payload.get("job") or job
+        if event_type in ("START", "RUNNING") and started_at is None:
+            started_at = event.event_time
+        if terminal_at is not None:
+            continue
+        if "errorMessage" in run_facets:
+            error = run_facets["errorMessage"]
+        if event_type in STATE_AFTER:
+            state = STATE_AFTER[event_type]
+        if event_type in TERMINAL:
+            terminal_at = event.event_time
+    nominal = facets.get("nominalTime") or {}
+    parent = facets.get("parent")
+    return RunFold(
+        run_id=ordered[0].payload["run"]["runId"].lower(),
+        job_namespace=job.get("namespace", ""),
+        job_name=job.get("name", ""),
+        state=state,
+        started_at=utc_text(started_at) if started_at else None,
+        ended_at=utc_text(terminal_at) if terminal_at else None,
+        duration_ms=_millis_between(started_at, terminal_at) if started_at and terminal_at else None,
+        nominal_start=nominal.get("nominalStartTime"),
+        nominal_end=nominal.get("nominalEndTime"),
+        error_message=(error or {}).get("message"),
+        stack_trace=(error or {}).get("stackTrace"),
+        error_language=(error or {}).get("programmingLanguage"),
+        parent=ParentRun(
+            run_id=parent["run"]["runId"].lower(),
+            job_namespace=parent["job"]["namespace"],
+            job_name=parent["job"]["name"],
+        )
+        if parent
+        else None,
+        facets=facets,
+        event_count=len(ordered),
+        last_event_time=ordered[-1].time,
+        event_hashes=frozenset(e.content_hash for e in ordered),
+    )

@@ -1,0 +1,41 @@
+"""Admin for the event log: browse events, see why one failed or was quarantined, re-apply."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.html import format_html
+
+from lineage_app.ingest.models import LineageEvent
+from lineage_app.ingest.tasks import apply_events
+
+
+@admin.register(LineageEvent)
+class LineageEventAdmin(admin.ModelAdmin):
+    list_display = ("id", "kind", "event_type", "job_namespace", "job_name", "event_time", "status", "attempts")
+    list_filter = ("status", "kind", "event_type")
+    search_fields = ("run_id", "job_name", "job_namespace", "content_hash")
+    date_hierarchy = "event_time"
+    readonly_fields = [f.name for f in LineageEvent._meta.fields if f.name != "raw"] + ["pretty_payload"]
+    exclude = ("raw", "payload")
+    actions = ("reapply",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: LineageEvent | None = None) -> bool:
+        return False
+
+    @admin.display(description="payload")
+    def pretty_payload(self, obj: LineageEvent) -> str:
+        return format_html("<pre>{}</pre>", json.dumps(obj.payload, indent=2, sort_keys=True))
+
+    @admin.action(description="Re-apply selected events to the graph")
+    def reapply(self, request: HttpRequest, queryset: QuerySet[LineageEvent]) -> None:
+        ids = list(queryset.exclude(status=LineageEvent.Status.QUARANTINED).values_list("id", flat=True))
+        queryset.filter(id__in=ids).update(status=LineageEvent.Status.PENDING, status_reason="")
+        apply_events.delay(ids)
+        self.message_user(request, f"Queued {len(ids)} event(s) for applying.")

@@ -1,0 +1,126 @@
+"""The OpenLineage HTTP transport endpoints: one event, or a batch with per-event results."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.conf import settings
+from rest_framework import status
+from rest_framework.parsers import BaseParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from lineage_app.accounts.permissions import CanIngest
+from lineage_app.api_errors import error_response
+from lineage_app.ingest import services
+from lineage_app.ingest.validation import EventInvalid, event_check, json_decode
+
+
+class RawJsonParser(BaseParser):
+    """Leaves the body as bytes: the API itself decodes it, to give precise errors and keep the raw bytes."""
+
+    media_type = "application/json"
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> bytes:
+        return stream.read() if stream is not None else b""
+
+
+def _body_checks(request: Request, *, limit: int) -> Response | None:
+    content_type = request.content_type.split(";")[0].strip().lower()
+    if content_type != "application/json":
+        return error_response(
+            "unsupported_media_type",
+            f"send the event as application/json (got {content_type or 'no content type'})",
+            http_status=status.HTTP_415_UNSUPPORTED_MEDIA_TYPE,
+        )
+    declared = request.META.get("CONTENT_LENGTH")
+    if declared and declared.isdigit() and int(declared) > limit:
+        return _too_large(int(declared), limit)
+    return None
+
+
+def _too_large(size: int, limit: int) -> Response:
+    return error_response(
+        "payload_too_large",
+        f"body is {size} bytes; the limit is {limit} bytes",
+        http_status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+    )
+
+
+def _invalid(exc: EventInvalid) -> Response:
+    return error_response("invalid_event", exc.message, path=exc.path or "$", http_status=400)
+
+
+class LineageEventCreateApi(APIView):
+    """`POST /api/v1/lineage`: store one OpenLineage event; 201 when new, 200 when already stored."""
+
+    permission_classes = [CanIngest]
+    parser_classes = [RawJsonParser]
+
+    def post(self, request: Request) -> Response:
+        limit = settings.INGEST_MAX_EVENT_BYTES
+        if (problem := _body_checks(request, limit=limit)) is not None:
+            return problem
+        raw = request.body
+        if len(raw) > limit:
+            return _too_large(len(raw), limit)
+        try:
+            checked = event_check(json_decode(raw))
+        except EventInvalid as exc:
+            return _invalid(exc)
+        accepted = services.event_accept(checked=checked, raw=raw, token=request.auth)
+        return Response(
+            {"id": accepted.id, "status": "duplicate" if accepted.duplicate else "accepted"},
+            status=status.HTTP_200_OK if accepted.duplicate else status.HTTP_201_CREATED,
+        )
+
+
+class LineageBatchCreateApi(APIView):
+    """`POST /api/v1/lineage/batch`: a JSON array of events; each is accepted or rejected on its own."""
+
+    permission_classes = [CanIngest]
+    parser_classes = [RawJsonParser]
+
+    def post(self, request: Request) -> Response:
+        limit = settings.INGEST_MAX_BATCH_BYTES
+        if (problem := _body_checks(request, limit=limit)) is not None:
+            return problem
+        raw = request.body
+        if len(raw) > limit:
+            return _too_large(len(raw), limit)
+        try:
+            events = json_decode(raw, max_depth=settings.INGEST_MAX_JSON_DEPTH + 1)
+        except EventInvalid as exc:
+            return _invalid(exc)
+        if not isinstance(events, list):
+            return error_response("invalid_batch", "a batch must be a JSON array of events", http_status=400)
+        if len(events) > settings.INGEST_MAX_BATCH_EVENTS:
+            return error_response(
+                "payload_too_large",
+                f"batch has {len(events)} events; the limit is {settings.INGEST_MAX_BATCH_EVENTS}",
+                http_status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+            )
+        results: list[dict[str, Any]] = [{} for _ in events]
+        valid: list[tuple[int, Any]] = []
+        for index, event in enumerate(events):
+            event_raw = json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode()
+            try:
+                if len(event_raw) > settings.INGEST_MAX_EVENT_BYTES:
+                    raise EventInvalid(
+                        f"event is {len(event_raw)} bytes; the limit is {settings.INGEST_MAX_EVENT_BYTES} bytes"
+                    )
+                valid.append((index, (event_check(event), event_raw)))
+            except EventInvalid as exc:
+                results[index] = {"index": index, "status": "rejected", "id": None, "errors": [exc.as_dict()]}
+        accepted = services.events_accept(items=[item for _, item in valid], token=request.auth)
+        for (index, _), answer in zip(valid, accepted, strict=True):
+            results[index] = {
+                "index": index,
+                "status": "duplicate" if answer.duplicate else "accepted",
+                "id": answer.id,
+                "errors": [],
+            }
+        counts = {s: sum(1 for r in results if r["status"] == s) for s in ("accepted", "duplicate", "rejected")}
+        return Response({**counts, "results": results}, status=status.HTTP_200_OK)

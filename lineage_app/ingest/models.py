@@ -1,0 +1,49 @@
+"""The durable event log: every accepted OpenLineage event, byte for byte, with its processing state."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.utils import timezone
+
+
+class LineageEvent(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        APPLIED = "applied", "Applied to the graph"
+        QUARANTINED = "quarantined", "Quarantined"
+        FAILED = "failed", "Failed"
+
+    class Kind(models.TextChoices):
+        RUN = "run", "RunEvent"
+        DATASET = "dataset", "DatasetEvent"
+        JOB = "job", "JobEvent"
+
+    content_hash = models.CharField(
+        max_length=64, unique=True, help_text="SHA-256 of the event's RFC 8785 canonical form."
+    )
+    raw = models.BinaryField(help_text="The event exactly as it was received.")
+    payload = models.JSONField()
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    event_type = models.CharField(max_length=10, blank=True)
+    event_time = models.DateTimeField(db_index=True)
+    run_id = models.CharField(max_length=36, blank=True, db_index=True)
+    job_namespace = models.CharField(max_length=500, blank=True)
+    job_name = models.CharField(max_length=500, blank=True)
+    received_at = models.DateTimeField(default=timezone.now, db_index=True)
+    token = models.ForeignKey(
+        "accounts.ApiToken", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    status = models.CharField(
+        max_length=12, choices=Status.choices, default=Status.PENDING, db_index=True
+    )
+    status_reason = models.TextField(blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    applied_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["event_time", "id"]
+        indexes = [models.Index(fields=["status", "received_at"])]
+
+    def __str__(self) -> str:
+        subject = self.run_id or f"{self.job_namespace}:{self.job_name}"
+        return f"{self.kind} {self.event_type} {subject} @ {self.event_time:%Y-%m-%d %H:%M:%S}"

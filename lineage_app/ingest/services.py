@@ -1,0 +1,166 @@
+"""Ingestion writes: accept events into the durable log, and apply logged events to the graph."""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from lineage_app.accounts.models import ApiToken
+from lineage_app.graph.events import EventRecord
+from lineage_app.graph.projection import GraphWrites, graph_writes_for, writes_add_runs
+from lineage_app.graph.run_state import RunFold, run_fold
+from lineage_app.graph.writer import graph_writes_apply
+from lineage_app.ingest.models import LineageEvent
+from lineage_app.ingest.validation import CheckedEvent
+
+logger = logging.getLogger(__name__)
+
+APPLYABLE = (LineageEvent.Status.PENDING, LineageEvent.Status.FAILED)
+# Events that count towards a run's state: everything stored that is not held back.
+FOLDABLE = (LineageEvent.Status.APPLIED,)
+REFOLD_ROUNDS = 5
+
+
+@dataclass(frozen=True, kw_only=True)
+class Accepted:
+    id: int
+    duplicate: bool
+
+
+def _new_row(checked: CheckedEvent, raw: bytes, token: ApiToken | None) -> LineageEvent:
+    return LineageEvent(
+        content_hash=checked.content_hash,
+        raw=raw,
+        payload=checked.payload,
+        kind=checked.kind,
+        event_type=checked.event_type,
+        event_time=checked.event_time,
+        run_id=checked.run_id,
+        job_namespace=checked.job_namespace,
+        job_name=checked.job_name,
+        token=token,
+    )
+
+
+def event_accept(*, checked: CheckedEvent, raw: bytes, token: ApiToken | None) -> Accepted:
+    """Store one checked event durably; a second copy of the same content is a duplicate."""
+    existing = LineageEvent.objects.filter(content_hash=checked.content_hash).values_list("id", flat=True)
+    if found := existing.first():
+        return Accepted(id=found, duplicate=True)
+    try:
+        with transaction.atomic():
+            row = _new_row(checked, raw, token)
+            row.save()
+    except IntegrityError:
+        # A concurrent request stored the same content first.
+        return Accepted(id=existing.get(), duplicate=True)
+    transaction.on_commit(lambda: _enqueue([row.id]))
+    return Accepted(id=row.id, duplicate=False)
+
+
+def events_accept(
+    *, items: Sequence[tuple[CheckedEvent, bytes]], token: ApiToken | None
+) -> list[Accepted]:
+    """Store many checked events in one transaction; answers in the order given."""
+    hashes = [checked.content_hash for checked, _ in items]
+    with transaction.atomic():
+        known = dict(
+            LineageEvent.objects.filter(content_hash__in=set(hashes)).values_list("content_hash", "id")
+        )
+        fresh: dict[str, LineageEvent] = {}
+        for checked, raw in items:
+            if checked.content_hash not in known and checked.content_hash not in fresh:
+                fresh[checked.content_hash] = _new_row(checked, raw, token)
+        LineageEvent.objects.bulk_create(fresh.values(), ignore_conflicts=True)
+        ids = dict(
+            LineageEvent.objects.filter(content_hash__in=list(fresh)).values_list("content_hash", "id")
+        )
+    new_ids = sorted(ids.values())
+    if new_ids:
+        transaction.on_commit(lambda: _enqueue(new_ids))
+    first_time: set[str] = set(fresh)
+    answers = []
+    for content_hash in hashes:
+        if content_hash in first_time:
+            first_time.discard(content_hash)
+            answers.append(Accepted(id=ids[content_hash], duplicate=False))
+        else:
+            answers.append(Accepted(id=known.get(content_hash) or ids[content_hash], duplicate=True))
+    return answers
+
+
+def _enqueue(event_ids: list[int]) -> None:
+    """Hand stored events to the workers; if the broker is down the sweeper finds them later."""
+    from lineage_app.ingest.tasks import apply_events
+
+    try:
+        apply_events.delay(event_ids)
+    except Exception:  # the event is already durable: losing this message loses nothing
+        logger.warning("broker unavailable; %d event(s) left for the sweeper", len(event_ids))
+
+
+def _record(event: LineageEvent) -> EventRecord:
+    return EventRecord(content_hash=event.content_hash, event_time=event.event_time, payload=event.payload)
+
+
+def _folds(run_ids: Iterable[str], extra: dict[str, list[EventRecord]]) -> dict[str, RunFold]:
+    """Fold each run over its applied events plus `extra` (the batch being applied)."""
+    logged: dict[str, list[EventRecord]] = defaultdict(list)
+    for event in LineageEvent.objects.filter(run_id__in=list(run_ids), status__in=FOLDABLE):
+        logged[event.run_id].append(_record(event))
+    return {run_id: run_fold(logged[run_id] + extra.get(run_id, [])) for run_id in run_ids}
+
+
+def events_apply(*, event_ids: Sequence[int]) -> int:
+    """Apply logged events to the graph in one transaction; returns how many were applied.
+
+    A run's node is written from the fold of all its applied events plus this batch. After
+    the batch is marked applied, any run whose applied set grew meanwhile (a concurrent
+    worker) is folded again, so the last writer always writes the fold of everything.
+    """
+    events = list(LineageEvent.objects.filter(id__in=event_ids, status__in=APPLYABLE))
+    if not events:
+        return 0
+    batch = [_record(e) for e in events]
+    by_run: dict[str, list[EventRecord]] = defaultdict(list)
+    for event, record in zip(events, batch, strict=True):
+        if event.run_id:
+            by_run[event.run_id].append(record)
+    folds = _folds(by_run, by_run)
+    graph_writes_apply(graph_writes_for(batch, folds.values()))
+    LineageEvent.objects.filter(id__in=[e.id for e in events]).update(
+        status=LineageEvent.Status.APPLIED, status_reason="", applied_at=timezone.now()
+    )
+    _refold_until_settled(folds)
+    return len(events)
+
+
+def _refold_until_settled(folds: dict[str, RunFold]) -> None:
+    for _ in range(REFOLD_ROUNDS):
+        current = _folds(folds, {})
+        stale = {run_id: fold for run_id, fold in current.items()
+                 if fold.event_hashes != folds[run_id].event_hashes}
+        if not stale:
+            return
+        writes = GraphWrites()
+        writes_add_runs(writes, stale.values())
+        graph_writes_apply(writes)
+        folds = {**folds, **stale}
+    logger.warning("runs still changing after %d refolds; the next event will settle them", REFOLD_ROUNDS)
+
+
+def events_mark_failed(*, event_ids: Sequence[int], reason: str) -> None:
+    """Park events that cannot be applied (not a transient outage) with the reason shown."""
+    LineageEvent.objects.filter(id__in=event_ids, status__in=APPLYABLE).update(
+        status=LineageEvent.Status.FAILED, status_reason=reason[:2000]
+    )
+
+
+def events_count_attempt(*, event_ids: Sequence[int]) -> None:
+    LineageEvent.objects.filter(id__in=event_ids).update(attempts=F("attempts") + 1)

@@ -1,0 +1,62 @@
+"""Celery tasks: apply logged events to the graph, and sweep up events nobody enqueued."""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+from django.conf import settings
+from django.db import OperationalError
+from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
+
+from lineage_app.ingest import services
+from lineage_app.ingest.selectors import pending_event_ids
+
+logger = logging.getLogger(__name__)
+
+# The graph engine or the database is down or busy: the same events apply once it is back.
+TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError, OSError, OperationalError)
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    autoretry_for=TRANSIENT,
+    retry_backoff=2,
+    retry_backoff_max=120,
+    retry_jitter=True,
+    max_retries=None,
+)
+def apply_events(self, event_ids: list[int]) -> int:  # type: ignore[no-untyped-def]
+    """Apply events in batches; a batch that fails for a non-transient reason is split to isolate the bad event."""
+    services.events_count_attempt(event_ids=event_ids)
+    size = settings.INGEST_APPLY_BATCH_SIZE
+    return sum(_apply_isolating(event_ids[i : i + size]) for i in range(0, len(event_ids), size))
+
+
+def _apply_isolating(event_ids: list[int]) -> int:
+    try:
+        return services.events_apply(event_ids=event_ids)
+    except TRANSIENT:
+        raise
+    except Exception as exc:
+        if len(event_ids) == 1:
+            logger.exception("event %s cannot be applied", event_ids[0])
+            services.events_mark_failed(event_ids=event_ids, reason=f"{type(exc).__name__}: {exc}")
+            return 0
+        middle = len(event_ids) // 2
+        return _apply_isolating(event_ids[:middle]) + _apply_isolating(event_ids[middle:])
+
+
+@shared_task
+def sweep_pending_events() -> int:
+    """Re-enqueue events stored but never applied (the broker was down when they arrived)."""
+    ids = pending_event_ids(
+        older_than_seconds=settings.INGEST_SWEEP_MIN_AGE_SECONDS, limit=10 * settings.INGEST_APPLY_BATCH_SIZE
+    )
+    size = settings.INGEST_APPLY_BATCH_SIZE
+    for start in range(0, len(ids), size):
+        apply_events.delay(ids[start : start + size])
+    if ids:
+        logger.info("sweeper re-enqueued %d pending event(s)", len(ids))
+    return len(ids)

@@ -1,0 +1,250 @@
+"""Turn a request body into a checked OpenLineage event, or a clear error naming what is wrong."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import rfc8785
+from django.conf import settings
+from jsonschema import Draft202012Validator, FormatChecker
+from jsonschema.exceptions import ValidationError
+from referencing import Registry, Resource
+
+SPEC_DIR = Path(__file__).parent / "openlineage_spec"
+SPEC_ID = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
+
+# Which facet map a standard facet belongs to, from the suffix of its definition's name.
+FACET_SECTIONS = (
+    ("InputDatasetFacet", "inputFacets"),
+    ("OutputDatasetFacet", "outputFacets"),
+    ("DatasetFacet", "facets.dataset"),
+    ("JobFacet", "facets.job"),
+    ("RunFacet", "facets.run"),
+)
+
+
+class EventInvalid(Exception):
+    """The body is not an acceptable OpenLineage event; `path` says where, `message` what."""
+
+    def __init__(self, message: str, *, path: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+
+    def as_dict(self) -> dict[str, str]:
+        return {"path": self.path or "$", "message": self.message}
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckedEvent:
+    """An event that passed every check, with the fields the event log indexes."""
+
+    payload: dict[str, Any]
+    canonical: bytes
+    content_hash: str
+    kind: str
+    event_type: str
+    event_time: datetime
+    run_id: str
+    job_namespace: str
+    job_name: str
+
+
+def json_decode(body: bytes, *, max_depth: int | None = None) -> Any:
+    """Strict JSON: UTF-8 only, no NaN / Infinity, nesting bounded by `INGEST_MAX_JSON_DEPTH`."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EventInvalid(f"body is not valid UTF-8 (byte {exc.start})") from exc
+    depth_limit = max_depth or settings.INGEST_MAX_JSON_DEPTH
+    _reject_deep_nesting(text, depth_limit)
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise EventInvalid(f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
+
+
+def _reject_constant(name: str) -> None:
+    raise EventInvalid(f"malformed JSON: {name} is not a JSON value")
+
+
+def _reject_deep_nesting(text: str, limit: int) -> None:
+    """Scan brackets outside strings so a hostile body cannot exhaust the parser's stack."""
+    if text.count("[") + text.count("{") <= limit:
+        return
+    depth = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                raise EventInvalid(f"JSON is nested deeper than {limit} levels")
+        elif char in "]}":
+            depth -= 1
+
+
+def event_check(payload: Any, *, path_prefix: str = "") -> CheckedEvent:
+    """Validate one decoded event against the OpenLineage 2-0-2 schema and its standard facets."""
+    if not isinstance(payload, dict):
+        raise EventInvalid("an event must be a JSON object", path=path_prefix)
+    kind = _event_kind(payload)
+    validator = _validators()[kind]
+    error = _first_error(validator.iter_errors(payload))
+    if error is None:
+        error = _first_error(_facet_errors(payload))
+    if error is not None:
+        message = f"{error.message}: {error.cause}" if error.cause else error.message
+        raise EventInvalid(message, path=_join(path_prefix, _dotted(error.absolute_path)))
+    canonical = rfc8785.dumps(payload)
+    run = payload.get("run") or {}
+    job = payload.get("job") or {}
+    return CheckedEvent(
+        payload=payload,
+        canonical=canonical,
+        content_hash=hashlib.sha256(canonical).hexdigest(),
+        kind=kind,
+        event_type=payload.get("eventType", "") if kind == "run" else "",
+        event_time=_parse_time(payload["eventTime"]),
+        run_id=run.get("runId", "").lower(),
+        job_namespace=job.get("namespace", ""),
+        job_name=job.get("name", ""),
+    )
+
+
+def _event_kind(payload: dict[str, Any]) -> str:
+    if "run" in payload:
+        return "run"
+    if "dataset" in payload:
+        return "dataset"
+    if "job" in payload:
+        return "job"
+    raise EventInvalid("not an OpenLineage event: expected a 'run', 'job' or 'dataset' member")
+
+
+def _first_error(errors: Iterator[ValidationError]) -> ValidationError | None:
+    # The shallowest error is the one a person can act on first.
+    return min(errors, key=lambda e: (len(e.absolute_path), str(e.absolute_path)), default=None)
+
+
+def _facet_errors(payload: dict[str, Any]) -> Iterator[ValidationError]:
+    """Errors of the standard facets an event carries, with paths from the event's root."""
+    facet_validators = _facet_validators()
+    for section, base, facets in _facet_maps(payload):
+        for key, value in facets.items():
+            validator = facet_validators.get((section, key))
+            if validator is None:
+                continue
+            for error in validator.iter_errors({key: value}):
+                error.path.extendleft(reversed(base))
+                yield error
+
+
+def _facet_maps(payload: dict[str, Any]) -> Iterator[tuple[str, list[Any], dict[str, Any]]]:
+    def facets_of(obj: Any, key: str) -> dict[str, Any]:
+        value = obj.get(key) if isinstance(obj, dict) else None
+        return value if isinstance(value, dict) else {}
+
+    yield "facets.run", ["run", "facets"], facets_of(payload.get("run"), "facets")
+    yield "facets.job", ["job", "facets"], facets_of(payload.get("job"), "facets")
+    if isinstance(payload.get("dataset"), dict):
+        yield "facets.dataset", ["dataset", "facets"], facets_of(payload["dataset"], "facets")
+    for side, extra in (("inputs", "inputFacets"), ("outputs", "outputFacets")):
+        datasets = payload.get(side)
+        for index, dataset in enumerate(datasets if isinstance(datasets, list) else []):
+            yield "facets.dataset", [side, index, "facets"], facets_of(dataset, "facets")
+            yield extra, [side, index, extra], facets_of(dataset, extra)
+
+
+def _parse_time(value: str) -> datetime:
+    return datetime.fromisoformat(value).astimezone(UTC)
+
+
+def _dotted(path: Any) -> str:
+    return ".".join(f"[{p}]" if isinstance(p, int) else str(p) for p in path).replace(".[", "[")
+
+
+def _join(prefix: str, path: str) -> str:
+    if not prefix:
+        return path
+    if not path:
+        return prefix
+    return f"{prefix}{path}" if path.startswith("[") else f"{prefix}.{path}"
+
+
+def _format_checker() -> FormatChecker:
+    checker = FormatChecker(formats=())
+
+    @checker.checks("date-time", raises=ValueError)
+    def is_aware_datetime(value: object) -> bool:
+        if not isinstance(value, str):
+            return True
+        if "T" not in value and "t" not in value:
+            raise ValueError("expected an ISO 8601 date-time such as 2024-01-31T12:00:00Z")
+        if datetime.fromisoformat(value).tzinfo is None:
+            raise ValueError("a timezone is required, e.g. 2024-01-31T12:00:00Z or +02:00")
+        return True
+
+    @checker.checks("uuid", raises=ValueError)
+    def is_uuid(value: object) -> bool:
+        if isinstance(value, str):
+            uuid.UUID(value)
+        return True
+
+    return checker
+
+
+@cache
+def _registry() -> Registry:
+    resources = []
+    for path in [SPEC_DIR / "OpenLineage.json", *sorted((SPEC_DIR / "facets").glob("*.json"))]:
+        schema = json.loads(path.read_text())
+        resources.append((schema["$id"], Resource.from_contents(schema)))
+    return Registry().with_resources(resources)
+
+
+@cache
+def _validators() -> dict[str, Draft202012Validator]:
+    registry = _registry()
+    checker = _format_checker()
+    return {
+        kind: Draft202012Validator(
+            {"$ref": f"{SPEC_ID}#/$defs/{definition}"}, registry=registry, format_checker=checker
+        )
+        for kind, definition in (("run", "RunEvent"), ("dataset", "DatasetEvent"), ("job", "JobEvent"))
+    }
+
+
+@cache
+def _facet_validators() -> dict[tuple[str, str], Draft202012Validator]:
+    registry = _registry()
+    checker = _format_checker()
+    validators: dict[tuple[str, str], Draft202012Validator] = {}
+    for path in sorted((SPEC_DIR / "facets").glob("*.json")):
+        schema = json.loads(path.read_text())
+        for key, ref in schema.get("properties", {}).items():
+            if "$ref" not in ref:
+                continue  # the combined lineage facet names no single section
+            definition = ref["$ref"].rsplit("/", 1)[-1]
+            section = next((s for suffix, s in FACET_SECTIONS if definition.endswith(suffix)), None)
+            if section is not None:
+                validators[(section, key)] = Draft202012Validator(
+                    schema, registry=registry, format_checker=checker
+                )
+    return validators

@@ -1,0 +1,182 @@
+"""Tributary's one settings module: every value comes from the environment, with embedded defaults."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(os.environ.get("TRIBUTARY_VAR_DIR", BASE_DIR / "var"))
+
+
+def env(name: str, default: str = "") -> str:
+    """Read `name`, or the contents of the file named by `<name>_FILE` (for secrets)."""
+    file_path = os.environ.get(f"{name}_FILE")
+    if file_path:
+        return Path(file_path).read_text().strip()
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool) -> bool:
+    return env(name, "1" if default else "0").lower() in {"1", "true", "yes", "on"}
+
+
+def env_int(name: str, default: int) -> int:
+    return int(env(name, str(default)))
+
+
+def _embedded_secret_key() -> str:
+    """A per-installation key kept under `var/`, so the embedded mode needs no setup."""
+    key_file = VAR_DIR / "secret_key"
+    if not key_file.exists():
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        key_file.write_text(secrets.token_urlsafe(50))
+        key_file.chmod(0o600)
+    return key_file.read_text().strip()
+
+
+SECRET_KEY = env("SECRET_KEY") or _embedded_secret_key()
+DEBUG = env_bool("DEBUG", False)
+ALLOWED_HOSTS = [h for h in env("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",") if h]
+CSRF_TRUSTED_ORIGINS = [o for o in env("CSRF_TRUSTED_ORIGINS").split(",") if o]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "lineage_app.accounts",
+    "lineage_app.ingest",
+    "lineage_app.graph",
+    "lineage_app.lineage",
+    "lineage_app.health",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "lineage_app.urls"
+WSGI_APPLICATION = "lineage_app.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Relational database: the durable event log -------------------------------------------
+DATABASES = {
+    "default": dj_database_url.parse(
+        env("DATABASE_URL", f"sqlite:///{VAR_DIR / 'tributary.sqlite3'}"),
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Web, worker and beat share one file: WAL lets readers run beside the writer,
+    # IMMEDIATE takes the write lock up front instead of failing on upgrade.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 30,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL;",
+    }
+    # A file, not memory, so worker processes started by the tests share the test database.
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Redis and Celery -----------------------------------------------------------------------
+REDIS_URL = env("REDIS_URL", "redis://127.0.0.1:6379/0")
+CELERY_BROKER_URL = REDIS_URL
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# An accept must not hang on a dead broker: the sweeper re-enqueues what it missed.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 0, "socket_connect_timeout": 1, "socket_timeout": 2}
+CELERY_TASK_PUBLISH_RETRY = False
+CELERY_BEAT_SCHEDULE = {
+    "sweep-pending-events": {
+        "task": "lineage_app.ingest.tasks.sweep_pending_events",
+        "schedule": float(env("INGEST_SWEEP_INTERVAL_SECONDS", "15")),
+    },
+}
+
+# --- Graph engine (Neo4j 5 in production, embedded ArcadeDB by default) -------------------
+NEO4J_URI = env("NEO4J_URI", "bolt://127.0.0.1:7687")
+NEO4J_USER = env("NEO4J_USER", "root")
+NEO4J_PASSWORD = env("NEO4J_PASSWORD", "tributary-embedded")
+NEO4J_DATABASE = env("NEO4J_DATABASE", "lineage")
+GRAPH_EMBEDDED_DIR = Path(env("GRAPH_EMBEDDED_DIR", str(VAR_DIR / "graph")))
+GRAPH_EMBEDDED_HTTP_PORT = env_int("GRAPH_EMBEDDED_HTTP_PORT", 2480)
+
+# --- Ingestion limits ------------------------------------------------------------------------
+INGEST_MAX_EVENT_BYTES = env_int("INGEST_MAX_EVENT_BYTES", 1024 * 1024)
+INGEST_MAX_BATCH_EVENTS = env_int("INGEST_MAX_BATCH_EVENTS", 1000)
+INGEST_MAX_BATCH_BYTES = env_int("INGEST_MAX_BATCH_BYTES", 16 * 1024 * 1024)
+INGEST_MAX_JSON_DEPTH = env_int("INGEST_MAX_JSON_DEPTH", 64)
+INGEST_APPLY_BATCH_SIZE = env_int("INGEST_APPLY_BATCH_SIZE", 200)
+INGEST_SWEEP_MIN_AGE_SECONDS = env_int("INGEST_SWEEP_MIN_AGE_SECONDS", 10)
+DATA_UPLOAD_MAX_MEMORY_SIZE = INGEST_MAX_BATCH_BYTES + 1024
+
+# --- Read API ----------------------------------------------------------------------------------
+LINEAGE_MAX_DEPTH = env_int("LINEAGE_MAX_DEPTH", 20)
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "lineage_app.accounts.authentication.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "lineage_app.api_errors.json_exception_handler",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Tributary API",
+    "DESCRIPTION": "OpenLineage ingestion and lineage read API.",
+    "VERSION": "1",
+}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
+    "loggers": {"neo4j": {"level": "WARNING"}},
+}

@@ -1,0 +1,16 @@
+"""Top-level URL map: the API under /api/v1/, health, the schema, and the admin."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("healthz", include("lineage_app.health.urls")),
+    path("api/v1/", include("lineage_app.ingest.urls")),
+    path("api/v1/", include("lineage_app.lineage.urls")),
+    path("api/v1/schema", SpectacularAPIView.as_view(), name="openapi-schema"),
+    path("api/v1/docs", SpectacularRedocView.as_view(url_name="openapi-schema"), name="api-docs"),
+]

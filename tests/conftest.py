@@ -1,0 +1,122 @@
+"""Shared fixtures: a real graph engine (embedded ArcadeDB, or the Neo4j at NEO4J_URI), tokens, events."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from rest_framework.test import APIClient
+
+from lineage_app.accounts.services import token_create
+from lineage_app.graph.driver import graph_driver_reset, graph_ping
+from lineage_app.graph.schema import graph_schema_init
+from lineage_app.graph.writer import graph_wipe
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_until(predicate, *, timeout: float, interval: float = 0.2, what: str = "condition") -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+class EmbeddedGraph:
+    """An embedded ArcadeDB started for the test session, which tests may stop and restart."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.bolt_port = free_port()
+        self.env = {
+            **os.environ,
+            "NEO4J_URI": f"bolt://127.0.0.1:{self.bolt_port}",
+            "GRAPH_EMBEDDED_DIR": str(tmp / "graph"),
+            "GRAPH_EMBEDDED_HTTP_PORT": str(free_port()),
+            "TRIBUTARY_VAR_DIR": str(tmp),
+        }
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def uri(self) -> str:
+        return self.env["NEO4J_URI"]
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, str(ROOT / "manage.py"), "graph_server"],
+            env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        graph_driver_reset()
+        wait_until(graph_ping, timeout=90, interval=0.5, what="the embedded graph engine")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=60)
+            self.process = None
+        graph_driver_reset()
+
+
+@pytest.fixture(scope="session")
+def graph_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedGraph | None]:
+    """The graph engine for the session: the one at NEO4J_URI if set (tests WIPE it), else embedded."""
+    if os.environ.get("NEO4J_URI"):
+        graph_driver_reset()
+        graph_schema_init()
+        yield None
+        return
+    engine = EmbeddedGraph(tmp_path_factory.mktemp("engine"))
+    settings.NEO4J_URI = engine.uri
+    engine.start()
+    graph_schema_init()
+    yield engine
+    engine.stop()
+
+
+@pytest.fixture
+def graph(graph_engine: EmbeddedGraph | None) -> Iterator[EmbeddedGraph | None]:
+    """An empty graph for one test."""
+    if not graph_ping():
+        assert graph_engine is not None, "the graph engine at NEO4J_URI does not answer"
+        graph_engine.start()
+        graph_schema_init()
+    graph_wipe()
+    yield graph_engine
+
+
+@pytest.fixture
+def ingest_token(db):  # type: ignore[no-untyped-def]
+    return token_create(name="test ingest", scope="ingest")[1]
+
+
+@pytest.fixture
+def read_token(db):  # type: ignore[no-untyped-def]
+    return token_create(name="test read", scope="read")[1]
+
+
+@pytest.fixture
+def ingest_client(ingest_token: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {ingest_token}")
+    return client
+
+
+@pytest.fixture
+def read_client(read_token: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {read_token}")
+    return client
