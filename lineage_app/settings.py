@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "lineage_app.graph",
     "lineage_app.lineage",
     "lineage_app.health",
+    "lineage_app.stack",
 ]
 
 MIDDLEWARE = [
@@ -142,6 +143,7 @@ INGEST_MAX_BATCH_BYTES = env_int("INGEST_MAX_BATCH_BYTES", 16 * 1024 * 1024)
 INGEST_MAX_JSON_DEPTH = env_int("INGEST_MAX_JSON_DEPTH", 64)
 INGEST_APPLY_BATCH_SIZE = env_int("INGEST_APPLY_BATCH_SIZE", 200)
 INGEST_SWEEP_MIN_AGE_SECONDS = env_int("INGEST_SWEEP_MIN_AGE_SECONDS", 10)
+INGEST_RETRY_BACKOFF_MAX_SECONDS = env_int("INGEST_RETRY_BACKOFF_MAX_SECONDS", 120)
 DATA_UPLOAD_MAX_MEMORY_SIZE = INGEST_MAX_BATCH_BYTES + 1024
 
 # --- Read API ----------------------------------------------------------------------------------

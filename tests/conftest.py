@@ -11,9 +11,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
 from django.conf import settings
 from rest_framework.test import APIClient
 
+from lineage_app import celery_app
 from lineage_app.accounts.services import token_create
 from lineage_app.graph.driver import graph_driver_reset, graph_ping
 from lineage_app.graph.schema import graph_schema_init
@@ -69,6 +71,45 @@ class EmbeddedGraph:
             self.process.wait(timeout=60)
             self.process = None
         graph_driver_reset()
+
+
+class PrivateRedis:
+    """A redis-server owned by the test session, so tests can stop the broker and start it again."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            ["redis-server", "--bind", "127.0.0.1", "--port", str(self.port), "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+        )
+        wait_until(self.answers, timeout=20, what="redis-server")
+
+    def answers(self) -> bool:
+        try:
+            return bool(redis.Redis.from_url(self.url, socket_connect_timeout=0.5).ping())
+        except redis.RedisError:
+            return False
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=20)
+            self.process = None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def broker() -> Iterator[PrivateRedis]:
+    """Every test publishes to a private Redis, never to a developer's running stack."""
+    server = PrivateRedis()
+    server.start()
+    settings.REDIS_URL = settings.CELERY_BROKER_URL = server.url
+    celery_app.conf.broker_url = server.url
+    yield server
+    server.stop()
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
@@ -15,7 +15,8 @@ from lineage_app.accounts.models import ApiToken
 from lineage_app.graph.events import EventRecord
 from lineage_app.graph.projection import GraphWrites, graph_writes_for, writes_add_runs
 from lineage_app.graph.run_state import RunFold, run_fold
-from lineage_app.graph.writer import graph_writes_apply
+from lineage_app.graph.schema import graph_schema_init
+from lineage_app.graph.writer import graph_wipe, graph_writes_apply
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.validation import CheckedEvent
 
@@ -164,3 +165,21 @@ def events_mark_failed(*, event_ids: Sequence[int], reason: str) -> None:
 
 def events_count_attempt(*, event_ids: Sequence[int]) -> None:
     LineageEvent.objects.filter(id__in=event_ids).update(attempts=F("attempts") + 1)
+
+
+def graph_rebuild(*, batch_size: int, progress: Callable[[int], None] = lambda n: None) -> int:
+    """Wipe the graph and replay every non-quarantined event in eventTime order; returns the count.
+
+    Runs are folded over all their replayable events at once, so the result is exactly what
+    incremental application produced.
+    """
+    graph_wipe()
+    graph_schema_init()
+    replayable = LineageEvent.objects.exclude(status=LineageEvent.Status.QUARANTINED)
+    replayable.update(status=LineageEvent.Status.PENDING, status_reason="", applied_at=None)
+    ids = list(replayable.order_by("event_time", "id").values_list("id", flat=True))
+    for start in range(0, len(ids), batch_size):
+        chunk = ids[start : start + batch_size]
+        events_apply(event_ids=chunk)
+        progress(len(chunk))
+    return len(ids)

@@ -23,7 +23,7 @@ TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError, OSError, Operat
     acks_late=True,
     autoretry_for=TRANSIENT,
     retry_backoff=2,
-    retry_backoff_max=120,
+    retry_backoff_max=settings.INGEST_RETRY_BACKOFF_MAX_SECONDS,
     retry_jitter=True,
     max_retries=None,
 )

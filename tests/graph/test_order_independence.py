@@ -1,0 +1,109 @@
+"""Invariant 2: any permutation, duplication and batching of the same events gives one graph."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lineage_app.graph.events import EventRecord
+from lineage_app.graph.run_state import run_fold
+from lineage_app.graph.writer import graph_wipe
+from lineage_app.ingest.models import LineageEvent
+from lineage_app.ingest.services import events_accept, events_apply
+from lineage_app.ingest.validation import event_check
+from tests.events import T0, dataset, facet, new_run_id, run_event, run_lifecycle
+from tests.graph_dump import graph_dump
+
+pytestmark = pytest.mark.django_db
+
+
+def _scenario() -> list[dict]:
+    """Two runs of one job with a schema change between them, a failed run, and a child run."""
+    first = run_lifecycle()
+    second_id = new_run_id()
+    wider = dataset("file:///data", "clean/orders",
+                    fields=[("id", "bigint"), ("amount_eur", "double"), ("country", "string")],
+                    owners=["team:payments"])
+    second = [
+        run_event("START", run_id=second_id, at=T0 + timedelta(days=1)),
+        run_event("COMPLETE", run_id=second_id, at=T0 + timedelta(days=1, minutes=3), outputs=[wider]),
+        # A late OTHER event after completion adds facets but cannot reopen the run.
+        run_event("OTHER", run_id=second_id, at=T0 + timedelta(days=1, minutes=9),
+                  run_facets={"tags": facet(tags=[{"key": "env", "value": "prod", "source": "test"}])}),
+    ]
+    failed = run_lifecycle(fail=True)
+    child_id = new_run_id()
+    parent = {"parent": facet(run={"runId": first[0]["run"]["runId"]},
+                              job={"namespace": "spark", "name": "etl.daily"})}
+    child = [run_event("START", run_id=child_id, job="etl.daily.write", at=T0, run_facets=parent),
+             run_event("COMPLETE", run_id=child_id, job="etl.daily.write", at=T0 + timedelta(minutes=2),
+                       run_facets=parent)]
+    return first + second + failed + child
+
+
+SCENARIO = _scenario()
+
+
+def _apply_in(order: list[int], cuts: list[int]) -> list[str]:
+    graph_wipe()
+    LineageEvent.objects.all().delete()
+    checked = [event_check(SCENARIO[i]) for i in order]
+    accepted = events_accept(items=[(c, b"{}") for c in checked], token=None)
+    ids = [a.id for a in accepted]
+    bounds = sorted({0, len(ids), *(c for c in cuts if 0 < c < len(ids))})
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        events_apply(event_ids=ids[start:end])
+    return graph_dump()
+
+
+@pytest.fixture(scope="module")
+def reference_dump(django_db_setup, django_db_blocker, graph_engine):  # type: ignore[no-untyped-def]
+    with django_db_blocker.unblock():
+        dump = _apply_in(list(range(len(SCENARIO))), [len(SCENARIO)])
+        LineageEvent.objects.all().delete()
+    return dump
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    order=st.permutations(range(len(SCENARIO))).flatmap(
+        lambda p: st.lists(st.sampled_from(range(len(SCENARIO))), max_size=4).map(lambda dups: list(p) + dups)
+    ),
+    cuts=st.lists(st.integers(min_value=1, max_value=len(SCENARIO) + 4), max_size=4),
+)
+def test_any_arrival_order_duplication_and_batching_gives_the_same_graph(graph, reference_dump, order, cuts):  # type: ignore[no-untyped-def]
+    assert _apply_in(order, cuts) == reference_dump
+
+
+def _record(event: dict) -> EventRecord:
+    checked = event_check(event)
+    return EventRecord(content_hash=checked.content_hash, event_time=checked.event_time, payload=event)
+
+
+def test_late_start_does_not_rewind_a_completed_run() -> None:
+    run_id = new_run_id()
+    complete = run_event("COMPLETE", run_id=run_id, at=T0 + timedelta(minutes=5))
+    late_start = run_event("START", run_id=run_id, at=T0 + timedelta(minutes=7))
+    fold = run_fold([_record(complete), _record(late_start)])
+    assert fold.state == "COMPLETED"
+    assert fold.ended_at == "2026-01-05T08:05:00.000000Z"
+
+
+def test_the_first_terminal_event_in_time_wins() -> None:
+    run_id = new_run_id()
+    fail = run_event("FAIL", run_id=run_id, at=T0 + timedelta(minutes=1),
+                     run_facets={"errorMessage": facet(message="disk full", programmingLanguage="python")})
+    complete = run_event("COMPLETE", run_id=run_id, at=T0 + timedelta(minutes=2))
+    fold = run_fold([_record(complete), _record(fail)])
+    assert (fold.state, fold.error_message) == ("FAILED", "disk full")
+
+
+def test_start_is_the_earliest_start_or_running_event() -> None:
+    run_id = new_run_id()
+    events = [run_event("RUNNING", run_id=run_id, at=T0 + timedelta(minutes=1)),
+              run_event("START", run_id=run_id, at=T0 + timedelta(minutes=2))]
+    fold = run_fold([_record(e) for e in events])
+    assert (fold.state, fold.started_at) == ("RUNNING", "2026-01-05T08:01:00.000000Z")
