@@ -1,0 +1,133 @@
+"""What each kind of event puts in the graph: runs, lineage, schema versions, columns, owners."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from lineage_app.graph.driver import graph_read, records
+from lineage_app.ingest.services import events_accept, events_apply
+from lineage_app.ingest.validation import event_check
+from lineage_app.lineage.selectors import lineage_for_node, run_for_id
+from tests.events import PRODUCER, T0, dataset, facet, new_run_id, run_event, run_lifecycle
+
+pytestmark = pytest.mark.django_db
+
+
+def apply(*events: dict) -> None:
+    accepted = events_accept(items=[(event_check(e), b"{}") for e in events], token=None)
+    events_apply(event_ids=[a.id for a in accepted])
+
+
+def query(cypher: str, **params: object) -> list[dict]:
+    return graph_read(lambda tx: records(tx, cypher, **params))
+
+
+def test_a_failed_run_keeps_its_error_message_and_stack_trace(graph):  # type: ignore[no-untyped-def]
+    events = run_lifecycle(fail=True)
+    apply(*events)
+    run = run_for_id(run_id=events[0]["run"]["runId"])
+    assert run["state"] == "FAILED"
+    assert run["errorMessage"] == "boom"
+    assert run["stackTrace"].endswith("ValueError: boom")
+    assert run["outputs"] == ["dataset:file:///data:clean/orders"]
+
+
+def test_column_lineage_becomes_derives_edges_with_the_transformation(graph):  # type: ignore[no-untyped-def]
+    apply(*run_lifecycle())
+    rows = query(
+        "MATCH (s:Field)-[e:DERIVES]->(t:Field) RETURN s.nodeId AS source, t.nodeId AS target, "
+        "e.job AS job, e.transformation AS type, e.subtype AS subtype ORDER BY source"
+    )
+    assert rows == [
+        {"source": "datasetField:file:///data:raw/orders:amount", "target": "datasetField:file:///data:clean/orders:amount_eur",
+         "job": "job:spark:etl.daily", "type": "DIRECT", "subtype": "IDENTITY"},
+        {"source": "datasetField:file:///data:raw/orders:id", "target": "datasetField:file:///data:clean/orders:id",
+         "job": "job:spark:etl.daily", "type": "DIRECT", "subtype": "IDENTITY"},
+    ]
+
+
+def test_indirect_whole_dataset_dependencies_reach_every_output_field(graph):  # type: ignore[no-untyped-def]
+    target = dataset("db", "sales.by_country", fields=[("country", "string"), ("total", "double")])
+    target["facets"]["columnLineage"] = facet(
+        fields={"country": {"inputFields": []}, "total": {"inputFields": []}},
+        dataset=[{"namespace": "db", "name": "sales.raw", "field": "status",
+                  "transformations": [{"type": "INDIRECT", "subtype": "FILTER"}]}],
+    )
+    apply(run_event("COMPLETE", run_id=new_run_id(), outputs=[target]))
+    rows = query("MATCH (s:Field)-[e:DERIVES]->(t:Field) RETURN s.name AS s, t.name AS t, e.indirect AS indirect, "
+                 "e.subtype AS subtype ORDER BY t")
+    assert rows == [{"s": "status", "t": "country", "indirect": True, "subtype": "FILTER"},
+                    {"s": "status", "t": "total", "indirect": True, "subtype": "FILTER"}]
+
+
+def test_a_schema_change_adds_a_version_and_keeps_the_history(graph):  # type: ignore[no-untyped-def]
+    narrow = dataset("db", "orders", fields=[("id", "bigint"), ("amount", "int")])
+    wide = dataset("db", "orders", fields=[("id", "bigint"), ("amount", "double"), ("country", "string")])
+    apply(run_event("COMPLETE", run_id=new_run_id(), at=T0, outputs=[narrow]),
+          run_event("COMPLETE", run_id=new_run_id(), at=T0 + timedelta(days=1), outputs=[wide]))
+    versions = query("MATCH (d:Dataset {name: 'orders'})-[:HAS_VERSION]->(v) RETURN v.fieldNames AS names "
+                     "ORDER BY v.firstSeen")
+    assert [v["names"] for v in versions] == [["id", "amount"], ["id", "amount", "country"]]
+    fields = query("MATCH (:Dataset {name: 'orders'})-[:HAS_FIELD]->(f) RETURN f.name AS name, f.type AS type "
+                   "ORDER BY name")
+    assert fields == [{"name": "amount", "type": "double"}, {"name": "country", "type": "string"},
+                      {"name": "id", "type": "bigint"}]
+    current = query("MATCH (d:Dataset {name: 'orders'}) RETURN d.versionCount AS n, d.fieldCount AS f")
+    assert current == [{"n": 2, "f": 3}]
+
+
+def test_reverting_a_schema_makes_the_old_version_current_again(graph):  # type: ignore[no-untyped-def]
+    a = dataset("db", "t", fields=[("x", "int")])
+    b = dataset("db", "t", fields=[("x", "int"), ("y", "int")])
+    apply(*(run_event("COMPLETE", run_id=new_run_id(), at=T0 + timedelta(hours=i), outputs=[schema])
+            for i, schema in enumerate([a, b, a])))
+    rows = query("MATCH (d:Dataset {name: 't'})-[:HAS_FIELD]->(f) RETURN f.name AS name, f.current AS current "
+                 "ORDER BY name")
+    assert rows == [{"name": "x", "current": True}, {"name": "y", "current": False}]
+
+
+def test_ownership_facets_become_owned_by_edges(graph):  # type: ignore[no-untyped-def]
+    owned = dataset("db", "customers", fields=[("id", "bigint")], owners=["team:crm", "user:ana"])
+    apply(run_event("COMPLETE", run_id=new_run_id(), outputs=[owned]))
+    rows = query("MATCH (:Dataset {name: 'customers'})-[e:OWNED_BY]->(o:Owner) "
+                 "RETURN o.name AS name, o.kind AS kind, e.role AS role, e.source AS source ORDER BY name")
+    assert rows == [{"name": "team:crm", "kind": "team", "role": "MAINTAINER", "source": "event"},
+                    {"name": "user:ana", "kind": "user", "role": "MAINTAINER", "source": "event"}]
+
+
+def test_dataset_and_job_events_add_static_metadata_and_lineage(graph):  # type: ignore[no-untyped-def]
+    base = {"eventTime": "2026-01-05T08:00:00Z", "producer": PRODUCER,
+            "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent"}
+    apply(
+        {**base, "dataset": dataset("db", "ref.countries", fields=[("code", "string")])},
+        {**base, "job": {"namespace": "airflow", "name": "load_countries"},
+         "inputs": [{"namespace": "db", "name": "ref.countries"}],
+         "outputs": [{"namespace": "db", "name": "dim.country"}]},
+    )
+    lineage = lineage_for_node(node_id="dataset:db:ref.countries", depth=2, direction="downstream", as_of=None)
+    assert [n["id"] for n in lineage["graph"]] == ["dataset:db:dim.country", "dataset:db:ref.countries",
+                                                  "job:airflow:load_countries"]
+    assert query("MATCH (d:Dataset {name: 'ref.countries'}) RETURN d.fieldCount AS f") == [{"f": 1}]
+
+
+def test_a_child_run_points_at_its_parent(graph):  # type: ignore[no-untyped-def]
+    parent_id, child_id = new_run_id(), new_run_id()
+    parent = {"parent": facet(run={"runId": parent_id}, job={"namespace": "spark", "name": "app"})}
+    apply(run_event("START", run_id=parent_id, job="app"),
+          run_event("COMPLETE", run_id=child_id, job="app.write", run_facets=parent))
+    assert run_for_id(run_id=parent_id)["children"] == [child_id]
+    assert run_for_id(run_id=child_id)["parentRunId"] == parent_id
+
+
+def test_lineage_as_of_a_time_leaves_out_later_edges(graph):  # type: ignore[no-untyped-def]
+    early = run_event("COMPLETE", run_id=new_run_id(), job="a", at=T0,
+                      inputs=[dataset("db", "src")], outputs=[dataset("db", "mid")])
+    late = run_event("COMPLETE", run_id=new_run_id(), job="b", at=T0 + timedelta(days=3),
+                     inputs=[dataset("db", "mid")], outputs=[dataset("db", "late")])
+    apply(early, late)
+    now = lineage_for_node(node_id="dataset:db:src", depth=4, direction="downstream", as_of=None)
+    before = lineage_for_node(node_id="dataset:db:src", depth=4, direction="downstream", as_of=T0 + timedelta(days=1))
+    assert "dataset:db:late" in {n["id"] for n in now["graph"]}
+    assert "dataset:db:late" not in {n["id"] for n in before["graph"]}
