@@ -27,8 +27,8 @@ class LineageEvent(models.Model):
     event_type = models.CharField(max_length=10, blank=True)
     event_time = models.DateTimeField(db_index=True)
     run_id = models.CharField(max_length=36, blank=True, db_index=True)
-    job_namespace = models.CharField(max_length=500, blank=True)
-    job_name = models.CharField(max_length=500, blank=True)
+    job_namespace = models.TextField(blank=True)
+    job_name = models.TextField(blank=True)
     received_at = models.DateTimeField(default=timezone.now, db_index=True)
     token = models.ForeignKey(
         "accounts.ApiToken", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

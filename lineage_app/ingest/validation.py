@@ -70,6 +70,8 @@ def json_decode(body: bytes, *, max_depth: int | None = None) -> Any:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise EventInvalid(f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
+    except ValueError as exc:  # e.g. an integer literal longer than Python's int digit limit
+        raise EventInvalid(f"malformed JSON: {exc}") from exc
 
 
 def _reject_constant(name: str) -> None:
@@ -111,8 +113,12 @@ def event_check(payload: Any, *, path_prefix: str = "") -> CheckedEvent:
         error = _first_error(_facet_errors(payload))
     if error is not None:
         message = f"{error.message}: {error.cause}" if error.cause else error.message
-        raise EventInvalid(message, path=_join(path_prefix, _dotted(error.absolute_path)))
-    canonical = rfc8785.dumps(payload)
+        raise EventInvalid(message, path=_join(path_prefix, _dotted(_error_path(error))))
+    try:
+        canonical = rfc8785.dumps(payload)
+    except rfc8785.CanonicalizationError as exc:
+        where = _dotted(_uncanonical_path(payload) or [])
+        raise EventInvalid(f"cannot be canonicalised (RFC 8785): {exc}", path=_join(path_prefix, where)) from exc
     run = payload.get("run") or {}
     job = payload.get("job") or {}
     return CheckedEvent(
@@ -140,7 +146,49 @@ def _event_kind(payload: dict[str, Any]) -> str:
 
 def _first_error(errors: Iterator[ValidationError]) -> ValidationError | None:
     # The shallowest error is the one a person can act on first.
-    return min(errors, key=lambda e: (len(e.absolute_path), str(e.absolute_path)), default=None)
+    error = min(errors, key=lambda e: (len(e.absolute_path), str(e.absolute_path)), default=None)
+    # The spec wraps each facet map in a one-branch `anyOf`, whose own error would name only
+    # the map and quote all of it: name the failing facet inside instead.
+    while error is not None and error.context:
+        error = min(error.context, key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
+    return error
+
+
+def _error_path(error: ValidationError) -> list[Any]:
+    """Where the error is; for a missing property, the property itself (`run.runId`, not `run`)."""
+    path = list(error.absolute_path)
+    if error.validator == "required" and isinstance(error.instance, dict):
+        missing = next((p for p in error.validator_value if p not in error.instance), None)
+        if missing is not None:
+            path.append(missing)
+    return path
+
+
+def _uncanonical_path(value: Any, path: tuple[Any, ...] = ()) -> list[Any] | None:
+    """The first place RFC 8785 cannot encode: an integer beyond +-2**53 or a lone surrogate."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not _encodable(key):
+                return [*path, key]
+            if (found := _uncanonical_path(item, (*path, key))) is not None:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            if (found := _uncanonical_path(item, (*path, index))) is not None:
+                return found
+    elif (isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53 - 1) or (
+        isinstance(value, str) and not _encodable(value)
+    ):
+        return list(path)
+    return None
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _facet_errors(payload: dict[str, Any]) -> Iterator[ValidationError]:
@@ -149,8 +197,8 @@ def _facet_errors(payload: dict[str, Any]) -> Iterator[ValidationError]:
     for section, base, facets in _facet_maps(payload):
         for key, value in facets.items():
             validator = facet_validators.get((section, key))
-            if validator is None:
-                continue
+            if validator is None or (isinstance(value, dict) and value.get("_deleted") is True):
+                continue  # a deletion marker carries no content to check
             for error in validator.iter_errors({key: value}):
                 error.path.extendleft(reversed(base))
                 yield error
@@ -197,14 +245,21 @@ def _format_checker() -> FormatChecker:
             return True
         if "T" not in value and "t" not in value:
             raise ValueError("expected an ISO 8601 date-time such as 2024-01-31T12:00:00Z")
-        if datetime.fromisoformat(value).tzinfo is None:
+        parsed = datetime.fromisoformat(value)
+        if parsed.tzinfo is None:
             raise ValueError("a timezone is required, e.g. 2024-01-31T12:00:00Z or +02:00")
+        try:
+            parsed.astimezone(UTC)
+        except OverflowError as exc:
+            raise ValueError("out of range once converted to UTC") from exc
         return True
 
     @checker.checks("uuid", raises=ValueError)
     def is_uuid(value: object) -> bool:
-        if isinstance(value, str):
-            uuid.UUID(value)
+        # Only the canonical 8-4-4-4-12 form: `uuid.UUID` also takes URNs, braces and bare hex,
+        # which would give one run several ids (and overflow the 36-character run_id column).
+        if isinstance(value, str) and (len(value) != 36 or str(uuid.UUID(value)) != value.lower()):
+            raise ValueError("expected a UUID such as 0176a8c2-fe01-7439-87e6-56a1a1b4029f")
         return True
 
     return checker

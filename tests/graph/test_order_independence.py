@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from itertools import pairwise
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -54,7 +55,7 @@ def _apply_in(order: list[int], cuts: list[int]) -> list[str]:
     accepted = events_accept(items=[(c, b"{}") for c in checked], token=None)
     ids = [a.id for a in accepted]
     bounds = sorted({0, len(ids), *(c for c in cuts if 0 < c < len(ids))})
-    for start, end in zip(bounds, bounds[1:], strict=False):
+    for start, end in pairwise(bounds):
         events_apply(event_ids=ids[start:end])
     return graph_dump()
 

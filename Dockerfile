@@ -1,0 +1,10 @@
+# One image for web, worker and beat (the command differs per service in docker-compose.yml).
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+WORKDIR /app
+COPY requirements.txt .
+RUN pip install --no-cache-dir -r requirements.txt
+COPY . .
+RUN TRIBUTARY_VAR_DIR=/tmp SECRET_KEY=build python manage.py collectstatic --noinput
+EXPOSE 8000
+CMD ["gunicorn", "lineage_app.wsgi", "--bind", "0.0.0.0:8000", "--workers", "4", "--threads", "4"]

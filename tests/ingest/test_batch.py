@@ -1,0 +1,188 @@
+"""The batch ingestion endpoint: a JSON array in, one result per event out; each event stands or falls alone."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from typing import Any
+
+import pytest
+from django.test import override_settings
+from rest_framework.test import APIClient
+
+from lineage_app.ingest.models import LineageEvent
+from tests.events import facet, new_run_id, run_event, run_lifecycle
+
+pytestmark = pytest.mark.django_db
+
+URL = "/api/v1/lineage/batch"
+
+
+def post_batch(client: APIClient, body: Any, *, content_type: str = "application/json", **extra: Any) -> Any:
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    return client.post(URL, data=data, content_type=content_type, **extra)
+
+
+def ok(response: Any) -> dict[str, Any]:
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def assert_error(response: Any, status: int, error: str | None = None) -> dict[str, Any]:
+    assert response.status_code == status, response.content
+    body = response.json()
+    assert body["error"] and body["message"]
+    if error is not None:
+        assert body["error"] == error, body
+    return body
+
+
+def test_a_batch_of_valid_events_is_stored_and_each_gets_its_id(ingest_client: APIClient) -> None:
+    events = run_lifecycle()
+    body = ok(post_batch(ingest_client, events))
+    assert (body["accepted"], body["duplicate"], body["rejected"]) == (3, 0, 0)
+    assert [r["index"] for r in body["results"]] == [0, 1, 2]
+    assert all(r["status"] == "accepted" and r["errors"] == [] for r in body["results"])
+    ids = [r["id"] for r in body["results"]]
+    assert len(set(ids)) == 3
+    assert [LineageEvent.objects.get(id=i).event_type for i in ids] == ["START", "RUNNING", "COMPLETE"]
+    assert [LineageEvent.objects.get(id=i).payload for i in ids] == events
+
+
+def test_an_empty_batch_is_answered_with_zero_counts(ingest_client: APIClient) -> None:
+    assert ok(post_batch(ingest_client, [])) == {"accepted": 0, "duplicate": 0, "rejected": 0, "results": []}
+
+
+def test_in_a_mixed_batch_valid_events_are_stored_and_invalid_ones_are_not(ingest_client: APIClient) -> None:
+    good_start, good_running, good_end = run_lifecycle()
+    no_tz = run_event("START", run_id=new_run_id())
+    no_tz["eventTime"] = "2026-01-05T08:00:00"
+    bad_facet = run_event(
+        "START",
+        run_id=new_run_id(),
+        inputs=[{"namespace": "n", "name": "d", "facets": {"schema": facet(fields=[{"name": 7, "type": "int"}])}}],
+    )
+    batch = [good_start, no_tz, "not an event", good_running, {"hello": "world"}, bad_facet, good_end]
+    body = ok(post_batch(ingest_client, batch))
+    assert (body["accepted"], body["duplicate"], body["rejected"]) == (3, 0, 4)
+    statuses = [r["status"] for r in body["results"]]
+    assert statuses == ["accepted", "rejected", "rejected", "accepted", "rejected", "rejected", "accepted"]
+    rejected = {r["index"]: r for r in body["results"] if r["status"] == "rejected"}
+    assert all(r["id"] is None for r in rejected.values())
+    assert rejected[1]["errors"][0]["path"] == "eventTime"
+    assert "timezone" in rejected[1]["errors"][0]["message"]
+    assert rejected[2]["errors"][0]["path"] == "$"
+    assert rejected[4]["errors"][0]["path"] == "$"
+    assert rejected[5]["errors"] == [
+        {"path": "inputs[0].facets.schema.fields[0].name", "message": "7 is not of type 'string'"}
+    ]
+    assert LineageEvent.objects.count() == 3
+    assert sorted(LineageEvent.objects.values_list("id", flat=True)) == sorted(
+        r["id"] for r in body["results"] if r["status"] == "accepted"
+    )
+
+
+def test_a_batch_of_only_invalid_events_stores_nothing(ingest_client: APIClient) -> None:
+    body = ok(post_batch(ingest_client, [1, None, [], {"run": {}}]))
+    assert (body["accepted"], body["rejected"]) == (0, 4)
+    assert LineageEvent.objects.count() == 0
+
+
+def test_the_same_event_twice_in_one_batch_is_stored_once_and_the_second_is_a_duplicate(
+    ingest_client: APIClient,
+) -> None:
+    event = run_event("START", run_id=new_run_id())
+    reordered = json.loads(json.dumps(event, sort_keys=True))
+    body = ok(post_batch(ingest_client, [event, reordered, event]))
+    assert [r["status"] for r in body["results"]] == ["accepted", "duplicate", "duplicate"]
+    assert len({r["id"] for r in body["results"]}) == 1
+    assert (body["accepted"], body["duplicate"]) == (1, 2)
+    assert LineageEvent.objects.count() == 1
+
+
+def test_events_already_posted_are_duplicates_in_a_later_batch(ingest_client: APIClient) -> None:
+    first, second, third = run_lifecycle()
+    single = ingest_client.post("/api/v1/lineage", data=json.dumps(first), content_type="application/json")
+    earlier = ok(post_batch(ingest_client, [second]))
+    body = ok(post_batch(ingest_client, [first, second, third]))
+    assert [r["status"] for r in body["results"]] == ["duplicate", "duplicate", "accepted"]
+    assert body["results"][0]["id"] == single.json()["id"]
+    assert body["results"][1]["id"] == earlier["results"][0]["id"]
+    assert LineageEvent.objects.count() == 3
+
+
+def test_an_event_from_a_batch_is_a_duplicate_when_posted_alone_later(ingest_client: APIClient) -> None:
+    event = run_event("COMPLETE", run_id=new_run_id())
+    stored = ok(post_batch(ingest_client, [event]))["results"][0]["id"]
+    again = ingest_client.post("/api/v1/lineage", data=json.dumps(event), content_type="application/json")
+    assert again.status_code == 200
+    assert again.json() == {"id": stored, "status": "duplicate"}
+
+
+@pytest.mark.parametrize("body", [{"events": []}, "x", 3, None], ids=["object", "string", "number", "null"])
+def test_a_batch_body_that_is_not_a_json_array_is_rejected_with_400(ingest_client: APIClient, body: Any) -> None:
+    response = assert_error(post_batch(ingest_client, body), 400, "invalid_batch")
+    assert "array" in response["message"]
+    assert LineageEvent.objects.count() == 0
+
+
+def test_a_batch_body_that_is_not_json_is_rejected_with_400(ingest_client: APIClient) -> None:
+    assert_error(post_batch(ingest_client, b"[{]"), 400, "invalid_event")
+    assert_error(post_batch(ingest_client, b"[NaN]"), 400, "invalid_event")
+    assert_error(post_batch(ingest_client, b"[\xff]"), 400, "invalid_event")
+    assert LineageEvent.objects.count() == 0
+
+
+@override_settings(INGEST_MAX_BATCH_EVENTS=2)
+def test_a_batch_with_more_events_than_allowed_is_rejected_with_413_and_nothing_is_stored(
+    ingest_client: APIClient,
+) -> None:
+    response = assert_error(post_batch(ingest_client, run_lifecycle()), 413, "payload_too_large")
+    assert "3 events" in response["message"]
+    assert LineageEvent.objects.count() == 0
+
+
+@override_settings(INGEST_MAX_BATCH_BYTES=1024)
+def test_a_batch_over_the_byte_limit_is_rejected_with_413(ingest_client: APIClient) -> None:
+    assert_error(post_batch(ingest_client, run_lifecycle()), 413, "payload_too_large")
+    assert LineageEvent.objects.count() == 0
+
+
+def test_an_event_over_the_per_event_size_limit_is_rejected_alone(ingest_client: APIClient) -> None:
+    small = run_event("START", run_id=new_run_id())
+    big = run_event("START", run_id=new_run_id())
+    big["run"]["facets"] = {"custom": facet(payload="x" * 4000)}
+    with override_settings(INGEST_MAX_EVENT_BYTES=2048):
+        body = ok(post_batch(ingest_client, [small, big]))
+    assert [r["status"] for r in body["results"]] == ["accepted", "rejected"]
+    assert "2048" in body["results"][1]["errors"][0]["message"]
+    assert LineageEvent.objects.count() == 1
+
+
+def test_an_event_with_a_lone_surrogate_is_rejected_alone(ingest_client: APIClient) -> None:
+    good = run_event("START", run_id=new_run_id())
+    bad = json.dumps(run_event("START", run_id=new_run_id())).replace("etl.daily", "etl\\udc00")
+    body = ok(post_batch(ingest_client, f"[{json.dumps(good)}, {bad}]".encode()))
+    assert [r["status"] for r in body["results"]] == ["accepted", "rejected"]
+    assert body["results"][1]["errors"][0]["path"] == "job.name"
+    assert LineageEvent.objects.count() == 1
+
+
+def test_a_gzip_batch_is_accepted(ingest_client: APIClient) -> None:
+    events = run_lifecycle()
+    body = ok(post_batch(ingest_client, gzip.compress(json.dumps(events).encode()), HTTP_CONTENT_ENCODING="gzip"))
+    assert body["accepted"] == 3
+
+
+def test_a_batch_needs_an_ingest_token(db: None, read_client: APIClient) -> None:
+    batch = run_lifecycle()
+    no_token = post_batch(APIClient(), batch)
+    assert_error(no_token, 401)
+    assert no_token["WWW-Authenticate"].startswith("Bearer")
+    assert_error(post_batch(read_client, batch), 403)
+    assert LineageEvent.objects.count() == 0
+
+
+def test_a_batch_that_is_not_declared_json_is_rejected_with_415(ingest_client: APIClient) -> None:
+    assert_error(post_batch(ingest_client, run_lifecycle(), content_type="text/plain"), 415, "unsupported_media_type")
+    assert LineageEvent.objects.count() == 0
