@@ -28,10 +28,17 @@ TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError, OSError, Operat
     max_retries=None,
 )
 def apply_events(self, event_ids: list[int]) -> int:  # type: ignore[no-untyped-def]
-    """Apply events in batches; a batch that fails for a non-transient reason is split to isolate the bad event."""
-    services.events_count_attempt(event_ids=event_ids)
+    """Apply `event_ids`, plus other waiting events to fill the batch, in UNWIND batches.
+
+    Under load one message per accepted event piles up; the first task takes every pending
+    event it can in one batch and the later ones find theirs already applied (a cheap no-op).
+    A batch that fails for a non-transient reason is split to isolate the bad event.
+    """
     size = settings.INGEST_APPLY_BATCH_SIZE
-    return sum(_apply_isolating(event_ids[i : i + size]) for i in range(0, len(event_ids), size))
+    waiting = pending_event_ids(older_than_seconds=0, limit=size)
+    ids = list(dict.fromkeys([*event_ids, *waiting]))
+    services.events_count_attempt(event_ids=ids)
+    return sum(_apply_isolating(ids[i : i + size]) for i in range(0, len(ids), size))
 
 
 def _apply_isolating(event_ids: list[int]) -> int:
