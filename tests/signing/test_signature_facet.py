@@ -21,6 +21,7 @@ from spark_agent.signing import (
     SIGNATURE_FACET,
     Signature,
     SignatureFormatError,
+    canonical_bytes,
     key_id,
     load_private_key,
     load_public_key,
@@ -42,15 +43,52 @@ def test_key_id_is_a_truncated_sha256_of_the_raw_public_key(private_key: Ed25519
     assert key_id(private_key.public_key()) == expected
 
 
+# RFC 8032 section 7.1, TEST 1: a published key pair, so key ids and signatures can be pinned.
+RFC8032_TEST1 = Ed25519PrivateKey.from_private_bytes(
+    bytes.fromhex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60")
+)
+
+
 def test_key_id_of_the_rfc8032_test_key_1() -> None:
-    # RFC 8032 section 7.1, TEST 1: a fixed public key, so the fingerprint is pinned.
-    seed = bytes.fromhex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60")
-    key = Ed25519PrivateKey.from_private_bytes(seed).public_key()
+    key = RFC8032_TEST1.public_key()
     assert key.public_bytes_raw().hex() == (
         "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"
     )
     # SHA-256 of that key is 21fe31dfa154a261626bf854046fd2271b7bed4b6abe45aa58877ef47f9721b9.
     assert key_id(key) == "ed25519:21fe31dfa154a261626bf854046fd227"
+
+
+def test_a_known_event_signed_with_a_known_key_gives_the_documented_signature() -> None:
+    # The example of docs/signing.md; Ed25519 is deterministic, so this pins the whole format.
+    event = {
+        "eventType": "COMPLETE",
+        "eventTime": "2025-03-14T09:26:53.589Z",
+        "producer": "https://github.com/tributary/tributary/tree/0.1.0/spark_agent",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+        "run": {"runId": "0195a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b"},
+        "job": {"namespace": "spark://etl", "name": "daily_orders.enrich"},
+        "inputs": [{"namespace": "s3://lake", "name": "raw/orders"}],
+        "outputs": [{"namespace": "s3://lake", "name": "curated/orders_enriched"}],
+    }
+    signed = sign_event(event, RFC8032_TEST1)
+    assert canonical_bytes(signed) == (
+        b'{"eventTime":"2025-03-14T09:26:53.589Z","eventType":"COMPLETE",'
+        b'"inputs":[{"name":"raw/orders","namespace":"s3://lake"}],'
+        b'"job":{"name":"daily_orders.enrich","namespace":"spark://etl"},'
+        b'"outputs":[{"name":"curated/orders_enriched","namespace":"s3://lake"}],'
+        b'"producer":"https://github.com/tributary/tributary/tree/0.1.0/spark_agent",'
+        b'"run":{"facets":{},"runId":"0195a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b"},'
+        b'"schemaURL":"https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"}'
+    )
+    assert signed["run"]["facets"][SIGNATURE_FACET] == {
+        "_producer": "https://github.com/tributary/tributary/tree/0.1.0/spark_agent",
+        "_schemaURL": SCHEMA_URL,
+        "algorithm": "Ed25519",
+        "keyId": "ed25519:21fe31dfa154a261626bf854046fd227",
+        "signature": (
+            "pr4aDx272PFxH77hXpdzNu39wN2fJDTGqKnEoSYvxXRX1J6C4flTi0Wp51H8eAUzvBnaH7N1QYbYQU1YtXcCAA"
+        ),
+    }
 
 
 def test_read_signature_returns_the_decoded_signature(
