@@ -13,7 +13,7 @@ DEFAULT_NAME = "agent"
 
 
 def _key_name(value: str) -> str:
-    if not value or value.startswith(".") or os.sep in value or "/" in value:
+    if not value or value.startswith(".") or Path(value).name != value:
         raise argparse.ArgumentTypeError(f"{value!r} is not a plain file name")
     return value
 
