@@ -1,0 +1,1 @@
+"""Tributary's PySpark lineage agent."""

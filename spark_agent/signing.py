@@ -1,0 +1,333 @@
+"""Ed25519 signatures over RFC 8785 canonical bytes, carried in a custom OpenLineage run facet."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import rfc8785
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from rfc8785 import CanonicalizationError
+
+__all__ = [
+    "ALGORITHM",
+    "DEFAULT_PRODUCER",
+    "SCHEMA_URL",
+    "SIGNATURE_FACET",
+    "CanonicalizationError",
+    "EventParseError",
+    "Signature",
+    "SignatureFormatError",
+    "Verification",
+    "VerificationStatus",
+    "canonical_bytes",
+    "check_event",
+    "generate_private_key",
+    "key_id",
+    "load_private_key",
+    "load_public_key",
+    "parse_event",
+    "private_key_pem",
+    "public_key_pem",
+    "read_signature",
+    "sign_event",
+    "verify_event",
+]
+
+SIGNATURE_FACET = "tributary_signature"
+ALGORITHM = "Ed25519"
+DEFAULT_PRODUCER = "https://github.com/tributary/tributary/tree/0.1.0/spark_agent"
+SCHEMA_URL = (
+    "https://github.com/tributary/tributary/blob/main/"
+    "spark_agent/schemas/TributarySignatureRunFacet.json"
+)
+
+_KEY_ID_PREFIX = "ed25519:"
+_KEY_ID_RE = re.compile(r"ed25519:[0-9a-f]{32}")
+_SIGNATURE_BYTES = 64
+
+
+class SignatureFormatError(ValueError):
+    """The `tributary_signature` facet is present but not well-formed."""
+
+
+class EventParseError(ValueError):
+    """The bytes are not one JSON object that canonicalisation can rely on."""
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    """A parsed `tributary_signature` facet."""
+
+    algorithm: str
+    key_id: str
+    signature: bytes
+
+
+class VerificationStatus(StrEnum):
+    """Outcome of `check_event`; the values are stable and fit a database column."""
+
+    VERIFIED = "verified"
+    UNSIGNED = "unsigned"
+    MALFORMED = "malformed"
+    UNKNOWN_KEY = "unknown_key"
+    MISMATCH = "mismatch"
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    """What `check_event` found: a status, the claimed key id (if readable) and why."""
+
+    status: VerificationStatus
+    key_id: str | None = None
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status is VerificationStatus.VERIFIED
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _unsigned_view(event: Mapping[str, Any]) -> dict[str, Any]:
+    """The event without its signature facet: copies only the three dicts on the path to it."""
+    top = dict(event)
+    run = top.get("run")
+    if isinstance(run, Mapping):
+        facets = run.get("facets")
+        if isinstance(facets, Mapping) and SIGNATURE_FACET in facets:
+            facets = dict(facets)
+            del facets[SIGNATURE_FACET]
+            top["run"] = {**run, "facets": facets}
+    return top
+
+
+def canonical_bytes(event: Mapping[str, Any]) -> bytes:
+    """RFC 8785 (JCS) bytes of `event` with `run.facets.tributary_signature` removed.
+
+    Raises `CanonicalizationError` (a `ValueError`) for values JCS cannot represent:
+    integers beyond +-(2**53 - 1), NaN or infinite floats, lone surrogates, non-string keys,
+    and for nesting deeper than the interpreter's recursion limit.
+    """
+    try:
+        return rfc8785.dumps(_unsigned_view(event))
+    except RecursionError:
+        raise CanonicalizationError("event is nested too deeply to canonicalise") from None
+
+
+def key_id(public_key: Ed25519PublicKey) -> str:
+    """`ed25519:` + lowercase hex of the first 16 bytes of SHA-256 over the raw 32-byte key."""
+    return _KEY_ID_PREFIX + hashlib.sha256(public_key.public_bytes_raw()).digest()[:16].hex()
+
+
+def generate_private_key() -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.generate()
+
+
+def private_key_pem(private_key: Ed25519PrivateKey) -> str:
+    """Unencrypted PKCS#8 PEM, the format `load_private_key` reads."""
+    return private_key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    ).decode("ascii")
+
+
+def public_key_pem(public_key: Ed25519PublicKey) -> str:
+    """SubjectPublicKeyInfo PEM (`-----BEGIN PUBLIC KEY-----`)."""
+    return public_key.public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    ).decode("ascii")
+
+
+def load_private_key(path: str | Path) -> Ed25519PrivateKey:
+    """Read an unencrypted PKCS#8 PEM Ed25519 private key; `ValueError` if it is anything else."""
+    key = serialization.load_pem_private_key(Path(path).read_bytes(), password=None)
+    if not isinstance(key, Ed25519PrivateKey):
+        raise ValueError(f"{path}: not an Ed25519 private key ({type(key).__name__})")
+    return key
+
+
+def load_public_key(data: str | bytes | Path) -> Ed25519PublicKey:
+    """Read an Ed25519 public key from PEM bytes, PEM text, or a path (`Path` or `str`)."""
+    if isinstance(data, bytes):
+        pem = data
+    elif isinstance(data, str) and data.lstrip().startswith("-----BEGIN"):
+        pem = data.encode("ascii")
+    else:
+        pem = Path(data).read_bytes()
+    key = serialization.load_pem_public_key(pem)
+    if not isinstance(key, Ed25519PublicKey):
+        raise ValueError(f"not an Ed25519 public key ({type(key).__name__})")
+    return key
+
+
+def _run_facets(event: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    run = event.get("run") if isinstance(event, Mapping) else None
+    facets = run.get("facets") if isinstance(run, Mapping) else None
+    return facets if isinstance(facets, Mapping) else None
+
+
+def sign_event(
+    event: Mapping[str, Any],
+    private_key: Ed25519PrivateKey,
+    *,
+    producer: str = DEFAULT_PRODUCER,
+) -> dict[str, Any]:
+    """Return a new event carrying a `tributary_signature` run facet; `event` is not modified.
+
+    `run.facets` is set to `{}` first if absent, and that is what gets signed. An existing
+    signature facet is replaced. Only the top level, `run` and `run.facets` are copied;
+    everything else is shared with `event`, so serialise the result before mutating `event`.
+    Raises `ValueError` if the event has no `run` object, and `CanonicalizationError` for
+    values JCS cannot represent.
+    """
+    run = event.get("run")
+    if not isinstance(run, Mapping):
+        raise ValueError("only run events can be signed: the event has no `run` object")
+    facets = run.get("facets", {})
+    if not isinstance(facets, Mapping):
+        raise ValueError("`run.facets` must be an object")
+    facets = {name: facet for name, facet in facets.items() if name != SIGNATURE_FACET}
+    signed = {**event, "run": {**run, "facets": facets}}
+    signature = private_key.sign(canonical_bytes(signed))
+    facets[SIGNATURE_FACET] = {
+        "_producer": producer,
+        "_schemaURL": SCHEMA_URL,
+        "algorithm": ALGORITHM,
+        "keyId": key_id(private_key.public_key()),
+        "signature": _b64url(signature),
+    }
+    return signed
+
+
+def _decode_signature(value: str) -> bytes:
+    try:
+        raw = base64.urlsafe_b64decode(value + "==")
+    except (binascii.Error, ValueError) as exc:
+        raise SignatureFormatError(f"`signature` is not base64url: {exc}") from None
+    # Re-encoding rejects padding, the standard alphabet, stray characters (which the
+    # decoder skips) and non-zero trailing bits, so each signature has exactly one spelling.
+    if _b64url(raw) != value:
+        raise SignatureFormatError("`signature` is not unpadded canonical base64url")
+    if len(raw) != _SIGNATURE_BYTES:
+        raise SignatureFormatError(
+            f"`signature` decodes to {len(raw)} bytes, an Ed25519 signature has 64"
+        )
+    return raw
+
+
+def read_signature(event: Mapping[str, Any]) -> Signature | None:
+    """The event's signature, `None` if it has no signature facet.
+
+    Raises `SignatureFormatError` if the facet is there but malformed.
+    """
+    facets = _run_facets(event)
+    if facets is None or SIGNATURE_FACET not in facets:
+        return None
+    facet = facets[SIGNATURE_FACET]
+    if not isinstance(facet, Mapping):
+        raise SignatureFormatError(f"`{SIGNATURE_FACET}` must be an object")
+    for field in ("_producer", "_schemaURL", "algorithm", "keyId", "signature"):
+        if not isinstance(facet.get(field), str):
+            problem = "missing" if field not in facet else "not a string"
+            raise SignatureFormatError(f"`{field}` is {problem}")
+    if facet["algorithm"] != ALGORITHM:
+        raise SignatureFormatError(
+            f"unsupported algorithm {facet['algorithm']!r}, expected {ALGORITHM!r}"
+        )
+    if not _KEY_ID_RE.fullmatch(facet["keyId"]):
+        raise SignatureFormatError(
+            f"`keyId` {facet['keyId']!r} is not `ed25519:` + 32 lowercase hex digits"
+        )
+    return Signature(
+        algorithm=facet["algorithm"],
+        key_id=facet["keyId"],
+        signature=_decode_signature(facet["signature"]),
+    )
+
+
+def _matches(event: Mapping[str, Any], signature: Signature, public_key: Ed25519PublicKey) -> str:
+    """Empty string if `signature` over `event` verifies with `public_key`, else the reason."""
+    try:
+        message = canonical_bytes(event)
+    except CanonicalizationError as exc:
+        return f"event cannot be canonicalised: {exc}"
+    try:
+        public_key.verify(signature.signature, message)
+    except InvalidSignature:
+        return f"event altered, or not signed by {signature.key_id}"
+    return ""
+
+
+def verify_event(event: Mapping[str, Any], public_key: Ed25519PublicKey) -> bool:
+    """True iff the event carries a well-formed signature made by `public_key` over its bytes."""
+    try:
+        signature = read_signature(event)
+    except SignatureFormatError:
+        return False
+    if signature is None or signature.key_id != key_id(public_key):
+        return False
+    return not _matches(event, signature, public_key)
+
+
+def check_event(event: Mapping[str, Any], *, keys: Mapping[str, Ed25519PublicKey]) -> Verification:
+    """Verify `event` against whichever of `keys` (key id -> public key) its facet names."""
+    try:
+        signature = read_signature(event)
+    except SignatureFormatError as exc:
+        return Verification(VerificationStatus.MALFORMED, detail=str(exc))
+    if signature is None:
+        return Verification(VerificationStatus.UNSIGNED, detail=f"no `{SIGNATURE_FACET}` facet")
+    public_key = keys.get(signature.key_id)
+    if public_key is None:
+        return Verification(
+            VerificationStatus.UNKNOWN_KEY, signature.key_id, f"no public key {signature.key_id}"
+        )
+    reason = _matches(event, signature, public_key)
+    if reason:
+        return Verification(VerificationStatus.MISMATCH, signature.key_id, reason)
+    return Verification(VerificationStatus.VERIFIED, signature.key_id)
+
+
+def _reject_constant(name: str) -> float:
+    raise EventParseError(f"{name} is not valid JSON")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        keys = [key for key, _ in pairs]
+        duplicate = next(key for key in keys if keys.count(key) > 1)
+        raise EventParseError(f"duplicate key {duplicate!r}")
+    return obj
+
+
+def parse_event(data: str | bytes) -> dict[str, Any]:
+    """Strictly parse one serialised event: a JSON object, no duplicate keys, no NaN/Infinity.
+
+    Plain `json.loads` keeps the last of duplicate keys while other parsers keep the first;
+    a signature over one reading would then vouch for a document others read differently.
+    Raises `EventParseError` (a `ValueError`).
+    """
+    try:
+        event = json.loads(data, object_pairs_hook=_unique_keys, parse_constant=_reject_constant)
+    except EventParseError:
+        raise
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError
+        raise EventParseError(str(exc) or type(exc).__name__) from None
+    if not isinstance(event, dict):
+        raise EventParseError(f"expected a JSON object, got {type(event).__name__}")
+    return event
