@@ -32,7 +32,7 @@ from spark_agent.signing import (
     verify_event,
 )
 
-OPENLINEAGE_SPEC = Path("/work/shared/openlineage-spec/OpenLineage.json")
+OPENLINEAGE_SPEC = Path(__file__).resolve().parents[2] / "lineage_app/ingest/openlineage_spec/OpenLineage.json"
 FACET_SCHEMA = Path(spark_agent.__file__).parent / "schemas" / "TributarySignatureRunFacet.json"
 
 
