@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "lineage_app.accounts",
     "lineage_app.ingest",
+    "lineage_app.signatures",
     "lineage_app.graph",
     "lineage_app.lineage",
     "lineage_app.health",
@@ -145,6 +146,11 @@ INGEST_APPLY_BATCH_SIZE = env_int("INGEST_APPLY_BATCH_SIZE", 200)
 INGEST_SWEEP_MIN_AGE_SECONDS = env_int("INGEST_SWEEP_MIN_AGE_SECONDS", 10)
 INGEST_RETRY_BACKOFF_MAX_SECONDS = env_int("INGEST_RETRY_BACKOFF_MAX_SECONDS", 120)
 DATA_UPLOAD_MAX_MEMORY_SIZE = INGEST_MAX_BATCH_BYTES + 1024
+
+# --- Signatures: policy for namespaces without a SignaturePolicy row (off | warn | enforce) ---------
+SIGNATURE_POLICY_DEFAULT = env("SIGNATURE_POLICY_DEFAULT", "warn").lower()
+if SIGNATURE_POLICY_DEFAULT not in {"off", "warn", "enforce"}:
+    raise ValueError(f"SIGNATURE_POLICY_DEFAULT must be off, warn or enforce (got {SIGNATURE_POLICY_DEFAULT!r})")
 
 # --- Read API ----------------------------------------------------------------------------------
 LINEAGE_MAX_DEPTH = env_int("LINEAGE_MAX_DEPTH", 20)

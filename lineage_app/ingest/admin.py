@@ -10,18 +10,21 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 
 from lineage_app.ingest.models import LineageEvent
+from lineage_app.ingest.services import events_reverify
 from lineage_app.ingest.tasks import apply_events
 
 
 @admin.register(LineageEvent)
 class LineageEventAdmin(admin.ModelAdmin):
-    list_display = ("id", "kind", "event_type", "job_namespace", "job_name", "event_time", "status", "attempts")
-    list_filter = ("status", "kind", "event_type")
+    list_display = (
+        "id", "kind", "event_type", "job_namespace", "job_name", "event_time", "status", "verification", "attempts"
+    )
+    list_filter = ("status", "verification", "kind", "event_type")
     search_fields = ("run_id", "job_name", "job_namespace", "content_hash")
     date_hierarchy = "event_time"
     readonly_fields = [f.name for f in LineageEvent._meta.fields if f.name != "raw"] + ["pretty_payload"]
     exclude = ("raw", "payload")
-    actions = ("reapply",)
+    actions = ("reapply", "reverify")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -39,3 +42,10 @@ class LineageEventAdmin(admin.ModelAdmin):
         queryset.filter(id__in=ids).update(status=LineageEvent.Status.PENDING, status_reason="")
         apply_events.delay(ids)
         self.message_user(request, f"Queued {len(ids)} event(s) for applying.")
+
+    @admin.action(description="Re-verify and apply selected quarantined events")
+    def reverify(self, request: HttpRequest, queryset: QuerySet[LineageEvent]) -> None:
+        ids = list(queryset.filter(status=LineageEvent.Status.QUARANTINED).values_list("id", flat=True))
+        applied = events_reverify(event_ids=ids)
+        held = LineageEvent.objects.filter(id__in=ids, status=LineageEvent.Status.QUARANTINED).count()
+        self.message_user(request, f"Re-verified {len(ids)} quarantined event(s): {applied} applied, {held} still held")

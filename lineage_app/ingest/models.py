@@ -18,6 +18,17 @@ class LineageEvent(models.Model):
         DATASET = "dataset", "DatasetEvent"
         JOB = "job", "JobEvent"
 
+    class Verification(models.TextChoices):
+        """Signature status, set by the worker before the event is applied (blank: not checked yet)."""
+
+        VERIFIED = "VERIFIED", "Verified"
+        UNSIGNED = "UNSIGNED", "Unsigned"
+        INVALID_SIGNATURE = "INVALID_SIGNATURE", "Invalid signature"
+        UNKNOWN_KEY = "UNKNOWN_KEY", "Unknown key"
+        REVOKED_KEY = "REVOKED_KEY", "Revoked key"
+        RETIRED_KEY = "RETIRED_KEY", "Retired key"
+        NAMESPACE_NOT_ALLOWED = "NAMESPACE_NOT_ALLOWED", "Namespace not allowed for the key"
+
     content_hash = models.CharField(
         max_length=64, unique=True, help_text="SHA-256 of the event's RFC 8785 canonical form."
     )
@@ -37,6 +48,7 @@ class LineageEvent(models.Model):
         max_length=12, choices=Status.choices, default=Status.PENDING, db_index=True
     )
     status_reason = models.TextField(blank=True)
+    verification = models.CharField(max_length=24, choices=Verification.choices, blank=True, db_index=True)
     attempts = models.PositiveIntegerField(default=0)
     applied_at = models.DateTimeField(null=True, blank=True)
 

@@ -1,11 +1,13 @@
-"""Ingestion reads: which logged events still wait to be applied."""
+"""Ingestion reads: which logged events still wait to be applied, and what the log holds for a run."""
 
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from django.utils import timezone
 
+from lineage_app.graph.events import utc_text
 from lineage_app.ingest.models import LineageEvent
 
 
@@ -17,3 +19,22 @@ def pending_event_ids(*, older_than_seconds: int, limit: int) -> list[int]:
         .order_by("event_time", "id")
         .values_list("id", flat=True)[:limit]
     )
+
+
+def run_events(*, run_id: str) -> list[dict[str, Any]]:
+    """Every logged event of a run, quarantined ones included, in eventTime order."""
+    rows = (
+        LineageEvent.objects.filter(run_id=run_id.lower())
+        .order_by("event_time", "id")
+        .values("id", "event_type", "event_time", "verification", "status")
+    )
+    return [
+        {
+            "id": row["id"],
+            "eventType": row["event_type"],
+            "eventTime": utc_text(row["event_time"]),
+            "verification": row["verification"] or None,
+            "status": row["status"],
+        }
+        for row in rows
+    ]

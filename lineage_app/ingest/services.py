@@ -7,6 +7,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -19,6 +20,7 @@ from lineage_app.graph.schema import graph_schema_init
 from lineage_app.graph.writer import graph_wipe, graph_writes_apply
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.validation import CheckedEvent
+from lineage_app.signatures.services import events_verify
 
 logger = logging.getLogger(__name__)
 
@@ -126,6 +128,8 @@ def events_apply(*, event_ids: Sequence[int]) -> int:
     worker) is folded again, so the last writer always writes the fold of everything.
     """
     events = list(LineageEvent.objects.filter(id__in=event_ids, status__in=APPLYABLE))
+    # Signatures are checked before the graph is touched; an enforcing policy quarantines failures.
+    events = events_verify(events=events)
     if not events:
         return 0
     batch = [_record(e) for e in events]
@@ -154,6 +158,20 @@ def _refold_until_settled(folds: dict[str, RunFold]) -> None:
         graph_writes_apply(writes)
         folds = {**folds, **stale}
     logger.warning("runs still changing after %d refolds; the next event will settle them", REFOLD_ROUNDS)
+
+
+def events_reverify(*, event_ids: Sequence[int]) -> int:
+    """Verify quarantined events again (say, once their key is registered) and apply those that pass.
+
+    The rest go back to quarantine with the new reason. Returns how many were applied.
+    """
+    ids = list(
+        LineageEvent.objects.filter(id__in=event_ids, status=LineageEvent.Status.QUARANTINED)
+        .order_by("event_time", "id").values_list("id", flat=True)
+    )
+    LineageEvent.objects.filter(id__in=ids).update(status=LineageEvent.Status.PENDING, status_reason="")
+    size = settings.INGEST_APPLY_BATCH_SIZE
+    return sum(events_apply(event_ids=ids[i : i + size]) for i in range(0, len(ids), size))
 
 
 def events_mark_failed(*, event_ids: Sequence[int], reason: str) -> None:

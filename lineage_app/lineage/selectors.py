@@ -10,6 +10,8 @@ from typing import Any
 from lineage_app.graph.events import utc_text
 from lineage_app.graph.lineage import NodeRef, lineage_traverse, node_find, run_find
 from lineage_app.graph.model import Label, NodeType, natural_key
+from lineage_app.ingest.selectors import run_events
+from lineage_app.signatures.selectors import verification_worst
 
 NODE_LABELS = {NodeType.DATASET: Label.DATASET, NodeType.JOB: Label.JOB}
 DIRECTIONS = {"upstream": ("upstream",), "downstream": ("downstream",), "both": ("upstream", "downstream")}
@@ -65,12 +67,14 @@ def lineage_for_node(*, node_id: str, depth: int, direction: str, as_of: datetim
 
 
 def run_for_id(*, run_id: str) -> dict[str, Any]:
+    """A run from the graph, with its events from the event log and their worst signature status."""
     found = run_find(run_id=run_id.lower())
     if found is None:
         raise NodeNotFound(f"no run with id {run_id!r}")
     run = dict(found["run"])
     facets = json.loads(run.pop("facetsJson", None) or "{}")
     run.pop("nodeId", None)
+    events = run_events(run_id=run["runId"])
     return {
         "id": f"run:{run['runId']}",
         **run,
@@ -78,4 +82,6 @@ def run_for_id(*, run_id: str) -> dict[str, Any]:
         "inputs": sorted(found["inputs"]),
         "outputs": sorted(found["outputs"]),
         "children": sorted(found["children"]),
+        "verification": verification_worst(statuses=[event["verification"] or "" for event in events]),
+        "events": events,
     }

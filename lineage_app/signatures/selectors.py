@@ -1,0 +1,120 @@
+"""Signature reads: check logged events against the registered producer keys, without writing anything."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from django.conf import settings
+
+from lineage_app.ingest.models import LineageEvent
+from lineage_app.signatures.models import ProducerKey, SignaturePolicy
+from spark_agent.signing import SignatureFormatError, check_event, load_public_key, read_signature
+
+Verification = LineageEvent.Verification
+
+# Worst first: a run shows the worst status among its events. Blank (not checked yet) ranks
+# just above VERIFIED, so a run is VERIFIED only when every event was checked and passed.
+SEVERITY = [
+    Verification.INVALID_SIGNATURE,
+    Verification.REVOKED_KEY,
+    Verification.NAMESPACE_NOT_ALLOWED,
+    Verification.UNKNOWN_KEY,
+    Verification.RETIRED_KEY,
+    Verification.UNSIGNED,
+    "",
+    Verification.VERIFIED,
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Outcome:
+    """An event's verification status and, when it is not VERIFIED, why."""
+
+    status: str
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == Verification.VERIFIED
+
+
+def verification_worst(*, statuses: Iterable[str]) -> str | None:
+    """The worst of `statuses` by `SEVERITY`; `None` if there are none, or the worst is not checked yet."""
+    worst = min(statuses, key=SEVERITY.index, default="")
+    return worst or None
+
+
+def event_namespace(*, event: LineageEvent) -> str:
+    """The namespace keys and policies are matched against: the job's, or the dataset's for a DatasetEvent."""
+    if event.kind == LineageEvent.Kind.DATASET:
+        dataset = event.payload.get("dataset") or {}
+        return str(dataset.get("namespace", ""))
+    return event.job_namespace
+
+
+def keys_for_events(*, events: Iterable[LineageEvent]) -> dict[str, ProducerKey]:
+    """The registered keys the events' signature facets name, by key id, in one query."""
+    wanted = set()
+    for event in events:
+        try:
+            signature = read_signature(event.payload)
+        except SignatureFormatError:
+            continue
+        if signature is not None:
+            wanted.add(signature.key_id)
+    return {key.key_id: key for key in ProducerKey.objects.filter(key_id__in=wanted)} if wanted else {}
+
+
+def public_keys(*, keys: Mapping[str, ProducerKey]) -> dict[str, Ed25519PublicKey]:
+    return {kid: load_public_key(key.public_key) for kid, key in keys.items()}
+
+
+def event_verification(
+    *, event: LineageEvent, keys: Mapping[str, ProducerKey], public: Mapping[str, Ed25519PublicKey] | None = None
+) -> Outcome:
+    """Check one event: the signature itself first, then the state and scope of the key that made it.
+
+    A key is judged at the event's eventTime (`active_from`, `retired_at`: rotation) except for
+    revocation, which is judged at `received_at`: a stolen key can claim any eventTime.
+    An event from before `active_from` is UNKNOWN_KEY: the key was not the producer's yet.
+    """
+    public = public_keys(keys=keys) if public is None else public
+    result = check_event(event.payload, keys=public)
+    status = result.status.value
+    if status == "unsigned":
+        return Outcome(status=Verification.UNSIGNED, detail=result.detail)
+    if status in {"malformed", "mismatch"}:
+        return Outcome(status=Verification.INVALID_SIGNATURE, detail=result.detail)
+    if status == "unknown_key":
+        return Outcome(status=Verification.UNKNOWN_KEY, detail=f"key {result.key_id} is not registered")
+    key = keys[result.key_id or ""]
+    if key.revoked_at is not None and event.received_at >= key.revoked_at:
+        return Outcome(status=Verification.REVOKED_KEY,
+                       detail=f"key {key.key_id} ({key.producer}) revoked at {key.revoked_at.isoformat()}")
+    if key.active_from is not None and event.event_time < key.active_from:
+        return Outcome(status=Verification.UNKNOWN_KEY,
+                       detail=f"key {key.key_id} ({key.producer}) is active only from {key.active_from.isoformat()}")
+    if key.retired_at is not None and event.event_time >= key.retired_at:
+        return Outcome(status=Verification.RETIRED_KEY,
+                       detail=f"key {key.key_id} ({key.producer}) retired at {key.retired_at.isoformat()}")
+    namespace = event_namespace(event=event)
+    if key.namespaces and namespace not in key.namespaces:
+        return Outcome(status=Verification.NAMESPACE_NOT_ALLOWED,
+                       detail=f"key {key.key_id} ({key.producer}) may not sign for namespace {namespace!r}")
+    return Outcome(status=Verification.VERIFIED)
+
+
+def events_check(*, events: Sequence[LineageEvent]) -> dict[int, Outcome]:
+    """Check a batch of events, loading the keys they name once; by event id."""
+    keys = keys_for_events(events=events)
+    public = public_keys(keys=keys)
+    return {event.id: event_verification(event=event, keys=keys, public=public) for event in events}
+
+
+def policy_modes(*, namespaces: Iterable[str]) -> dict[str, str]:
+    """The policy mode of each namespace: its `SignaturePolicy`, else `SIGNATURE_POLICY_DEFAULT`."""
+    wanted = set(namespaces)
+    modes = dict(SignaturePolicy.objects.filter(namespace__in=wanted).values_list("namespace", "mode"))
+    return {namespace: modes.get(namespace, settings.SIGNATURE_POLICY_DEFAULT) for namespace in wanted}
