@@ -97,6 +97,7 @@ class GraphWrites:
             (queries.MERGE_JOB_INPUTS, self.job_inputs.rows()),
             (queries.MERGE_JOB_OUTPUTS, self.job_outputs.rows()),
             (queries.MERGE_DATASET_VERSIONS, self.versions.rows()),
+            (queries.MERGE_VERSION_FIELDS, self.versions.rows()),
             (queries.MERGE_FIELDS, self.fields.rows()),
             (queries.MERGE_FIELD_DERIVATIONS, self.derivations.rows()),
             (queries.MERGE_DATASET_OWNERS, self.dataset_owners.rows()),
@@ -223,22 +224,26 @@ def _add_schema_version(
             "key": key, "datasetKey": dataset_key, "namespace": namespace, "name": name,
             "version": version, "fieldNames": [n for n, _ in flat],
             "fieldTypes": [t for _, t in flat], "fieldsJson": _json(schema_fields),
+            # A version's fields are created once, when the version is first seen.
+            "fields": [_field_row(namespace, name, field_name) for field_name, _ in flat],
         },
         earliest={"createdByRun": run_id},
     )
-    for field_name, _ in flat:
-        _add_field(writes, event, namespace, name, field_name)
+
+
+def _field_row(namespace: str, dataset: str, name: str) -> dict[str, str]:
+    return {
+        "key": natural_key(namespace, dataset, name),
+        "nodeId": node_id(NodeType.DATASET_FIELD, namespace, dataset, name),
+        "namespace": namespace, "dataset": dataset, "name": name,
+    }
 
 
 def _add_field(writes: GraphWrites, event: EventRecord, namespace: str, dataset: str, name: str) -> str:
-    key = natural_key(namespace, dataset, name)
-    writes.fields.add(
-        (key,), event,
-        fixed={"key": key, "datasetKey": natural_key(namespace, dataset),
-               "nodeId": node_id(NodeType.DATASET_FIELD, namespace, dataset, name),
-               "namespace": namespace, "dataset": dataset, "name": name},
-    )
-    return key
+    """A field named by column lineage; fields named by a schema come with its version."""
+    row = _field_row(namespace, dataset, name)
+    writes.fields.add((row["key"],), event, fixed={**row, "datasetKey": natural_key(namespace, dataset)})
+    return row["key"]
 
 
 def _add_job_io(writes: GraphWrites, event: EventRecord, side: str, job_key: str, dataset_key: str) -> None:

@@ -135,12 +135,26 @@ SET v.namespace = row.namespace, v.name = row.name, v.version = row.version,
 MERGE (d)-[:{Rel.HAS_VERSION}]->(v)
 """
 
+# Expands a version into Field nodes once: later sightings of the version skip this work.
+MERGE_VERSION_FIELDS = f"""
+UNWIND $rows AS row
+MATCH (v:{Label.DATASET_VERSION} {{key: row.key}})
+WHERE v.fieldsExpanded IS NULL
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+SET v.fieldsExpanded = true
+WITH d, row
+UNWIND row.fields AS field
+MERGE (f:{Label.FIELD} {{key: field.key}})
+ON CREATE SET f.nodeId = field.nodeId, f.namespace = field.namespace, f.dataset = field.dataset,
+              f.name = field.name
+MERGE (d)-[:{Rel.HAS_FIELD}]->(f)
+"""
+
 MERGE_FIELDS = f"""
 UNWIND $rows AS row
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
 MERGE (f:{Label.FIELD} {{key: row.key}})
-SET f.nodeId = row.nodeId, f.namespace = row.namespace, f.dataset = row.dataset,
-    f.name = row.name, {_seen("f")}
+ON CREATE SET f.nodeId = row.nodeId, f.namespace = row.namespace, f.dataset = row.dataset, f.name = row.name
 MERGE (d)-[:{Rel.HAS_FIELD}]->(f)
 """
 
@@ -172,8 +186,9 @@ MERGE_JOB_OWNERS = _merge_owners(Label.JOB)
 READ_DATASET_VERSIONS = f"""
 UNWIND $keys AS k
 MATCH (d:{Label.DATASET} {{key: k}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
-RETURN k AS datasetKey, d.namespace AS namespace, d.name AS name, v.version AS version,
-       v.lastKey AS lastKey, v.fieldNames AS fieldNames, v.fieldTypes AS fieldTypes
+RETURN k AS datasetKey, d.namespace AS namespace, d.name AS name, d.currentVersion AS storedVersion,
+       d.versionCount AS storedCount, v.version AS version, v.lastKey AS lastKey,
+       v.fieldNames AS fieldNames, v.fieldTypes AS fieldTypes
 """
 
 SET_DATASET_CURRENT_VERSIONS = f"""

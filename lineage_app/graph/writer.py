@@ -38,6 +38,8 @@ def _settle_current_versions(tx: ManagedTransaction, dataset_keys: list[str]) ->
     dataset_rows, field_rows = [], []
     for dataset_key, found in versions.items():
         current = max(found, key=lambda v: v["lastKey"])
+        if (current["storedVersion"], current["storedCount"]) == (current["version"], len(found)):
+            continue  # the newest version is already current: nothing derived changes
         current_types = dict(zip(current["fieldNames"], current["fieldTypes"], strict=True))
         dataset_rows.append(
             {"datasetKey": dataset_key, "version": current["version"],
@@ -53,8 +55,9 @@ def _settle_current_versions(tx: ManagedTransaction, dataset_keys: list[str]) ->
                  "type": current_types.get(field_name, field_type),
                  "current": field_name in current_types}
             )
-    tx.run(queries.SET_DATASET_CURRENT_VERSIONS, rows=dataset_rows).consume()
-    tx.run(queries.SET_FIELD_TYPES, rows=field_rows).consume()
+    if dataset_rows:
+        tx.run(queries.SET_DATASET_CURRENT_VERSIONS, rows=dataset_rows).consume()
+        tx.run(queries.SET_FIELD_TYPES, rows=field_rows).consume()
 
 
 def graph_wipe(*, chunk: int = 5000) -> None:
