@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "lineage_app.lineage",
     "lineage_app.health",
     "lineage_app.stack",
+    "lineage_app.web",
 ]
 
 MIDDLEWARE = [
@@ -180,6 +181,12 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+FRONTEND_DIST = BASE_DIR / "frontend" / "dist"
+# The built UI's assets (hashed file names) are collected and served by WhiteNoise.
+STATICFILES_DIRS = [FRONTEND_DIST] if FRONTEND_DIST.exists() else []
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "login"
 
 LOGGING = {
     "version": 1,

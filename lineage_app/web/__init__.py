@@ -1,0 +1,1 @@
+"""The web UI: login, and the single-page lineage explorer built from `frontend/`."""
