@@ -18,6 +18,7 @@ from lineage_app.graph.projection import GraphWrites, graph_writes_for, writes_a
 from lineage_app.graph.run_state import RunFold, run_fold
 from lineage_app.graph.schema import graph_schema_init
 from lineage_app.graph.writer import graph_wipe, graph_writes_apply
+from lineage_app.ingest.group_commit import group_committer
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.validation import CheckedEvent
 from lineage_app.signatures.services import events_verify
@@ -52,50 +53,60 @@ def _new_row(checked: CheckedEvent, raw: bytes, token: ApiToken | None) -> Linea
 
 
 def event_accept(*, checked: CheckedEvent, raw: bytes, token: ApiToken | None) -> Accepted:
-    """Store one checked event durably; a second copy of the same content is a duplicate."""
-    existing = LineageEvent.objects.filter(content_hash=checked.content_hash).values_list("id", flat=True)
-    if found := existing.first():
-        return Accepted(id=found, duplicate=True)
-    try:
-        with transaction.atomic():
-            row = _new_row(checked, raw, token)
-            row.save()
-    except IntegrityError:
-        # A concurrent request stored the same content first.
-        return Accepted(id=existing.get(), duplicate=True)
-    transaction.on_commit(lambda: _enqueue([row.id]))
-    return Accepted(id=row.id, duplicate=False)
+    """Store one checked event durably; a second copy of the same content is a duplicate.
+
+    Outside a transaction (a normal request), concurrent accepts in this process share one
+    commit (group commit); each caller still returns only after its own event is committed.
+    """
+    if transaction.get_connection().in_atomic_block:
+        return events_store(rows=[(checked, raw, token)])[0]
+    return group_committer().submit((checked, raw, token))
 
 
 def events_accept(
     *, items: Sequence[tuple[CheckedEvent, bytes]], token: ApiToken | None
 ) -> list[Accepted]:
     """Store many checked events in one transaction; answers in the order given."""
-    hashes = [checked.content_hash for checked, _ in items]
-    with transaction.atomic():
-        known = dict(
-            LineageEvent.objects.filter(content_hash__in=set(hashes)).values_list("content_hash", "id")
-        )
-        fresh: dict[str, LineageEvent] = {}
-        for checked, raw in items:
-            if checked.content_hash not in known and checked.content_hash not in fresh:
-                fresh[checked.content_hash] = _new_row(checked, raw, token)
-        LineageEvent.objects.bulk_create(fresh.values(), ignore_conflicts=True)
-        ids = dict(
-            LineageEvent.objects.filter(content_hash__in=list(fresh)).values_list("content_hash", "id")
-        )
-    new_ids = sorted(ids.values())
+    return events_store(rows=[(checked, raw, token) for checked, raw in items])
+
+
+def events_store(*, rows: Sequence[tuple[CheckedEvent, bytes, ApiToken | None]]) -> list[Accepted]:
+    """Insert the rows not yet in the log in one transaction, then enqueue them once committed.
+
+    Two transactions racing to insert the same new content: the loser's unique-key violation
+    rolls it back and the retry finds the winner's row, so the event is reported as a
+    duplicate there, and accepted exactly once.
+    """
+    for attempt in range(2):
+        try:
+            with transaction.atomic():
+                answers, new_ids = _insert_new(rows)
+            break
+        except IntegrityError:
+            if attempt:
+                raise
     if new_ids:
         transaction.on_commit(lambda: _enqueue(new_ids))
-    first_time: set[str] = set(fresh)
-    answers = []
-    for content_hash in hashes:
-        if content_hash in first_time:
-            first_time.discard(content_hash)
-            answers.append(Accepted(id=ids[content_hash], duplicate=False))
-        else:
-            answers.append(Accepted(id=known.get(content_hash) or ids[content_hash], duplicate=True))
     return answers
+
+
+def _insert_new(
+    rows: Sequence[tuple[CheckedEvent, bytes, ApiToken | None]],
+) -> tuple[list[Accepted], list[int]]:
+    hashes = [checked.content_hash for checked, _, _ in rows]
+    known = dict(LineageEvent.objects.filter(content_hash__in=set(hashes)).values_list("content_hash", "id"))
+    fresh: dict[str, LineageEvent] = {}
+    for checked, raw, token in rows:
+        if checked.content_hash not in known and checked.content_hash not in fresh:
+            fresh[checked.content_hash] = _new_row(checked, raw, token)
+    LineageEvent.objects.bulk_create(fresh.values())
+    ids = dict(LineageEvent.objects.filter(content_hash__in=list(fresh)).values_list("content_hash", "id"))
+    answers, reported = [], set()
+    for content_hash in hashes:
+        duplicate = content_hash in known or content_hash in reported
+        reported.add(content_hash)
+        answers.append(Accepted(id=known.get(content_hash) or ids[content_hash], duplicate=duplicate))
+    return answers, sorted(ids.values())
 
 
 def _enqueue(event_ids: list[int]) -> None:

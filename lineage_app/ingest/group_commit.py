@@ -1,0 +1,68 @@
+"""Group commit: concurrent single-event accepts in one process share one transaction.
+
+A commit's cost is dominated by the flush to disk, so N requests arriving together pay for
+one flush instead of N. Each request still waits for the commit that holds its event before
+it is answered: accept still means durable.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from concurrent.futures import Future
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from django.db import connection
+
+if TYPE_CHECKING:
+    from lineage_app.ingest.services import Accepted
+
+MAX_GROUP = 256
+ANSWER_TIMEOUT_SECONDS = 60
+
+
+class GroupCommitter:
+    """One committer thread per process, started on first use (after any fork)."""
+
+    def __init__(self) -> None:
+        self._queue: queue.Queue[tuple[Any, Future[Accepted]]] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def submit(self, row: Any) -> Accepted:
+        answer: Future[Accepted] = Future()
+        self._queue.put((row, answer))
+        self._ensure_thread()
+        return answer.result(timeout=ANSWER_TIMEOUT_SECONDS)
+
+    def _ensure_thread(self) -> None:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="event-log-committer", daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        from lineage_app.ingest.services import events_store
+
+        while True:
+            group = [self._queue.get()]
+            while len(group) < MAX_GROUP:
+                try:
+                    group.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            try:
+                answers = events_store(rows=[row for row, _ in group])
+            except Exception as exc:  # every waiting request gets the failure, none is left hanging
+                connection.close()  # the next group starts on a fresh connection
+                for _, answer in group:
+                    answer.set_exception(exc)
+            else:
+                for (_, answer), accepted in zip(group, answers, strict=True):
+                    answer.set_result(accepted)
+
+
+@cache
+def group_committer() -> GroupCommitter:
+    return GroupCommitter()
