@@ -241,7 +241,7 @@ class ColumnLineageBuilder:
                 into.add_indirect(src, "WINDOW")
             into.unresolved = into.unresolved or spec.unresolved
             return
-        if cls == "OuterReference" or cls == "Alias":
+        if cls in ("OuterReference", "Alias") or _no_op_cast(expr):
             next_rank = rank
         elif ".aggregate." in expr.qualified or cls == "WindowExpression":
             next_rank = AGGREGATION
@@ -285,6 +285,14 @@ class ColumnLineageBuilder:
         if dataset:
             body["dataset"] = dataset
         return body, unresolved
+
+
+def _no_op_cast(expr: Node) -> bool:
+    """A cast to the type its input already has (the analyzer adds these on inserts)."""
+    if expr.cls != "Cast" or len(expr.children) != 1:
+        return False
+    inner = as_attr(expr.children[0])
+    return inner is not None and inner.data_type == expr.fields.get("dataType")
 
 
 def _concat(a: list[Attr] | None, b: list[Attr] | None) -> list[Attr] | None:
