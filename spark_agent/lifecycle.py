@@ -65,6 +65,14 @@ class Agent:
 
     # ----- public ------------------------------------------------------------------------
 
+    @property
+    def session(self) -> SparkSession:
+        return self._spark
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     def flush(self, timeout_s: float | None = None) -> bool:
         """Deliver everything observed so far; return whether it all went out in time."""
         timeout = self.config.flush_timeout_s if timeout_s is None else timeout_s
