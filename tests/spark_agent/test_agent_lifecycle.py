@@ -68,7 +68,8 @@ def test_a_failing_action_emits_fail_with_its_error_and_stack_trace(
     spark: Any, record: Any, seed: str, tmp_path: Path
 ) -> None:
     with record("failing") as events:
-        bad = spark.read.parquet(seed).select(F.assert_true(F.col("price") < 3, "price too high"))
+        too_high = F.when(F.col("price") >= 3, F.raise_error(F.lit("price too high")))
+        bad = spark.read.parquet(seed).select(too_high.otherwise(F.col("price")).alias("price"))
         with pytest.raises(Exception, match="price too high"):
             bad.write.parquet(str(tmp_path / "never"))
 
