@@ -12,7 +12,7 @@ from spark_agent.plan import jvm
 from spark_agent.plan.columns import ColumnLineageBuilder
 from spark_agent.plan.model import ActionFacts, DatasetId, DatasetInfo, ErrorInfo, Symlink
 from spark_agent.plan.schema import schema_fields
-from spark_agent.plan.tree import Node, parse
+from spark_agent.plan.tree import parse
 
 JavaObject = Any
 
@@ -43,7 +43,6 @@ class _Target:
     verb: str
     table: str | None
     query: JavaObject
-    query_node: Node
     column_names: list[str] | None
 
 
@@ -63,9 +62,9 @@ def extract(
     root_cls = jvm.simple_name(analyzed)
     if root_cls not in WRITE_COMMANDS and exc is None and not ctx.read_actions:
         return None
-    tree = parse(json.loads(str(analyzed.toJSON())))
-    target = _target(ctx, root_cls, analyzed, tree)
-    query, query_node = (target.query, target.query_node) if target else (analyzed, tree)
+    target = _target(ctx, root_cls, analyzed)
+    query = target.query if target else analyzed
+    query_node = parse(json.loads(str(query.toJSON())))
 
     relations = [
         r for r in (jvm.relation(leaf, ctx.warehouse) for leaf in jvm.logical_leaves(query)) if r
@@ -134,7 +133,7 @@ def extract(
     )
 
 
-def _target(ctx: ExtractContext, root_cls: str, cmd: JavaObject, tree: Node) -> _Target | None:
+def _target(ctx: ExtractContext, root_cls: str, cmd: JavaObject) -> _Target | None:
     if root_cls == "InsertIntoHadoopFsRelationCommand":
         table = jvm.option(cmd.catalogTable())
         name = jvm.table_name(table.identifier()) if table is not None else None
@@ -147,7 +146,7 @@ def _target(ctx: ExtractContext, root_cls: str, cmd: JavaObject, tree: Node) -> 
         )
         verb = "insert_into" if name else f"write_{fmt}"
         names = _names(cmd.outputColumnNames())
-        return _Target(dataset, verb, name, cmd.query(), tree.children[0], names)
+        return _Target(dataset, verb, name, cmd.query(), names)
     if root_cls == "CreateDataSourceTableAsSelectCommand":
         table = cmd.table()
         name = jvm.table_name(table.identifier())
@@ -160,35 +159,26 @@ def _target(ctx: ExtractContext, root_cls: str, cmd: JavaObject, tree: Node) -> 
             lifecycle=_LIFECYCLE.get(str(cmd.mode().toString())),
             format=str(jvm.option(table.provider()) or "") or None,
         )
-        query_node = tree.child_field("query")
-        if query_node is None:
-            return None
-        return _Target(
-            dataset, "create_table", name, cmd.query(), query_node, _names(cmd.outputColumnNames())
-        )
+        return _Target(dataset, "create_table", name, cmd.query(), _names(cmd.outputColumnNames()))
     if root_cls == "SaveIntoDataSourceCommand":
         options = cmd.options()
         url, table = jvm.option(options.get("url")), jvm.option(options.get("dbtable"))
-        query_node = tree.child_field("query")
-        if url is None or table is None or query_node is None:
+        if url is None or table is None:
             return None
         dataset = DatasetInfo(
             id=dataset_from_jdbc(str(url), str(table)),
             lifecycle=_LIFECYCLE.get(str(cmd.mode().toString())),
             format="jdbc",
         )
-        return _Target(dataset, "write_jdbc", str(table), cmd.query(), query_node, None)
+        return _Target(dataset, "write_jdbc", str(table), cmd.query(), None)
     if root_cls == "InsertIntoDataSourceCommand":
         rel = jvm.relation(cmd.logicalRelation(), ctx.warehouse)
-        query_node = tree.child_field("query")
-        if rel is None or not rel.datasets or query_node is None:
+        if rel is None or not rel.datasets:
             return None
         name = rel.symlink.name if rel.symlink else None
         dataset = DatasetInfo(id=rel.datasets[0], symlink=rel.symlink, format=rel.format)
         dataset.lifecycle = "OVERWRITE" if bool(cmd.overwrite()) else None
-        return _Target(
-            dataset, "insert_into", name or rel.datasets[0].name, cmd.query(), query_node, None
-        )
+        return _Target(dataset, "insert_into", name or rel.datasets[0].name, cmd.query(), None)
     return None
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -12,6 +13,7 @@ from spark_agent.plan.model import DatasetId, Stats, Symlink
 JavaObject = Any  # a py4j proxy
 
 _STAGE_WRAPPERS = ("QueryStageExec",)
+_METRIC = re.compile(r"(\w+) -> SQLMetric\(.*value: (-?\d+)\)$")
 
 
 @dataclass
@@ -83,9 +85,14 @@ def file_format(fmt: JavaObject) -> str:
         return str(fmt.toString()).lower()
 
 
-def metric(node: JavaObject, name: str) -> int | None:
-    found = option(node.metrics().get(name))
-    return int(found.value()) if found is not None else None
+def metrics(node: JavaObject) -> dict[str, int]:
+    """A plan node's SQL metrics in one py4j call (parsed from `SQLMetric.toString`)."""
+    found = {}
+    for item in str(node.metrics().mkString("\u0001")).split("\u0001"):
+        match = _METRIC.match(item)
+        if match:
+            found[match.group(1)] = int(match.group(2))
+    return found
 
 
 def physical_root(executed: JavaObject) -> JavaObject:
@@ -100,9 +107,8 @@ def write_stats(executed: JavaObject) -> Stats | None:
     root = physical_root(executed)
     if simple_name(root) != "DataWritingCommandExec":
         return None
-    return Stats(
-        metric(root, "numOutputRows"), metric(root, "numOutputBytes"), metric(root, "numFiles")
-    )
+    found = metrics(root)
+    return Stats(found.get("numOutputRows"), found.get("numOutputBytes"), found.get("numFiles"))
 
 
 def scan_stats(executed: JavaObject) -> dict[DatasetId, Stats]:
@@ -112,14 +118,13 @@ def scan_stats(executed: JavaObject) -> dict[DatasetId, Stats]:
         kind = simple_name(scan)
         if kind == "FileSourceScanExec":
             paths = str(scan.relation().location().rootPaths().mkString("\u0001")).split("\u0001")
-            stats = Stats(
-                metric(scan, "numOutputRows"), metric(scan, "filesSize"), metric(scan, "numFiles")
-            )
+            m = metrics(scan)
+            stats = Stats(m.get("numOutputRows"), m.get("filesSize"), m.get("numFiles"))
             ids = [dataset_from_uri(p) for p in paths if p]
         elif kind == "RowDataSourceScanExec" and simple_name(scan.relation()) == "JDBCRelation":
             opts = scan.relation().jdbcOptions()
             ids = [dataset_from_jdbc(str(opts.url()), str(opts.tableOrQuery()))]
-            stats = Stats(rows=metric(scan, "numOutputRows"))
+            stats = Stats(rows=metrics(scan).get("numOutputRows"))
         else:
             continue
         if len(ids) == 1:
