@@ -109,6 +109,19 @@ def test_with_run_id_adds_the_application_run_id(
     }
 
 
+def test_read_only_actions_are_child_runs_when_asked_for(
+    spark: Any, record: Any, seed: str
+) -> None:
+    with record("reads", read_actions=True) as events:
+        assert spark.read.parquet(seed).where("price > 2").count() == 2
+    (source,) = events.child("reads.count.seed")["inputs"]
+    assert source["name"] == seed
+    assert source["inputFacets"]["inputStatistics"]["rowCount"] == 3
+    with record("quiet") as events:
+        spark.read.parquet(seed).count()
+    assert events.children() == []
+
+
 def test_http_transport_posts_batches_with_the_bearer_token(
     spark: Any, seed: str, tmp_path: Path, server: RecordingServer, validator: EventValidator
 ) -> None:

@@ -112,6 +112,24 @@ def test_explode(spark: Any, record: Any, data: dict[str, str]) -> None:
     assert out["outputFacets"]["outputStatistics"]["rowCount"] == 4
 
 
+def test_rollups_and_set_operations(spark: Any, record: Any, data: dict[str, str]) -> None:
+    ORD, CUS = data["orders"], data["customers"]
+    orders, customers = _read(spark, data)
+    with record("sets") as events:
+        rolled = orders.rollup("customer_id").agg(F.sum("price").alias("total"))
+        rolled.write.parquet(data["out"] + "/rollup")
+        ids = orders.select(F.col("customer_id").alias("id")).exceptAll(customers.select("id"))
+        ids.write.parquet(data["out"] + "/orphans")
+    (out,) = events.child("sets.write_parquet.rollup")["outputs"]
+    assert lineage(out) == {
+        "customer_id": [(ORD, "customer_id", "IDENTITY")],
+        "total": [(ORD, "price", "AGGREGATION")],
+    }
+    (out,) = events.child("sets.write_parquet.orphans")["outputs"]
+    assert lineage(out) == {"id": [(ORD, "customer_id", "IDENTITY")]}
+    assert (CUS, "id", "FILTER") in dataset_lineage(out)
+
+
 def test_subqueries_and_ctes(spark: Any, record: Any, data: dict[str, str]) -> None:
     ORD, CUS = data["orders"], data["customers"]
     orders, customers = _read(spark, data)

@@ -94,6 +94,14 @@ def test_jdbc_reads_and_writes_are_named_per_the_naming_spec(
         spark.read.parquet(seed).write.jdbc(url, "APP.ORDERS", mode="overwrite", properties=DERBY)
         df = spark.read.jdbc(url, "APP.ORDERS", properties=DERBY)
         df.where("price > 2").select("id", "price").write.parquet(copied)
+        spark.sql("DROP TABLE IF EXISTS jdbc_orders")
+        spark.sql(
+            f"CREATE TABLE jdbc_orders USING jdbc OPTIONS (url '{url}', dbtable 'APP.ORDERS', "
+            "driver 'org.apache.derby.jdbc.EmbeddedDriver')"
+        )
+        spark.sql(
+            f"INSERT INTO jdbc_orders SELECT id + 100, customer_id, price FROM parquet.`{seed}`"
+        )
 
     written = events.child("jdbc.write_jdbc.APP_ORDERS")
     (out,) = written["outputs"]
@@ -104,6 +112,7 @@ def test_jdbc_reads_and_writes_are_named_per_the_naming_spec(
     assert [e["job"]["name"] for e in events.children()] == [
         "jdbc.write_jdbc.APP_ORDERS",
         "jdbc.write_parquet.from_jdbc",
+        "jdbc.insert_into.default_jdbc_orders",
     ]
 
     read = events.child("jdbc.write_parquet.from_jdbc")
@@ -116,3 +125,13 @@ def test_jdbc_reads_and_writes_are_named_per_the_naming_spec(
         "price": [("APP.ORDERS", "price", "IDENTITY")],
     }
     assert dataset_lineage(read["outputs"][0]) == [("APP.ORDERS", "price", "FILTER")]
+
+    inserted = events.child("jdbc.insert_into.default_jdbc_orders")
+    (out,) = inserted["outputs"]
+    assert (out["namespace"], out["name"]) == ("derby:memory:tributary", "APP.ORDERS")
+    assert out["facets"]["symlinks"]["identifiers"][0]["name"] == "default.jdbc_orders"
+    assert lineage(out) == {
+        "id": [(seed, "id", "TRANSFORMATION")],
+        "customer_id": [(seed, "customer_id", "IDENTITY")],
+        "price": [(seed, "price", "IDENTITY")],
+    }
