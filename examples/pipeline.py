@@ -1,0 +1,168 @@
+"""Example pipeline: raw -> bronze -> silver -> gold orders, run through the lineage agent.
+
+`python -m examples.pipeline --data-dir var/example-data` (destination from `TRIBUTARY_*`).
+Each job is its own application run (its own `spark_agent.install` lifecycle) in one
+SparkSession. `clean_orders` runs twice and changes its output schema the second time;
+`validate_orders` fails on purpose (a refund has a negative amount). Exits 0 when every
+job but that one succeeded."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import random
+import shutil
+import sys
+from collections.abc import Callable
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+import spark_agent
+
+ORDERS_SCHEMA = "order_id INT, customer_id INT, amount DOUBLE, currency STRING, ordered_on STRING"
+CUSTOMERS_SCHEMA = "id INT, name STRING, country STRING, email STRING"
+EUR_RATES = {"EUR": 1.0, "USD": 0.92, "GBP": 1.17}
+COUNTRIES = ("FR", "DE", "GB", "US", "NL")
+
+
+def generate_raw(raw: Path, seed: int = 7) -> None:
+    """Deterministic raw files: `orders.csv` (with one refund) and `customers.json`."""
+    rng = random.Random(seed)
+    raw.mkdir(parents=True, exist_ok=True)
+    with (raw / "customers.json").open("w") as out:
+        for cid in range(1, 41):
+            name = f"customer {cid:02d}"
+            record = {"id": cid, "name": name, "country": rng.choice(COUNTRIES)}
+            out.write(json.dumps({**record, "email": f"c{cid}@example.com"}) + "\n")
+    start = date(2026, 11, 1)
+    with (raw / "orders.csv").open("w", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(["order_id", "customer_id", "amount", "currency", "ordered_on"])
+        for oid in range(1, 501):
+            amount = round(rng.uniform(5, 400), 2) if oid != 250 else -42.0  # one refund
+            day = start + timedelta(days=rng.randrange(14))
+            writer.writerow([oid, rng.randint(1, 40), amount, rng.choice(list(EUR_RATES)), day])
+
+
+def ingest_orders(spark: SparkSession, lake: Path) -> None:
+    orders = (
+        spark.read.schema(ORDERS_SCHEMA).option("header", True).csv(str(lake / "raw/orders.csv"))
+    )
+    typed = orders.withColumn("ordered_on", F.to_date("ordered_on"))
+    typed.write.mode("overwrite").parquet(str(lake / "bronze/orders"))
+
+
+def ingest_customers(spark: SparkSession, lake: Path) -> None:
+    customers = spark.read.schema(CUSTOMERS_SCHEMA).json(str(lake / "raw/customers.json"))
+    masked = customers.select("id", "name", "country", F.sha2("email", 256).alias("email_hash"))
+    masked.write.mode("overwrite").parquet(str(lake / "bronze/customers"))
+
+
+def _orders_with_country(spark: SparkSession, lake: Path) -> DataFrame:
+    orders = spark.read.parquet(str(lake / "bronze/orders"))
+    customers = spark.read.parquet(str(lake / "bronze/customers"))
+    joined = orders.join(customers, orders.customer_id == customers.id)
+    return joined.where(orders.amount > 0)
+
+
+def clean_orders_v1(spark: SparkSession, lake: Path) -> None:
+    cleaned = _orders_with_country(spark, lake).select(
+        "order_id", "customer_id", "country", "amount", "currency", "ordered_on"
+    )
+    cleaned.write.mode("overwrite").parquet(str(lake / "silver/orders_clean"))
+
+
+def clean_orders_v2(spark: SparkSession, lake: Path) -> None:
+    """Schema change: amounts converted to EUR; `currency` dropped, `amount_eur` added."""
+    rates = F.create_map(*[x for cur, rate in EUR_RATES.items() for x in (F.lit(cur), F.lit(rate))])
+    cleaned = _orders_with_country(spark, lake).select(
+        "order_id",
+        "customer_id",
+        "country",
+        "amount",
+        F.round(F.col("amount") * rates[F.col("currency")], 2).alias("amount_eur"),
+        "ordered_on",
+    )
+    cleaned.write.mode("overwrite").parquet(str(lake / "silver/orders_clean"))
+
+
+def daily_revenue(spark: SparkSession, lake: Path) -> None:
+    orders = spark.read.parquet(str(lake / "silver/orders_clean"))
+    revenue = orders.groupBy("ordered_on", "country").agg(
+        F.round(F.sum("amount"), 2).alias("revenue"), F.count("order_id").alias("orders")
+    )
+    revenue.orderBy("ordered_on", "country").write.mode("overwrite").saveAsTable("daily_revenue")
+
+
+def validate_orders(spark: SparkSession, lake: Path) -> None:
+    """Fails by design: the raw data holds a refund with a negative amount."""
+    orders = spark.read.parquet(str(lake / "bronze/orders"))
+    negative = F.concat(F.lit("negative amount in order "), F.col("order_id").cast("string"))
+    amount = F.when(F.col("amount") < 0, F.raise_error(negative)).otherwise(F.col("amount"))
+    checked = orders.select("order_id", amount.alias("amount"))
+    checked.write.mode("overwrite").parquet(str(lake / "quality/orders_checked"))
+
+
+JOBS: list[tuple[str, Callable[[SparkSession, Path], None], bool]] = [
+    ("ingest_orders", ingest_orders, True),
+    ("ingest_customers", ingest_customers, True),
+    ("clean_orders", clean_orders_v1, True),
+    ("daily_revenue", daily_revenue, True),
+    ("clean_orders", clean_orders_v2, True),
+    ("daily_revenue", daily_revenue, True),
+    ("validate_orders", validate_orders, False),
+]
+
+
+def run(spark: SparkSession, data_dir: Path, **agent_options: Any) -> int:
+    """Run every job under its own agent lifecycle; return the number of unexpected failures."""
+    lake = data_dir / "lake"
+    shutil.rmtree(lake, ignore_errors=True)
+    generate_raw(lake / "raw")
+    spark.sql("DROP TABLE IF EXISTS daily_revenue")
+    unexpected = 0
+    for name, job, should_succeed in JOBS:
+        try:
+            with spark_agent.install(spark, app_name=name, **agent_options):
+                job(spark, lake)
+            print(f"[pipeline] {name}: ok", flush=True)
+            unexpected += 0 if should_succeed else 1
+        except Exception as exc:
+            first_line = (
+                str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            )
+            expected = "failed as designed" if not should_succeed else "FAILED"
+            print(f"[pipeline] {name}: {expected}: {first_line[:160]}", flush=True)
+            unexpected += 1 if should_succeed else 0
+    return unexpected
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m examples.pipeline", description=__doc__)
+    parser.add_argument("--data-dir", type=Path, default=Path("var/example-data"))
+    parser.add_argument("--master", default="local[2]")
+    args = parser.parse_args(argv)
+    data_dir = args.data_dir.resolve()
+    spark = (
+        SparkSession.builder.master(args.master)
+        .appName("tributary-example")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.warehouse.dir", str(data_dir / "lake" / "warehouse"))
+        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={data_dir}")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        return 1 if run(spark, data_dir) else 0
+    finally:
+        spark.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,268 @@
+"""The agent: the application run's lifecycle and a child run for every action."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+import time
+import traceback
+from typing import Any
+
+from openlineage.client.uuid import generate_new_uuid
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from spark_agent import facets, hooks, listener
+from spark_agent.actions import ActionAssembler
+from spark_agent.config import AgentConfig, resolve_config
+from spark_agent.counters import Counters
+from spark_agent.naming import child_job_name, target_of
+from spark_agent.plan.extract import ExtractContext, extract
+from spark_agent.plan.model import ActionFacts, ErrorInfo
+from spark_agent.transports.factory import build_emitter
+
+log = logging.getLogger("spark_agent")
+RUN_ID_COLUMN = "tributary_run_id"
+REPORTED = ("events_emitted_total", "events_dropped_total", "events_spilled_total")
+
+_current: Agent | None = None
+
+
+class Agent:
+    """One application run. Use `install()` to create it; `close()` (or process exit) ends it."""
+
+    def __init__(self, spark: SparkSession, config: AgentConfig) -> None:
+        self.config = config
+        self.counters = Counters()
+        self.app_name = config.app_name or spark.sparkContext.appName
+        self.job = (config.namespace, self.app_name)
+        self.run_id = str(generate_new_uuid())
+        self._spark = spark
+        self._spark_version = spark.version
+        self._lock = threading.Lock()
+        self._closed = False
+        self._error: ErrorInfo | None = None
+        self._aborted = False
+        self._totals = dict.fromkeys(
+            ("recordsIn", "recordsOut", "bytesIn", "bytesOut", "errorCount"), 0
+        )
+        for problem in config.problems():
+            log.warning("tributary: %s; lineage events will be dropped", problem)
+        self._emitter = build_emitter(config, self.counters)
+        self._signing_key = _load_signing_key(config.signing_key_path)
+        self._ctx = ExtractContext(
+            jvm=spark.sparkContext._jvm,
+            session=spark._jsparkSession,
+            warehouse=_warehouse(spark),
+            read_actions=config.read_actions,
+        )
+        self._assembler = ActionAssembler(self._emit_action, config.merge_window_s)
+        self._emit(self._app_event("START", time.time()))
+        self._listener = listener.QueryListener(self._on_action)
+        listener.register(spark, self._listener)
+        hooks.track(self)
+
+    # ----- public ------------------------------------------------------------------------
+
+    @property
+    def session(self) -> SparkSession:
+        return self._spark
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def flush(self, timeout_s: float | None = None) -> bool:
+        """Deliver everything observed so far; return whether it all went out in time."""
+        timeout = self.config.flush_timeout_s if timeout_s is None else timeout_s
+        started = time.monotonic()
+        listener.drain(self._spark, timeout)
+        self._assembler.flush()
+        return self._emitter.flush(max(0.0, timeout - (time.monotonic() - started)))
+
+    def close(self, error: BaseException | None = None) -> None:
+        """End the application run: FAIL if `error` (or an uncaught exception) was seen,
+        ABORT after SIGTERM/SIGINT, else COMPLETE. Flushes within the flush timeout."""
+        global _current
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        if error is not None:
+            self.note_uncaught(error)
+        started = time.monotonic()
+        timeout = self.config.flush_timeout_s
+        listener.drain(self._spark, timeout)
+        try:
+            listener.unregister(self._spark, self._listener)
+        except Exception:  # the session may already be stopped
+            log.debug("tributary: could not unregister the listener", exc_info=True)
+        self._assembler.close()
+        state = "ABORT" if self._aborted else "FAIL" if self._error else "COMPLETE"
+        self._emit(self._app_event(state, time.time()))
+        self._emitter.close(max(0.1, timeout - (time.monotonic() - started)))
+        hooks.untrack(self)
+        if _current is self:
+            _current = None
+        values = self.counters.snapshot()
+        report = " ".join(f"{k}={values[k]}" for k in REPORTED)
+        print(f"tributary: {self.job[1]} run {self.run_id} {state}: {report}", file=sys.stderr)
+
+    def note_uncaught(self, exc: BaseException) -> None:
+        """Remember why the application is ending (used by `close`)."""
+        if isinstance(exc, KeyboardInterrupt):
+            self._aborted = True
+        elif isinstance(exc, SystemExit):
+            if exc.code not in (None, 0):
+                self._error = self._error or ErrorInfo(f"SystemExit: {exc.code}", "", "PYTHON")
+        elif self._error is None:
+            stack = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+            self._error = ErrorInfo(f"{type(exc).__name__}: {exc}", stack, "PYTHON")
+
+    def note_signal(self, signum: int) -> None:
+        self._aborted = True
+
+    def __enter__(self) -> Agent:
+        return self
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> None:
+        self.close(exc)
+
+    # ----- events ------------------------------------------------------------------------
+
+    def _on_action(self, func_name: str, qe: Any, duration_ns: int | None, exc: Any) -> None:
+        try:
+            facts = extract(self._ctx, func_name, qe, duration_ns, exc)
+        except Exception:
+            self.counters.add("extraction_errors_total")
+            log.debug("tributary: could not extract lineage for %s", func_name, exc_info=True)
+            return
+        if facts is not None:
+            self._assembler.add(facts)
+
+    def _emit_action(self, facts: ActionFacts) -> None:
+        values = facets.action_counters(facts)
+        self._count_action(facts, values)
+        target = facts.outputs[0] if facts.outputs else facts.inputs[0] if facts.inputs else None
+        target_name = facts.target or (target_of(target.id, None) if target else facts.func_name)
+        job = (self.config.namespace, child_job_name(self.app_name, facts.verb, target_name))
+        run_id = str(generate_new_uuid())
+        run_facets = {
+            **facets.parent(self.run_id, self.job),
+            **facets.processing_engine(self._spark_version),
+        }
+        job_facets = facets.job_type("SQL_JOB")
+        start = facts.end_time - max(facts.duration_s, 0.001)
+        for final in (False, True):
+            state = "START" if not final else "FAIL" if facts.error else "COMPLETE"
+            extra: dict[str, Any] = {}
+            if final:
+                extra = facets.counters(values)
+                if facts.error:
+                    extra.update(facets.error_message(facts.error))
+            self._emit(
+                facets.run_event(
+                    state,
+                    facts.end_time if final else start,
+                    run_id,
+                    job,
+                    {**run_facets, **extra},
+                    job_facets,
+                    [facets.dataset(d, output=False, final=final) for d in facts.inputs],
+                    [facets.dataset(d, output=True, final=final) for d in facts.outputs],
+                )
+            )
+
+    def _count_action(self, facts: ActionFacts, values: dict[str, int]) -> None:
+        self.counters.add("actions_total")
+        self.counters.add("actions_failed_total", values["errorCount"])
+        self.counters.add("unresolved_columns_total", facts.unresolved_columns)
+        self.counters.add("unknown_plan_nodes_total", len(facts.unknown_nodes))
+        for key, name in (
+            ("recordsIn", "records_in_total"),
+            ("recordsOut", "records_out_total"),
+            ("bytesIn", "bytes_in_total"),
+            ("bytesOut", "bytes_out_total"),
+        ):
+            self.counters.add(name, values[key])
+        with self._lock:
+            for key in self._totals:
+                self._totals[key] += values[key]
+
+    def _app_event(self, state: str, when: float) -> dict[str, Any]:
+        run_facets = facets.processing_engine(self._spark_version)
+        if state != "START":
+            values = self.counters.snapshot()
+            with self._lock:
+                totals = dict(self._totals)
+            totals["unresolvedColumns"] = values["unresolved_columns_total"]
+            totals["unknownPlanNodes"] = values["unknown_plan_nodes_total"]
+            run_facets.update(facets.counters(totals))
+        if state == "FAIL" and self._error is not None:
+            run_facets.update(facets.error_message(self._error))
+        return facets.run_event(
+            state, when, self.run_id, self.job, run_facets, facets.job_type("APPLICATION")
+        )
+
+    def _emit(self, event: dict[str, Any]) -> None:
+        if self._signing_key is not None:
+            try:
+                from spark_agent.signing import sign_event
+
+                event = sign_event(event, self._signing_key)
+            except Exception:
+                self.counters.add("events_signing_failed_total")
+                log.warning(
+                    "tributary: could not sign an event; sending it unsigned", exc_info=True
+                )
+        self._emitter.put(event)
+
+
+def install(spark: SparkSession, **options: Any) -> Agent:
+    """Start lineage for `spark`: emits the application START now and a child run per action.
+
+    Options (all optional; environment variables fill the gaps): `url`, `token`,
+    `namespace`, `transport` (`http`, `file`, `http+spill`), `file_path`,
+    `signing_key_path`, `app_name`, `flush_timeout_s`, `read_actions`."""
+    global _current
+    agent = Agent(spark, resolve_config(options))
+    _current = agent
+    return agent
+
+
+def current_agent() -> Agent | None:
+    """The most recently installed agent that is still running."""
+    return _current
+
+
+def counters() -> dict[str, int]:
+    """The current agent's counters (`events_emitted_total`, `events_dropped_total`, ...)."""
+    agent = _current
+    return agent.counters.snapshot() if agent is not None else {}
+
+
+def with_run_id(df: DataFrame, column: str = RUN_ID_COLUMN) -> DataFrame:
+    """`df` plus a column holding the current application run id."""
+    agent = _current
+    if agent is None:
+        raise RuntimeError("spark_agent.install(spark) must be called before with_run_id()")
+    return df.withColumn(column, F.lit(agent.run_id))
+
+
+def _warehouse(spark: SparkSession) -> str:
+    return str(spark.conf.get("spark.sql.warehouse.dir", "spark-warehouse"))
+
+
+def _load_signing_key(path: str | None) -> Any:
+    if not path:
+        return None
+    try:
+        from spark_agent.signing import load_private_key
+
+        return load_private_key(path)
+    except Exception:
+        log.warning(
+            "tributary: cannot load signing key %s; events will be unsigned", path, exc_info=True
+        )
+        return None

@@ -1,0 +1,1 @@
+"""Reading Spark plans: datasets, schemas, column lineage and metrics."""

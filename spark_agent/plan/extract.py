@@ -1,0 +1,187 @@
+"""Turn one `QueryExecution` into `ActionFacts`: datasets, schemas, column lineage, stats."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from spark_agent.naming import dataset_from_jdbc, dataset_from_uri, snake
+from spark_agent.plan import jvm
+from spark_agent.plan.columns import ColumnLineageBuilder
+from spark_agent.plan.model import ActionFacts, DatasetId, DatasetInfo, ErrorInfo, Symlink
+from spark_agent.plan.schema import schema_fields
+from spark_agent.plan.tree import parse
+
+JavaObject = Any
+
+WRITE_COMMANDS = frozenset(
+    {
+        "InsertIntoHadoopFsRelationCommand",
+        "CreateDataSourceTableAsSelectCommand",
+        "SaveIntoDataSourceCommand",
+        "InsertIntoDataSourceCommand",
+    }
+)
+_LIFECYCLE = {"Overwrite": "OVERWRITE", "ErrorIfExists": "CREATE", "Ignore": "CREATE"}
+
+
+@dataclass(frozen=True)
+class ExtractContext:
+    """Per-agent facts the extractor needs."""
+
+    jvm: JavaObject
+    session: JavaObject  # the JVM SparkSession
+    warehouse: str
+    read_actions: bool
+
+
+@dataclass
+class _Target:
+    dataset: DatasetInfo
+    verb: str
+    table: str | None
+    query: JavaObject
+    column_names: list[str] | None
+
+
+def is_write(analyzed: JavaObject) -> bool:
+    return jvm.simple_name(analyzed) in WRITE_COMMANDS
+
+
+def extract(
+    ctx: ExtractContext,
+    func_name: str,
+    qe: JavaObject,
+    duration_ns: int | None,
+    exc: JavaObject | None,
+) -> ActionFacts | None:
+    """Facts about one finished action, or `None` when it is not worth a child run."""
+    analyzed = qe.analyzed()
+    root_cls = jvm.simple_name(analyzed)
+    if root_cls not in WRITE_COMMANDS and exc is None and not ctx.read_actions:
+        return None
+    target = _target(ctx, root_cls, analyzed)
+    query = target.query if target else analyzed
+    query_node = parse(json.loads(str(query.toJSON())))
+
+    relations = [
+        r for r in (jvm.relation(leaf, ctx.warehouse) for leaf in jvm.logical_leaves(query)) if r
+    ]
+    leaf_datasets = {r.first_expr_id: r.datasets for r in relations if r.first_expr_id is not None}
+    builder = ColumnLineageBuilder(leaf_datasets)
+    out_attrs = builder.visit(query_node)
+
+    inputs: dict[DatasetId, DatasetInfo] = {}
+    for rel in relations:
+        for ds in rel.datasets:
+            schema = builder.input_schemas.get(ds)
+            inputs.setdefault(
+                ds,
+                DatasetInfo(
+                    id=ds,
+                    schema=schema_fields([(a.name, a.data_type) for a in schema])
+                    if schema
+                    else None,
+                    symlink=rel.symlink,
+                    format=rel.format,
+                ),
+            )
+
+    unresolved = 0
+    outputs: list[DatasetInfo] = []
+    if target is not None:
+        schema = json.loads(str(query.schema().json())).get("fields", [])
+        names = target.column_names or [str(f.get("name")) for f in schema]
+        types = [f.get("type") for f in schema]
+        if out_attrs is not None and len(out_attrs) == len(names):
+            ids: list[int | None] = [a.expr_id for a in out_attrs]
+        else:
+            ids = list(jvm.output_expr_ids(query))
+        body, unresolved = builder.facet_body(list(zip(names, ids, strict=False)))
+        target.dataset.schema = schema_fields(list(zip(names, types, strict=False)))
+        target.dataset.column_lineage = body
+        outputs.append(target.dataset)
+
+    error = None
+    if exc is not None:
+        message, stack = jvm.error_info(exc, ctx.jvm)
+        error = ErrorInfo(message=message, stack_trace=stack, language="JAVA")
+    else:
+        executed = qe.executedPlan()
+        for ds_id, stats in jvm.scan_stats(executed).items():
+            if ds_id in inputs:
+                inputs[ds_id].stats = stats
+        if outputs:
+            outputs[0].stats = jvm.write_stats(executed)
+
+    if not (inputs or outputs or error):
+        return None
+    return ActionFacts(
+        qe_id=int(qe.id()),
+        func_name=func_name,
+        verb=target.verb if target else snake(func_name),
+        target=target.table if target else None,
+        end_time=time.time(),
+        duration_s=(duration_ns or 0) / 1e9,
+        inputs=list(inputs.values()),
+        outputs=outputs,
+        error=error,
+        unresolved_columns=unresolved,
+        unknown_nodes=sorted(set(builder.unknown_nodes)),
+    )
+
+
+def _target(ctx: ExtractContext, root_cls: str, cmd: JavaObject) -> _Target | None:
+    if root_cls == "InsertIntoHadoopFsRelationCommand":
+        table = jvm.option(cmd.catalogTable())
+        name = jvm.table_name(table.identifier()) if table is not None else None
+        fmt = jvm.file_format(cmd.fileFormat())
+        dataset = DatasetInfo(
+            id=dataset_from_uri(str(cmd.outputPath().toString())),
+            symlink=Symlink(ctx.warehouse, name) if name else None,
+            lifecycle=_LIFECYCLE.get(str(cmd.mode().toString())),
+            format=fmt,
+        )
+        verb = "insert_into" if name else f"write_{fmt}"
+        names = _names(cmd.outputColumnNames())
+        return _Target(dataset, verb, name, cmd.query(), names)
+    if root_cls == "CreateDataSourceTableAsSelectCommand":
+        table = cmd.table()
+        name = jvm.table_name(table.identifier())
+        location = jvm.option(table.storage().locationUri())
+        if location is None:
+            location = ctx.session.sessionState().catalog().defaultTablePath(table.identifier())
+        dataset = DatasetInfo(
+            id=dataset_from_uri(str(location.toString())),
+            symlink=Symlink(ctx.warehouse, name),
+            lifecycle=_LIFECYCLE.get(str(cmd.mode().toString())),
+            format=str(jvm.option(table.provider()) or "") or None,
+        )
+        return _Target(dataset, "create_table", name, cmd.query(), _names(cmd.outputColumnNames()))
+    if root_cls == "SaveIntoDataSourceCommand":
+        options = cmd.options()
+        url, table = jvm.option(options.get("url")), jvm.option(options.get("dbtable"))
+        if url is None or table is None:
+            return None
+        dataset = DatasetInfo(
+            id=dataset_from_jdbc(str(url), str(table)),
+            lifecycle=_LIFECYCLE.get(str(cmd.mode().toString())),
+            format="jdbc",
+        )
+        return _Target(dataset, "write_jdbc", str(table), cmd.query(), None)
+    if root_cls == "InsertIntoDataSourceCommand":
+        rel = jvm.relation(cmd.logicalRelation(), ctx.warehouse)
+        if rel is None or not rel.datasets:
+            return None
+        name = rel.symlink.name if rel.symlink else None
+        dataset = DatasetInfo(id=rel.datasets[0], symlink=rel.symlink, format=rel.format)
+        dataset.lifecycle = "OVERWRITE" if bool(cmd.overwrite()) else None
+        return _Target(dataset, "insert_into", name or rel.datasets[0].name, cmd.query(), None)
+    return None
+
+
+def _names(scala_seq: JavaObject) -> list[str]:
+    text = str(scala_seq.mkString("\u0001"))
+    return text.split("\u0001") if text else []

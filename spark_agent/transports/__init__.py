@@ -1,0 +1,25 @@
+"""Transports: where events go (HTTP batch endpoint, JSON-Lines file, or HTTP with a file spill)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+Event = dict[str, Any]
+Deadline = Callable[[], float | None]  # the current flush deadline (monotonic), if any
+
+
+@dataclass
+class Outcome:
+    """What happened to a batch: delivered, rejected by the backend, or not delivered."""
+
+    delivered: int = 0
+    rejected: int = 0
+    failed: list[Event] = field(default_factory=list)
+
+
+class Sink(Protocol):
+    """Something that takes a batch of events and reports what became of them."""
+
+    def send(self, batch: list[Event], deadline: Deadline) -> Outcome: ...

@@ -1,0 +1,117 @@
+"""HTTP transport: POSTs batches to the Tributary batch endpoint, with bounded retries."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+from spark_agent.transports import Deadline, Event, Outcome
+
+log = logging.getLogger("spark_agent")
+BATCH_PATH = "/api/v1/lineage/batch"
+_RETRYABLE_4XX = (408, 429)
+
+
+class HttpSink:
+    """Sends batches; retries 5xx, 408, 429 and connection errors with jittered backoff.
+
+    After a batch has exhausted its retries the backend is considered down: later
+    batches get a single attempt each (no backoff) until one succeeds, so a dead
+    backend costs the job nothing at exit."""
+
+    def __init__(
+        self,
+        url: str,
+        token: str | None,
+        *,
+        timeout_s: float = 5.0,
+        max_retries: int = 4,
+        backoff_base_s: float = 0.25,
+        backoff_max_s: float = 5.0,
+    ) -> None:
+        self.endpoint = url.rstrip("/") + BATCH_PATH
+        self._headers = {"Content-Type": "application/json"}
+        if token:
+            self._headers["Authorization"] = f"Bearer {token}"
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        self.backoff_base_s = backoff_base_s
+        self.backoff_max_s = backoff_max_s
+        self.down = False
+
+    def send(self, batch: list[Event], deadline: Deadline) -> Outcome:
+        body = json.dumps(batch, separators=(",", ":")).encode()
+        attempts = 1 if self.down else self.max_retries + 1
+        for attempt in range(attempts):
+            timeout = _until(deadline, self.timeout_s)
+            if timeout <= 0:
+                break
+            status, payload = self._post(body, timeout)
+            if status is not None and 200 <= status < 300:
+                self.down = False
+                return _outcome(batch, payload)
+            if status is not None and 400 <= status < 500 and status not in _RETRYABLE_4XX:
+                log.warning(
+                    "tributary: backend refused a batch of %d events (HTTP %d)", len(batch), status
+                )
+                return Outcome(failed=batch)
+            if attempt + 1 < attempts:
+                pause = random.uniform(0, min(self.backoff_max_s, self.backoff_base_s * 2**attempt))
+                if not _sleep(pause, deadline):
+                    break
+        if not self.down:
+            log.warning("tributary: lineage backend %s unavailable", self.endpoint)
+        self.down = True
+        return Outcome(failed=batch)
+
+    def _post(self, body: bytes, timeout: float) -> tuple[int | None, Any]:
+        request = urllib.request.Request(
+            self.endpoint, data=body, headers=self._headers, method="POST"
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                raw = response.read()
+                return int(response.status), _json_or_none(raw)
+        except urllib.error.HTTPError as exc:
+            return int(exc.code), None
+        except (urllib.error.URLError, OSError, ValueError):
+            return None, None
+
+
+def _until(deadline: Deadline, cap: float) -> float:
+    """Seconds left before the flush deadline, at most `cap`."""
+    limit = deadline()
+    return cap if limit is None else min(cap, limit - time.monotonic())
+
+
+def _sleep(pause: float, deadline: Deadline) -> bool:
+    """Sleep `pause` seconds in short steps; False if a flush deadline cuts it short."""
+    end = time.monotonic() + pause
+    while (left := end - time.monotonic()) > 0:
+        if _until(deadline, left) < left:
+            return False
+        time.sleep(min(left, 0.05))
+    return True
+
+
+def _json_or_none(raw: bytes) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
+
+
+def _outcome(batch: list[Event], payload: Any) -> Outcome:
+    """Per-event statuses from the batch endpoint's `results`; 'rejected' ones are dropped."""
+    results = payload.get("results") if isinstance(payload, dict) else None
+    if not isinstance(results, list):
+        return Outcome(delivered=len(batch))
+    rejected = [r for r in results if isinstance(r, dict) and r.get("status") == "rejected"]
+    for r in rejected[:3]:
+        log.warning("tributary: backend rejected event %s: %s", r.get("index"), r.get("errors"))
+    return Outcome(delivered=len(batch) - len(rejected), rejected=len(rejected))

@@ -1,0 +1,183 @@
+"""Helpers for the agent tests: schema validation, a recording HTTP server, event lookup."""
+
+from __future__ import annotations
+
+import json
+import threading
+from datetime import datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from jsonschema import Draft202012Validator, FormatChecker
+from referencing import Registry, Resource
+
+SCHEMAS = Path(__file__).resolve().parents[2] / "spark_agent" / "schemas"
+OL = SCHEMAS / "openlineage"
+
+
+def _format_checker() -> FormatChecker:
+    checker = FormatChecker(["uuid"])
+
+    @checker.checks("date-time", raises=ValueError)
+    def _date_time(value: object) -> bool:
+        return not isinstance(value, str) or bool(
+            datetime.fromisoformat(value.replace("Z", "+00:00"))
+        )
+
+    @checker.checks("uri")
+    def _uri(value: object) -> bool:
+        return not isinstance(value, str) or bool(urlsplit(value).scheme)
+
+    return checker
+
+
+class EventValidator:
+    """Validates run events against OpenLineage 2-0-2 and every facet against its own schema."""
+
+    def __init__(self) -> None:
+        docs = [json.loads(OL.joinpath("OpenLineage.json").read_text())]
+        facet_files = sorted(OL.joinpath("facets").glob("*.json")) + sorted(SCHEMAS.glob("*.json"))
+        facet_docs = [json.loads(p.read_text()) for p in facet_files]
+        registry = Registry().with_resources(
+            (d["$id"], Resource.from_contents(d)) for d in docs + facet_docs
+        )
+        checker = _format_checker()
+        self._event = Draft202012Validator(docs[0], registry=registry, format_checker=checker)
+        self._facets: dict[tuple[str, str], Draft202012Validator] = {}
+        for path, doc in zip(facet_files, facet_docs, strict=True):
+            kind = _kind(path.stem)
+            if kind is None:  # not a run/job/dataset facet (e.g. the static LineageFacet)
+                continue
+            for key in doc.get("properties", {}):
+                self._facets[(kind, key)] = Draft202012Validator(
+                    doc, registry=registry, format_checker=checker
+                )
+
+    def validate(self, event: dict[str, Any]) -> None:
+        self._event.validate(event)
+        self._check("Run", event["run"].get("facets", {}))
+        self._check("Job", event["job"].get("facets", {}))
+        for ds in event.get("inputs", []):
+            self._check("Dataset", ds.get("facets", {}))
+            self._check("InputDataset", ds.get("inputFacets", {}))
+        for ds in event.get("outputs", []):
+            self._check("Dataset", ds.get("facets", {}))
+            self._check("OutputDataset", ds.get("outputFacets", {}))
+
+    def _check(self, kind: str, facets: dict[str, Any]) -> None:
+        for key, body in facets.items():
+            validator = self._facets.get((kind, key))
+            assert validator is not None, f"no schema known for {kind} facet {key!r}"
+            validator.validate({key: body})
+
+
+def _kind(stem: str) -> str | None:
+    for kind in ("InputDataset", "OutputDataset", "Dataset", "Run", "Job"):
+        if stem.endswith(kind + "Facet"):
+            return kind
+    return None
+
+
+def read_events(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line]
+
+
+class Recorded(list):
+    """The events one agent lifecycle emitted, with lookups by job name."""
+
+    def app(self, event_type: str) -> dict[str, Any]:
+        found = [
+            e for e in self if e["eventType"] == event_type and "parent" not in e["run"]["facets"]
+        ]
+        assert len(found) == 1, [(e["eventType"], e["job"]["name"]) for e in self]
+        return found[0]
+
+    def children(self, event_type: str = "COMPLETE") -> list[dict[str, Any]]:
+        return [e for e in self if e["eventType"] == event_type and "parent" in e["run"]["facets"]]
+
+    def child(self, job_name: str, event_type: str | None = None) -> dict[str, Any]:
+        types = {event_type} if event_type else {"COMPLETE", "FAIL"}
+        found = [e for e in self if e["job"]["name"] == job_name and e["eventType"] in types]
+        assert len(found) == 1, [(e["eventType"], e["job"]["name"]) for e in self]
+        return found[0]
+
+
+def lineage(dataset: dict[str, Any]) -> dict[str, Any]:
+    """`{field: [(namespace-less name, field, subtype...)]}` for compact exact assertions."""
+    facet = dataset["facets"]["columnLineage"]
+    return {
+        name: [(f["name"], f["field"], *_subtypes(f)) for f in body["inputFields"]]
+        for name, body in facet["fields"].items()
+    }
+
+
+def dataset_lineage(dataset: dict[str, Any]) -> list[tuple[str, ...]]:
+    facet = dataset["facets"]["columnLineage"]
+    return [(f["name"], f["field"], *_subtypes(f)) for f in facet.get("dataset", [])]
+
+
+def _subtypes(field: dict[str, Any]) -> list[str]:
+    return [t["subtype"] for t in field["transformations"]]
+
+
+def schema(dataset: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(f["name"], f["type"]) for f in dataset["facets"]["schema"]["fields"]]
+
+
+class RecordingServer:
+    """A real HTTP server on 127.0.0.1 that records posted batches and can be told to fail."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[dict[str, Any]]] = []
+        self.requests: list[dict[str, Any]] = []
+        self.fail_with: list[int] = []  # statuses to answer, in order, before succeeding
+        self.reject_indexes: set[int] = set()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                outer.requests.append({"path": self.path, "headers": dict(self.headers)})
+                if outer.fail_with:
+                    self._reply(outer.fail_with.pop(0), {"error": "told to fail"})
+                    return
+                batch = json.loads(body)
+                outer.batches.append(batch)
+                results = [
+                    {
+                        "index": i,
+                        "status": "rejected" if i in outer.reject_indexes else "accepted",
+                        "id": None if i in outer.reject_indexes else i + 1,
+                        "errors": ["bad"] if i in outer.reject_indexes else [],
+                    }
+                    for i in range(len(batch))
+                ]
+                self._reply(200, {"results": results})
+
+            def _reply(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                return
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return [e for batch in self.batches for e in batch]
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()

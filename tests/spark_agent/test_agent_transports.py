@@ -1,0 +1,145 @@
+"""Transports against a real local HTTP server and real files (no Spark needed)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from agent_support import RecordingServer, read_events
+
+from spark_agent.counters import Counters
+from spark_agent.transports.file import FileSink
+from spark_agent.transports.http import HttpSink
+from spark_agent.transports.queue import AsyncEmitter
+
+
+def _event(i: int) -> dict[str, Any]:
+    return {"eventType": "START", "run": {"runId": f"run-{i}"}, "payload": "x" * 100}
+
+
+def _emitter(sink: Any, **kwargs: Any) -> tuple[AsyncEmitter, Counters]:
+    counters = Counters()
+    return AsyncEmitter(sink, counters, **kwargs), counters
+
+
+def _fast_http(url: str, **kwargs: Any) -> HttpSink:
+    return HttpSink(url, "tok", backoff_base_s=0.01, backoff_max_s=0.05, **kwargs)
+
+
+def test_batches_go_to_the_batch_endpoint(server: RecordingServer) -> None:
+    emitter, counters = _emitter(_fast_http(server.url), batch_size=3)
+    for i in range(7):
+        emitter.put(_event(i))
+    assert emitter.flush(5)
+    assert [e["run"]["runId"] for e in server.events] == [f"run-{i}" for i in range(7)]
+    assert all(len(b) <= 3 for b in server.batches)
+    assert server.requests[0]["headers"]["Content-Type"] == "application/json"
+    assert counters.get("events_emitted_total") == 7
+
+
+def test_server_errors_are_retried_until_they_succeed(server: RecordingServer) -> None:
+    server.fail_with = [500, 503, 429]
+    emitter, counters = _emitter(_fast_http(server.url))
+    emitter.put(_event(1))
+    assert emitter.flush(5)
+    assert len(server.requests) == 4
+    assert counters.snapshot()["events_emitted_total"] == 1
+
+
+def test_a_bad_request_is_not_retried_and_is_dropped(server: RecordingServer) -> None:
+    server.fail_with = [400, 400]
+    emitter, counters = _emitter(_fast_http(server.url))
+    emitter.put(_event(1))
+    assert emitter.flush(5)
+    assert len(server.requests) == 1
+    assert counters.get("events_dropped_total") == 1
+
+
+def test_a_bad_request_is_spilled_when_spill_is_on(server: RecordingServer, tmp_path: Path) -> None:
+    server.fail_with = [401]
+    spill = tmp_path / "spill.jsonl"
+    emitter, counters = _emitter(_fast_http(server.url), spill=FileSink(str(spill)))
+    emitter.put(_event(1))
+    assert emitter.flush(5)
+    assert [e["run"]["runId"] for e in read_events(spill)] == ["run-1"]
+    assert (counters.get("events_spilled_total"), counters.get("events_dropped_total")) == (1, 0)
+
+
+def test_events_the_backend_rejects_count_as_dropped(server: RecordingServer) -> None:
+    server.reject_indexes = {1}
+    emitter, counters = _emitter(_fast_http(server.url), batch_size=10)
+    for i in range(3):
+        emitter.put(_event(i))
+    emitter.close(5)
+    assert (counters.get("events_emitted_total"), counters.get("events_dropped_total")) == (2, 1)
+
+
+def test_retries_stop_at_the_flush_deadline(server: RecordingServer) -> None:
+    server.fail_with = [503] * 1000
+    sink = HttpSink(server.url, None, max_retries=50, backoff_base_s=0.2, backoff_max_s=0.2)
+    emitter, counters = _emitter(sink)
+    emitter.put(_event(1))
+    started = time.monotonic()
+    emitter.close(1.0)
+    assert time.monotonic() - started < 2.0
+    assert counters.get("events_dropped_total") == 1
+
+
+def test_after_an_outage_each_batch_gets_one_attempt_until_the_backend_is_back(
+    server: RecordingServer,
+) -> None:
+    server.fail_with = [503] * 3
+    sink = _fast_http(server.url, max_retries=2)
+    emitter, counters = _emitter(sink)
+    emitter.put(_event(1))
+    emitter.flush(5)
+    assert sink.down and len(server.requests) == 3
+    server.fail_with = [503]
+    emitter.put(_event(2))
+    emitter.flush(5)
+    assert len(server.requests) == 4  # a single attempt while down
+    emitter.put(_event(3))
+    emitter.flush(5)
+    assert not sink.down
+    assert (counters.get("events_emitted_total"), counters.get("events_dropped_total")) == (1, 2)
+
+
+def test_a_full_queue_drops_instead_of_blocking(tmp_path: Path) -> None:
+    class Slow:
+        def send(self, batch: list[Any], deadline: Any) -> Any:
+            time.sleep(0.3)
+            return FileSink(str(tmp_path / "slow.jsonl")).send(batch, deadline)
+
+    emitter, counters = _emitter(Slow(), capacity=2, batch_size=1)
+    started = time.monotonic()
+    for i in range(10):
+        emitter.put(_event(i))
+    assert time.monotonic() - started < 0.2
+    emitter.close(5)
+    snapshot = counters.snapshot()
+    assert snapshot["events_dropped_total"] >= 7
+    assert snapshot["events_emitted_total"] + snapshot["events_dropped_total"] == 10
+
+
+def test_the_file_transport_rotates_by_size(tmp_path: Path) -> None:
+    path = tmp_path / "lineage.jsonl"
+    sink = FileSink(str(path), max_bytes=500, backups=2)
+    line = len(json.dumps(_event(0), separators=(",", ":"))) + 1
+    for i in range(12):
+        sink.write([_event(i)])
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == ["lineage.jsonl", "lineage.jsonl.1", "lineage.jsonl.2"]
+    assert all(p.stat().st_size <= 500 for p in tmp_path.iterdir())
+    per_file = 500 // line
+    newest = [e["run"]["runId"] for e in read_events(path)]
+    assert newest == [f"run-{i}" for i in range(12 - len(newest), 12)]
+    assert len(read_events(tmp_path / "lineage.jsonl.1")) == per_file
+
+
+def test_no_destination_drops_and_counts() -> None:
+    emitter, counters = _emitter(None)
+    emitter.put(_event(1))
+    emitter.close(1)
+    assert counters.get("events_dropped_total") == 1
