@@ -223,6 +223,8 @@ def lag_run(stack: Stack, token: str, rate: int, seconds: int, base: datetime) -
             if delay > 0:
                 time.sleep(delay)
             pool.submit(send, 10_000_000 + i)
+    achieved = rate * seconds / (time.perf_counter() - begin)
+    print(f"  (offered {rate} events/s; the senders achieved {achieved:,.0f} events/s)")
     deadline = time.time() + 120
     while time.time() < deadline:
         done = dict(LineageEvent.objects.filter(id__in=list(sent), status="applied").values_list("id", "applied_at"))
