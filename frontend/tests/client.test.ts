@@ -6,6 +6,10 @@ function respond(status: number, body: unknown) {
   return vi.fn(async () => new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } }));
 }
 
+function firstUrl(mock: ReturnType<typeof respond>): string {
+  return (mock.mock.calls[0] as unknown as [string])[0];
+}
+
 afterEach(() => {
   vi.unstubAllGlobals();
   document.cookie = "csrftoken=; expires=Thu, 01 Jan 1970 00:00:00 GMT";
@@ -81,20 +85,20 @@ describe("api", () => {
     const fetchMock = respond(200, body);
     vi.stubGlobal("fetch", fetchMock);
     expect(await api.lineage("job:spark:etl", 1, "both")).toEqual(body);
-    expect(fetchMock.mock.calls[0][0]).toBe("/api/v1/lineage?nodeId=job%3Aspark%3Aetl&depth=1&direction=both");
+    expect(firstUrl(fetchMock)).toBe("/api/v1/lineage?nodeId=job%3Aspark%3Aetl&depth=1&direction=both");
   });
 
   it("puts the run id in the path, encoded", async () => {
     const fetchMock = respond(200, {});
     vi.stubGlobal("fetch", fetchMock);
     await api.run("a/b");
-    expect(fetchMock.mock.calls[0][0]).toBe("/api/v1/jobs/runs/a%2Fb");
+    expect(firstUrl(fetchMock)).toBe("/api/v1/jobs/runs/a%2Fb");
   });
 
   it("pages failures with filters", async () => {
     const fetchMock = respond(200, { count: 0, results: [] });
     vi.stubGlobal("fetch", fetchMock);
     await api.failures({ namespace: "spark", since: "2026-01-05T00:00:00Z", limit: 50, offset: 50 });
-    expect(fetchMock.mock.calls[0][0]).toBe("/api/v1/failures?namespace=spark&since=2026-01-05T00%3A00%3A00Z&limit=50&offset=50");
+    expect(firstUrl(fetchMock)).toBe("/api/v1/failures?namespace=spark&since=2026-01-05T00%3A00%3A00Z&limit=50&offset=50");
   });
 });
