@@ -41,7 +41,7 @@ def _summary_page(
 
     def work(tx: ManagedTransaction) -> tuple[int, Rows]:
         keys = [row["key"] for row in records(tx, page_query, limit=limit, offset=offset, **params)]
-        rows = records(tx, summaries, keys=keys) if keys else []
+        rows = records(tx, summaries, keys=keys)[0]["rows"] if keys else []
         return _count(tx, count_query, **params), _in_order(rows, keys)
 
     return graph_read(work)

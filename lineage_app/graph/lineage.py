@@ -14,21 +14,12 @@ from lineage_app.graph.model import Label
 NodeRef = tuple[Label, str]  # a node by its label and natural key
 Edge = tuple[NodeRef, NodeRef, tuple[tuple[str, Any], ...]]  # origin, destination, edge properties (data-flow order)
 
-# (direction, label of the frontier) -> (statement, label of the nodes it reaches)
-HOPS = {
-    ("downstream", Label.DATASET): (reads.DOWNSTREAM_OF_DATASETS, Label.JOB),
-    ("downstream", Label.JOB): (reads.DOWNSTREAM_OF_JOBS, Label.DATASET),
-    ("upstream", Label.DATASET): (reads.UPSTREAM_OF_DATASETS, Label.JOB),
-    ("upstream", Label.JOB): (reads.UPSTREAM_OF_JOBS, Label.DATASET),
-    ("downstream", Label.FIELD): (reads.DERIVED_FROM_FIELDS, Label.FIELD),
-    ("upstream", Label.FIELD): (reads.SOURCES_OF_FIELDS, Label.FIELD),
-}
 SUMMARIES = {
     Label.DATASET: reads.DATASET_SUMMARIES,
     Label.JOB: reads.JOB_SUMMARIES,
     Label.FIELD: reads.FIELD_SUMMARIES,
 }
-EDGE_PROPERTIES = ("job", "transformation", "subtype", "indirect")  # only DERIVES rows carry these
+EDGE_PROPERTIES = ("job", "transformation", "subtype", "indirect")  # what a DERIVES pair carries after its ends
 
 
 @dataclass
@@ -82,10 +73,9 @@ def _step(
     rows: list[tuple[NodeRef, NodeRef, tuple[tuple[str, Any], ...]]] = []
     for label in sorted({node_label for node_label, _ in frontier}):
         keys = sorted(key for node_label, key in frontier if node_label == label)
-        query, end = HOPS[(direction, label)]
-        for row in records(tx, query, keys=keys, asOf=as_of):
-            properties = tuple((name, row[name]) for name in EDGE_PROPERTIES if name in row)
-            rows.append(((label, row["source"]), (end, row["target"]), properties))
+        query, end = reads.HOPS[(direction, label, as_of is not None)]
+        for source, target, *extra in records(tx, query, keys=keys, asOf=as_of)[0]["pairs"]:
+            rows.append(((label, source), (end, target), tuple(zip(EDGE_PROPERTIES, extra, strict=False))))
     new = sorted({target for _, target, _ in rows if target not in reached})
     room = max_nodes - len(reached)
     if len(new) > room:
@@ -103,7 +93,7 @@ def _summaries(tx: ManagedTransaction, nodes: set[NodeRef]) -> dict[NodeRef, dic
     found: dict[NodeRef, dict[str, Any]] = {}
     for label in sorted({node_label for node_label, _ in nodes}):
         keys = sorted(key for node_label, key in nodes if node_label == label)
-        for row in records(tx, SUMMARIES[label], keys=keys):
+        for row in records(tx, SUMMARIES[label], keys=keys)[0]["rows"]:
             found[(label, row.pop("key"))] = row
     return found
 

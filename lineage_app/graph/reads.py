@@ -17,22 +17,42 @@ FIND_NODES = {
 }
 
 
-# ---- dataset lineage: one hop per round trip, per node kind and direction ----
+# ---- lineage: one hop per round trip, per node kind and direction ----
+# Each hop and each summary answers ONE record holding a list: the engines' per-record cost
+# (ArcadeDB's most of all) is far above the cost of a longer list.
 
-def _hop(start: Label, rel: Rel, end: Label, *, forward: bool) -> str:
+_AS_OF = "WHERE e.firstSeen <= $asOf "
+
+
+def _hop(start: Label, rel: Rel, end: Label, *, forward: bool, as_of: bool, returned: str = "[k, b.key]") -> str:
     pattern = f"(a)-[e:{rel}]->(b:{end})" if forward else f"(a)<-[e:{rel}]-(b:{end})"
     return (
         f"UNWIND $keys AS k MATCH (a:{start} {{key: k}}) MATCH {pattern} "
-        "WHERE $asOf IS NULL OR e.firstSeen <= $asOf "
-        "RETURN a.key AS source, b.key AS target"
+        f"{_AS_OF if as_of else ''}RETURN collect({returned}) AS pairs"
     )
 
 
-# Dataset -INPUT_TO-> Job -OUTPUTS-> Dataset.
-DOWNSTREAM_OF_DATASETS = _hop(Label.DATASET, Rel.INPUT_TO, Label.JOB, forward=True)
-DOWNSTREAM_OF_JOBS = _hop(Label.JOB, Rel.OUTPUTS, Label.DATASET, forward=True)
-UPSTREAM_OF_DATASETS = _hop(Label.DATASET, Rel.OUTPUTS, Label.JOB, forward=False)
-UPSTREAM_OF_JOBS = _hop(Label.JOB, Rel.INPUT_TO, Label.DATASET, forward=False)
+# Dataset -INPUT_TO-> Job -OUTPUTS-> Dataset, and Field -DERIVES-> Field (with the edge's job and
+# transformation); keyed by (direction, frontier label, whether `$asOf` applies).
+_DERIVES_ROW = "[k, b.key, e.job, e.transformation, e.subtype, e.indirect]"
+HOPS: dict[tuple[str, Label, bool], tuple[str, Label]] = {}
+for _as_of in (False, True):
+    HOPS.update({
+        ("downstream", Label.DATASET, _as_of): (
+            _hop(Label.DATASET, Rel.INPUT_TO, Label.JOB, forward=True, as_of=_as_of), Label.JOB),
+        ("downstream", Label.JOB, _as_of): (
+            _hop(Label.JOB, Rel.OUTPUTS, Label.DATASET, forward=True, as_of=_as_of), Label.DATASET),
+        ("upstream", Label.DATASET, _as_of): (
+            _hop(Label.DATASET, Rel.OUTPUTS, Label.JOB, forward=False, as_of=_as_of), Label.JOB),
+        ("upstream", Label.JOB, _as_of): (
+            _hop(Label.JOB, Rel.INPUT_TO, Label.DATASET, forward=False, as_of=_as_of), Label.DATASET),
+        ("downstream", Label.FIELD, _as_of): (
+            _hop(Label.FIELD, Rel.DERIVES, Label.FIELD, forward=True, as_of=_as_of, returned=_DERIVES_ROW),
+            Label.FIELD),
+        ("upstream", Label.FIELD, _as_of): (
+            _hop(Label.FIELD, Rel.DERIVES, Label.FIELD, forward=False, as_of=_as_of, returned=_DERIVES_ROW),
+            Label.FIELD),
+    })
 
 # The state of the latest run that wrote each dataset.
 DATASET_SUMMARIES = f"""
@@ -40,10 +60,10 @@ UNWIND $keys AS k
 MATCH (d:{Label.DATASET} {{key: k}})
 OPTIONAL MATCH (r:{Label.RUN})-[:{Rel.WROTE}]->(d)
 WITH d, r ORDER BY coalesce(r.lastEventTime, '') DESC
-WITH d, collect(r)[0] AS latest
-RETURN d.key AS key, d.nodeId AS nodeId, d.namespace AS namespace, d.name AS name,
-       d.currentVersion AS currentVersion, d.fieldCount AS fieldCount,
-       d.firstSeen AS firstSeen, d.lastSeen AS lastSeen, latest.state AS lastRunState
+WITH d, collect(r.state)[0] AS lastRunState
+RETURN collect({{key: d.key, nodeId: d.nodeId, namespace: d.namespace, name: d.name,
+       currentVersion: d.currentVersion, fieldCount: d.fieldCount, firstSeen: d.firstSeen,
+       lastSeen: d.lastSeen, lastRunState: lastRunState}}) AS rows
 """
 
 JOB_SUMMARIES = f"""
@@ -51,35 +71,17 @@ UNWIND $keys AS k
 MATCH (j:{Label.JOB} {{key: k}})
 OPTIONAL MATCH (j)-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
 WITH j, r ORDER BY coalesce(r.lastEventTime, '') DESC
-WITH j, collect(r)[0] AS latest
-RETURN j.key AS key, j.nodeId AS nodeId, j.namespace AS namespace, j.name AS name,
-       j.jobType AS jobType, j.firstSeen AS firstSeen, j.lastSeen AS lastSeen,
-       latest.runId AS latestRunId, latest.state AS latestRunState,
-       latest.lastEventTime AS latestRunTime
+WITH j, collect([r.runId, r.state, r.lastEventTime])[0] AS latest
+RETURN collect({{key: j.key, nodeId: j.nodeId, namespace: j.namespace, name: j.name, jobType: j.jobType,
+       firstSeen: j.firstSeen, lastSeen: j.lastSeen, latestRunId: latest[0], latestRunState: latest[1],
+       latestRunTime: latest[2]}}) AS rows
 """
-
-
-# ---- column lineage: (Field)-[:DERIVES]->(Field), source to derived ----
-
-_DERIVES_ROW = (
-    "WHERE $asOf IS NULL OR e.firstSeen <= $asOf "
-    "RETURN a.key AS source, b.key AS target, e.job AS job, e.transformation AS transformation, "
-    "e.subtype AS subtype, e.indirect AS indirect"
-)
-DERIVED_FROM_FIELDS = (
-    f"UNWIND $keys AS k MATCH (a:{Label.FIELD} {{key: k}}) MATCH (a)-[e:{Rel.DERIVES}]->(b:{Label.FIELD}) "
-    + _DERIVES_ROW
-)
-SOURCES_OF_FIELDS = (
-    f"UNWIND $keys AS k MATCH (a:{Label.FIELD} {{key: k}}) MATCH (a)<-[e:{Rel.DERIVES}]-(b:{Label.FIELD}) "
-    + _DERIVES_ROW
-)
 
 FIELD_SUMMARIES = f"""
 UNWIND $keys AS k
 MATCH (f:{Label.FIELD} {{key: k}})
-RETURN f.key AS key, f.nodeId AS nodeId, f.namespace AS namespace, f.dataset AS dataset,
-       f.name AS name, f.type AS type
+RETURN collect({{key: f.key, nodeId: f.nodeId, namespace: f.namespace, dataset: f.dataset, name: f.name,
+       type: f.type}}) AS rows
 """
 
 
