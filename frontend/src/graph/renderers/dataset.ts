@@ -1,7 +1,8 @@
-// Renderer for dataset nodes: a rounded box filled with the colour of the last run that wrote it.
+// Renderer for dataset nodes: a rounded box, border and tint in the colour of the last run that wrote it.
 
 import type cytoscape from "cytoscape";
-import { STATE_COLORS } from "../../format";
+import { STATE_COLORS, stateKey } from "../../format";
+import type { GraphNode } from "../model";
 
 export const datasetStyle: cytoscape.StylesheetJson = [
   {
@@ -10,23 +11,24 @@ export const datasetStyle: cytoscape.StylesheetJson = [
       shape: "round-rectangle",
       width: "data(w)",
       height: "data(h)",
-      "background-color": "#ffffff",
+      // Colours come from the element's data (see `datasetColors`): one rule instead of one per state
+      // keeps styling 1,000+ nodes cheap.
+      "background-color": "data(fill)",
       "border-width": 3,
-      "border-color": STATE_COLORS.UNKNOWN,
+      "border-color": "data(stroke)",
       label: "data(label)",
       "text-valign": "center",
       "text-halign": "center",
       "font-size": 12,
-      "text-max-width": "280px",
-      "text-wrap": "ellipsis",
       color: "#1f2328",
     },
   },
-  ...Object.entries(STATE_COLORS).map(([state, color]) => ({
-    selector: `node[kind = "DATASET"][state = "${state}"]`,
-    style: { "border-color": color, "background-color": tint(color) },
-  })),
 ];
+
+export function datasetColors(node: GraphNode): { fill: string; stroke: string } {
+  const color = STATE_COLORS[stateKey(node.data.lastRunState as string | null)];
+  return { fill: tint(color), stroke: color };
+}
 
 export function tint(hex: string): string {
   const n = parseInt(hex.slice(1), 16);

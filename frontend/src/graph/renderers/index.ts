@@ -1,9 +1,16 @@
 // The graph stylesheet: one renderer per node type, then edges and the highlight layers.
 
 import type cytoscape from "cytoscape";
-import { datasetStyle } from "./dataset";
+import type { GraphNode } from "../model";
+import { datasetColors, datasetStyle } from "./dataset";
 import { fieldStyle } from "./field";
-import { jobStyle } from "./job";
+import { jobColors, jobStyle } from "./job";
+
+/** Per-type colours put in each node's data, read by that type's style rule. */
+export const nodeColors: Partial<Record<GraphNode["type"], (node: GraphNode) => { fill: string; stroke: string }>> = {
+  DATASET: datasetColors,
+  JOB: jobColors,
+};
 
 export const graphStyle: cytoscape.StylesheetJson = [
   // Labels too small to read are not drawn: that keeps zoomed-out 1,000-node graphs fluid.
@@ -22,6 +29,8 @@ export const graphStyle: cytoscape.StylesheetJson = [
       "arrow-scale": 0.9,
     },
   },
+  // Large graphs: straight edges skip the bezier bundling work on every redraw.
+  { selector: "edge.fast", style: { "curve-style": "straight" } },
   { selector: "node.root", style: { "underlay-color": "#8250df", "underlay-opacity": 0.25, "underlay-padding": 8 } },
   { selector: "node:selected", style: { "overlay-color": "#0969da", "overlay-opacity": 0.18, "overlay-padding": 6 } },
   { selector: "node.path-end", style: { "underlay-color": "#fb8500", "underlay-opacity": 0.45, "underlay-padding": 10 } },

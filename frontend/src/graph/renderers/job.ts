@@ -1,7 +1,8 @@
-// Renderer for job nodes: a solid pill in the colour of the job's latest run state.
+// Renderer for job nodes: a solid tag in the colour of the job's latest run state.
 
 import type cytoscape from "cytoscape";
-import { STATE_COLORS } from "../../format";
+import { STATE_COLORS, stateKey } from "../../format";
+import type { GraphNode } from "../model";
 
 export const jobStyle: cytoscape.StylesheetJson = [
   {
@@ -10,20 +11,19 @@ export const jobStyle: cytoscape.StylesheetJson = [
       shape: "round-tag",
       width: "data(w)",
       height: "data(h)",
-      "background-color": STATE_COLORS.UNKNOWN,
+      "background-color": "data(fill)",
+      "border-width": 0,
       label: "data(label)",
       "text-valign": "center",
       "text-halign": "center",
       "font-size": 12,
       "font-weight": "bold",
-      "text-max-width": "280px",
-      "text-wrap": "ellipsis",
       color: "#ffffff",
-      "text-outline-width": 0,
     },
   },
-  ...Object.entries(STATE_COLORS).map(([state, color]) => ({
-    selector: `node[kind = "JOB"][state = "${state}"]`,
-    style: { "background-color": color },
-  })),
 ];
+
+export function jobColors(node: GraphNode): { fill: string; stroke: string } {
+  const color = STATE_COLORS[stateKey(node.data.latestRunState as string | null)];
+  return { fill: color, stroke: color };
+}

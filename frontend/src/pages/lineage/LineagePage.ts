@@ -209,7 +209,9 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
     const key = tableKey(state);
     let saved = savedTable.get(key);
     if (!saved) {
+      performance.mark("tributary:fetch-start");
       const responses = await Promise.all(state.roots.map((id) => api.lineage(id, state.depth, state.direction, abort.signal)));
+      performance.mark("tributary:fetched");
       if (mine !== loadId) return;
       const fresh = emptyModel();
       for (const response of responses) mergeLineage(fresh, response);
