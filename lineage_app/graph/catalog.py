@@ -8,6 +8,7 @@ from neo4j import ManagedTransaction
 
 from lineage_app.graph import reads
 from lineage_app.graph.driver import graph_read, records
+from lineage_app.graph.lineage import node_summaries
 from lineage_app.graph.model import Label
 
 Rows = list[dict[str, Any]]
@@ -34,14 +35,14 @@ def namespace_page(*, limit: int, offset: int) -> tuple[int, Rows]:
 
 
 def _summary_page(
-    *, count_query: str, page_query: str, summaries: str, namespace: str | None, q: str | None,
+    *, count_query: str, page_query: str, label: Label, namespace: str | None, q: str | None,
     limit: int, offset: int,
 ) -> tuple[int, Rows]:
     params = {"namespace": namespace, "q": q.lower() if q else None}
 
     def work(tx: ManagedTransaction) -> tuple[int, Rows]:
         keys = [row["key"] for row in records(tx, page_query, limit=limit, offset=offset, **params)]
-        rows = records(tx, summaries, keys=keys)[0]["rows"] if keys else []
+        rows = node_summaries(tx, label=label, keys=keys) if keys else []
         return _count(tx, count_query, **params), _in_order(rows, keys)
 
     return graph_read(work)
@@ -50,13 +51,13 @@ def _summary_page(
 def dataset_page(*, namespace: str | None, q: str | None, limit: int, offset: int) -> tuple[int, Rows]:
     """Datasets by namespace and name (optionally in one namespace, or whose name contains `q`)."""
     return _summary_page(count_query=reads.DATASET_COUNT, page_query=reads.DATASET_PAGE,
-                         summaries=reads.DATASET_SUMMARIES, namespace=namespace, q=q, limit=limit, offset=offset)
+                         label=Label.DATASET, namespace=namespace, q=q, limit=limit, offset=offset)
 
 
 def job_page(*, namespace: str | None, q: str | None, limit: int, offset: int) -> tuple[int, Rows]:
     """Jobs by namespace and name (optionally in one namespace, or whose name contains `q`)."""
     return _summary_page(count_query=reads.JOB_COUNT, page_query=reads.JOB_PAGE,
-                         summaries=reads.JOB_SUMMARIES, namespace=namespace, q=q, limit=limit, offset=offset)
+                         label=Label.JOB, namespace=namespace, q=q, limit=limit, offset=offset)
 
 
 def dataset_find(*, key: str, last_runs: int) -> dict[str, Any] | None:

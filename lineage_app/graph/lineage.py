@@ -93,9 +93,24 @@ def _summaries(tx: ManagedTransaction, nodes: set[NodeRef]) -> dict[NodeRef, dic
     found: dict[NodeRef, dict[str, Any]] = {}
     for label in sorted({node_label for node_label, _ in nodes}):
         keys = sorted(key for node_label, key in nodes if node_label == label)
-        for row in records(tx, SUMMARIES[label], keys=keys)[0]["rows"]:
+        for row in node_summaries(tx, label=label, keys=keys):
             found[(label, row.pop("key"))] = row
     return found
+
+
+def node_summaries(tx: ManagedTransaction, *, label: Label, keys: list[str]) -> list[dict[str, Any]]:
+    """The summary of each node of `label` named by `keys`; datasets and jobs with their latest run."""
+    rows = records(tx, SUMMARIES[label], keys=keys)[0]["rows"]
+    for row in rows:
+        if "runs" not in row:
+            continue
+        runs = [run for run in row.pop("runs") if run[1] is not None]  # OPTIONAL MATCH gives [.., null, null]
+        latest_time, run_id, state = max(runs, default=("", None, None), key=lambda run: (run[0], run[1]))
+        if label is Label.DATASET:
+            row["lastRunState"] = state
+        else:
+            row.update(latestRunId=run_id, latestRunState=state, latestRunTime=latest_time or None)
+    return rows
 
 
 def run_find(*, run_id: str) -> dict[str, Any] | None:
