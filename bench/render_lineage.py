@@ -34,8 +34,14 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "frontend" / "dist"
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 STATES = ["COMPLETED", "COMPLETED", "COMPLETED", "FAILED", "RUNNING", "ABORTED", None]
 
 
@@ -126,8 +132,10 @@ def main() -> None:
         for run in range(options.runs):
             context = browser.new_context(viewport={"width": 1440, "height": 900})
             page = context.new_page()
-            page.route("**/api/v1/lineage?*", lambda route: route.fulfill(
-                status=200, content_type="application/json", body=body))
+            page.route(
+                "**/api/v1/lineage?*",
+                lambda route: route.fulfill(status=200, content_type="application/json", body=body),
+            )
             page.goto(url)
             page.wait_for_function("window.__tributaryRendered !== undefined", timeout=60_000)
             rendered = page.evaluate("window.__tributaryRendered")
@@ -138,26 +146,36 @@ def main() -> None:
                 .filter(m => m.name.startsWith('tributary:')).map(m => [m.name.slice(10), Math.round(m.startTime)]))""")
             nav = page.evaluate("""() => { const n = performance.getEntriesByType('navigation')[0];
                 return {dom: Math.round(n.domContentLoadedEventEnd)}; }""")
-            print(f"  run {run + 1}: {rendered:7.0f} ms to laid out and drawn  (DOMContentLoaded {nav['dom']}, "
-                  + ", ".join(f"{k} {v}" for k, v in marks.items()) + ")")
+            print(
+                f"  run {run + 1}: {rendered:7.0f} ms to laid out and drawn  (DOMContentLoaded {nav['dom']}, "
+                + ", ".join(f"{k} {v}" for k, v in marks.items())
+                + ")"
+            )
             if run == options.runs - 1:
                 frames = wheel_zoom_frames(page)
-                page.screenshot(path=str(ROOT / "test-artifacts" / "render-1000.png")) if (ROOT / "test-artifacts").exists() else None
+                page.screenshot(path=str(ROOT / "test-artifacts" / "render-1000.png")) if (
+                    ROOT / "test-artifacts"
+                ).exists() else None
             context.close()
         browser.close()
     server.shutdown()
-    print(f"median: {statistics.median(times):.0f} ms (min {min(times):.0f}, max {max(times):.0f}) from navigation "
-          f"to a {options.nodes}-node graph laid out and drawn")
+    print(
+        f"median: {statistics.median(times):.0f} ms (min {min(times):.0f}, max {max(times):.0f}) from navigation "
+        f"to a {options.nodes}-node graph laid out and drawn"
+    )
     if frames:
-        print(f"wheel zoom: median frame interval {statistics.median(frames):.1f} ms, "
-              f"p95 {sorted(frames)[int(len(frames) * 0.95) - 1]:.1f} ms over {len(frames)} frames")
+        print(
+            f"wheel zoom: median frame interval {statistics.median(frames):.1f} ms, "
+            f"p95 {sorted(frames)[int(len(frames) * 0.95) - 1]:.1f} ms over {len(frames)} frames"
+        )
 
 
 def wheel_zoom_frames(page: Any) -> list[float]:
     """Frame intervals (ms) while the mouse wheel zooms in and out over the graph for about a second."""
     page.mouse.move(500, 450)
     page.evaluate("""() => { window.__frames = []; let last = performance.now();
-        const tick = (t) => { window.__frames.push(t - last); last = t; if (window.__frames.length < 400) requestAnimationFrame(tick); };
+        const tick = (t) => { window.__frames.push(t - last); last = t;
+            if (window.__frames.length < 400) requestAnimationFrame(tick); };
         requestAnimationFrame(tick); }""")
     for i in range(30):
         page.mouse.wheel(0, -120 if i % 10 < 5 else 120)

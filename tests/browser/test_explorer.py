@@ -10,8 +10,20 @@ import pytest
 
 from tests.browser.conftest import PageWatch, shot
 from tests.browser.scenario import (
-    AGGREGATE, AGGREGATE_ERROR, CLEAN, EVIL_DATASET, EVIL_DATASET_NAME, EVIL_ERROR, EVIL_FIELD, EVIL_JOB_NAME, EXPORT,
-    EXPORT_JOB, LOAD, MART, RAW, build_scenario,
+    AGGREGATE,
+    AGGREGATE_ERROR,
+    CLEAN,
+    EVIL_DATASET,
+    EVIL_DATASET_NAME,
+    EVIL_ERROR,
+    EVIL_FIELD,
+    EVIL_JOB_NAME,
+    EXPORT,
+    EXPORT_JOB,
+    LOAD,
+    MART,
+    RAW,
+    build_scenario,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -31,8 +43,10 @@ def node_ids(page: Any) -> set[str]:
 
 
 def wait_for_nodes(page: Any, expected: set[str]) -> None:
-    page.wait_for_function("ids => ids.every(id => window.__tributaryGraph && window.__tributaryGraph.nodeIds().includes(id))",
-                           arg=sorted(expected))
+    page.wait_for_function(
+        "ids => ids.every(id => window.__tributaryGraph && window.__tributaryGraph.nodeIds().includes(id))",
+        arg=sorted(expected),
+    )
 
 
 def click_node(page: Any, node_id: str, *, shift: bool = False) -> None:
@@ -58,7 +72,9 @@ def _q(text: str) -> str:
     return quote(text, safe="")
 
 
-def test_a_user_logs_in_searches_and_opens_the_lineage_of_a_dataset(logged_in: Any, lineage: None, watch: PageWatch) -> None:
+def test_a_user_logs_in_searches_and_opens_the_lineage_of_a_dataset(
+    logged_in: Any, lineage: None, watch: PageWatch
+) -> None:
     page = logged_in
     page.fill("#search", "clean")
     result = page.locator("#search-results li[data-id='dataset:db:clean.orders']")
@@ -89,7 +105,9 @@ def test_changing_the_depth_fetches_more_or_less_lineage(logged_in: Any, live_se
     page.click("#fit")
 
 
-def test_clicking_a_node_opens_its_panel_and_expands_its_neighbours(logged_in: Any, live_server: Any, lineage: None) -> None:
+def test_clicking_a_node_opens_its_panel_and_expands_its_neighbours(
+    logged_in: Any, live_server: Any, lineage: None
+) -> None:
     page = logged_in
     open_lineage(page, live_server, CLEAN, depth=1)
     assert MART not in node_ids(page)
@@ -112,19 +130,26 @@ def test_clicking_a_node_opens_its_panel_and_expands_its_neighbours(logged_in: A
     shot(page, "side-panel")
 
 
-def test_shift_clicking_two_nodes_highlights_the_path_between_them(logged_in: Any, live_server: Any, lineage: None) -> None:
+def test_shift_clicking_two_nodes_highlights_the_path_between_them(
+    logged_in: Any, live_server: Any, lineage: None
+) -> None:
     page = logged_in
     open_lineage(page, live_server, CLEAN, depth=2)
     click_node(page, RAW, shift=True)
     click_node(page, MART, shift=True)
     path = page.locator("#path-result")
     path.wait_for()
-    assert path.inner_text() == "Path (4 hops): db:raw.orders → spark:load_orders → db:clean.orders → spark:aggregate → db:mart.revenue"
+    assert (
+        path.inner_text()
+        == "Path (4 hops): db:raw.orders → spark:load_orders → db:clean.orders → spark:aggregate → db:mart.revenue"
+    )
     shot(page, "path-highlight")
 
 
 def test_column_lineage_shows_fields_across_datasets_and_switches_back_without_losing_place(
-    logged_in: Any, live_server: Any, lineage: None,
+    logged_in: Any,
+    live_server: Any,
+    lineage: None,
 ) -> None:
     page = logged_in
     open_lineage(page, live_server, CLEAN, depth=2)
@@ -154,7 +179,9 @@ def test_column_lineage_shows_fields_across_datasets_and_switches_back_without_l
     assert "mart.revenue.total" in page.locator("#downstream-fields").inner_text()
 
 
-def test_the_failure_page_links_a_failure_to_its_downstream_impact(logged_in: Any, live_server: Any, lineage: None) -> None:
+def test_the_failure_page_links_a_failure_to_its_downstream_impact(
+    logged_in: Any, live_server: Any, lineage: None
+) -> None:
     page = logged_in
     page.click("nav a[href='/failures']")
     card = page.locator("article.failure[data-run='00000000-0000-4000-8000-0000000000c1']")
@@ -178,7 +205,9 @@ def test_the_failure_page_links_a_failure_to_its_downstream_impact(logged_in: An
     assert {CLEAN, AGGREGATE, MART} <= node_ids(page)
 
 
-def test_a_jobs_run_history_shows_a_timeline_durations_and_states(logged_in: Any, live_server: Any, lineage: None) -> None:
+def test_a_jobs_run_history_shows_a_timeline_durations_and_states(
+    logged_in: Any, live_server: Any, lineage: None
+) -> None:
     page = logged_in
     page.goto(f"{live_server.url}/job?nodeId={_q(LOAD)}")
     rows = page.locator("#runs tbody tr[data-run]")
@@ -191,7 +220,9 @@ def test_a_jobs_run_history_shows_a_timeline_durations_and_states(logged_in: Any
 
 
 def test_the_dataset_page_diffs_schema_versions_and_lists_the_affected_datasets(
-    logged_in: Any, live_server: Any, lineage: None,
+    logged_in: Any,
+    live_server: Any,
+    lineage: None,
 ) -> None:
     page = logged_in
     page.goto(f"{live_server.url}/dataset?nodeId={_q(CLEAN)}")
@@ -205,7 +236,10 @@ def test_the_dataset_page_diffs_schema_versions_and_lists_the_affected_datasets(
 
 
 def test_names_and_error_messages_with_html_show_as_text_and_never_run(
-    logged_in: Any, live_server: Any, lineage: None, watch: PageWatch,
+    logged_in: Any,
+    live_server: Any,
+    lineage: None,
+    watch: PageWatch,
 ) -> None:
     page = logged_in
     page.fill("#search", "<img")
