@@ -98,6 +98,7 @@ export interface VersionDiff {
   removed: { name: string; type: string | null }[];
   changed: { name: string; fromType: string | null; toType: string | null }[];
   downstream: string[];
+  truncated?: boolean;
 }
 
 export interface RunSummary {
@@ -170,6 +171,8 @@ export interface LineageResponse {
   depth: number;
   direction: Direction;
   graph: LineageNode[];
+  /** The traversal stopped at the server's node budget (`LINEAGE_MAX_NODES`). */
+  truncated?: boolean;
 }
 
 export interface ColumnEdge extends LineageEdge {
@@ -192,6 +195,7 @@ export interface ColumnLineageResponse {
   depth: number;
   direction: Direction;
   graph: ColumnNode[];
+  truncated?: boolean;
 }
 
 export interface Failure {

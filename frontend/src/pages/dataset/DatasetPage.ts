@@ -86,7 +86,7 @@ function diffView(diff: VersionDiff): HTMLElement {
     rows.length
       ? h("table", { class: "grid diff-table" }, h("thead", {}, h("tr", {}, h("th", {}, "Change"), h("th", {}, "Field"), h("th", {}, "Type"))), h("tbody", {}, rows))
       : h("p", { class: "muted" }, "No differences between these versions."),
-    h("h3", {}, `Downstream datasets affected (${diff.downstream.length})`),
+    h("h3", {}, `Downstream datasets affected (${diff.downstream.length}${diff.truncated ? "+, truncated" : ""})`),
     diff.downstream.length
       ? h("ul", { class: "affected", id: "affected" }, diff.downstream.map((id) => h("li", {}, nodeLink(id), " ", link(lineageHref([id]), "lineage"))))
       : h("p", { class: "muted" }, "Nothing downstream."));

@@ -14,8 +14,11 @@ import { jobPanel } from "./panels/jobPanel";
 import type { PanelActions } from "./panels/types";
 import { MAX_DEPTH, columnDataset, parseState, stateParams, tableKey } from "./state";
 
+const TRUNCATED = "truncated: the server's node budget was reached; lower the depth or open a node as the centre";
+
 interface Saved {
   key: string;
+  truncated?: boolean;
   model: GraphModel;
   positions: Positions;
   viewport: { zoom: number; pan: { x: number; y: number } };
@@ -215,7 +218,7 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
       if (mine !== loadId) return;
       const fresh = emptyModel();
       for (const response of responses) mergeLineage(fresh, response);
-      saved = { key, model: fresh, positions: {}, viewport: { zoom: 1, pan: { x: 0, y: 0 } } };
+      saved = { key, model: fresh, positions: {}, viewport: { zoom: 1, pan: { x: 0, y: 0 } }, truncated: responses.some((r) => r.truncated) };
     }
     model = saved.model;
     const v = ensureView();
@@ -231,7 +234,7 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
     pathEnds = pathEnds.filter((id) => model.nodes.has(id));
     highlightPath();
     openPanel(state.focus && model.nodes.has(state.focus) ? state.focus : null);
-    setStatus();
+    setStatus(saved.truncated ? TRUNCATED : "");
   };
 
   const loadColumns = async (mine: number) => {
@@ -269,7 +272,7 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
     savedColumn.set(key, saved);
     v.setClass("focus", [fieldId]);
     v.select(null);
-    setStatus(`column lineage of ${detail.name}.${state.field}`);
+    setStatus(`column lineage of ${detail.name}.${state.field}${response.truncated ? ` · ${TRUNCATED}` : ""}`);
     replace(below, columnTable(response, fieldId));
   };
 
