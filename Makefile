@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench-ingest clean
+.PHONY: run test lint frontend bench-ingest bench-render clean
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -12,11 +12,16 @@ $(STAMP): requirements.txt
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $(STAMP)
 
-run: $(STAMP)
+# The web UI: built into frontend/dist (git-ignored), which Django serves under /static/.
+frontend:
+	cd frontend && npm ci && npm run build
+
+run: $(STAMP) frontend
 	$(PY) manage.py run_stack
 
-test: $(STAMP)
+test: $(STAMP) frontend
 	bash scripts/test_services.sh
+	cd frontend && npm test
 	$(PY) -m pytest
 
 lint: $(STAMP)
@@ -24,6 +29,10 @@ lint: $(STAMP)
 
 bench-ingest: $(STAMP)
 	$(PY) bench/ingest_throughput.py
+
+bench-render: $(STAMP) frontend
+	bash scripts/test_services.sh
+	$(PY) bench/render_lineage.py
 
 clean:
 	rm -rf var staticfiles

@@ -1,10 +1,13 @@
-"""Read endpoints: dataset / job lineage and run detail."""
+"""Read endpoints: lineage and column lineage, namespaces, datasets, jobs, runs, failures and search."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,34 +17,417 @@ from lineage_app.accounts.permissions import CanRead
 from lineage_app.api_errors import error_response
 from lineage_app.lineage import selectors
 
+MAX_PAGE = 500
+
+
+class ErrorSerializer(serializers.Serializer):
+    error = serializers.CharField()
+    message = serializers.CharField()
+    path = serializers.CharField(required=False)
+
+
+ERRORS = {
+    400: OpenApiResponse(ErrorSerializer, description="a parameter is malformed or out of range (named in `path`)"),
+    401: OpenApiResponse(ErrorSerializer, description="no credentials, or an unknown token"),
+    403: OpenApiResponse(ErrorSerializer, description="the caller may not read (e.g. an ingest-only token)"),
+    404: OpenApiResponse(ErrorSerializer, description="no node with that id"),
+}
+
+
+def _responses(ok: Any) -> dict[int, Any]:
+    return {200: ok, **ERRORS}
+
+
+def _params(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
+    params = serializer_class(data=request.query_params)
+    params.is_valid(raise_exception=True)
+    return dict(params.validated_data)
+
+
+def _answer(read: Callable[[], dict[str, Any]], *, node_parameter: str = "nodeId") -> Response:
+    """Run a selector; an unknown node or version becomes a 404 naming the parameter."""
+    try:
+        return Response(read())
+    except selectors.VersionNotFound as exc:
+        return error_response("not_found", str(exc), path=exc.parameter, http_status=404)
+    except selectors.NodeNotFound as exc:
+        return error_response("not_found", str(exc), path=node_parameter, http_status=404)
+
+
+class PageInput(serializers.Serializer):
+    limit = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, default=50)
+    offset = serializers.IntegerField(min_value=0, default=0)
+
+
+class NodeInput(serializers.Serializer):
+    nodeId = serializers.CharField(help_text="e.g. `dataset:<namespace>:<name>`, URL-encoded")
+
+
+def _page_of(name: str, item: serializers.Serializer) -> serializers.Serializer:
+    return inline_serializer(name=name, fields={"count": serializers.IntegerField(),
+                                                "results": serializers.ListSerializer(child=item)})
+
+
+class GraphInput(NodeInput):
+    depth = serializers.IntegerField(min_value=0, default=2)
+    direction = serializers.ChoiceField(choices=sorted(selectors.DIRECTIONS), default="both")
+    asOf = serializers.DateTimeField(required=False, default=None,
+                                     help_text="ISO 8601; edges first seen later are left out")
+
+    def validate_depth(self, value: int) -> int:
+        if value > settings.LINEAGE_MAX_DEPTH:
+            raise serializers.ValidationError(f"depth must be at most {settings.LINEAGE_MAX_DEPTH}")
+        return value
+
+
+class EdgeSerializer(serializers.Serializer):
+    origin = serializers.CharField()
+    destination = serializers.CharField()
+
+
+class FieldEdgeSerializer(EdgeSerializer):
+    job = serializers.CharField(allow_null=True)
+    transformation = serializers.CharField(allow_null=True)
+    subtype = serializers.CharField(allow_null=True)
+    indirect = serializers.BooleanField()
+
+
+class NameTypeSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    type = serializers.CharField()
+
 
 class LineageGraphApi(APIView):
-    """`GET /api/v1/lineage?nodeId=…&depth=…&direction=…&asOf=…`."""
+    """`GET /api/v1/lineage?nodeId=…&depth=…&direction=…&asOf=…`: datasets and jobs around a node."""
 
     permission_classes = [CanRead]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(GraphInput):
+        pass
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "LineageGraph"
+
+        class NodeSerializer(serializers.Serializer):
+            class Meta:
+                ref_name = "LineageGraphNode"
+
+            id = serializers.CharField()
+            type = serializers.ChoiceField(choices=["DATASET", "JOB"])
+            data = serializers.DictField(help_text="dataset: namespace, name, currentVersion, fieldCount, "
+                                                   "firstSeen, lastSeen, lastRunState; job: ..., latestRunState")
+            inEdges = EdgeSerializer(many=True)
+            outEdges = EdgeSerializer(many=True)
+
         nodeId = serializers.CharField()
-        depth = serializers.IntegerField(min_value=0, default=2)
-        direction = serializers.ChoiceField(choices=sorted(selectors.DIRECTIONS), default="both")
-        asOf = serializers.DateTimeField(required=False, default=None)
+        depth = serializers.IntegerField()
+        direction = serializers.CharField()
+        truncated = serializers.BooleanField(help_text="the node budget (`LINEAGE_MAX_NODES`) cut the graph short")
+        graph = NodeSerializer(many=True)
 
-        def validate_depth(self, value: int) -> int:
-            if value > settings.LINEAGE_MAX_DEPTH:
-                raise serializers.ValidationError(f"depth must be at most {settings.LINEAGE_MAX_DEPTH}")
-            return value
-
+    @extend_schema(operation_id="lineage_graph", parameters=[InputSerializer], responses=_responses(OutputSerializer))
     def get(self, request: Request) -> Response:
-        params = self.InputSerializer(data=request.query_params)
-        params.is_valid(raise_exception=True)
-        data: dict[str, Any] = params.validated_data
-        try:
-            body = selectors.lineage_for_node(
-                node_id=data["nodeId"], depth=data["depth"], direction=data["direction"], as_of=data["asOf"]
-            )
-        except selectors.NodeNotFound as exc:
-            return error_response("not_found", str(exc), path="nodeId", http_status=404)
-        return Response(body)
+        data = _params(self.InputSerializer, request)
+        return _answer(lambda: selectors.lineage_for_node(
+            node_id=data["nodeId"], depth=data["depth"], direction=data["direction"], as_of=data["asOf"]))
+
+
+class ColumnLineageGraphApi(APIView):
+    """`GET /api/v1/column-lineage?nodeId=datasetField:…`: fields deriving from, or derived from, a field."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(GraphInput):
+        pass
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "ColumnLineageGraph"
+
+        class FieldNodeSerializer(serializers.Serializer):
+            class Meta:
+                ref_name = "ColumnLineageGraphFieldNode"
+
+            class FieldDataSerializer(serializers.Serializer):
+                class Meta:
+                    ref_name = "ColumnLineageGraphFieldData"
+
+                namespace = serializers.CharField()
+                dataset = serializers.CharField()
+                name = serializers.CharField()
+                type = serializers.CharField(allow_null=True)
+
+            id = serializers.CharField()
+            type = serializers.ChoiceField(choices=["DATASET_FIELD"])
+            data = FieldDataSerializer()
+            inEdges = FieldEdgeSerializer(many=True)
+            outEdges = FieldEdgeSerializer(many=True)
+
+        nodeId = serializers.CharField()
+        depth = serializers.IntegerField()
+        direction = serializers.CharField()
+        truncated = serializers.BooleanField()
+        graph = FieldNodeSerializer(many=True)
+
+    @extend_schema(operation_id="column_lineage_graph", parameters=[InputSerializer],
+                   responses=_responses(OutputSerializer))
+    def get(self, request: Request) -> Response:
+        data = _params(self.InputSerializer, request)
+        return _answer(lambda: selectors.column_lineage_for_node(
+            node_id=data["nodeId"], depth=data["depth"], direction=data["direction"], as_of=data["asOf"]))
+
+
+class NamespaceListApi(APIView):
+    """`GET /api/v1/namespaces`: every namespace with its dataset and job counts, by name."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(PageInput):
+        pass
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "NamespaceList"
+
+        name = serializers.CharField()
+        datasetCount = serializers.IntegerField()
+        jobCount = serializers.IntegerField()
+
+    @extend_schema(operation_id="namespace_list", parameters=[InputSerializer],
+                   responses=_responses(_page_of("NamespacePage", OutputSerializer())))
+    def get(self, request: Request) -> Response:
+        data = _params(self.InputSerializer, request)
+        return _answer(lambda: selectors.namespace_list(limit=data["limit"], offset=data["offset"]))
+
+
+class ListFilterInput(PageInput):
+    namespace = serializers.CharField(required=False, default=None)
+    q = serializers.CharField(required=False, default=None, help_text="case-insensitive substring of the name")
+
+
+class DatasetListApi(APIView):
+    """`GET /api/v1/datasets?namespace=&q=`: datasets by namespace and name."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(ListFilterInput):
+        pass
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "DatasetList"
+
+        id = serializers.CharField()
+        namespace = serializers.CharField()
+        name = serializers.CharField()
+        fieldCount = serializers.IntegerField()
+        currentVersion = serializers.CharField(allow_null=True)
+        lastSeen = serializers.CharField(allow_null=True)
+        lastRunState = serializers.CharField(allow_null=True)
+
+    @extend_schema(operation_id="dataset_list", parameters=[InputSerializer],
+                   responses=_responses(_page_of("DatasetPage", OutputSerializer())))
+    def get(self, request: Request) -> Response:
+        data = _params(self.InputSerializer, request)
+        return _answer(lambda: selectors.dataset_list(
+            namespace=data["namespace"], q=data["q"], limit=data["limit"], offset=data["offset"]))
+
+
+class RunSummarySerializer(serializers.Serializer):
+    runId = serializers.CharField()
+    state = serializers.CharField()
+    startedAt = serializers.CharField(allow_null=True)
+    endedAt = serializers.CharField(allow_null=True)
+    durationMs = serializers.IntegerField(allow_null=True)
+    errorMessage = serializers.CharField(allow_null=True)
+    verification = serializers.CharField(allow_null=True)
+
+
+class DatasetDetailApi(APIView):
+    """`GET /api/v1/datasets/detail?nodeId=dataset:…`: one dataset, its schema history, owners and runs."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(NodeInput):
+        pass
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "DatasetDetail"
+
+        class FieldSerializer(serializers.Serializer):
+            class Meta:
+                ref_name = "DatasetDetailField"
+
+            id = serializers.CharField()
+            name = serializers.CharField()
+            type = serializers.CharField(allow_null=True)
+            current = serializers.BooleanField()
+
+        class VersionSerializer(serializers.Serializer):
+            class Meta:
+                ref_name = "DatasetDetailVersion"
+
+            version = serializers.CharField()
+            firstSeen = serializers.CharField()
+            lastSeen = serializers.CharField()
+            createdByRun = serializers.CharField(allow_null=True)
+            fields = NameTypeSerializer(many=True)
+
+        class OwnerSerializer(serializers.Serializer):
+            class Meta:
+                ref_name = "DatasetDetailOwner"
+
+            name = serializers.CharField()
+            kind = serializers.CharField()
+            role = serializers.CharField()
+            source = serializers.CharField()
+
+        class LastRunSerializer(serializers.Serializer):
+            class Meta:
+                ref_name = "DatasetDetailLastRun"
+
+            runId = serializers.CharField()
+            job = serializers.CharField()
+            state = serializers.CharField()
+            startedAt = serializers.CharField(allow_null=True)
+            endedAt = serializers.CharField(allow_null=True)
+
+        id = serializers.CharField()
+        namespace = serializers.CharField()
+        name = serializers.CharField()
+        facets = serializers.DictField()
+        currentVersion = serializers.CharField(allow_null=True)
+        fields = FieldSerializer(many=True)
+        versions = VersionSerializer(many=True, help_text="oldest first; each with its fields (name, type)")
+        owners = OwnerSerializer(many=True)
+        producers = serializers.ListField(child=serializers.CharField())
+        consumers = serializers.ListField(child=serializers.CharField())
+        lastRuns = LastRunSerializer(many=True, help_text="the runs that wrote the dataset, newest first, at most 10")
+
+    @extend_schema(operation_id="dataset_detail", parameters=[InputSerializer], responses=_responses(OutputSerializer))
+    def get(self, request: Request) -> Response:
+        data = _params(self.InputSerializer, request)
+        return _answer(lambda: selectors.dataset_detail(node_id=data["nodeId"]))
+
+
+class DatasetVersionDiffApi(APIView):
+    """`GET /api/v1/datasets/versions/diff?nodeId=&from=&to=`: what changed between two schema versions."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(NodeInput):
+        to = serializers.CharField(required=False, default=None, help_text="default: the current version")
+
+        def get_fields(self) -> dict[str, serializers.Field]:
+            fields = super().get_fields()
+            # `from` is a Python keyword, so the field is added by name.
+            fields["from"] = serializers.CharField(required=False, default=None,
+                                                   help_text="default: the version before `to`")
+            return fields
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "DatasetVersionDiff"
+
+        class ChangedSerializer(serializers.Serializer):
+            class Meta:
+                ref_name = "DatasetVersionDiffChanged"
+
+            name = serializers.CharField()
+            fromType = serializers.CharField()
+            toType = serializers.CharField()
+
+        to = serializers.CharField()
+        added = NameTypeSerializer(many=True)
+        removed = NameTypeSerializer(many=True)
+        changed = ChangedSerializer(many=True)
+        downstream = serializers.ListField(child=serializers.CharField(),
+                                           help_text="dataset ids downstream, depth ≤ LINEAGE_MAX_DEPTH")
+        truncated = serializers.BooleanField()
+
+        def get_fields(self) -> dict[str, serializers.Field]:
+            fields = super().get_fields()
+            fields["from"] = serializers.CharField()
+            return fields
+
+    @extend_schema(operation_id="dataset_version_diff", parameters=[InputSerializer],
+                   responses=_responses(OutputSerializer))
+    def get(self, request: Request) -> Response:
+        data = _params(self.InputSerializer, request)
+        return _answer(lambda: selectors.dataset_version_diff(
+            node_id=data["nodeId"], from_version=data["from"], to_version=data["to"]))
+
+
+class JobListApi(APIView):
+    """`GET /api/v1/jobs?namespace=&q=`: jobs by namespace and name, with their latest run."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(ListFilterInput):
+        pass
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "JobList"
+
+        id = serializers.CharField()
+        namespace = serializers.CharField()
+        name = serializers.CharField()
+        jobType = serializers.CharField(allow_null=True)
+        latestRunState = serializers.CharField(allow_null=True)
+        latestRunTime = serializers.CharField(allow_null=True)
+
+    @extend_schema(operation_id="job_list", parameters=[InputSerializer],
+                   responses=_responses(_page_of("JobPage", OutputSerializer())))
+    def get(self, request: Request) -> Response:
+        data = _params(self.InputSerializer, request)
+        return _answer(lambda: selectors.job_list(
+            namespace=data["namespace"], q=data["q"], limit=data["limit"], offset=data["offset"]))
+
+
+class JobDetailApi(APIView):
+    """`GET /api/v1/jobs/detail?nodeId=job:…`: one job, its inputs, outputs and latest run."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(NodeInput):
+        pass
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "JobDetail"
+
+        id = serializers.CharField()
+        namespace = serializers.CharField()
+        name = serializers.CharField()
+        jobType = serializers.CharField(allow_null=True)
+        facets = serializers.DictField()
+        inputs = serializers.ListField(child=serializers.CharField())
+        outputs = serializers.ListField(child=serializers.CharField())
+        latestRun = RunSummarySerializer(allow_null=True)
+
+    @extend_schema(operation_id="job_detail", parameters=[InputSerializer], responses=_responses(OutputSerializer))
+    def get(self, request: Request) -> Response:
+        data = _params(self.InputSerializer, request)
+        return _answer(lambda: selectors.job_detail(node_id=data["nodeId"]))
+
+
+class JobRunListApi(APIView):
+    """`GET /api/v1/jobs/runs?nodeId=job:…`: a job's runs, newest first."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(PageInput, NodeInput):
+        pass
+
+    @extend_schema(operation_id="job_run_list", parameters=[InputSerializer],
+                   responses=_responses(_page_of("RunPage", RunSummarySerializer())))
+    def get(self, request: Request) -> Response:
+        data = _params(self.InputSerializer, request)
+        return _answer(lambda: selectors.job_run_list(node_id=data["nodeId"], limit=data["limit"],
+                                                      offset=data["offset"]))
 
 
 class RunDetailApi(APIView):
@@ -49,8 +435,115 @@ class RunDetailApi(APIView):
 
     permission_classes = [CanRead]
 
+    @extend_schema(operation_id="run_detail", responses=_responses(OpenApiTypes.OBJECT))
     def get(self, request: Request, run_id: str) -> Response:
         try:
             return Response(selectors.run_for_id(run_id=run_id))
         except selectors.NodeNotFound as exc:
             return error_response("not_found", str(exc), http_status=404)
+
+
+class FailureListApi(APIView):
+    """`GET /api/v1/failures?namespace=&job=&since=&until=`: failed and aborted runs, newest first."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(PageInput):
+        namespace = serializers.CharField(required=False, default=None, help_text="the job's namespace")
+        job = serializers.CharField(required=False, default=None, help_text="a job nodeId")
+        since = serializers.DateTimeField(required=False, default=None, help_text="ended at or after (ISO 8601)")
+        until = serializers.DateTimeField(required=False, default=None, help_text="ended at or before (ISO 8601)")
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "FailureList"
+
+        runId = serializers.CharField()
+        job = serializers.CharField()
+        state = serializers.ChoiceField(choices=selectors.FAILED_STATES)
+        startedAt = serializers.CharField(allow_null=True)
+        endedAt = serializers.CharField(allow_null=True)
+        errorMessage = serializers.CharField(allow_null=True)
+        stackTrace = serializers.CharField(allow_null=True)
+        outputs = serializers.ListField(child=serializers.CharField(),
+                                        help_text="datasets the run wrote plus its job's declared outputs")
+
+    @extend_schema(operation_id="failure_list", parameters=[InputSerializer],
+                   responses=_responses(_page_of("FailurePage", OutputSerializer())))
+    def get(self, request: Request) -> Response:
+        data = _params(self.InputSerializer, request)
+        return _answer(lambda: selectors.failure_list(
+            namespace=data["namespace"], job=data["job"], since=data["since"], until=data["until"],
+            limit=data["limit"], offset=data["offset"]), node_parameter="job")
+
+
+class NodeSearchApi(APIView):
+    """`GET /api/v1/search?q=&types=dataset,job,field&limit=`: nodes by name, best match first."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(serializers.Serializer):
+        q = serializers.CharField()
+        types = serializers.CharField(required=False, default=",".join(selectors.SEARCH_TYPES),
+                                      help_text="comma-separated: dataset, job, field")
+        limit = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, default=50)
+
+        def validate_types(self, value: str) -> list[str]:
+            types = [t.strip() for t in value.split(",") if t.strip()]
+            unknown = sorted(set(types) - set(selectors.SEARCH_TYPES))
+            if unknown or not types:
+                raise serializers.ValidationError(
+                    f"types must be a comma-separated subset of {', '.join(selectors.SEARCH_TYPES)}")
+            return list(dict.fromkeys(types))
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "NodeSearch"
+
+        class HitSerializer(serializers.Serializer):
+            class Meta:
+                ref_name = "NodeSearchHit"
+
+            id = serializers.CharField()
+            type = serializers.ChoiceField(choices=["DATASET", "JOB", "DATASET_FIELD"])
+            namespace = serializers.CharField()
+            name = serializers.CharField()
+            dataset = serializers.CharField(required=False, help_text="fields only")
+
+        results = HitSerializer(many=True)
+
+    @extend_schema(operation_id="node_search", parameters=[InputSerializer], responses=_responses(OutputSerializer))
+    def get(self, request: Request) -> Response:
+        data = _params(self.InputSerializer, request)
+        return _answer(lambda: selectors.node_search(q=data["q"], types=data["types"], limit=data["limit"]))
+
+
+class LineageRouteSchema(APIView):
+    """How the schema sees `/api/v1/lineage`, whose GET and POST `routing.by_method` sends to two API classes.
+
+    drf-spectacular documents a URL through its view class; a `by_method` view has none, so
+    `ingest.urls` names this one. Each method hands the request to the class that serves it.
+    """
+
+    permission_classes = [CanRead]
+
+    @extend_schema(operation_id="lineage_graph", parameters=[LineageGraphApi.InputSerializer],
+                   responses=_responses(LineageGraphApi.OutputSerializer))
+    def get(self, request: Request) -> Response:
+        return LineageGraphApi.as_view()(request._request)
+
+    @extend_schema(
+        operation_id="lineage_event_create",
+        description="Store one OpenLineage event (the OpenLineage HTTP transport's endpoint; `ingest`-scope token).",
+        request={"application/json": OpenApiTypes.OBJECT},
+        responses={
+            201: OpenApiResponse(description="stored"),
+            200: OpenApiResponse(description="already stored (duplicate)"),
+            400: OpenApiResponse(ErrorSerializer), 401: OpenApiResponse(ErrorSerializer),
+            403: OpenApiResponse(ErrorSerializer), 413: OpenApiResponse(ErrorSerializer),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        from lineage_app.ingest.apis import LineageEventCreateApi
+
+        return LineageEventCreateApi.as_view()(request._request)

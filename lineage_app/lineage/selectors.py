@@ -1,4 +1,4 @@
-"""Lineage reads shaped for the API: Marquez-style node lists with in / out edges."""
+"""Lineage and catalog reads shaped for the API: Marquez-style node lists with in / out edges, pages, details."""
 
 from __future__ import annotations
 
@@ -7,63 +7,279 @@ from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
+
+from lineage_app.graph import catalog
 from lineage_app.graph.events import utc_text
-from lineage_app.graph.lineage import NodeRef, lineage_traverse, node_find, run_find
+from lineage_app.graph.lineage import LineageGraph, NodeRef, lineage_traverse, node_find, run_find
 from lineage_app.graph.model import Label, NodeType, natural_key
+from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.selectors import run_events
 from lineage_app.signatures.selectors import verification_worst
 
-NODE_LABELS = {NodeType.DATASET: Label.DATASET, NodeType.JOB: Label.JOB}
+NODE_LABELS = {NodeType.DATASET: Label.DATASET, NodeType.JOB: Label.JOB, NodeType.DATASET_FIELD: Label.FIELD}
+API_TYPES = {Label.DATASET: "DATASET", Label.JOB: "JOB", Label.FIELD: "DATASET_FIELD"}
 DIRECTIONS = {"upstream": ("upstream",), "downstream": ("downstream",), "both": ("upstream", "downstream")}
+SEARCH_TYPES = {"dataset": Label.DATASET, "job": Label.JOB, "field": Label.FIELD}
+FAILED_STATES = ["FAILED", "ABORTED"]
+LAST_RUNS = 10
+DEFAULT_MAX_NODES = 2000  # `LINEAGE_MAX_NODES`: the node budget of one lineage answer
 
 
 class NodeNotFound(LookupError):
     pass
 
 
-def node_resolve(*, node_id: str) -> NodeRef:
-    """The graph node a `dataset:<ns>:<name>` or `job:<ns>:<name>` id names.
+class VersionNotFound(LookupError):
+    def __init__(self, message: str, *, parameter: str) -> None:
+        super().__init__(message)
+        self.parameter = parameter
+
+
+def _max_nodes() -> int:
+    return int(getattr(settings, "LINEAGE_MAX_NODES", DEFAULT_MAX_NODES))
+
+
+def _candidates(rest: str, parts: int) -> list[str]:
+    """Every way to split `rest` at ':' into `parts` non-empty-looking parts, as natural keys."""
+    positions = [i for i, char in enumerate(rest) if char == ":"]
+    if parts == 2:
+        return [natural_key(rest[:i], rest[i + 1:]) for i in positions]
+    return [
+        natural_key(rest[:i], rest[i + 1:j], rest[j + 1:])
+        for n, i in enumerate(positions) for j in positions[n + 1:]
+    ]
+
+
+def node_resolve(*, node_id: str, kinds: tuple[NodeType, ...] = (NodeType.DATASET, NodeType.JOB)) -> NodeRef:
+    """The graph node a `dataset:…`, `job:…` or `datasetField:…` id names, if it is one of `kinds`.
 
     Namespaces and names may themselves contain ':' (`file://…`, `host:5432`), so every
     split is tried and the one that exists wins.
     """
     kind, _, rest = node_id.partition(":")
-    try:
-        label = NODE_LABELS[NodeType(kind)]
-    except ValueError:
-        raise NodeNotFound(f"nodeId must start with 'dataset:' or 'job:' (got {node_id!r})") from None
-    positions = [i for i, char in enumerate(rest) if char == ":"]
-    candidates = [natural_key(rest[:i], rest[i + 1 :]) for i in positions]
+    allowed = {k.value: k for k in kinds}
+    if kind not in allowed:
+        expected = " or ".join(f"'{k.value}:'" for k in kinds)
+        raise NodeNotFound(f"nodeId must start with {expected} (got {node_id!r})")
+    label = NODE_LABELS[allowed[kind]]
+    candidates = _candidates(rest, 3 if label is Label.FIELD else 2)
     key = node_find(label=label, candidate_keys=candidates) if candidates else None
     if key is None:
         raise NodeNotFound(f"no {kind} with id {node_id!r}")
     return (label, key)
 
 
+# ---- lineage ----
+
+def _graph_body(
+    graph: LineageGraph, start: NodeRef, *, depth: int, direction: str, edge_fields: bool
+) -> dict[str, Any]:
+    ids = {ref: summary["nodeId"] for ref, summary in graph.nodes.items()}
+    in_edges: dict[NodeRef, list[dict[str, Any]]] = defaultdict(list)
+    out_edges: dict[NodeRef, list[dict[str, Any]]] = defaultdict(list)
+    for origin, destination, properties in sorted(graph.edges, key=lambda e: (e[0], e[1], str(e[2]))):
+        edge: dict[str, Any] = {"origin": ids[origin], "destination": ids[destination]}
+        if edge_fields:
+            edge.update(properties)
+            edge["indirect"] = bool(edge.get("indirect"))
+        out_edges[origin].append(edge)
+        in_edges[destination].append(edge)
+    nodes = []
+    for ref, summary in sorted(graph.nodes.items(), key=lambda item: ids[item[0]]):
+        data = dict(summary)
+        if ref[0] is Label.FIELD:
+            data = {"namespace": data["namespace"], "dataset": data["dataset"], "name": data["name"],
+                    "type": data["type"]}
+        nodes.append({"id": ids[ref], "type": API_TYPES[ref[0]], "data": data,
+                      "inEdges": in_edges[ref], "outEdges": out_edges[ref]})
+    return {"nodeId": ids[start], "depth": depth, "direction": direction, "truncated": graph.truncated,
+            "graph": nodes}
+
+
 def lineage_for_node(*, node_id: str, depth: int, direction: str, as_of: datetime | None) -> dict[str, Any]:
+    """Datasets and jobs within `depth` hops of `node_id` (dataset -> job -> dataset is two hops)."""
     start = node_resolve(node_id=node_id)
     graph = lineage_traverse(
         start=start, depth=depth, directions=DIRECTIONS[direction],
-        as_of=utc_text(as_of) if as_of else None,
+        as_of=utc_text(as_of) if as_of else None, max_nodes=_max_nodes(),
     )
-    ids = {ref: summary["nodeId"] for ref, summary in graph.nodes.items()}
-    in_edges: dict[NodeRef, list[dict[str, str]]] = defaultdict(list)
-    out_edges: dict[NodeRef, list[dict[str, str]]] = defaultdict(list)
-    for origin, destination in sorted(graph.edges):
-        edge = {"origin": ids[origin], "destination": ids[destination]}
-        out_edges[origin].append(edge)
-        in_edges[destination].append(edge)
-    nodes = [
-        {
-            "id": ids[ref],
-            "type": "DATASET" if ref[0] is Label.DATASET else "JOB",
-            "data": summary,
-            "inEdges": in_edges[ref],
-            "outEdges": out_edges[ref],
-        }
-        for ref, summary in sorted(graph.nodes.items(), key=lambda item: ids[item[0]])
-    ]
-    return {"nodeId": ids[start], "depth": depth, "direction": direction, "graph": nodes}
+    return _graph_body(graph, start, depth=depth, direction=direction, edge_fields=False)
+
+
+def column_lineage_for_node(
+    *, node_id: str, depth: int, direction: str, as_of: datetime | None
+) -> dict[str, Any]:
+    """Fields within `depth` derivations of the field `node_id`, with each edge's job and transformation."""
+    start = node_resolve(node_id=node_id, kinds=(NodeType.DATASET_FIELD,))
+    graph = lineage_traverse(
+        start=start, depth=depth, directions=DIRECTIONS[direction],
+        as_of=utc_text(as_of) if as_of else None, max_nodes=_max_nodes(),
+    )
+    return _graph_body(graph, start, depth=depth, direction=direction, edge_fields=True)
+
+
+# ---- catalog ----
+
+def namespace_list(*, limit: int, offset: int) -> dict[str, Any]:
+    count, rows = catalog.namespace_page(limit=limit, offset=offset)
+    return {"count": count, "results": rows}
+
+
+def dataset_list(*, namespace: str | None, q: str | None, limit: int, offset: int) -> dict[str, Any]:
+    count, rows = catalog.dataset_page(namespace=namespace, q=q, limit=limit, offset=offset)
+    return {
+        "count": count,
+        "results": [
+            {"id": row["nodeId"], "namespace": row["namespace"], "name": row["name"],
+             "fieldCount": row["fieldCount"] or 0, "currentVersion": row["currentVersion"],
+             "lastSeen": row["lastSeen"], "lastRunState": row["lastRunState"]}
+            for row in rows
+        ],
+    }
+
+
+def job_list(*, namespace: str | None, q: str | None, limit: int, offset: int) -> dict[str, Any]:
+    count, rows = catalog.job_page(namespace=namespace, q=q, limit=limit, offset=offset)
+    return {
+        "count": count,
+        "results": [
+            {"id": row["nodeId"], "namespace": row["namespace"], "name": row["name"], "jobType": row["jobType"],
+             "latestRunState": row["latestRunState"], "latestRunTime": row["latestRunTime"]}
+            for row in rows
+        ],
+    }
+
+
+def _facets(blob: str | None) -> dict[str, Any]:
+    return json.loads(blob) if blob else {}
+
+
+def dataset_detail(*, node_id: str) -> dict[str, Any]:
+    """A dataset with its fields, schema versions (oldest first), owners, producers, consumers and last runs."""
+    _, key = node_resolve(node_id=node_id, kinds=(NodeType.DATASET,))
+    found = catalog.dataset_find(key=key, last_runs=LAST_RUNS)
+    if found is None:
+        raise NodeNotFound(f"no dataset with id {node_id!r}")
+    return {
+        "id": found["id"],
+        "namespace": found["namespace"],
+        "name": found["name"],
+        "facets": _facets(found["facetsJson"]),
+        "currentVersion": found["currentVersion"],
+        "fields": found["fields"],
+        "versions": [
+            {"version": v["version"], "firstSeen": v["firstSeen"], "lastSeen": v["lastSeen"],
+             "createdByRun": v["createdByRun"],
+             "fields": [{"name": n, "type": t} for n, t in zip(v["fieldNames"], v["fieldTypes"], strict=True)]}
+            for v in found["versions"]
+        ],
+        "owners": found["owners"],
+        "producers": found["producers"],
+        "consumers": found["consumers"],
+        "lastRuns": found["lastRuns"],
+    }
+
+
+def dataset_version_diff(*, node_id: str, from_version: str | None, to_version: str | None) -> dict[str, Any]:
+    """Fields added, removed and retyped between two schema versions, and every dataset downstream.
+
+    `to_version` defaults to the current version and `from_version` to the one before it.
+    """
+    start = node_resolve(node_id=node_id, kinds=(NodeType.DATASET,))
+    detail = catalog.dataset_find(key=start[1], last_runs=0)
+    assert detail is not None  # just resolved
+    order = [v["version"] for v in detail["versions"]]
+    to_version = to_version or detail["currentVersion"] or (order[-1] if order else None)
+    if to_version not in order:
+        raise VersionNotFound(f"{node_id!r} has no schema version {to_version!r}", parameter="to")
+    if from_version is None:
+        index = order.index(to_version)
+        from_version = order[index - 1] if index > 0 else to_version
+    if from_version not in order:
+        raise VersionNotFound(f"{node_id!r} has no schema version {from_version!r}", parameter="from")
+    fields = catalog.dataset_version_fields(key=start[1], versions=[from_version, to_version])
+    before, after = dict(fields[from_version]), dict(fields[to_version])
+    graph = lineage_traverse(start=start, depth=settings.LINEAGE_MAX_DEPTH, directions=("downstream",),
+                             as_of=None, max_nodes=_max_nodes())
+    downstream = sorted(summary["nodeId"] for ref, summary in graph.nodes.items()
+                        if ref[0] is Label.DATASET and ref != start)
+    return {
+        "from": from_version,
+        "to": to_version,
+        "added": [{"name": n, "type": t} for n, t in fields[to_version] if n not in before],
+        "removed": [{"name": n, "type": t} for n, t in fields[from_version] if n not in after],
+        "changed": [{"name": n, "fromType": before[n], "toType": t}
+                    for n, t in fields[to_version] if n in before and before[n] != t],
+        "downstream": downstream,
+        "truncated": graph.truncated,
+    }
+
+
+def _verifications(run_ids: list[str]) -> dict[str, str | None]:
+    """Each run's worst signature status over its logged events (one query for a page of runs)."""
+    statuses: dict[str, list[str]] = defaultdict(list)
+    for run_id, status in LineageEvent.objects.filter(run_id__in=run_ids).values_list("run_id", "verification"):
+        statuses[run_id].append(status or "")
+    return {run_id: verification_worst(statuses=statuses.get(run_id, [])) for run_id in run_ids}
+
+
+def _run_summaries(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    verified = _verifications([row["runId"] for row in rows])
+    return [{**row, "verification": verified[row["runId"]]} for row in rows]
+
+
+def job_detail(*, node_id: str) -> dict[str, Any]:
+    """A job with its facets, input and output datasets and latest run."""
+    _, key = node_resolve(node_id=node_id, kinds=(NodeType.JOB,))
+    found = catalog.job_find(key=key)
+    if found is None:
+        raise NodeNotFound(f"no job with id {node_id!r}")
+    latest = _run_summaries([found["latestRun"]])[0] if found["latestRun"] else None
+    return {
+        "id": found["id"], "namespace": found["namespace"], "name": found["name"], "jobType": found["jobType"],
+        "facets": _facets(found["facetsJson"]), "inputs": sorted(found["inputs"]),
+        "outputs": sorted(found["outputs"]), "latestRun": latest,
+    }
+
+
+def job_run_list(*, node_id: str, limit: int, offset: int) -> dict[str, Any]:
+    """A job's runs, newest first, with each run's signature verification status."""
+    _, key = node_resolve(node_id=node_id, kinds=(NodeType.JOB,))
+    count, rows = catalog.job_run_page(key=key, limit=limit, offset=offset)
+    return {"count": count, "results": _run_summaries(rows)}
+
+
+def failure_list(
+    *, namespace: str | None, job: str | None, since: datetime | None, until: datetime | None,
+    limit: int, offset: int,
+) -> dict[str, Any]:
+    """Failed and aborted runs, newest end first, with the datasets each should have written."""
+    job_key = node_resolve(node_id=job, kinds=(NodeType.JOB,))[1] if job else None
+    count, rows = catalog.failure_page(
+        states=FAILED_STATES, namespace=namespace, job_key=job_key,
+        since=utc_text(since) if since else None, until=utc_text(until) if until else None,
+        limit=limit, offset=offset,
+    )
+    results = []
+    for row in rows:
+        outputs = sorted(set(row.pop("wrote")) | set(row.pop("declared")))
+        results.append({**row, "outputs": outputs})
+    return {"count": count, "results": results}
+
+
+def node_search(*, q: str, types: list[str], limit: int) -> dict[str, Any]:
+    """Datasets, jobs and fields whose name contains `q`: exact match, then prefix, then substring;
+    shorter names first; case-insensitive."""
+    rows = catalog.search_rows(q=q, labels=[SEARCH_TYPES[t] for t in types], limit=limit)
+    rows.sort(key=lambda row: (row["rank"], len(row["name"]), row["id"]))
+    results = []
+    for row in rows[:limit]:
+        item = {"id": row["id"], "type": API_TYPES[row["label"]], "namespace": row["namespace"], "name": row["name"]}
+        if row["label"] is Label.FIELD:
+            item["dataset"] = row["dataset"]
+        results.append(item)
+    return {"results": results}
 
 
 def run_for_id(*, run_id: str) -> dict[str, Any]:

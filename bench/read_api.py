@@ -1,0 +1,205 @@
+"""Benchmark the lineage read API on a large synthetic graph: p50 / p95 in-process and over HTTP.
+
+Starts its own embedded ArcadeDB on free loopback ports, loads `bench/synthetic_graph.py`'s
+graph into a cached database directory (reused by later runs with the same size and seed),
+then times `lineage` at depth 5, 10 and 20 and `column-lineage` from random start nodes,
+calling the selectors directly and through the HTTP stack (Django test client, bearer token).
+
+    python bench/read_api.py --datasets 100000 --jobs 100000 --samples 200
+    python bench/read_api.py --datasets 2000 --jobs 2000 --samples 20     # a quick look
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DATABASE, PASSWORD = "lineage", "tributary-embedded"
+SERVE = (
+    "import sys; from pathlib import Path; "
+    "from lineage_app.graph.embedded import EmbeddedEngineConfig, embedded_engine_serve; "
+    "embedded_engine_serve(config=EmbeddedEngineConfig(root_path=Path(sys.argv[1]), database=sys.argv[2], "
+    "password=sys.argv[3], bolt_port=int(sys.argv[4]), http_port=int(sys.argv[5]), heap=sys.argv[6]))"
+)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Engine:
+    """An embedded ArcadeDB in a child process, serving the database directory under `root`."""
+
+    def __init__(self, root: Path, heap: str) -> None:
+        self.root, self.heap = root, heap
+        self.bolt_port, self.http_port = free_port(), free_port()
+        self.uri = f"bolt://127.0.0.1:{self.bolt_port}"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> Engine:
+        from neo4j import GraphDatabase
+
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", SERVE, str(self.root), DATABASE, PASSWORD, str(self.bolt_port),
+             str(self.http_port), self.heap],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            try:
+                with GraphDatabase.driver(self.uri, auth=("root", PASSWORD)) as driver, \
+                        driver.session(database=DATABASE) as session:
+                    session.run("RETURN 1").consume()
+                return self
+            except Exception:
+                if self.process.poll() is not None:
+                    raise RuntimeError("the embedded graph engine exited") from None
+                time.sleep(1)
+        raise RuntimeError("the embedded graph engine did not answer")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=120)
+
+
+def ensure_loaded(*, cache: Path, datasets: int, jobs: int, seed: int, heap: str) -> None:
+    """Load the synthetic graph into `cache` unless a finished load of the same shape is there."""
+    from neo4j import GraphDatabase
+
+    from bench.synthetic_graph import synthetic_graph_load
+
+    marker = cache / "loaded.json"
+    shape = {"datasets": datasets, "jobs": jobs, "seed": seed}
+    if marker.exists() and json.loads(marker.read_text()) == shape:
+        print(f"reusing the loaded graph in {cache}")
+        return
+    shutil.rmtree(cache, ignore_errors=True)
+    cache.mkdir(parents=True)
+    print(f"loading {datasets} datasets / {jobs} jobs into {cache}")
+    began = time.monotonic()
+    with Engine(cache / "graph", heap) as engine, GraphDatabase.driver(engine.uri, auth=("root", PASSWORD)) as driver:
+        synthetic_graph_load(driver=driver, database=DATABASE, datasets=datasets, jobs=jobs, seed=seed)
+    marker.write_text(json.dumps(shape))
+    print(f"loaded in {time.monotonic() - began:.0f}s")
+
+
+def percentiles(samples: list[float]) -> tuple[float, float, float]:
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return statistics.median(ordered), p95, ordered[-1]
+
+
+def measure(label: str, call: Callable[[str], dict[str, Any]], starts: list[str]) -> dict[str, Any]:
+    call(starts[0])  # warm the path once
+    timings, nodes, truncated = [], [], 0
+    for start in starts:
+        began = time.perf_counter()
+        body = call(start)
+        timings.append((time.perf_counter() - began) * 1000)
+        nodes.append(len(body["graph"]))
+        truncated += bool(body.get("truncated"))
+    p50, p95, worst = percentiles(timings)
+    print(f"  {label:<38} p50 {p50:7.1f} ms   p95 {p95:7.1f} ms   max {worst:7.1f} ms   "
+          f"nodes p50 {statistics.median(nodes):6.0f} max {max(nodes):5d}   truncated {truncated}/{len(starts)}",
+          flush=True)
+    return {"label": label, "p50": p50, "p95": p95, "max": worst, "truncated": truncated}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--datasets", type=int, default=100_000)
+    parser.add_argument("--jobs", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--samples", type=int, default=200)
+    parser.add_argument("--direction", default="both", choices=["upstream", "downstream", "both"])
+    parser.add_argument("--heap", default="4g")
+    parser.add_argument("--max-nodes", type=int, default=None, help="override LINEAGE_MAX_NODES")
+    parser.add_argument("--depths", default="5,10,20", help="dataset lineage depths to time")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="database directory to reuse (default: a temp dir named after the shape)")
+    args = parser.parse_args()
+    cache = args.cache or Path(tempfile.gettempdir()) / f"tributary-bench-{args.datasets}-{args.jobs}-{args.seed}"
+    ensure_loaded(cache=cache, datasets=args.datasets, jobs=args.jobs, seed=args.seed, heap=args.heap)
+
+    var = Path(tempfile.mkdtemp(prefix="tributary-bench-var-"))
+    with Engine(cache / "graph", args.heap) as engine:
+        os.environ.update({"DJANGO_SETTINGS_MODULE": "lineage_app.settings", "TRIBUTARY_VAR_DIR": str(var),
+                           "NEO4J_URI": engine.uri, "NEO4J_DATABASE": DATABASE, "NEO4J_PASSWORD": PASSWORD,
+                           "DATABASE_URL": f"sqlite:///{var / 'bench.sqlite3'}"})
+        import django
+
+        django.setup()
+        from django.conf import settings
+        from django.core.management import call_command
+        from rest_framework.test import APIClient
+
+        from bench.synthetic_graph import dataset_id, field_id, synthetic_graph_generate
+        from lineage_app.accounts.services import token_create
+        from lineage_app.lineage.selectors import column_lineage_for_node, lineage_for_node
+
+        if args.max_nodes is not None:
+            settings.LINEAGE_MAX_NODES = args.max_nodes
+        call_command("migrate", verbosity=0)
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {token_create(name='bench', scope='read')[1]}")
+
+        shape = synthetic_graph_generate(datasets=args.datasets, jobs=args.jobs, seed=args.seed)
+        rng = random.Random(args.seed + 1)
+        dataset_starts = [dataset_id(rng.randrange(args.datasets)) for _ in range(args.samples)]
+        derived = [i for i, layer in enumerate(shape.layer_of_dataset) if layer > 0]
+        field_starts = []
+        for _ in range(args.samples):
+            i = rng.choice(derived)
+            field_starts.append(field_id(i, rng.randrange(shape.fields_of_dataset[i])))
+
+        def http(path: str, **params: Any) -> dict[str, Any]:
+            response = client.get(f"/api/v1/{path}?{urlencode(params)}")
+            assert response.status_code == 200, response.content[:300]
+            return response.json()
+
+        print(f"\n{args.datasets} datasets, {args.jobs} jobs, {shape.edge_count()} edges; {args.samples} random "
+              f"starts; direction={args.direction}; node budget {getattr(settings, 'LINEAGE_MAX_NODES', 2000)}")
+        results = []
+        for depth in [int(d) for d in args.depths.split(",")]:
+            results.append(measure(
+                f"lineage depth {depth:>2} (selector)",
+                lambda n, d=depth: lineage_for_node(node_id=n, depth=d, direction=args.direction, as_of=None),
+                dataset_starts))
+            results.append(measure(
+                f"lineage depth {depth:>2} (HTTP)",
+                lambda n, d=depth: http("lineage", nodeId=n, depth=d, direction=args.direction), dataset_starts))
+        for depth in (5, 10):
+            results.append(measure(
+                f"column lineage depth {depth:>2} (selector)",
+                lambda n, d=depth: column_lineage_for_node(node_id=n, depth=d, direction=args.direction,
+                                                           as_of=None),
+                field_starts))
+            results.append(measure(
+                f"column lineage depth {depth:>2} (HTTP)",
+                lambda n, d=depth: http("column-lineage", nodeId=n, depth=d, direction=args.direction),
+                field_starts))
+        print("\ntargets: lineage p95 < 150 ms at depth 10, column lineage p95 < 200 ms")
+    shutil.rmtree(var, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,187 @@
+"""Render benchmark for the lineage explorer: time from navigation to a 1,000-node graph laid out and drawn.
+
+Serves the built UI (`frontend/dist`, `make frontend`) from a small local HTTP server that answers
+`/static/...` with the build and every other path with `index.html`, as Django does. The read API
+is NOT involved: Playwright intercepts `GET /api/v1/lineage` in the page (route fulfilment) and
+answers a synthetic lineage response of N nodes (datasets and jobs alternating along fan-out trees
+with some fan-in), because this measures the browser side only: fetch handling, merging, the
+layout in the Web Worker, and Cytoscape drawing the canvas.
+
+Each run opens a fresh browser context on `/lineage?nodeId=...&depth=20`, and reads
+`window.__tributaryRendered`: the `performance.now()` (milliseconds since navigation start) at the
+first frame drawn after the preset layout was applied. It prints every run and the median (>= 5
+runs), then the frame intervals while wheel-zooming the drawn graph.
+
+    .venv/bin/python bench/render_lineage.py [--nodes 1000] [--runs 7]
+
+Needs Debian's chromium at /usr/bin/chromium (scripts/test_services.sh installs it) and the
+`playwright` package from requirements.txt; no browser is downloaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import threading
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+DIST = ROOT / "frontend" / "dist"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+STATES = ["COMPLETED", "COMPLETED", "COMPLETED", "FAILED", "RUNNING", "ABORTED", None]
+
+
+def synthetic_lineage(nodes: int) -> dict[str, Any]:
+    """`nodes` nodes alternating dataset -> job -> dataset, each parent feeding two children, plus fan-in edges."""
+    ids = [f"dataset:bench:table_{i:04d}" if i % 2 == 0 else f"job:bench:job_{i:04d}" for i in range(nodes)]
+    edges: set[tuple[int, int]] = set()
+    # Keep the bipartite shape: a dataset's children are jobs and a job's are datasets.
+    children: dict[int, list[int]] = {i: [] for i in range(nodes)}
+    frontier = [0]
+    next_id = 1
+    while next_id < nodes:
+        grown = []
+        for parent in frontier:
+            for _ in range(2):
+                candidates = [c for c in range(next_id, nodes) if c % 2 != parent % 2]
+                if not candidates:
+                    break
+                child = candidates[0]
+                if child != next_id:  # swap so ids stay dense
+                    ids[child], ids[next_id] = ids[next_id], ids[child]
+                child = next_id
+                next_id += 1
+                edges.add((parent, child))
+                children[parent].append(child)
+                grown.append(child)
+                if next_id >= nodes:
+                    break
+            if next_id >= nodes:
+                break
+        frontier = grown or frontier
+    for i in range(40, nodes, 9):  # fan-in: a job also reads an older dataset
+        if ids[i].startswith("job:"):
+            source = next((j for j in range(i - 30, i) if ids[j].startswith("dataset:")), None)
+            if source is not None:
+                edges.add((source, i))
+    ins: dict[int, list[dict[str, str]]] = {i: [] for i in range(nodes)}
+    outs: dict[int, list[dict[str, str]]] = {i: [] for i in range(nodes)}
+    for origin, destination in sorted(edges):
+        edge = {"origin": ids[origin], "destination": ids[destination]}
+        outs[origin].append(edge)
+        ins[destination].append(edge)
+    graph = []
+    for i, node_id in enumerate(ids):
+        kind, namespace, name = node_id.split(":", 2)
+        state = STATES[i % len(STATES)]
+        data: dict[str, Any] = {"nodeId": node_id, "namespace": namespace, "name": name}
+        if kind == "job":
+            data.update(jobType="BATCH", latestRunState=state, latestRunTime="2026-01-05T08:00:00Z")
+        else:
+            data.update(currentVersion="v1", fieldCount=5, lastRunState=state)
+        graph.append({"id": node_id, "type": kind.upper(), "data": data, "inEdges": ins[i], "outEdges": outs[i]})
+    return {"nodeId": ids[0], "depth": 20, "direction": "both", "graph": graph}
+
+
+class AppHandler(SimpleHTTPRequestHandler):
+    """`/static/...` from the build, `index.html` for every other path (the SPA's routes)."""
+
+    def translate_path(self, path: str) -> str:
+        clean = path.split("?", 1)[0]
+        if clean.startswith("/static/"):
+            return str(DIST / clean.removeprefix("/static/"))
+        return str(DIST / "index.html")
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=7)
+    options = parser.parse_args()
+    if not (DIST / "index.html").exists():
+        raise SystemExit("frontend/dist is not built: run `make frontend`")
+
+    body = json.dumps(synthetic_lineage(options.nodes))
+    edge_count = sum(len(n["outEdges"]) for n in json.loads(body)["graph"])
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(AppHandler, directory=str(DIST)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_port}/lineage?nodeId=dataset%3Abench%3Atable_0000&depth=20&direction=both"
+
+    times: list[float] = []
+    frames: list[float] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        print(f"chromium {browser.version}; {options.nodes} nodes, {edge_count} edges; {options.runs} runs")
+        for run in range(options.runs):
+            context = browser.new_context(viewport={"width": 1440, "height": 900})
+            page = context.new_page()
+            page.route(
+                "**/api/v1/lineage?*",
+                lambda route: route.fulfill(status=200, content_type="application/json", body=body),
+            )
+            page.goto(url)
+            page.wait_for_function("window.__tributaryRendered !== undefined", timeout=60_000)
+            rendered = page.evaluate("window.__tributaryRendered")
+            drawn = page.evaluate("window.__tributaryGraph.nodeIds().length")
+            assert drawn == options.nodes, f"drew {drawn} nodes, expected {options.nodes}"
+            times.append(rendered)
+            marks = page.evaluate("""() => Object.fromEntries(performance.getEntriesByType('mark')
+                .filter(m => m.name.startsWith('tributary:')).map(m => [m.name.slice(10), Math.round(m.startTime)]))""")
+            nav = page.evaluate("""() => { const n = performance.getEntriesByType('navigation')[0];
+                return {dom: Math.round(n.domContentLoadedEventEnd)}; }""")
+            print(
+                f"  run {run + 1}: {rendered:7.0f} ms to laid out and drawn  (DOMContentLoaded {nav['dom']}, "
+                + ", ".join(f"{k} {v}" for k, v in marks.items())
+                + ")"
+            )
+            if run == options.runs - 1:
+                frames = wheel_zoom_frames(page)
+                page.screenshot(path=str(ROOT / "test-artifacts" / "render-1000.png")) if (
+                    ROOT / "test-artifacts"
+                ).exists() else None
+            context.close()
+        browser.close()
+    server.shutdown()
+    print(
+        f"median: {statistics.median(times):.0f} ms (min {min(times):.0f}, max {max(times):.0f}) from navigation "
+        f"to a {options.nodes}-node graph laid out and drawn"
+    )
+    if frames:
+        print(
+            f"wheel zoom: median frame interval {statistics.median(frames):.1f} ms, "
+            f"p95 {sorted(frames)[int(len(frames) * 0.95) - 1]:.1f} ms over {len(frames)} frames"
+        )
+
+
+def wheel_zoom_frames(page: Any) -> list[float]:
+    """Frame intervals (ms) while the mouse wheel zooms in and out over the graph for about a second."""
+    page.mouse.move(500, 450)
+    page.evaluate("""() => { window.__frames = []; let last = performance.now();
+        const tick = (t) => { window.__frames.push(t - last); last = t;
+            if (window.__frames.length < 400) requestAnimationFrame(tick); };
+        requestAnimationFrame(tick); }""")
+    for i in range(30):
+        page.mouse.wheel(0, -120 if i % 10 < 5 else 120)
+        page.wait_for_timeout(30)
+    return page.evaluate("window.__frames.slice(1)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,273 @@
+"""Load a large synthetic lineage graph straight into the graph engine (batched UNWIND ... CREATE), for benchmarks.
+
+The graph has the projection's model (labels, `key` / `nodeId`, `firstSeen` / `lastSeen`):
+a layered DAG of datasets and jobs (Dataset -INPUT_TO-> Job -OUTPUTS-> Dataset) with skewed,
+power-law-ish fan-out (a few hub datasets feed many jobs), fields with column lineage
+(Field -DERIVES-> Field), and one run per job (Job -HAS_RUN-> Run -READ/WROTE-> Dataset).
+Names are a pure function of the index, so a benchmark can pick start nodes without a query:
+dataset i is `dataset:ns<i % NAMESPACES>:ds<i>`, its fields `col0`.., job j is `job:jobs<j % NAMESPACES>:job<j>`.
+
+    python bench/synthetic_graph.py --datasets 100000 --jobs 100000 --seed 7 --uri bolt://127.0.0.1:7687
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from neo4j import Driver, GraphDatabase
+
+from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType, Rel
+
+NAMESPACES = 20
+LAYERS = 25
+BATCH = 5000
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+TRANSFORMATIONS = [("DIRECT", "IDENTITY", False), ("DIRECT", "TRANSFORMATION", False),
+                   ("DIRECT", "AGGREGATION", False), ("INDIRECT", "FILTER", True), ("INDIRECT", "JOIN", True)]
+TYPES = ["bigint", "string", "double", "timestamp", "boolean", "decimal(10,2)"]
+
+
+def _key(*parts: str) -> str:
+    return KEY_SEPARATOR.join(parts)
+
+
+def _time(hours: float) -> str:
+    return (T0 + timedelta(hours=hours)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def dataset_name(i: int) -> tuple[str, str]:
+    return f"ns{i % NAMESPACES}", f"ds{i}"
+
+
+def job_name(j: int) -> tuple[str, str]:
+    return f"jobs{j % NAMESPACES}", f"job{j}"
+
+
+def dataset_id(i: int) -> str:
+    return ":".join([NodeType.DATASET.value, *dataset_name(i)])
+
+
+def field_id(i: int, column: int) -> str:
+    return ":".join([NodeType.DATASET_FIELD.value, *dataset_name(i), f"col{column}"])
+
+
+@dataclass
+class SyntheticGraph:
+    """The generated graph as rows, ready for the load statements."""
+
+    layer_of_dataset: list[int] = field(default_factory=list)
+    fields_of_dataset: list[int] = field(default_factory=list)
+    job_inputs: list[list[int]] = field(default_factory=list)
+    job_outputs: list[list[int]] = field(default_factory=list)
+    job_layer: list[int] = field(default_factory=list)
+    # (source dataset, column, derived dataset, column, job, transformation index)
+    derivations: list[tuple[int, int, int, int, int, int]] = field(default_factory=list)
+    run_states: list[str] = field(default_factory=list)
+
+    def edge_count(self) -> int:
+        lineage = sum(map(len, self.job_inputs)) + sum(map(len, self.job_outputs))
+        runs = len(self.job_inputs) + lineage  # HAS_RUN, READ, WROTE
+        return lineage + runs + sum(self.fields_of_dataset) + len(self.derivations)
+
+
+def synthetic_graph_generate(*, datasets: int, jobs: int, seed: int) -> SyntheticGraph:
+    """A layered DAG: layer 0 holds sources; each job in layer k reads from earlier layers and writes layer k."""
+    rng = random.Random(seed)
+    graph = SyntheticGraph()
+    sources = max(1, datasets // 10)
+    graph.layer_of_dataset = [0] * sources + sorted(rng.randrange(1, LAYERS) for _ in range(datasets - sources))
+    graph.fields_of_dataset = [rng.randint(2, 5) for _ in range(datasets)]
+    by_layer: list[list[int]] = [[] for _ in range(LAYERS)]
+    for i, layer in enumerate(graph.layer_of_dataset):
+        by_layer[layer].append(i)
+    graph.job_layer = sorted(rng.randrange(1, LAYERS) for _ in range(jobs))
+    jobs_by_layer: list[list[int]] = [[] for _ in range(LAYERS)]
+    for j, layer in enumerate(graph.job_layer):
+        jobs_by_layer[layer].append(j)
+    graph.job_outputs = [[] for _ in range(jobs)]
+    for layer in range(1, LAYERS):
+        layer_jobs = jobs_by_layer[layer] or jobs_by_layer[layer - 1] or [0]
+        for n, i in enumerate(by_layer[layer]):
+            graph.job_outputs[layer_jobs[n % len(layer_jobs)]].append(i)
+            if rng.random() < 0.15:  # a second writer now and then
+                graph.job_outputs[rng.choice(layer_jobs)].append(i)
+    graph.job_inputs = []
+    for j in range(jobs):
+        layer = graph.job_layer[j]
+        if not graph.job_outputs[j]:  # a job with no dataset of its own writes one of its layer
+            graph.job_outputs[j].append(rng.choice(by_layer[layer] or by_layer[0]))
+        count = min(40, int(rng.paretovariate(1.6)) + 1)
+        inputs: set[int] = set()
+        for _ in range(count):
+            source_layer = layer - 1 if rng.random() < 0.7 else rng.randrange(0, layer)
+            candidates = by_layer[source_layer] or by_layer[0]
+            inputs.add(candidates[int(len(candidates) * rng.random() ** 3)])  # skewed: hubs come first
+        graph.job_inputs.append(sorted(inputs - set(graph.job_outputs[j])) or [by_layer[0][0]])
+        for out in graph.job_outputs[j]:
+            for column in range(graph.fields_of_dataset[out]):
+                for _ in range(rng.choice((1, 1, 1, 2))):
+                    src = rng.choice(graph.job_inputs[j])
+                    graph.derivations.append((src, rng.randrange(graph.fields_of_dataset[src]), out, column, j,
+                                              rng.randrange(len(TRANSFORMATIONS))))
+    graph.run_states = [rng.choices(["COMPLETED", "FAILED", "ABORTED"], weights=[90, 8, 2])[0] for _ in range(jobs)]
+    return graph
+
+
+LOAD_NAMESPACES = (
+    f"UNWIND $rows AS row CREATE (:{Label.NAMESPACE} {{name: row.name, firstSeen: row.first, lastSeen: row.last}})"
+)
+LOAD_DATASETS = f"""
+UNWIND $rows AS row
+CREATE (:{Label.DATASET} {{key: row.key, nodeId: row.nodeId, namespace: row.namespace, name: row.name,
+        currentVersion: row.version, versionCount: 1, fieldCount: row.fieldCount,
+        firstSeen: row.first, lastSeen: row.last}})
+"""
+LOAD_JOBS = f"""
+UNWIND $rows AS row
+CREATE (:{Label.JOB} {{key: row.key, nodeId: row.nodeId, namespace: row.namespace, name: row.name,
+        jobType: 'JOB', firstSeen: row.first, lastSeen: row.last}})
+"""
+LOAD_FIELDS = f"""
+UNWIND $rows AS row
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+CREATE (d)-[:{Rel.HAS_FIELD}]->(:{Label.FIELD} {{key: row.key, nodeId: row.nodeId, namespace: row.namespace,
+        dataset: row.dataset, name: row.name, type: row.type, current: true}})
+"""
+LOAD_RUNS = f"""
+UNWIND $rows AS row
+MATCH (j:{Label.JOB} {{key: row.jobKey}})
+CREATE (j)-[:{Rel.HAS_RUN}]->(:{Label.RUN} {{runId: row.runId, nodeId: row.nodeId, state: row.state,
+        startedAt: row.started, endedAt: row.ended, durationMs: row.durationMs, lastEventTime: row.ended,
+        jobNamespace: row.jobNamespace, jobName: row.jobName, eventCount: 2, facetsJson: '{{}}'}})
+"""
+
+
+def _load_edges(start: Label, rel: Rel, end: Label, start_key: str = "key", end_key: str = "key",
+                extra: str = "") -> str:
+    return f"""
+UNWIND $rows AS row
+MATCH (a:{start} {{{start_key}: row.a}})
+MATCH (b:{end} {{{end_key}: row.b}})
+CREATE (a)-[:{rel} {{firstSeen: row.first, lastSeen: row.last{extra}}}]->(b)
+"""
+
+
+LOAD_INPUT_TO = _load_edges(Label.DATASET, Rel.INPUT_TO, Label.JOB)
+LOAD_OUTPUTS = _load_edges(Label.JOB, Rel.OUTPUTS, Label.DATASET)
+LOAD_READ = _load_edges(Label.RUN, Rel.READ, Label.DATASET, start_key="runId")
+LOAD_WROTE = _load_edges(Label.RUN, Rel.WROTE, Label.DATASET, start_key="runId")
+LOAD_DERIVES = _load_edges(
+    Label.FIELD, Rel.DERIVES, Label.FIELD,
+    extra=", job: row.job, transformation: row.transformation, subtype: row.subtype, indirect: row.indirect",
+)
+
+
+def _batches(rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+    for start in range(0, len(rows), BATCH):
+        yield rows[start:start + BATCH]
+
+
+def _run_id(seed: int, j: int) -> str:
+    return str(uuid.UUID(int=random.Random(seed * 1_000_003 + j).getrandbits(128), version=4))
+
+
+def synthetic_graph_load(*, driver: Driver, database: str, datasets: int, jobs: int, seed: int,
+                         log: bool = True) -> SyntheticGraph:
+    """Generate the graph and write it into an empty database, statement by statement in batches."""
+    from lineage_app.graph.schema import SCHEMA_STATEMENTS
+
+    began = time.monotonic()
+    graph = synthetic_graph_generate(datasets=datasets, jobs=jobs, seed=seed)
+
+    def say(what: str) -> None:
+        if log:
+            print(f"  {time.monotonic() - began:7.1f}s  {what}", flush=True)
+
+    say(f"generated {datasets} datasets, {jobs} jobs, {sum(graph.fields_of_dataset)} fields, "
+        f"{graph.edge_count()} edges")
+    with driver.session(database=database) as session:
+        for statement in SCHEMA_STATEMENTS:
+            session.run(statement).consume()
+
+        def write(query: str, rows: list[dict[str, Any]], what: str) -> None:
+            for batch in _batches(rows):
+                session.execute_write(lambda tx, b=batch: tx.run(query, rows=b).consume())
+            say(f"{len(rows):>9} {what}")
+
+        dataset_rows, field_rows = [], []
+        for i in range(datasets):
+            namespace, name = dataset_name(i)
+            layer = graph.layer_of_dataset[i]
+            dataset_rows.append({"key": _key(namespace, name), "nodeId": dataset_id(i), "namespace": namespace,
+                                 "name": name, "version": f"{i:016x}", "fieldCount": graph.fields_of_dataset[i],
+                                 "first": _time(layer), "last": _time(layer + 24)})
+            for column in range(graph.fields_of_dataset[i]):
+                field_rows.append({"datasetKey": _key(namespace, name), "key": _key(namespace, name, f"col{column}"),
+                                   "nodeId": field_id(i, column), "namespace": namespace, "dataset": name,
+                                   "name": f"col{column}", "type": TYPES[(i + column) % len(TYPES)]})
+        namespaces = sorted({dataset_name(i)[0] for i in range(min(datasets, NAMESPACES))}
+                            | {job_name(j)[0] for j in range(min(jobs, NAMESPACES))})
+        write(LOAD_NAMESPACES, [{"name": n, "first": _time(0), "last": _time(48)} for n in namespaces], "namespaces")
+        write(LOAD_DATASETS, dataset_rows, "datasets")
+        job_rows, run_rows, io_rows = [], [], {Rel.INPUT_TO: [], Rel.OUTPUTS: [], Rel.READ: [], Rel.WROTE: []}
+        for j in range(jobs):
+            namespace, name = job_name(j)
+            layer = graph.job_layer[j]
+            key, run_id = _key(namespace, name), _run_id(seed, j)
+            job_rows.append({"key": key, "nodeId": ":".join([NodeType.JOB.value, namespace, name]),
+                             "namespace": namespace, "name": name, "first": _time(layer), "last": _time(layer + 24)})
+            run_rows.append({"jobKey": key, "runId": run_id, "nodeId": f"run:{run_id}", "state": graph.run_states[j],
+                             "started": _time(layer + 24), "ended": _time(layer + 24.5), "durationMs": 1_800_000,
+                             "jobNamespace": namespace, "jobName": name})
+            seen = {"first": _time(layer), "last": _time(layer + 24)}
+            for i in graph.job_inputs[j]:
+                io_rows[Rel.INPUT_TO].append({"a": _key(*dataset_name(i)), "b": key, **seen})
+                io_rows[Rel.READ].append({"a": run_id, "b": _key(*dataset_name(i)), **seen})
+            for i in graph.job_outputs[j]:
+                io_rows[Rel.OUTPUTS].append({"a": key, "b": _key(*dataset_name(i)), **seen})
+                io_rows[Rel.WROTE].append({"a": run_id, "b": _key(*dataset_name(i)), **seen})
+        write(LOAD_JOBS, job_rows, "jobs")
+        write(LOAD_FIELDS, field_rows, "fields (with HAS_FIELD)")
+        write(LOAD_RUNS, run_rows, "runs (with HAS_RUN)")
+        write(LOAD_INPUT_TO, io_rows[Rel.INPUT_TO], "INPUT_TO")
+        write(LOAD_OUTPUTS, io_rows[Rel.OUTPUTS], "OUTPUTS")
+        write(LOAD_READ, io_rows[Rel.READ], "READ")
+        write(LOAD_WROTE, io_rows[Rel.WROTE], "WROTE")
+        derives = []
+        for src, src_col, dst, dst_col, j, t in graph.derivations:
+            kind, subtype, indirect = TRANSFORMATIONS[t]
+            src_ns, src_name = dataset_name(src)
+            dst_ns, dst_name = dataset_name(dst)
+            layer = graph.job_layer[j]
+            derives.append({"a": _key(src_ns, src_name, f"col{src_col}"), "b": _key(dst_ns, dst_name, f"col{dst_col}"),
+                            "job": ":".join([NodeType.JOB.value, *job_name(j)]), "transformation": kind,
+                            "subtype": subtype, "indirect": indirect, "first": _time(layer),
+                            "last": _time(layer + 24)})
+        write(LOAD_DERIVES, derives, "DERIVES")
+    return graph
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--datasets", type=int, default=100_000)
+    parser.add_argument("--jobs", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--uri", default="bolt://127.0.0.1:7687")
+    parser.add_argument("--user", default="root")
+    parser.add_argument("--password", default="tributary-embedded")
+    parser.add_argument("--database", default="lineage")
+    args = parser.parse_args()
+    with GraphDatabase.driver(args.uri, auth=(args.user, args.password)) as driver:
+        synthetic_graph_load(driver=driver, database=args.database, datasets=args.datasets, jobs=args.jobs,
+                             seed=args.seed)
+
+
+if __name__ == "__main__":
+    main()

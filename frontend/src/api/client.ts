@@ -1,0 +1,128 @@
+// The read API client: session cookie auth, CSRF header for writes, typed endpoints.
+
+import type {
+  ApiErrorBody, ColumnLineageResponse, DatasetDetail, DatasetSummary, Direction, Failure, JobDetail,
+  JobSummary, LineageResponse, Namespace, Page, RunDetail, RunSummary, SearchResponse, VersionDiff,
+} from "./types";
+
+export const API_ROOT = "/api/v1";
+
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly body: ApiErrorBody) {
+    super(body.message || body.error || `HTTP ${status}`);
+    this.name = "ApiError";
+  }
+}
+
+type Params = Record<string, string | number | boolean | null | undefined | string[]>;
+
+/** `path?query` with empty values dropped and arrays repeated (`types=a&types=b` is never used: joined by `,`). */
+export function apiUrl(path: string, params: Params = {}): string {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value === undefined || value === null || value === "") continue;
+    query.set(key, Array.isArray(value) ? value.join(",") : String(value));
+  }
+  const text = query.toString();
+  return `${API_ROOT}${path}${text ? `?${text}` : ""}`;
+}
+
+/** The value of a cookie, or null. */
+export function cookie(name: string, source: string = typeof document === "undefined" ? "" : document.cookie): string | null {
+  for (const part of source.split(";")) {
+    const [key, ...rest] = part.trim().split("=");
+    if (key === name) return decodeURIComponent(rest.join("="));
+  }
+  return null;
+}
+
+export interface RequestOptions {
+  method?: string;
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+/** Called when the session has expired; the app sends the user to the login page. */
+let onUnauthenticated: () => void = () => {
+  const next = window.location.pathname + window.location.search;
+  window.location.assign(`/login/?next=${encodeURIComponent(next)}`);
+};
+
+export function setUnauthenticatedHandler(handler: () => void): void {
+  onUnauthenticated = handler;
+}
+
+export async function request<T>(url: string, options: RequestOptions = {}): Promise<T> {
+  const method = (options.method ?? "GET").toUpperCase();
+  const headers: Record<string, string> = { Accept: "application/json" };
+  if (method !== "GET" && method !== "HEAD") {
+    const token = cookie("csrftoken");
+    if (token) headers["X-CSRFToken"] = token;
+    if (options.body !== undefined) headers["Content-Type"] = "application/json";
+  }
+  const response = await fetch(url, {
+    method,
+    headers,
+    credentials: "same-origin",
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    signal: options.signal,
+  });
+  if (response.status === 401 || (response.status === 403 && !(await isPermissionError(response)))) {
+    onUnauthenticated();
+  }
+  if (!response.ok) {
+    throw new ApiError(response.status, await errorBody(response));
+  }
+  return (await response.json()) as T;
+}
+
+async function isPermissionError(response: Response): Promise<boolean> {
+  // A 403 for a logged-in user without the scope is an error to show; "not authenticated" is a login.
+  try {
+    const body = (await response.clone().json()) as Partial<ApiErrorBody> & { detail?: string };
+    const text = `${body.error ?? ""} ${body.message ?? ""} ${body.detail ?? ""}`.toLowerCase();
+    return !text.includes("not authenticated") && !text.includes("credentials were not provided");
+  } catch {
+    return false;
+  }
+}
+
+async function errorBody(response: Response): Promise<ApiErrorBody> {
+  try {
+    const body = (await response.json()) as Partial<ApiErrorBody> & { detail?: string };
+    return {
+      error: body.error ?? `http_${response.status}`,
+      message: body.message ?? body.detail ?? response.statusText,
+      path: body.path,
+    };
+  } catch {
+    return { error: `http_${response.status}`, message: response.statusText || `HTTP ${response.status}` };
+  }
+}
+
+const get = <T>(path: string, params?: Params, signal?: AbortSignal) => request<T>(apiUrl(path, params), { signal });
+
+export interface PageParams {
+  limit?: number;
+  offset?: number;
+}
+
+export const api = {
+  namespaces: (p: PageParams = {}) => get<Page<Namespace>>("/namespaces", { ...p }),
+  datasets: (p: PageParams & { namespace?: string; q?: string } = {}) => get<Page<DatasetSummary>>("/datasets", { ...p }),
+  dataset: (nodeId: string) => get<DatasetDetail>("/datasets/detail", { nodeId }),
+  versionDiff: (nodeId: string, from: string, to: string) =>
+    get<VersionDiff>("/datasets/versions/diff", { nodeId, from, to }),
+  jobs: (p: PageParams & { namespace?: string; q?: string } = {}) => get<Page<JobSummary>>("/jobs", { ...p }),
+  job: (nodeId: string) => get<JobDetail>("/jobs/detail", { nodeId }),
+  jobRuns: (nodeId: string, p: PageParams = {}) => get<Page<RunSummary>>("/jobs/runs", { nodeId, ...p }),
+  run: (runId: string) => get<RunDetail>(`/jobs/runs/${encodeURIComponent(runId)}`),
+  lineage: (nodeId: string, depth: number, direction: Direction, signal?: AbortSignal) =>
+    get<LineageResponse>("/lineage", { nodeId, depth, direction }, signal),
+  columnLineage: (nodeId: string, depth: number, direction: Direction, signal?: AbortSignal) =>
+    get<ColumnLineageResponse>("/column-lineage", { nodeId, depth, direction }, signal),
+  failures: (p: PageParams & { namespace?: string; job?: string; since?: string; until?: string } = {}) =>
+    get<Page<Failure>>("/failures", { ...p }),
+  search: (q: string, types?: string[], limit = 20, signal?: AbortSignal) =>
+    get<SearchResponse>("/search", { q, types, limit }, signal),
+};

@@ -1,0 +1,224 @@
+// Types that mirror the read API's responses (docs/api.md); keep them in step with the contract.
+
+export type NodeType = "DATASET" | "JOB";
+export type RunState = "NEW" | "RUNNING" | "COMPLETED" | "FAILED" | "ABORTED";
+export type Direction = "upstream" | "downstream" | "both";
+export type Verification =
+  | "VERIFIED"
+  | "UNSIGNED"
+  | "INVALID_SIGNATURE"
+  | "UNKNOWN_KEY"
+  | "REVOKED_KEY"
+  | "RETIRED_KEY"
+  | "NAMESPACE_NOT_ALLOWED";
+
+export interface ApiErrorBody {
+  error: string;
+  message: string;
+  path?: string;
+}
+
+export interface Page<T> {
+  count: number;
+  results: T[];
+}
+
+export interface Namespace {
+  name: string;
+  datasetCount: number;
+  jobCount: number;
+}
+
+export interface DatasetSummary {
+  id: string;
+  namespace: string;
+  name: string;
+  fieldCount: number | null;
+  currentVersion: string | null;
+  lastSeen: string | null;
+  lastRunState: RunState | null;
+}
+
+export interface JobSummary {
+  id: string;
+  namespace: string;
+  name: string;
+  jobType: string | null;
+  latestRunState: RunState | null;
+  latestRunTime: string | null;
+}
+
+export interface Field {
+  id: string;
+  name: string;
+  type: string | null;
+  current: boolean;
+}
+
+export interface SchemaVersion {
+  version: string;
+  firstSeen: string | null;
+  lastSeen: string | null;
+  createdByRun: string | null;
+  fields: { name: string; type: string | null }[];
+}
+
+export interface Owner {
+  name: string;
+  kind: string | null;
+  role: string | null;
+  source: string | null;
+}
+
+export interface RecentRun {
+  runId: string;
+  job: string;
+  state: RunState;
+  startedAt: string | null;
+  endedAt: string | null;
+}
+
+export interface DatasetDetail {
+  id: string;
+  namespace: string;
+  name: string;
+  facets: Record<string, unknown>;
+  fields: Field[];
+  versions: SchemaVersion[];
+  owners: Owner[];
+  producers: string[];
+  consumers: string[];
+  lastRuns: RecentRun[];
+}
+
+export interface VersionDiff {
+  from: string;
+  to: string;
+  added: { name: string; type: string | null }[];
+  removed: { name: string; type: string | null }[];
+  changed: { name: string; fromType: string | null; toType: string | null }[];
+  downstream: string[];
+  truncated?: boolean;
+}
+
+export interface RunSummary {
+  runId: string;
+  state: RunState;
+  startedAt: string | null;
+  endedAt: string | null;
+  durationMs: number | null;
+  errorMessage: string | null;
+  verification: Verification | null;
+}
+
+export interface JobDetail {
+  id: string;
+  namespace: string;
+  name: string;
+  jobType: string | null;
+  facets: Record<string, unknown>;
+  inputs: string[];
+  outputs: string[];
+  latestRun: RunSummary | null;
+}
+
+export interface RunDetail extends RunSummary {
+  id: string;
+  jobNamespace: string;
+  jobName: string;
+  stackTrace: string | null;
+  facets: Record<string, unknown>;
+  inputs: string[];
+  outputs: string[];
+  children: string[];
+  parentRunId: string | null;
+  events: unknown[];
+}
+
+export interface LineageEdge {
+  origin: string;
+  destination: string;
+}
+
+/** Dataset and job `data` as the lineage endpoint returns them (summaries from the graph). */
+export interface LineageNodeData {
+  nodeId?: string;
+  namespace: string;
+  name: string;
+  // datasets
+  currentVersion?: string | null;
+  fieldCount?: number | null;
+  lastRunState?: RunState | null;
+  // jobs
+  jobType?: string | null;
+  latestRunId?: string | null;
+  latestRunState?: RunState | null;
+  latestRunTime?: string | null;
+  firstSeen?: string | null;
+  lastSeen?: string | null;
+}
+
+export interface LineageNode {
+  id: string;
+  type: NodeType;
+  data: LineageNodeData;
+  inEdges: LineageEdge[];
+  outEdges: LineageEdge[];
+}
+
+export interface LineageResponse {
+  nodeId: string;
+  depth: number;
+  direction: Direction;
+  graph: LineageNode[];
+  /** The traversal stopped at the server's node budget (`LINEAGE_MAX_NODES`). */
+  truncated?: boolean;
+}
+
+export interface ColumnEdge extends LineageEdge {
+  job: string | null;
+  transformation: string | null;
+  subtype: string | null;
+  indirect: boolean | null;
+}
+
+export interface ColumnNode {
+  id: string;
+  type: "DATASET_FIELD";
+  data: { namespace: string; dataset: string; name: string; type: string | null };
+  inEdges: ColumnEdge[];
+  outEdges: ColumnEdge[];
+}
+
+export interface ColumnLineageResponse {
+  nodeId: string;
+  depth: number;
+  direction: Direction;
+  graph: ColumnNode[];
+  truncated?: boolean;
+}
+
+export interface Failure {
+  runId: string;
+  job: string;
+  state: "FAILED" | "ABORTED";
+  startedAt: string | null;
+  endedAt: string | null;
+  errorMessage: string | null;
+  stackTrace: string | null;
+  outputs: string[];
+}
+
+export type SearchType = "DATASET" | "JOB" | "DATASET_FIELD";
+
+export interface SearchResult {
+  id: string;
+  type: SearchType;
+  namespace: string;
+  name: string;
+  dataset?: string;
+}
+
+export interface SearchResponse {
+  results: SearchResult[];
+}

@@ -1,0 +1,41 @@
+// Ask the layout worker for node positions; one worker per page, replies matched by request id.
+
+import type { LayoutNode, LayoutRequest, LayoutResult } from "./layoutCompute";
+
+let worker: Worker | null = null;
+let nextId = 1;
+const pending = new Map<number, { resolve: (r: LayoutResult) => void; reject: (e: Error) => void }>();
+
+function layoutWorker(): Worker {
+  if (!worker) {
+    worker = new Worker(new URL("./layout.worker.ts", import.meta.url), { type: "module" });
+    worker.onmessage = (event: MessageEvent<LayoutResult & { error?: string }>) => {
+      const waiting = pending.get(event.data.id);
+      if (!waiting) return;
+      pending.delete(event.data.id);
+      if (event.data.error) waiting.reject(new Error(event.data.error));
+      else waiting.resolve(event.data);
+    };
+    worker.onerror = (event) => {
+      for (const waiting of pending.values()) waiting.reject(new Error(event.message || "layout worker failed"));
+      pending.clear();
+      worker = null;
+    };
+  }
+  return worker;
+}
+
+export function layoutOffMainThread(request: Omit<LayoutRequest, "id">): Promise<LayoutResult> {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject });
+    layoutWorker().postMessage({ ...request, id });
+  });
+}
+
+/** Node box size from its label, matching the renderers' font and padding. */
+export function nodeSize(label: string, kind: "DATASET" | "JOB" | "DATASET_FIELD" | "DATASET_GROUP"): Pick<LayoutNode, "width" | "height"> {
+  const chars = Math.min(label.length, 40);
+  if (kind === "DATASET_FIELD") return { width: Math.max(70, chars * 7 + 20), height: 26 };
+  return { width: Math.max(80, chars * 7.2 + 28), height: kind === "JOB" ? 34 : 38 };
+}

@@ -1,0 +1,172 @@
+// The explorer's graph state: lineage responses merged into one node / edge set, and paths in it.
+
+import type { ColumnEdge, ColumnLineageResponse, LineageNodeData, LineageResponse, NodeType } from "../api/types";
+
+export interface GraphNode {
+  id: string;
+  type: NodeType | "DATASET_FIELD" | "DATASET_GROUP";
+  label: string;
+  data: Record<string, unknown>;
+  parent?: string;
+}
+
+export interface GraphEdge {
+  id: string;
+  source: string;
+  target: string;
+  label?: string;
+  data?: Record<string, unknown>;
+}
+
+export interface GraphModel {
+  nodes: Map<string, GraphNode>;
+  edges: Map<string, GraphEdge>;
+}
+
+export function emptyModel(): GraphModel {
+  return { nodes: new Map(), edges: new Map() };
+}
+
+export function edgeId(source: string, target: string): string {
+  return `${source}->${target}`;
+}
+
+/** How a dataset or job node is labelled: its name (the namespace is in the side panel). */
+export function nodeLabel(data: Pick<LineageNodeData, "name">, id: string): string {
+  return data.name || id;
+}
+
+/**
+ * Merge a lineage response into `model` (in place): new nodes and edges are added, a node
+ * already present takes the newer data. Returns the ids of the nodes that were not there.
+ */
+export function mergeLineage(model: GraphModel, response: LineageResponse): string[] {
+  const added: string[] = [];
+  for (const node of response.graph) {
+    if (!model.nodes.has(node.id)) added.push(node.id);
+    const previous = model.nodes.get(node.id);
+    model.nodes.set(node.id, {
+      id: node.id,
+      type: node.type,
+      label: nodeLabel(node.data, node.id),
+      data: { ...(previous?.data ?? {}), ...node.data },
+    });
+  }
+  for (const node of response.graph) {
+    for (const edge of [...node.inEdges, ...node.outEdges]) {
+      // An edge may name a node the response left out (it should not); draw only edges with both ends.
+      if (!model.nodes.has(edge.origin) || !model.nodes.has(edge.destination)) continue;
+      const id = edgeId(edge.origin, edge.destination);
+      if (!model.edges.has(id)) model.edges.set(id, { id, source: edge.origin, target: edge.destination });
+    }
+  }
+  return added;
+}
+
+/** The column-lineage graph: one compound node per dataset holding its fields, edges labelled by transformation. */
+export function columnModel(response: ColumnLineageResponse): GraphModel {
+  const model = emptyModel();
+  for (const node of response.graph) {
+    const group = `dataset:${node.data.namespace}:${node.data.dataset}`;
+    if (!model.nodes.has(group)) {
+      model.nodes.set(group, {
+        id: group, type: "DATASET_GROUP", label: node.data.dataset,
+        data: { namespace: node.data.namespace, name: node.data.dataset },
+      });
+    }
+    model.nodes.set(node.id, {
+      id: node.id, type: "DATASET_FIELD", label: node.data.name, parent: group, data: { ...node.data },
+    });
+  }
+  for (const node of response.graph) {
+    for (const edge of [...node.inEdges, ...node.outEdges]) {
+      if (!model.nodes.has(edge.origin) || !model.nodes.has(edge.destination)) continue;
+      const id = edgeId(edge.origin, edge.destination);
+      if (!model.edges.has(id)) {
+        model.edges.set(id, { id, source: edge.origin, target: edge.destination, label: transformationLabel(edge), data: { ...edge } });
+      }
+    }
+  }
+  return model;
+}
+
+export function transformationLabel(edge: Pick<ColumnEdge, "transformation" | "subtype" | "indirect">): string {
+  const kind = edge.transformation ?? (edge.indirect ? "INDIRECT" : "DIRECT");
+  return edge.subtype ? `${kind}/${edge.subtype}` : kind;
+}
+
+/** The column edges that feed or leave `fieldId`, directly or through other fields, split by side. */
+export function columnSides(response: ColumnLineageResponse): { upstream: ColumnEdge[]; downstream: ColumnEdge[] } {
+  const edges = new Map<string, ColumnEdge>();
+  for (const node of response.graph) for (const e of [...node.inEdges, ...node.outEdges]) edges.set(edgeId(e.origin, e.destination), e);
+  const all = [...edges.values()];
+  const reach = (forward: boolean): ColumnEdge[] => {
+    const seen = new Set([response.nodeId]);
+    const found: ColumnEdge[] = [];
+    let frontier = [response.nodeId];
+    while (frontier.length) {
+      const next: string[] = [];
+      for (const edge of all) {
+        const [from, to] = forward ? [edge.origin, edge.destination] : [edge.destination, edge.origin];
+        if (frontier.includes(from)) {
+          if (!found.includes(edge)) found.push(edge);
+          if (!seen.has(to)) { seen.add(to); next.push(to); }
+        }
+      }
+      frontier = next;
+    }
+    return found;
+  };
+  return { upstream: reach(false), downstream: reach(true) };
+}
+
+/**
+ * The shortest path between two nodes as a list of node ids: following data flow from `a` to `b`
+ * or from `b` to `a` when one exists, else ignoring direction; null when they are not connected.
+ */
+export function shortestPath(model: GraphModel, a: string, b: string): string[] | null {
+  if (!model.nodes.has(a) || !model.nodes.has(b)) return null;
+  if (a === b) return [a];
+  const out = new Map<string, string[]>();
+  const into = new Map<string, string[]>();
+  for (const edge of model.edges.values()) {
+    (out.get(edge.source) ?? out.set(edge.source, []).get(edge.source)!).push(edge.target);
+    (into.get(edge.target) ?? into.set(edge.target, []).get(edge.target)!).push(edge.source);
+  }
+  const forward = (id: string) => out.get(id) ?? [];
+  const both = (id: string) => [...(out.get(id) ?? []), ...(into.get(id) ?? [])];
+  const directed = bfs(a, b, forward);
+  const reverse = bfs(b, a, forward);
+  if (directed && reverse) return directed.length <= reverse.length ? directed : reverse.reverse();
+  if (directed) return directed;
+  if (reverse) return reverse.reverse();
+  return bfs(a, b, both);
+}
+
+function bfs(start: string, goal: string, neighbours: (id: string) => string[]): string[] | null {
+  const previous = new Map<string, string | null>([[start, null]]);
+  const queue = [start];
+  for (let i = 0; i < queue.length; i++) {
+    const id = queue[i];
+    if (id === goal) break;
+    for (const next of neighbours(id)) {
+      if (!previous.has(next)) { previous.set(next, id); queue.push(next); }
+    }
+  }
+  if (!previous.has(goal)) return null;
+  const path: string[] = [];
+  for (let at: string | null = goal; at !== null; at = previous.get(at) ?? null) path.push(at);
+  return path.reverse();
+}
+
+/** Edge ids along a node path, whichever way each edge points. */
+export function pathEdgeIds(model: GraphModel, path: string[]): string[] {
+  const ids: string[] = [];
+  for (let i = 0; i + 1 < path.length; i++) {
+    const forward = edgeId(path[i], path[i + 1]);
+    const backward = edgeId(path[i + 1], path[i]);
+    if (model.edges.has(forward)) ids.push(forward);
+    else if (model.edges.has(backward)) ids.push(backward);
+  }
+  return ids;
+}

@@ -1,0 +1,40 @@
+// The graph stylesheet: one renderer per node type, then edges and the highlight layers.
+
+import type cytoscape from "cytoscape";
+import type { GraphNode } from "../model";
+import { datasetColors, datasetStyle } from "./dataset";
+import { fieldStyle } from "./field";
+import { jobColors, jobStyle } from "./job";
+
+/** Per-type colours put in each node's data, read by that type's style rule. */
+export const nodeColors: Partial<Record<GraphNode["type"], (node: GraphNode) => { fill: string; stroke: string }>> = {
+  DATASET: datasetColors,
+  JOB: jobColors,
+};
+
+export const graphStyle: cytoscape.StylesheetJson = [
+  // Labels too small to read are not drawn: that keeps zoomed-out 1,000-node graphs fluid.
+  { selector: "node", style: { "min-zoomed-font-size": 7 } },
+  ...datasetStyle,
+  ...jobStyle,
+  ...fieldStyle,
+  {
+    selector: "edge",
+    style: {
+      width: 1.5,
+      "line-color": "#afb8c1",
+      "target-arrow-color": "#afb8c1",
+      "target-arrow-shape": "triangle",
+      "curve-style": "bezier",
+      "arrow-scale": 0.9,
+    },
+  },
+  // Large graphs: straight edges skip the bezier bundling work on every redraw.
+  { selector: "edge.fast", style: { "curve-style": "straight" } },
+  { selector: "node.root", style: { "underlay-color": "#8250df", "underlay-opacity": 0.25, "underlay-padding": 8 } },
+  { selector: "node:selected", style: { "overlay-color": "#0969da", "overlay-opacity": 0.18, "overlay-padding": 6 } },
+  { selector: "node.path-end", style: { "underlay-color": "#fb8500", "underlay-opacity": 0.45, "underlay-padding": 10 } },
+  { selector: "node.on-path", style: { "border-color": "#fb8500", "border-width": 4 } },
+  { selector: "edge.on-path", style: { width: 4, "line-color": "#fb8500", "target-arrow-color": "#fb8500", "z-index": 10 } },
+  { selector: ".faded", style: { opacity: 0.25 } },
+];

@@ -1,0 +1,50 @@
+// Side panel for a job: its latest run with the signature status, recent runs, inputs and outputs.
+
+import { api } from "../../../api/client";
+import type { JobDetail, Page, RunSummary } from "../../../api/types";
+import { h, link, replace } from "../../../dom";
+import { formatDuration, formatTime } from "../../../format";
+import { errorMessage, loading, nodeLink, section, stateBadge, verificationBadge } from "../../../shell/widgets";
+import type { PanelActions } from "./types";
+
+export function jobPanel(id: string, actions: PanelActions): HTMLElement {
+  const body = h("div", { class: "panel-body" }, loading());
+  const panel = h("div", { class: "side-panel-content", "data-node": id }, body);
+  void (async () => {
+    try {
+      const [detail, runs] = await Promise.all([api.job(id), api.jobRuns(id, { limit: 8 })]);
+      replace(body, ...jobSections(detail, runs, actions));
+    } catch (error) {
+      replace(body, errorMessage(error));
+    }
+  })();
+  return panel;
+}
+
+function jobSections(detail: JobDetail, runs: Page<RunSummary>, actions: PanelActions): HTMLElement[] {
+  const latest = detail.latestRun ?? runs.results[0] ?? null;
+  return [
+    h("div", { class: "panel-head" },
+      h("span", { class: "tag tag-job" }, "job"),
+      h("h2", { class: "node-name" }, detail.name),
+      h("div", { class: "muted" }, detail.namespace, detail.jobType ? ` · ${detail.jobType}` : "")),
+    h("div", { class: "panel-actions" },
+      h("button", { type: "button", onclick: () => actions.expand(detail.id) }, "Expand neighbours"),
+      h("button", { type: "button", onclick: () => actions.openAsRoot(detail.id) }, "Center lineage here"),
+      link(`/job?nodeId=${encodeURIComponent(detail.id)}`, "Run history →")),
+    section("Latest run",
+      latest
+        ? h("div", { class: "latest-run" },
+          stateBadge(latest.state), " ", formatTime(latest.startedAt), " · ", formatDuration(latest.durationMs),
+          h("div", { class: "latest-verification" }, verificationBadge(latest.verification)),
+          latest.errorMessage ? h("pre", { class: "error-text" }, latest.errorMessage) : null)
+        : h("p", { class: "muted" }, "No runs yet.")),
+    section(`Recent runs (${runs.count})`,
+      runs.results.length
+        ? h("ul", { class: "runs" }, runs.results.map((run) =>
+          h("li", {}, stateBadge(run.state), " ", formatTime(run.startedAt), h("span", { class: "muted" }, ` ${formatDuration(run.durationMs)}`))))
+        : h("p", { class: "muted" }, "No runs.")),
+    section("Reads", detail.inputs.length ? h("ul", {}, detail.inputs.map((id) => h("li", {}, nodeLink(id)))) : h("p", { class: "muted" }, "—")),
+    section("Writes", detail.outputs.length ? h("ul", {}, detail.outputs.map((id) => h("li", {}, nodeLink(id)))) : h("p", { class: "muted" }, "—")),
+  ];
+}

@@ -1,0 +1,54 @@
+// The explorer's place, kept in the URL: roots, depth, direction, view, focused node and field.
+
+import type { Direction } from "../../api/types";
+
+export type View = "table" | "column";
+
+export interface ExplorerState {
+  roots: string[];
+  depth: number;
+  direction: Direction;
+  view: View;
+  focus: string | null;
+  field: string | null;
+}
+
+export const DEFAULT_DEPTH = 2;
+export const MAX_DEPTH = 20;
+const DIRECTIONS: Direction[] = ["upstream", "downstream", "both"];
+
+export function parseState(params: URLSearchParams): ExplorerState {
+  const depth = Number.parseInt(params.get("depth") ?? "", 10);
+  const direction = params.get("direction") as Direction;
+  const roots = [...new Set(params.getAll("nodeId").filter(Boolean))];
+  return {
+    roots,
+    depth: Number.isFinite(depth) ? Math.max(0, Math.min(MAX_DEPTH, depth)) : DEFAULT_DEPTH,
+    direction: DIRECTIONS.includes(direction) ? direction : "both",
+    view: params.get("view") === "column" ? "column" : "table",
+    focus: params.get("focus") || null,
+    field: params.get("field") || null,
+  };
+}
+
+export function stateParams(state: ExplorerState): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const root of state.roots) params.append("nodeId", root);
+  params.set("depth", String(state.depth));
+  params.set("direction", state.direction);
+  if (state.view !== "table") params.set("view", state.view);
+  if (state.focus) params.set("focus", state.focus);
+  if (state.field) params.set("field", state.field);
+  return params;
+}
+
+/** What identifies the table graph: the same key means the same fetched lineage. */
+export function tableKey(state: ExplorerState): string {
+  return JSON.stringify([state.roots, state.depth, state.direction]);
+}
+
+/** The dataset whose columns the column view shows: the focused node if a dataset, else the first dataset root. */
+export function columnDataset(state: ExplorerState): string | null {
+  if (state.focus?.startsWith("dataset:")) return state.focus;
+  return state.roots.find((root) => root.startsWith("dataset:")) ?? null;
+}

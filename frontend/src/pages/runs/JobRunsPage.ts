@@ -1,0 +1,124 @@
+// A job's run history: a timeline of runs, durations and states, with each run's error and stack trace.
+
+import { api } from "../../api/client";
+import type { JobDetail, RunSummary } from "../../api/types";
+import { h, link, replace, svg } from "../../dom";
+import { STATE_COLORS, formatDuration, formatTime, stateKey } from "../../format";
+import { errorMessage, lineageHref, loading, nodeLink, stateBadge, verificationBadge } from "../../shell/widgets";
+
+const PAGE = 50;
+
+export function JobRunsPage(root: HTMLElement, url: URL): void {
+  const nodeId = url.searchParams.get("nodeId");
+  if (!nodeId) { replace(root, h("div", { class: "page" }, h("p", {}, "No job chosen."))); return; }
+  const head = h("div", {}, loading());
+  const timeline = h("div", { class: "timeline", id: "timeline" });
+  const table = h("tbody", {});
+  const more = h("div", {});
+  replace(root, h("div", { class: "page" }, head,
+    h("h2", {}, "Timeline"), timeline,
+    h("h2", {}, "Runs"),
+    h("table", { class: "grid runs-table", id: "runs" },
+      h("thead", {}, h("tr", {}, h("th", {}, "State"), h("th", {}, "Started"), h("th", {}, "Ended"), h("th", {}, "Duration"),
+        h("th", {}, "Signature"), h("th", {}, "Error"), h("th", {}, ""))),
+      table),
+    more));
+
+  api.job(nodeId).then((job) => replace(head, jobHead(job)), (error) => replace(head, errorMessage(error)));
+
+  const runs: RunSummary[] = [];
+  let offset = 0;
+  const loadPage = async () => {
+    try {
+      const page = await api.jobRuns(nodeId, { limit: PAGE, offset });
+      runs.push(...page.results);
+      offset += page.results.length;
+      for (const run of page.results) table.append(...runRows(run));
+      replace(timeline, runs.length ? runTimeline(runs) : h("p", { class: "muted" }, "No runs yet."));
+      replace(more, offset < page.count
+        ? h("button", { type: "button", onclick: () => void loadPage() }, `Older runs (${page.count - offset} left)`)
+        : h("p", { class: "muted" }, `${page.count} runs`));
+    } catch (error) {
+      replace(more, errorMessage(error));
+    }
+  };
+  void loadPage();
+}
+
+function jobHead(job: JobDetail): HTMLElement {
+  return h("div", { class: "page-head" },
+    h("span", { class: "tag tag-job" }, "job"),
+    h("h1", { class: "node-name" }, job.name),
+    h("div", { class: "muted" }, job.namespace, job.jobType ? ` · ${job.jobType}` : ""),
+    h("div", { class: "io" },
+      h("span", {}, "Reads: ", job.inputs.length ? job.inputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—"),
+      h("span", {}, " · Writes: ", job.outputs.length ? job.outputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—")),
+    h("div", { class: "panel-actions" },
+      link(lineageHref([job.id]), "Lineage"),
+      link(`/failures?job=${encodeURIComponent(job.id)}`, "Failures of this job")));
+}
+
+function runRows(run: RunSummary): HTMLElement[] {
+  const detail = h("tr", { class: "run-detail", hidden: true }, h("td", { colspan: "7" }));
+  const toggle = h("button", { type: "button", class: "link-button" }, "details");
+  toggle.addEventListener("click", async () => {
+    detail.hidden = !detail.hidden;
+    if (detail.hidden || detail.dataset.loaded) return;
+    detail.dataset.loaded = "1";
+    const cell = detail.firstElementChild as HTMLElement;
+    replace(cell, loading());
+    try {
+      const full = await api.run(run.runId);
+      replace(cell,
+        h("div", { class: "mono muted" }, `run ${full.runId}`),
+        full.errorMessage ? h("pre", { class: "error-text" }, full.errorMessage) : null,
+        full.stackTrace ? h("details", { class: "stack" }, h("summary", {}, "Stack trace"), h("pre", { class: "stack-trace" }, full.stackTrace)) : null,
+        h("div", {}, "Read: ", full.inputs.length ? full.inputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—"),
+        h("div", {}, "Wrote: ", full.outputs.length ? full.outputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—"),
+        full.outputs.length ? link(lineageHref(full.outputs, { depth: 5, direction: "downstream" }), "Downstream of this run's outputs") : null);
+    } catch (error) {
+      replace(cell, errorMessage(error));
+    }
+  });
+  return [
+    h("tr", { "data-run": run.runId },
+      h("td", {}, stateBadge(run.state)),
+      h("td", {}, formatTime(run.startedAt)),
+      h("td", {}, formatTime(run.endedAt)),
+      h("td", {}, formatDuration(run.durationMs)),
+      h("td", {}, verificationBadge(run.verification)),
+      h("td", { class: "error-cell" }, run.errorMessage ?? ""),
+      h("td", {}, toggle)),
+    detail,
+  ];
+}
+
+/** Runs as bars on a time axis (oldest left), height by duration; colour by state. */
+export function runTimeline(runs: RunSummary[]): SVGElement {
+  const width = 900;
+  const height = 120;
+  const timed = runs.filter((r) => r.startedAt).map((r) => ({
+    run: r, start: Date.parse(r.startedAt!), end: r.endedAt ? Date.parse(r.endedAt) : Date.parse(r.startedAt!) + (r.durationMs ?? 0),
+  }));
+  const chart = svg("svg", { viewBox: `0 0 ${width} ${height + 24}`, class: "timeline-svg", role: "img", "aria-label": "Run timeline" });
+  if (!timed.length) return chart;
+  const t0 = Math.min(...timed.map((t) => t.start));
+  const t1 = Math.max(...timed.map((t) => t.end), t0 + 1);
+  const longest = Math.max(...timed.map((t) => t.run.durationMs ?? t.end - t.start), 1);
+  const x = (t: number) => 10 + ((t - t0) / (t1 - t0)) * (width - 20);
+  chart.appendChild(svg("line", { x1: 10, x2: width - 10, y1: height, y2: height, stroke: "#d0d7de" }));
+  for (const t of timed) {
+    const duration = t.run.durationMs ?? t.end - t.start;
+    const barHeight = Math.max(4, (duration / longest) * (height - 10));
+    const barWidth = Math.max(4, x(t.end) - x(t.start));
+    const bar = svg("rect", {
+      x: x(t.start), y: height - barHeight, width: barWidth, height: barHeight, rx: 2,
+      fill: STATE_COLORS[stateKey(t.run.state)], "data-run": t.run.runId,
+    });
+    bar.appendChild(svg("title", {}, `${t.run.state} · ${formatTime(t.run.startedAt)} · ${formatDuration(t.run.durationMs)}`));
+    chart.appendChild(bar);
+  }
+  chart.appendChild(svg("text", { x: 10, y: height + 18, "font-size": 11, fill: "#57606a" }, formatTime(new Date(t0).toISOString())));
+  chart.appendChild(svg("text", { x: width - 10, y: height + 18, "font-size": 11, fill: "#57606a", "text-anchor": "end" }, formatTime(new Date(t1).toISOString())));
+  return chart;
+}

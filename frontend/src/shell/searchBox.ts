@@ -1,0 +1,95 @@
+// The search box in the header: typed-ahead results from `/api/v1/search`, on every page.
+
+import { api } from "../api/client";
+import type { SearchResult } from "../api/types";
+import { h, replace } from "../dom";
+import { datasetIdOf } from "../format";
+import { navigate } from "../router";
+
+/** Where a search result opens: datasets and jobs in the explorer, fields in the column view. */
+export function searchResultHref(result: SearchResult): string {
+  const params = new URLSearchParams();
+  if (result.type === "DATASET_FIELD") {
+    const dataset = datasetIdOf(result.namespace, result.dataset ?? "");
+    params.set("nodeId", dataset);
+    params.set("view", "column");
+    params.set("field", result.name);
+  } else {
+    params.set("nodeId", result.id);
+  }
+  return `/lineage?${params}`;
+}
+
+const TYPE_LABEL: Record<string, string> = { DATASET: "dataset", JOB: "job", DATASET_FIELD: "field" };
+
+export function searchBox(): HTMLElement {
+  const input = h("input", {
+    type: "search", placeholder: "Search datasets, jobs, fields  ( / )", "aria-label": "Search",
+    id: "search", autocomplete: "off", role: "combobox", "aria-controls": "search-results", "aria-expanded": "false",
+  });
+  const list = h("ul", { id: "search-results", class: "search-results", role: "listbox", hidden: true });
+  let timer: number | undefined;
+  let controller: AbortController | null = null;
+  let results: SearchResult[] = [];
+  let active = -1;
+
+  const close = () => { list.hidden = true; input.setAttribute("aria-expanded", "false"); active = -1; };
+  const open = (result: SearchResult) => { close(); input.value = ""; navigate(searchResultHref(result)); };
+
+  const show = () => {
+    replace(list, results.length === 0
+      ? h("li", { class: "search-empty" }, "No matches")
+      : results.map((result, index) =>
+        h("li", { role: "option", class: index === active ? "active" : "", "aria-selected": String(index === active), "data-id": result.id,
+          onmousedown: ((event: Event) => { event.preventDefault(); open(result); }) as EventListener },
+        h("span", { class: `tag tag-${TYPE_LABEL[result.type]}` }, TYPE_LABEL[result.type] ?? result.type),
+        h("span", { class: "search-name" }, result.type === "DATASET_FIELD" ? `${result.dataset}.${result.name}` : result.name),
+        h("span", { class: "search-ns" }, result.namespace))));
+    list.hidden = false;
+    input.setAttribute("aria-expanded", "true");
+  };
+
+  const run = async (q: string) => {
+    controller?.abort();
+    controller = new AbortController();
+    try {
+      results = (await api.search(q, ["dataset", "job", "field"], 20, controller.signal)).results;
+      active = results.length ? 0 : -1;
+      show();
+    } catch (error) {
+      if ((error as Error).name !== "AbortError") {
+        replace(list, h("li", { class: "search-empty error" }, `Search failed: ${(error as Error).message}`));
+        list.hidden = false;
+      }
+    }
+  };
+
+  input.addEventListener("input", () => {
+    window.clearTimeout(timer);
+    const q = input.value.trim();
+    if (!q) { close(); return; }
+    timer = window.setTimeout(() => void run(q), 150);
+  });
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      if (!results.length) return;
+      event.preventDefault();
+      active = (active + (event.key === "ArrowDown" ? 1 : -1) + results.length) % results.length;
+      show();
+    } else if (event.key === "Enter" && active >= 0 && results[active] && !list.hidden) {
+      event.preventDefault();
+      open(results[active]);
+    } else if (event.key === "Escape") {
+      close();
+    }
+  });
+  input.addEventListener("blur", () => window.setTimeout(close, 100));
+  document.addEventListener("keydown", (event) => {
+    const target = event.target as HTMLElement;
+    if (event.key === "/" && !["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName)) {
+      event.preventDefault();
+      input.focus();
+    }
+  });
+  return h("div", { class: "search" }, input, list);
+}

@@ -1,0 +1,62 @@
+// Small shared pieces: state and verification badges, messages, node links.
+
+import { ApiError } from "../api/client";
+import type { Verification } from "../api/types";
+import { h, link } from "../dom";
+import { idLabel, idType, stateKey } from "../format";
+
+export function stateBadge(state: string | null | undefined): HTMLElement {
+  const key = stateKey(state);
+  return h("span", { class: `badge state-${key.toLowerCase()}`, "data-state": key }, state ?? "unknown");
+}
+
+const VERIFICATION_TEXT: Record<Verification, string> = {
+  VERIFIED: "Signature verified",
+  UNSIGNED: "Unsigned",
+  INVALID_SIGNATURE: "Invalid signature",
+  UNKNOWN_KEY: "Unknown key",
+  REVOKED_KEY: "Revoked key",
+  RETIRED_KEY: "Retired key",
+  NAMESPACE_NOT_ALLOWED: "Namespace not allowed",
+};
+
+export function verificationBadge(status: Verification | null | undefined): HTMLElement {
+  const kind = status === "VERIFIED" ? "ok" : status === "UNSIGNED" || !status ? "neutral" : "bad";
+  const text = status ? VERIFICATION_TEXT[status] ?? status : "Not checked";
+  return h("span", { class: `badge verify-${kind}`, "data-verification": status ?? "", title: status ?? "not checked yet" },
+    kind === "ok" ? "✔ " : kind === "bad" ? "✖ " : "", text);
+}
+
+export function errorMessage(error: unknown): HTMLElement {
+  const text = error instanceof ApiError
+    ? `${error.body.message}${error.body.path ? ` (${error.body.path})` : ""}`
+    : error instanceof Error ? error.message : String(error);
+  return h("div", { class: "message error", role: "alert" }, text);
+}
+
+export function loading(text = "Loading…"): HTMLElement {
+  return h("div", { class: "message loading" }, text);
+}
+
+/** A link to the page that best shows a node id: datasets to the dataset page, jobs to their runs. */
+export function nodeLink(id: string): HTMLElement {
+  const type = idType(id);
+  const href = type === "dataset" ? `/dataset?nodeId=${encodeURIComponent(id)}`
+    : type === "job" ? `/job?nodeId=${encodeURIComponent(id)}` : null;
+  const text = idLabel(id);
+  return href ? link(href, text) : h("span", {}, text);
+}
+
+export function lineageHref(nodeIds: string[], options: { depth?: number; direction?: string; view?: string; field?: string } = {}): string {
+  const params = new URLSearchParams();
+  for (const id of nodeIds) params.append("nodeId", id);
+  if (options.depth !== undefined) params.set("depth", String(options.depth));
+  if (options.direction) params.set("direction", options.direction);
+  if (options.view) params.set("view", options.view);
+  if (options.field) params.set("field", options.field);
+  return `/lineage?${params}`;
+}
+
+export function section(title: string, ...body: (Node | string | null | false)[]): HTMLElement {
+  return h("section", { class: "panel-section" }, h("h3", {}, title), ...body);
+}

@@ -1,0 +1,136 @@
+"""Catalog reads from the graph: namespaces, datasets, jobs, runs, failures and search, as plain rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from neo4j import ManagedTransaction
+
+from lineage_app.graph import reads
+from lineage_app.graph.driver import graph_read, records
+from lineage_app.graph.lineage import node_summaries
+from lineage_app.graph.model import Label
+
+Rows = list[dict[str, Any]]
+
+
+def _count(tx: ManagedTransaction, query: str, **params: Any) -> int:
+    return int(records(tx, query, **params)[0]["count"])
+
+
+def _in_order(rows: Rows, keys: list[str], field: str = "key") -> Rows:
+    by_key = {row[field]: row for row in rows}
+    return [by_key[key] for key in keys if key in by_key]
+
+
+def namespace_page(*, limit: int, offset: int) -> tuple[int, Rows]:
+    """How many namespaces there are, and one page of them by name with their dataset and job counts."""
+
+    def work(tx: ManagedTransaction) -> tuple[int, Rows]:
+        names = [row["name"] for row in records(tx, reads.NAMESPACE_PAGE, limit=limit, offset=offset)]
+        counted = records(tx, reads.NAMESPACE_COUNTS, names=names) if names else []
+        return _count(tx, reads.NAMESPACE_COUNT), _in_order(counted, names, "name")
+
+    return graph_read(work)
+
+
+def _summary_page(
+    *, count_query: str, page_query: str, label: Label, namespace: str | None, q: str | None,
+    limit: int, offset: int,
+) -> tuple[int, Rows]:
+    params = {"namespace": namespace, "q": q.lower() if q else None}
+
+    def work(tx: ManagedTransaction) -> tuple[int, Rows]:
+        keys = [row["key"] for row in records(tx, page_query, limit=limit, offset=offset, **params)]
+        rows = node_summaries(tx, label=label, keys=keys) if keys else []
+        return _count(tx, count_query, **params), _in_order(rows, keys)
+
+    return graph_read(work)
+
+
+def dataset_page(*, namespace: str | None, q: str | None, limit: int, offset: int) -> tuple[int, Rows]:
+    """Datasets by namespace and name (optionally in one namespace, or whose name contains `q`)."""
+    return _summary_page(count_query=reads.DATASET_COUNT, page_query=reads.DATASET_PAGE,
+                         label=Label.DATASET, namespace=namespace, q=q, limit=limit, offset=offset)
+
+
+def job_page(*, namespace: str | None, q: str | None, limit: int, offset: int) -> tuple[int, Rows]:
+    """Jobs by namespace and name (optionally in one namespace, or whose name contains `q`)."""
+    return _summary_page(count_query=reads.JOB_COUNT, page_query=reads.JOB_PAGE,
+                         label=Label.JOB, namespace=namespace, q=q, limit=limit, offset=offset)
+
+
+def dataset_find(*, key: str, last_runs: int) -> dict[str, Any] | None:
+    """A dataset's node, fields, schema versions, owners, producers, consumers and latest writing runs."""
+
+    def work(tx: ManagedTransaction) -> dict[str, Any] | None:
+        nodes = records(tx, reads.DATASET_NODE, key=key)
+        if not nodes:
+            return None
+        return {
+            **nodes[0],
+            "fields": records(tx, reads.DATASET_FIELDS, key=key),
+            "versions": records(tx, reads.DATASET_VERSIONS, key=key),
+            "owners": records(tx, reads.DATASET_OWNERS, key=key),
+            "producers": [row["id"] for row in records(tx, reads.DATASET_PRODUCERS, key=key)],
+            "consumers": [row["id"] for row in records(tx, reads.DATASET_CONSUMERS, key=key)],
+            "lastRuns": records(tx, reads.DATASET_LAST_RUNS, key=key, limit=last_runs),
+        }
+
+    return graph_read(work)
+
+
+def dataset_version_fields(*, key: str, versions: list[str]) -> dict[str, list[tuple[str, str]]]:
+    """The flattened `(name, type)` fields of each of a dataset's `versions` that exists."""
+    rows = graph_read(lambda tx: records(tx, reads.DATASET_VERSION_FIELDS, key=key, versions=versions))
+    return {row["version"]: list(zip(row["fieldNames"], row["fieldTypes"], strict=True)) for row in rows}
+
+
+def job_find(*, key: str) -> dict[str, Any] | None:
+    """A job's node with its inputs, outputs and latest run (by start), or None."""
+
+    def work(tx: ManagedTransaction) -> dict[str, Any] | None:
+        nodes = records(tx, reads.JOB_NODE, key=key)
+        if not nodes:
+            return None
+        latest = records(tx, reads.JOB_RUN_PAGE, key=key, limit=1, offset=0)
+        return {**nodes[0], "latestRun": latest[0] if latest else None}
+
+    return graph_read(work)
+
+
+def job_run_page(*, key: str, limit: int, offset: int) -> tuple[int, Rows]:
+    """A job's runs, newest start first."""
+
+    def work(tx: ManagedTransaction) -> tuple[int, Rows]:
+        page = records(tx, reads.JOB_RUN_PAGE, key=key, limit=limit, offset=offset)
+        return _count(tx, reads.JOB_RUN_COUNT, key=key), page
+
+    return graph_read(work)
+
+
+def failure_page(
+    *, states: list[str], namespace: str | None, job_key: str | None, since: str | None, until: str | None,
+    limit: int, offset: int,
+) -> tuple[int, Rows]:
+    """Failed / aborted runs, newest end first, filtered by job namespace, job and end time."""
+    params = {"states": states, "namespace": namespace, "jobKey": job_key, "since": since, "until": until}
+
+    def work(tx: ManagedTransaction) -> tuple[int, Rows]:
+        run_ids = [row["runId"] for row in records(tx, reads.FAILURE_PAGE, limit=limit, offset=offset, **params)]
+        rows = records(tx, reads.FAILURE_DETAILS, runIds=run_ids) if run_ids else []
+        return _count(tx, reads.FAILURE_COUNT, **params), _in_order(rows, run_ids, "runId")
+
+    return graph_read(work)
+
+
+def search_rows(*, q: str, labels: list[Label], limit: int) -> Rows:
+    """The best `limit` matches of `q` among nodes of each of `labels` (each row has its `rank` and label)."""
+
+    def work(tx: ManagedTransaction) -> Rows:
+        found: Rows = []
+        for label in labels:
+            found.extend({**row, "label": label} for row in records(tx, reads.SEARCH[label], q=q.lower(), limit=limit))
+        return found
+
+    return graph_read(work)

@@ -1,0 +1,101 @@
+"""Browser fixtures: Debian's chromium driven by Playwright against the live server, a logged-in page."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+
+# Playwright's sync API runs an event loop in this thread; the ORM calls the tests make between
+# browser steps are still plain synchronous calls.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts" / "browser"
+USERNAME, PASSWORD = "explorer", "correct horse battery staple"
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing: scripts/test_services.sh installs Debian's chromium")
+    if not (settings.FRONTEND_DIST / "index.html").exists():
+        pytest.fail("frontend/dist is not built: run `make frontend` (npm ci && npm run build in frontend/)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+class PageWatch:
+    """What a page did that a test must notice: dialogs (an XSS would open one) and script errors."""
+
+    def __init__(self) -> None:
+        self.dialogs: list[str] = []
+        self.errors: list[str] = []
+
+
+@pytest.fixture
+def watch() -> PageWatch:
+    return PageWatch()
+
+
+@pytest.fixture
+def page(browser: Any, watch: PageWatch, request: pytest.FixtureRequest) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+
+    def on_dialog(dialog: Any) -> None:
+        watch.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    page.on("pageerror", lambda error: watch.errors.append(str(error)))
+    yield page
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    name = re.sub(r"[^\w.-]+", "_", request.node.name)
+    try:
+        page.screenshot(path=str(ARTIFACTS / f"{name}-final.png"))
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def user(transactional_db: None, django_user_model: Any) -> Any:
+    return django_user_model.objects.create_user(username=USERNAME, password=PASSWORD)
+
+
+@pytest.fixture
+def logged_in(page: Any, live_server: Any, user: Any) -> Any:
+    """The page, logged in through the real login form, on the app's overview."""
+    page.goto(f"{live_server.url}/lineage")
+    assert "/login/" in page.url  # the UI is behind the login
+    page.fill("#id_username", USERNAME)
+    page.fill("#id_password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(re.compile(r"/lineage$"))
+    page.wait_for_selector("header.topbar")
+    return page
+
+
+def shot(page: Any, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path))
+    return path
