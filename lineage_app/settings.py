@@ -155,6 +155,8 @@ if SIGNATURE_POLICY_DEFAULT not in {"off", "warn", "enforce"}:
 
 # --- Read API ----------------------------------------------------------------------------------
 LINEAGE_MAX_DEPTH = env_int("LINEAGE_MAX_DEPTH", 20)
+# The node budget of one lineage answer: past it the traversal stops and says `truncated`.
+LINEAGE_MAX_NODES = env_int("LINEAGE_MAX_NODES", 2000)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -23,7 +23,6 @@ DIRECTIONS = {"upstream": ("upstream",), "downstream": ("downstream",), "both": 
 SEARCH_TYPES = {"dataset": Label.DATASET, "job": Label.JOB, "field": Label.FIELD}
 FAILED_STATES = ["FAILED", "ABORTED"]
 LAST_RUNS = 10
-DEFAULT_MAX_NODES = 2000  # `LINEAGE_MAX_NODES`: the node budget of one lineage answer
 
 
 class NodeNotFound(LookupError):
@@ -37,7 +36,7 @@ class VersionNotFound(LookupError):
 
 
 def _max_nodes() -> int:
-    return int(getattr(settings, "LINEAGE_MAX_NODES", DEFAULT_MAX_NODES))
+    return settings.LINEAGE_MAX_NODES
 
 
 def _candidates(rest: str, parts: int) -> list[str]:
