@@ -31,7 +31,9 @@ USERNAME, PASSWORD = "explorer", "correct horse battery staple"
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing: scripts/test_services.sh installs Debian's chromium")
+        # In CI a missing browser is a failure, not a reason to pass without the UI tests.
+        missing = pytest.fail if os.environ.get("CI") else pytest.skip
+        missing(f"{CHROMIUM} is missing: scripts/test_services.sh installs Debian's chromium")
     if not (settings.FRONTEND_DIST / "index.html").exists():
         pytest.fail("frontend/dist is not built: run `make frontend` (npm ci && npm run build in frontend/)")
     from playwright.sync_api import sync_playwright
