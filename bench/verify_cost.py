@@ -181,17 +181,40 @@ def _time_each(items: list[Any], step: Callable[[Any], object], repeat: int) -> 
     return best
 
 
+def _real_events(path: Path, count: int) -> list[dict[str, Any]]:
+    recorded = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    events = []
+    for index in range(count):
+        event = json.loads(json.dumps(recorded[index % len(recorded)]))
+        event["run"]["facets"].pop("tributary_signature", None)
+        event["run"]["runId"] = str(uuid.UUID(int=_run_uuid_bits(index)))
+        events.append(event)
+    return events
+
+
+def _run_uuid_bits(index: int) -> int:
+    # A version-4-shaped UUID per index, deterministic across runs.
+    return (random.Random(index).getrandbits(128) & ~(0xF000 << 64)) | (0x4000 << 64)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--events", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=4)
     parser.add_argument("--repeat", type=int, default=3, help="passes; each event's best counts")
+    parser.add_argument(
+        "--from-jsonl", type=Path,
+        help="real agent events (a file-transport output, e.g. of examples/pipeline.py), cycled to --events "
+        "with a fresh runId each, instead of generated ones",
+    )
     args = parser.parse_args()
 
     rng = random.Random(args.seed)
     key = generate_private_key()
     public_key = key.public_key()
-    lines = [json.dumps(sign_event(make_event(rng), key)) for _ in range(args.events)]
+    source = _real_events(args.from_jsonl, args.events) if args.from_jsonl else (
+        make_event(rng) for _ in range(args.events))
+    lines = [json.dumps(sign_event(event, key)) for event in source]
     events = [json.loads(line) for line in lines]
     sizes = sorted(len(line.encode()) for line in lines)
     signed = [(read_signature(event), event) for event in events]
