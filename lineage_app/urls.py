@@ -11,6 +11,8 @@ urlpatterns = [
     path("healthz", include("lineage_app.health.urls")),
     path("api/v1/", include("lineage_app.ingest.urls")),
     path("api/v1/", include("lineage_app.lineage.urls")),
+    path("api/v1/", include("lineage_app.catalog.urls")),
+    path("api/v1/", include("lineage_app.accounts.urls")),
     path("api/v1/schema", SpectacularAPIView.as_view(), name="openapi-schema"),
     path("api/v1/docs", SpectacularRedocView.as_view(url_name="openapi-schema"), name="api-docs"),
     path("", include("lineage_app.web.urls")),
