@@ -13,6 +13,7 @@ urlpatterns = [
     path("api/v1/", include("lineage_app.lineage.urls")),
     path("api/v1/", include("lineage_app.catalog.urls")),
     path("api/v1/", include("lineage_app.accounts.urls")),
+    path("api/v1/", include("lineage_app.reports.urls")),
     path("api/v1/schema", SpectacularAPIView.as_view(), name="openapi-schema"),
     path("api/v1/docs", SpectacularRedocView.as_view(url_name="openapi-schema"), name="api-docs"),
     path("", include("lineage_app.web.urls")),
