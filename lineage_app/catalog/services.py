@@ -319,11 +319,16 @@ def assignments_import_csv(*, text: str) -> CsvImported:
         if identity in seen:
             problems.append(RowProblem(number, "-", f"repeats row {seen[identity]}"))
         seen.setdefault(identity, number)
-        contact = (row["kind"], row["email"], row["channel"])
-        first = contacts.setdefault(row["owner"], (number, contact))
-        if first[1] != contact:
-            problems.append(RowProblem(number, "kind/email/channel",
-                                       f"differ from row {first[0]} for the same owner {row['owner']!r}"))
+        # Blank cells say nothing; a value that differs from an earlier row's for the same owner is a conflict.
+        first, known = contacts.get(row["owner"], (number, ("", "", "")))
+        for column, mine, theirs in zip(("kind", "email", "channel"), (row["kind"], row["email"], row["channel"]),
+                                        known, strict=True):
+            if mine and theirs and mine != theirs:
+                problems.append(RowProblem(number, column, f"differs from row {first} for the same owner "
+                                                           f"{row['owner']!r} ({theirs!r})"))
+        merged = tuple(theirs or mine for mine, theirs in zip((row["kind"], row["email"], row["channel"]), known,
+                                                               strict=True))
+        contacts[row["owner"]] = (first, merged)
         manual.append(row)
     if problems:
         raise CsvImportInvalid(problems)
