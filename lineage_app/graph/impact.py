@@ -59,24 +59,31 @@ class Traversal:
 
     starts: list[NodeRef]
     seen: dict[NodeRef, Reach] = field(default_factory=dict)
+    _ids: dict[NodeRef, str] = field(default_factory=dict, repr=False)  # paths share prefixes: name each once
+
+    def node_id(self, ref: NodeRef) -> str:
+        found = self._ids.get(ref)
+        if found is None:
+            found = self._ids[ref] = ref_id(ref)
+        return found
 
     def assets(self) -> list[NodeRef]:
         """The reached nodes other than the starts and seeds, by distance, kind and id."""
         found = [ref for ref, reach in self.seen.items() if reach.distance > 0]
-        return sorted(found, key=lambda ref: (self.seen[ref].distance, TYPE_ORDER[ref[0]], ref_id(ref)))
+        return sorted(found, key=lambda ref: (self.seen[ref].distance, TYPE_ORDER[ref[0]], self.node_id(ref)))
 
     def path(self, ref: NodeRef) -> tuple[list[str], list[dict[str, Any]]]:
         """The node ids from a start to `ref`, and the column edges (job, transformation…) along them."""
         reach = self.seen[ref]
         tail: list[str] = []
         if reach.via is not None:  # a dataset or job found by its field: the path is the field's
-            tail, ref = [ref_id(ref)], reach.via
+            tail, ref = [self.node_id(ref)], reach.via
         ids: list[str] = []
         edges: list[dict[str, Any]] = []
         current: NodeRef | None = ref
         while current is not None:
             step = self.seen[current]
-            ids.append(ref_id(current))
+            ids.append(self.node_id(current))
             if current[0] is Label.FIELD and step.parent is not None:
                 properties = dict(step.edge)
                 properties["indirect"] = bool(properties.get("indirect"))
