@@ -58,6 +58,8 @@ INSTALLED_APPS = [
     "lineage_app.signatures",
     "lineage_app.graph",
     "lineage_app.lineage",
+    "lineage_app.catalog",
+    "lineage_app.reports",
     "lineage_app.health",
     "lineage_app.stack",
     "lineage_app.web",

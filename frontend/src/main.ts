@@ -5,6 +5,7 @@ import { h } from "./dom";
 import { DatasetPage } from "./pages/dataset/DatasetPage";
 import { FailuresPage } from "./pages/failures/FailuresPage";
 import { HomePage } from "./pages/home/HomePage";
+import { ImpactPage } from "./pages/impact/ImpactPage";
 import { LineagePage } from "./pages/lineage/LineagePage";
 import { JobRunsPage } from "./pages/runs/JobRunsPage";
 import { route, startRouter } from "./router";
@@ -15,6 +16,7 @@ route("/lineage", LineagePage);
 route("/dataset", DatasetPage);
 route("/job", JobRunsPage);
 route("/failures", FailuresPage);
+route("/impact", ImpactPage);
 
 const app = document.getElementById("app")!;
 const outlet = h("main", { id: "outlet" });

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from rest_framework.permissions import BasePermission
+from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 
 from lineage_app.accounts.models import ApiToken
+from lineage_app.accounts.roles import can_administer, can_edit_ownership
 
 
 def _token_scope(request: Request) -> str | None:
@@ -29,3 +30,28 @@ class CanRead(BasePermission):
         if scope is not None:
             return scope == ApiToken.Scope.READ
         return bool(request.user and request.user.is_authenticated)
+
+
+class CanEditOwnership(BasePermission):
+    message = "managing ownership needs the 'editor' role (API tokens can only read)"
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return can_edit_ownership(request.user, request.auth)
+
+
+class CanAdminister(BasePermission):
+    message = "managing keys, tokens and users needs the 'admin' role"
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return can_administer(request.user, request.auth)
+
+
+class ReadsOrEditsOwnership(BasePermission):
+    """Safe methods for readers (`CanRead`), every other method for editors (`CanEditOwnership`)."""
+
+    message = CanEditOwnership.message
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if request.method in SAFE_METHODS:
+            return CanRead().has_permission(request, view)
+        return CanEditOwnership().has_permission(request, view)

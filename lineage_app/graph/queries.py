@@ -205,3 +205,56 @@ SET f.type = row.type, f.current = row.current
 """
 
 DELETE_SOME = "MATCH (n) WITH n LIMIT $limit DETACH DELETE n RETURN count(*) AS deleted"
+
+# --- Ownership (catalog): hand-set OWNED_BY edges and effective-owner reads ---------------------
+
+
+def _merge_manual_owners(label: Label, key: str) -> str:
+    return f"""
+UNWIND $rows AS row
+MATCH (x:{label} {{{key}: row.targetKey}})
+MERGE (o:{Label.OWNER} {{name: row.owner}})
+SET o.kind = row.kind, o.contact = row.contact
+MERGE (x)-[e:{Rel.OWNED_BY} {{role: row.role, source: 'manual'}}]->(o)
+"""
+
+
+def _delete_manual_owners(label: Label, key: str) -> str:
+    return f"""
+UNWIND $rows AS row
+MATCH (x:{label} {{{key}: row.targetKey}})-[e:{Rel.OWNED_BY} {{role: row.role, source: 'manual'}}]->
+      (o:{Label.OWNER} {{name: row.owner}})
+DELETE e
+"""
+
+
+MERGE_MANUAL_NAMESPACE_OWNERS = _merge_manual_owners(Label.NAMESPACE, "name")
+MERGE_MANUAL_DATASET_OWNERS = _merge_manual_owners(Label.DATASET, "key")
+MERGE_MANUAL_JOB_OWNERS = _merge_manual_owners(Label.JOB, "key")
+DELETE_MANUAL_NAMESPACE_OWNERS = _delete_manual_owners(Label.NAMESPACE, "name")
+DELETE_MANUAL_DATASET_OWNERS = _delete_manual_owners(Label.DATASET, "key")
+DELETE_MANUAL_JOB_OWNERS = _delete_manual_owners(Label.JOB, "key")
+
+DELETE_ALL_MANUAL_OWNERS = f"""
+MATCH ()-[e:{Rel.OWNED_BY} {{source: 'manual'}}]->(:{Label.OWNER})
+DELETE e
+"""
+
+SET_OWNER_CONTACTS = f"""
+UNWIND $rows AS row
+MATCH (o:{Label.OWNER} {{name: row.owner}})
+SET o.kind = row.kind, o.contact = row.contact
+"""
+
+# One round trip for any mix of refs: each row names its label, and only the matching
+# OPTIONAL MATCH can bind (the others are filtered out by their WHERE).
+READ_OWNERS_OF = f"""
+UNWIND $rows AS row
+OPTIONAL MATCH (d:{Label.DATASET} {{key: row.key}}) WHERE row.label = '{Label.DATASET}'
+OPTIONAL MATCH (j:{Label.JOB} {{key: row.key}}) WHERE row.label = '{Label.JOB}'
+OPTIONAL MATCH (n:{Label.NAMESPACE} {{name: row.key}}) WHERE row.label = '{Label.NAMESPACE}'
+WITH row, coalesce(d, j, n) AS x
+MATCH (x)-[e:{Rel.OWNED_BY}]->(o:{Label.OWNER})
+RETURN row.label AS label, row.key AS key, o.name AS name, o.kind AS kind, o.contact AS contact,
+       e.role AS role, e.source AS source
+"""

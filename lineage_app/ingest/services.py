@@ -13,6 +13,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from lineage_app.accounts.models import ApiToken
+from lineage_app.catalog.services import ownership_mirror_all, ownership_record_events
 from lineage_app.graph.events import EventRecord
 from lineage_app.graph.projection import GraphWrites, graph_writes_for, writes_add_runs
 from lineage_app.graph.run_state import RunFold, run_fold
@@ -150,6 +151,7 @@ def events_apply(*, event_ids: Sequence[int]) -> int:
             by_run[event.run_id].append(record)
     folds = _folds(by_run, by_run)
     graph_writes_apply(graph_writes_for(batch, folds.values()))
+    ownership_record_events(events=batch)  # event-sourced owners into the catalog; re-mirror hand-set ones
     LineageEvent.objects.filter(id__in=[e.id for e in events]).update(
         status=LineageEvent.Status.APPLIED, status_reason="", applied_at=timezone.now()
     )
@@ -211,4 +213,5 @@ def graph_rebuild(*, batch_size: int, progress: Callable[[int], None] = lambda n
         chunk = ids[start : start + batch_size]
         events_apply(event_ids=chunk)
         progress(len(chunk))
+    ownership_mirror_all()  # hand-set owners live in the database, not the event log
     return len(ids)

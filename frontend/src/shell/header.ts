@@ -9,7 +9,8 @@ export function header(): HTMLElement {
   const nav = h("nav", { class: "nav" },
     link("/", "Overview"),
     link("/lineage", "Lineage"),
-    link("/failures", "Failures"));
+    link("/failures", "Failures"),
+    link("/impact", "Impact"));
   onNavigate((url) => {
     for (const a of nav.querySelectorAll("a")) {
       const path = new URL(a.href).pathname;

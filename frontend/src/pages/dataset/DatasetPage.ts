@@ -6,6 +6,7 @@ import { h, link, replace } from "../../dom";
 import { formatTime } from "../../format";
 import { setQuery } from "../../router";
 import { errorMessage, lineageHref, loading, nodeLink, stateBadge } from "../../shell/widgets";
+import { fieldId, impactPageHref } from "../impact/model";
 
 export function DatasetPage(root: HTMLElement, url: URL): void {
   const nodeId = url.searchParams.get("nodeId");
@@ -48,14 +49,15 @@ function datasetView(detail: DatasetDetail, url: URL): HTMLElement {
       h("div", { class: "panel-actions" },
         link(lineageHref([detail.id]), "Lineage"),
         link(lineageHref([detail.id], { direction: "downstream", depth: 5 }), "Downstream impact"),
-        link(lineageHref([detail.id], { view: "column" }), "Column lineage"))),
+        link(lineageHref([detail.id], { view: "column" }), "Column lineage"),
+        link(impactPageHref([detail.id]), "Impact report"))),
     h("div", { class: "two-columns" },
       h("section", {},
         h("h2", {}, `Current schema (${detail.fields.filter((f) => f.current).length} fields)`),
         h("table", { class: "grid" },
           h("thead", {}, h("tr", {}, h("th", {}, "Field"), h("th", {}, "Type"))),
           h("tbody", {}, detail.fields.filter((f) => f.current).map((f) =>
-            h("tr", {}, h("td", {}, link(lineageHref([detail.id], { view: "column", field: f.name }), f.name)), h("td", { class: "mono" }, f.type ?? "")))))),
+            h("tr", {}, h("td", {}, link(lineageHref([detail.id], { view: "column", field: f.name }), f.name), " ", link(impactPageHref([fieldId(detail.namespace, detail.name, f.name)]), h("span", { class: "muted" }, "impact"))), h("td", { class: "mono" }, f.type ?? "")))))),
       h("section", {},
         h("h2", {}, "Owners"),
         detail.owners.length ? h("ul", {}, detail.owners.map((o) => h("li", {}, o.name, o.role ? ` · ${o.role}` : ""))) : h("p", { class: "muted" }, "None recorded."),

@@ -6,6 +6,7 @@ import { h, link, replace } from "../../dom";
 import { formatTime, idLabel } from "../../format";
 import { navigate } from "../../router";
 import { errorMessage, lineageHref, loading, nodeLink, stateBadge } from "../../shell/widgets";
+import { impactPageHref } from "../impact/model";
 
 const PAGE = 50;
 
@@ -72,6 +73,7 @@ function failureCard(failure: Failure): HTMLElement {
     h("div", { class: "failure-links" },
       link(lineageHref([failure.job], { depth: 2, direction: "both" }), "Lineage"),
       link(impactHref(failure), "Downstream impact"),
+      link(impactPageHref(failure.outputs.length ? failure.outputs : [failure.job]), "Impact report"),
       link(`/job?nodeId=${encodeURIComponent(failure.job)}`, "Run history"),
       h("span", { class: "muted mono" }, `run ${failure.runId}`)));
 }

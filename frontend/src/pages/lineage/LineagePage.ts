@@ -12,6 +12,7 @@ import { errorMessage, loading, nodeLink } from "../../shell/widgets";
 import { datasetPanel } from "./panels/datasetPanel";
 import { jobPanel } from "./panels/jobPanel";
 import type { PanelActions } from "./panels/types";
+import { impactPageHref } from "../impact/model";
 import { MAX_DEPTH, columnDataset, parseState, stateParams, tableKey } from "./state";
 
 const TRUNCATED = "truncated: the server's node budget was reached; lower the depth or open a node as the centre";
@@ -290,6 +291,7 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
             onclick: () => { saveViewport(); state.field = field.name; state.focus = detail.id; push(); void load(); },
           }, field.name, h("span", { class: "muted mono" }, ` ${field.type ?? ""}`)))))
         : h("p", { class: "muted" }, "No schema recorded."),
+      state.field ? h("p", {}, link(impactPageHref([fieldIdOf(detail.namespace, detail.name, state.field)]), `Impact of ${state.field} →`)) : null,
       h("p", {}, link(`/dataset?nodeId=${encodeURIComponent(detail.id)}`, "Schema history →")));
 
   const columnTable = (response: ColumnLineageResponse, fieldId: string) => {

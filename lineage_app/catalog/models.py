@@ -1,0 +1,69 @@
+"""Owners (people and teams) and their assignments to namespaces, datasets and jobs, hand-set or from events."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Owner(models.Model):
+    class Kind(models.TextChoices):
+        PERSON = "person", "Person"
+        TEAM = "team", "Team"
+
+    name = models.CharField(max_length=200, unique=True)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.TEAM)
+    email = models.EmailField(blank=True)
+    channel = models.CharField(max_length=200, blank=True, help_text="Chat channel, e.g. #data-platform.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def contact(self) -> str:
+        """What the graph's `Owner.contact` holds: e-mail and channel, whichever are set."""
+        return ", ".join(part for part in (self.email, self.channel) if part)
+
+
+class OwnershipAssignment(models.Model):
+    class TargetType(models.TextChoices):
+        NAMESPACE = "namespace", "Namespace"
+        DATASET = "dataset", "Dataset"
+        JOB = "job", "Job"
+
+    class Role(models.TextChoices):
+        OWNER = "owner", "Owner"
+        STEWARD = "steward", "Steward"
+        ON_CALL = "on-call", "On call"
+
+    class Source(models.TextChoices):
+        MANUAL = "manual", "Set by hand"
+        EVENT = "event", "From events"
+
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="assignments")
+    target_type = models.CharField(max_length=10, choices=TargetType.choices)
+    namespace = models.CharField(max_length=500)
+    name = models.CharField(max_length=1000, blank=True, help_text="Blank for a namespace.")
+    # Hand-set roles are one of `Role`; event-sourced ones keep the facet's type (e.g. MAINTAINER).
+    role = models.CharField(max_length=50, default=Role.OWNER)
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.MANUAL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["target_type", "namespace", "name", "role", "owner__name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "target_type", "namespace", "name", "role", "source"],
+                name="catalog_assignment_unique",
+            ),
+        ]
+        indexes = [models.Index(fields=["namespace", "name"], name="catalog_assignment_target")]
+
+    def __str__(self) -> str:
+        target = self.namespace if self.target_type == self.TargetType.NAMESPACE else f"{self.namespace}:{self.name}"
+        return f"{self.owner} is {self.role} of {self.target_type} {target} ({self.source})"

@@ -1,0 +1,287 @@
+"""Impact and root-cause traversal: every node downstream (or upstream) with its distance and one shortest path.
+
+The traversal is breadth-first, one statement per hop and per chunk of `CHUNK` frontier keys, so no
+statement's answer grows with the graph. It keeps only what paths need (each node's distance, parent
+and the edge it came by); the details of each asset (names, owners, last run) are read later, one
+chunk at a time, by `impact_details`, so a report can be streamed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Any
+
+from neo4j import ManagedTransaction
+
+from lineage_app.graph import impact_queries as q
+from lineage_app.graph.driver import graph_read, records
+from lineage_app.graph.lineage import NodeRef
+from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType, natural_key, node_id
+from lineage_app.graph.ownership import owners_for
+
+CHUNK = 2000  # keys per statement, for hops and for details
+EDGE_PROPERTIES = ("job", "transformation", "subtype", "indirect")
+FAILED_STATES = ["FAILED", "ABORTED"]
+NODE_TYPES = {Label.DATASET: NodeType.DATASET, Label.JOB: NodeType.JOB, Label.FIELD: NodeType.DATASET_FIELD}
+API_TYPES = {Label.DATASET: "DATASET", Label.JOB: "JOB", Label.FIELD: "DATASET_FIELD"}
+TYPE_ORDER = {Label.DATASET: 0, Label.JOB: 1, Label.FIELD: 2}
+
+
+def ref_id(ref: NodeRef) -> str:
+    """The API id of a node named by its label and natural key."""
+    return node_id(NODE_TYPES[ref[0]], *ref[1].split(KEY_SEPARATOR))
+
+
+def chunks(items: list[Any], size: int | None = None) -> Iterator[list[Any]]:
+    size = size or CHUNK
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+@dataclass(frozen=True)
+class Reach:
+    """How a node was first reached: hops from the nearest start, the node before it, the edge between.
+
+    `via` is set for datasets and jobs reached through column lineage: the field they were found by.
+    """
+
+    distance: int
+    parent: NodeRef | None = None
+    edge: tuple[tuple[str, Any], ...] = ()
+    via: NodeRef | None = None
+
+
+@dataclass
+class Traversal:
+    """Every node reached (starts and column seeds at distance 0) and how; `assets` excludes those."""
+
+    starts: list[NodeRef]
+    seen: dict[NodeRef, Reach] = field(default_factory=dict)
+    _ids: dict[NodeRef, str] = field(default_factory=dict, repr=False)  # paths share prefixes: name each once
+
+    def node_id(self, ref: NodeRef) -> str:
+        found = self._ids.get(ref)
+        if found is None:
+            found = self._ids[ref] = ref_id(ref)
+        return found
+
+    def assets(self) -> list[NodeRef]:
+        """The reached nodes other than the starts and seeds, by distance, kind and id."""
+        found = [ref for ref, reach in self.seen.items() if reach.distance > 0]
+        return sorted(found, key=lambda ref: (self.seen[ref].distance, TYPE_ORDER[ref[0]], self.node_id(ref)))
+
+    def path(self, ref: NodeRef) -> tuple[list[str], list[dict[str, Any]]]:
+        """The node ids from a start to `ref`, and the column edges (job, transformation…) along them."""
+        reach = self.seen[ref]
+        tail: list[str] = []
+        if reach.via is not None:  # a dataset or job found by its field: the path is the field's
+            tail, ref = [self.node_id(ref)], reach.via
+        ids: list[str] = []
+        edges: list[dict[str, Any]] = []
+        current: NodeRef | None = ref
+        while current is not None:
+            step = self.seen[current]
+            ids.append(self.node_id(current))
+            if current[0] is Label.FIELD and step.parent is not None:
+                properties = dict(step.edge)
+                properties["indirect"] = bool(properties.get("indirect"))
+                edges.append(properties)
+            current = step.parent
+        ids.reverse()
+        edges.reverse()
+        return ids + tail, edges
+
+
+def _hop(
+    tx: ManagedTransaction, frontier: list[NodeRef], direction: str, as_of: str | None
+) -> list[tuple[NodeRef, NodeRef, tuple[tuple[str, Any], ...]]]:
+    """Every edge one hop from `frontier`, as (from, to, edge properties), in a stable order."""
+    pairs: list[tuple[NodeRef, NodeRef, tuple[tuple[str, Any], ...]]] = []
+    for label in sorted({ref[0] for ref in frontier}):
+        keys = sorted(key for node_label, key in frontier if node_label == label)
+        query, end = q.HOPS[(direction, label, as_of is not None)]
+        for chunk in chunks(keys):
+            for source, target, *extra in records(tx, query, keys=chunk, asOf=as_of)[0]["pairs"]:
+                pairs.append(((label, source), (end, target), tuple(zip(EDGE_PROPERTIES, extra, strict=False))))
+    pairs.sort(key=lambda pair: (pair[0][1], pair[1][1], str(pair[2])))
+    return pairs
+
+
+def _breadth_first(
+    tx: ManagedTransaction, traversal: Traversal, seeds: list[NodeRef], *, depth: int, direction: str,
+    as_of: str | None,
+) -> None:
+    frontier = seeds
+    for distance in range(1, depth + 1):
+        if not frontier:
+            return
+        following: list[NodeRef] = []
+        for source, target, edge in _hop(tx, frontier, direction, as_of):
+            if target not in traversal.seen:
+                traversal.seen[target] = Reach(distance, source, edge)
+                following.append(target)
+        frontier = following
+
+
+def _field_seeds(tx: ManagedTransaction, datasets: list[str]) -> list[NodeRef]:
+    keys: list[str] = []
+    for chunk in chunks(sorted(datasets)):
+        keys.extend(records(tx, q.DATASET_FIELDS, keys=chunk)[0]["keys"])
+    return [(Label.FIELD, key) for key in sorted(set(keys))]
+
+
+def _job_keys(tx: ManagedTransaction, job_ids: set[str]) -> dict[str, str]:
+    """The natural key of each `job:<namespace>:<name>` id that names a job (names may hold ':')."""
+    candidates: dict[str, str] = {}
+    for job in job_ids:
+        rest = job.partition(":")[2]
+        for i, char in enumerate(rest):
+            if char == ":":
+                candidates.setdefault(natural_key(rest[:i], rest[i + 1:]), job)
+    found: dict[str, str] = {}
+    for chunk in chunks(sorted(candidates)):
+        for row in records(tx, q.FIND_NODES[Label.JOB], keys=chunk):
+            found.setdefault(candidates[row["key"]], row["key"])
+    return found
+
+
+def _owners_of_fields(tx: ManagedTransaction, traversal: Traversal) -> None:
+    """Datasets that hold an affected field, and the jobs that derive one, are affected too (by that field)."""
+    fields = [ref for ref in traversal.assets() if ref[0] is Label.FIELD]
+    jobs_by_field: list[tuple[NodeRef, str]] = []
+    for ref in fields:
+        reach = traversal.seen[ref]
+        namespace, dataset, _ = ref[1].split(KEY_SEPARATOR)
+        holder = (Label.DATASET, natural_key(namespace, dataset))
+        if holder not in traversal.seen:
+            traversal.seen[holder] = Reach(reach.distance, via=ref)
+        job = dict(reach.edge).get("job")
+        if job:
+            jobs_by_field.append((ref, job))
+    keys = _job_keys(tx, {job for _, job in jobs_by_field})
+    for ref, job in jobs_by_field:
+        job_ref = (Label.JOB, keys[job]) if job in keys else None
+        if job_ref is not None and job_ref not in traversal.seen:
+            traversal.seen[job_ref] = Reach(traversal.seen[ref].distance, via=ref)
+
+
+def impact_traverse(*, starts: list[NodeRef], depth: int, as_of: str | None) -> Traversal:
+    """Everything downstream of `starts` within `depth` hops.
+
+    Datasets and jobs start dataset-level lineage (Dataset -> Job -> Dataset, each arrow a hop);
+    datasets and fields start column-level lineage (Field -> Field, each derivation a hop; a
+    dataset's own fields are its seeds). Datasets holding a derived field, and the jobs deriving
+    it, are reported too when a field is the start.
+    """
+
+    def work(tx: ManagedTransaction) -> Traversal:
+        traversal = Traversal(starts=starts)
+        for ref in starts:
+            traversal.seen[ref] = Reach(0)
+        table_starts = [ref for ref in starts if ref[0] is not Label.FIELD]
+        _breadth_first(tx, traversal, table_starts, depth=depth, direction="downstream", as_of=as_of)
+        datasets = [key for label, key in starts if label is Label.DATASET]
+        seeds = [ref for ref in starts if ref[0] is Label.FIELD]
+        for seed in _field_seeds(tx, datasets) if datasets else []:
+            if seed not in traversal.seen:
+                traversal.seen[seed] = Reach(0)
+                seeds.append(seed)
+        _breadth_first(tx, traversal, seeds, depth=depth, direction="downstream", as_of=as_of)
+        if any(ref[0] is Label.FIELD for ref in starts):
+            _owners_of_fields(tx, traversal)
+        return traversal
+
+    return graph_read(work)
+
+
+def upstream_traverse(*, start: NodeRef, depth: int) -> Traversal:
+    """Datasets and jobs upstream of `start` within `depth` hops (Dataset <- Job <- Dataset)."""
+
+    def work(tx: ManagedTransaction) -> Traversal:
+        traversal = Traversal(starts=[start], seen={start: Reach(0)})
+        _breadth_first(tx, traversal, [start], depth=depth, direction="upstream", as_of=None)
+        return traversal
+
+    return graph_read(work)
+
+
+# ---- details, one chunk at a time ----
+
+def _latest(runs: list[list[Any]]) -> tuple[str | None, str | None]:
+    real = [run for run in runs if run[1] is not None]  # OPTIONAL MATCH gives ['', null, null]
+    if not real:
+        return None, None
+    at, _, state = max(real, key=lambda run: (run[0], run[1]))
+    return state, at or None
+
+
+def impact_details(*, refs: Iterable[NodeRef]) -> dict[NodeRef, dict[str, Any]]:
+    """Names, owners and last run of each of `refs` (one chunk); a field has its dataset's owners and run."""
+    refs = list(refs)
+
+    def work(tx: ManagedTransaction) -> dict[NodeRef, dict[str, Any]]:
+        details: dict[NodeRef, dict[str, Any]] = {}
+        fields = sorted(key for label, key in refs if label is Label.FIELD)
+        holders = {key: natural_key(*key.split(KEY_SEPARATOR)[:2]) for key in fields}
+        datasets = sorted({key for label, key in refs if label is Label.DATASET} | set(holders.values()))
+        jobs = sorted(key for label, key in refs if label is Label.JOB)
+        for label, query, keys in ((Label.DATASET, q.DATASET_DETAILS, datasets), (Label.JOB, q.JOB_DETAILS, jobs),
+                                   (Label.FIELD, q.FIELD_DETAILS, fields)):
+            for chunk in chunks(keys):
+                for row in records(tx, query, keys=chunk)[0]["rows"]:
+                    state, at = _latest(row.pop("runs", []))
+                    details[(label, row.pop("key"))] = {**row, "lastRunState": state, "lastRunTime": at}
+        owners = owners_for(tx, refs=[(Label.DATASET, key) for key in datasets] + [(Label.JOB, key) for key in jobs])
+        for ref, row in details.items():
+            holder = (Label.DATASET, holders[ref[1]]) if ref[0] is Label.FIELD else ref
+            row["owners"] = owners.get(holder, [])
+            if ref[0] is Label.FIELD:
+                run = details.get(holder, {})
+                row.update(lastRunState=run.get("lastRunState"), lastRunTime=run.get("lastRunTime"))
+        return details
+
+    return graph_read(work)
+
+
+# ---- root cause: what happened upstream, and when ----
+
+def root_cause_events(*, refs: list[NodeRef]) -> dict[NodeRef, list[dict[str, Any]]]:
+    """For each job its failed / aborted runs, for each dataset its schema changes (versions after the first)."""
+
+    def work(tx: ManagedTransaction) -> dict[NodeRef, list[dict[str, Any]]]:
+        events: dict[NodeRef, list[dict[str, Any]]] = {ref: [] for ref in refs}
+        jobs = sorted(key for label, key in refs if label is Label.JOB)
+        for chunk in chunks(jobs):
+            for key, at, run_id, state, message in records(tx, q.JOB_FAILURES, keys=chunk,
+                                                           states=FAILED_STATES)[0]["rows"]:
+                events[(Label.JOB, key)].append({"kind": "failure", "at": at or None, "runId": run_id,
+                                                 "state": state, "message": message})
+        datasets = sorted(key for label, key in refs if label is Label.DATASET)
+        versions: dict[str, list[list[Any]]] = {}
+        for chunk in chunks(datasets):
+            for row in records(tx, q.DATASET_VERSIONS, keys=chunk)[0]["rows"]:
+                versions.setdefault(row[0], []).append(row)
+        for key, rows in versions.items():
+            rows.sort(key=lambda row: (row[6], row[1] or "", row[2]))
+            for before, after in pairwise(rows):
+                events[(Label.DATASET, key)].append(_schema_change(before, after))
+        for found in events.values():
+            found.sort(key=lambda event: event["at"] or "", reverse=True)
+        return events
+
+    return graph_read(work)
+
+
+def _schema_change(before: list[Any], after: list[Any]) -> dict[str, Any]:
+    old = dict(zip(before[4] or [], before[5] or [], strict=False))
+    new = dict(zip(after[4] or [], after[5] or [], strict=False))
+    added = [name for name in new if name not in old]
+    removed = [name for name in old if name not in new]
+    changed = [name for name in new if name in old and old[name] != new[name]]
+    parts = [f"{label}: {', '.join(names)}" for label, names in
+             (("added", added), ("removed", removed), ("retyped", changed)) if names]
+    return {"kind": "schema_change", "at": after[1], "runId": after[3], "version": after[2],
+            "message": "; ".join(parts) or "new schema version", "added": added, "removed": removed,
+            "retyped": changed}

@@ -1,0 +1,101 @@
+"""Hand-set ownership in the graph, and the effective-owner rule: manual, else event, else the namespace's."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from neo4j import ManagedTransaction
+
+from lineage_app.graph import queries
+from lineage_app.graph.driver import records
+from lineage_app.graph.model import KEY_SEPARATOR, Label
+
+OwnerRef = tuple[Label, str]  # (Namespace, name) or (Dataset|Job, natural key)
+
+MANUAL, EVENT = "manual", "event"
+
+_MERGE = {
+    Label.NAMESPACE: queries.MERGE_MANUAL_NAMESPACE_OWNERS,
+    Label.DATASET: queries.MERGE_MANUAL_DATASET_OWNERS,
+    Label.JOB: queries.MERGE_MANUAL_JOB_OWNERS,
+}
+_DELETE = {
+    Label.NAMESPACE: queries.DELETE_MANUAL_NAMESPACE_OWNERS,
+    Label.DATASET: queries.DELETE_MANUAL_DATASET_OWNERS,
+    Label.JOB: queries.DELETE_MANUAL_JOB_OWNERS,
+}
+
+
+def _namespace_of(label: Label, key: str) -> str:
+    return key if label == Label.NAMESPACE else key.split(KEY_SEPARATOR, 1)[0]
+
+
+def _owner(row: dict[str, Any], *, inherited: bool) -> dict[str, Any]:
+    return {"name": row["name"], "kind": row["kind"], "contact": row["contact"] or "",
+            "role": row["role"], "source": row["source"], "inherited": inherited}
+
+
+def _own(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """An asset's own owners: the hand-set ones if there are any, else those from events."""
+    manual = [row for row in rows if row["source"] == MANUAL]
+    chosen = manual or [row for row in rows if row["source"] != MANUAL]
+    return sorted(chosen, key=lambda row: (row["role"], row["name"]))
+
+
+def owners_for(tx: ManagedTransaction, *, refs: list[tuple[Label, str]]) -> dict[tuple[Label, str], list[dict]]:
+    """The effective owners of each of `refs`, in one query for all of them.
+
+    An asset's hand-set assignments if it has any; else its event-sourced ones; and if it has
+    neither, its namespace's (chosen the same way), marked `inherited`. Every ref is in the
+    answer, with an empty list when nobody owns it.
+    """
+    refs = list(dict.fromkeys((Label(label), key) for label, key in refs))
+    if not refs:
+        return {}
+    wanted = set(refs) | {(Label.NAMESPACE, _namespace_of(label, key)) for label, key in refs}
+    rows = records(tx, queries.READ_OWNERS_OF,
+                   rows=[{"label": label.value, "key": key} for label, key in sorted(wanted)])
+    found: dict[OwnerRef, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        found[(Label(row["label"]), row["key"])].append(row)
+    result: dict[tuple[Label, str], list[dict]] = {}
+    for label, key in refs:
+        own = _own(found.get((label, key), []))
+        if own or label == Label.NAMESPACE:
+            result[(label, key)] = [_owner(row, inherited=False) for row in own]
+        else:
+            parent = _own(found.get((Label.NAMESPACE, _namespace_of(label, key)), []))
+            result[(label, key)] = [_owner(row, inherited=True) for row in parent]
+    return result
+
+
+def manual_owners_merge(tx: ManagedTransaction, *, rows: Iterable[dict[str, Any]]) -> None:
+    """MERGE the `source:'manual'` edges of `rows` (`label`, `targetKey`, `owner`, `kind`, `contact`, `role`)."""
+    _by_label(tx, _MERGE, rows)
+
+
+def manual_owners_delete(tx: ManagedTransaction, *, rows: Iterable[dict[str, Any]]) -> None:
+    """Delete the `source:'manual'` edges of `rows` (`label`, `targetKey`, `owner`, `role`)."""
+    _by_label(tx, _DELETE, rows)
+
+
+def manual_owners_delete_all(tx: ManagedTransaction) -> None:
+    """Delete every `source:'manual'` edge (before mirroring them all again)."""
+    tx.run(queries.DELETE_ALL_MANUAL_OWNERS).consume()
+
+
+def owner_contacts_set(tx: ManagedTransaction, *, rows: Iterable[dict[str, Any]]) -> None:
+    """Refresh the `kind` and `contact` of existing Owner nodes (`owner`, `kind`, `contact`)."""
+    rows = list(rows)
+    if rows:
+        tx.run(queries.SET_OWNER_CONTACTS, rows=rows).consume()
+
+
+def _by_label(tx: ManagedTransaction, statements: dict[Label, str], rows: Iterable[dict[str, Any]]) -> None:
+    grouped: dict[Label, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        grouped[Label(row["label"])].append({k: v for k, v in row.items() if k != "label"})
+    for label, group in grouped.items():
+        tx.run(statements[label], rows=group).consume()

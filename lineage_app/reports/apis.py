@@ -1,0 +1,125 @@
+"""Impact analysis (streamed JSON), its downloadable reports, and root cause."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpResponse, StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from lineage_app.accounts.permissions import CanRead
+from lineage_app.api_errors import error_response
+from lineage_app.lineage.apis import ERRORS, _params
+from lineage_app.reports import exports, selectors
+
+ROOT_CAUSE_DEFAULT_DEPTH = 10
+
+
+class JsonOnly(BaseContentNegotiation):
+    """Always JSON for errors: `format` here names the report's format, not DRF's renderer."""
+
+    def select_parser(self, request: Request, parsers: list[Any]) -> Any:
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request: Request, renderers: list[Any], format_suffix: str | None = None) -> Any:
+        return renderers[0], renderers[0].media_type
+
+
+def _depth(value: int) -> int:
+    if value > settings.LINEAGE_MAX_DEPTH:
+        raise serializers.ValidationError(f"depth must be at most {settings.LINEAGE_MAX_DEPTH}")
+    return value
+
+
+class ImpactInput(serializers.Serializer):
+    nodeId = serializers.ListField(
+        child=serializers.CharField(), min_length=1, max_length=500,
+        help_text="repeatable: `dataset:…`, `job:…` or `datasetField:…` (several fields of one change)")
+    depth = serializers.IntegerField(min_value=1, default=10, validators=[_depth])
+    asOf = serializers.DateTimeField(required=False, default=None,
+                                     help_text="ISO 8601; edges first seen later are left out")
+
+
+class _ReportApi(APIView):
+    permission_classes = [CanRead]
+    renderer_classes = [JSONRenderer]
+    content_negotiation_class = JsonOnly
+
+    def _report(self, request: Request, serializer: type[serializers.Serializer]) -> tuple[Any, dict[str, Any]]:
+        data = _params(serializer, request)
+        try:
+            report = selectors.impact_report(node_ids=data["nodeId"], depth=data["depth"], as_of=data["asOf"])
+        except selectors.NodeNotFound as exc:
+            return error_response("not_found", str(exc), path="nodeId", http_status=404), data
+        return report, data
+
+
+class ImpactApi(_ReportApi):
+    """`GET /api/v1/impact?nodeId=…[&nodeId=…]&depth=&asOf=`: everything downstream, streamed as JSON.
+
+    Each asset has its distance, the path to it (node ids), the column edges along it (job,
+    transformation), its effective owners, its last run's state and time; a summary follows.
+    """
+
+    @extend_schema(operation_id="impact", parameters=[ImpactInput],
+                   responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description="header, `assets`, `summary`"),
+                              **ERRORS})
+    def get(self, request: Request) -> Any:
+        report, _ = self._report(request, ImpactInput)
+        if not isinstance(report, selectors.ImpactReport):
+            return report
+        return StreamingHttpResponse(exports.export_bytes(report, "json"), content_type=exports.CONTENT_TYPES["json"])
+
+
+class ImpactReportInput(ImpactInput):
+    format = serializers.ChoiceField(choices=exports.FORMATS, default="json")
+
+
+class ImpactReportApi(_ReportApi):
+    """`GET /api/v1/impact/report?nodeId=…&format=json|csv|html|pdf`: the impact report as a download."""
+
+    @extend_schema(operation_id="impact_report", parameters=[ImpactReportInput],
+                   responses={200: OpenApiResponse(OpenApiTypes.BINARY, description="the report file"), **ERRORS})
+    def get(self, request: Request) -> Any:
+        report, data = self._report(request, ImpactReportInput)
+        if not isinstance(report, selectors.ImpactReport):
+            return report
+        fmt = data["format"]
+        disposition = f'attachment; filename="{exports.report_filename(report, fmt)}"'
+        response: HttpResponse | StreamingHttpResponse
+        if fmt == "pdf":
+            response = HttpResponse(exports.export_pdf(report), content_type=exports.CONTENT_TYPES[fmt])
+        else:
+            response = StreamingHttpResponse(exports.export_bytes(report, fmt), content_type=exports.CONTENT_TYPES[fmt])
+        response["Content-Disposition"] = disposition
+        response["X-Content-Type-Options"] = "nosniff"
+        return response
+
+
+class RootCauseApi(APIView):
+    """`GET /api/v1/root-cause?nodeId=dataset:…&depth=`: upstream assets, the latest failure or schema change first."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(serializers.Serializer):
+        nodeId = serializers.CharField(help_text="a `dataset:…` id")
+        depth = serializers.IntegerField(min_value=1, default=ROOT_CAUSE_DEFAULT_DEPTH, validators=[_depth])
+
+    @extend_schema(operation_id="root_cause", parameters=[InputSerializer],
+                   responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description="`results`, culprit first"),
+                              **ERRORS})
+    def get(self, request: Request) -> Any:
+        from rest_framework.response import Response
+
+        data = _params(self.InputSerializer, request)
+        try:
+            return Response(selectors.root_cause_for_node(node_id=data["nodeId"], depth=data["depth"]))
+        except selectors.NodeNotFound as exc:
+            return error_response("not_found", str(exc), path="nodeId", http_status=404)

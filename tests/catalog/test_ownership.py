@@ -1,0 +1,118 @@
+"""Ownership end to end: event-sourced and hand-set assignments, the graph mirror, inheritance, rebuild."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from rest_framework.test import APIClient
+
+from lineage_app.catalog import services
+from lineage_app.catalog.models import Owner, OwnershipAssignment
+from lineage_app.graph.driver import graph_read, records
+from lineage_app.ingest.services import events_accept, events_apply
+from lineage_app.ingest.validation import event_check
+from tests.events import dataset, new_run_id, run_event
+
+pytestmark = pytest.mark.django_db
+
+CUSTOMERS = "dataset:db:customers"
+ORDERS = "dataset:db:orders"
+
+
+def apply(*events: dict) -> None:
+    accepted = events_accept(items=[(event_check(e), b"{}") for e in events], token=None)
+    events_apply(event_ids=[a.id for a in accepted])
+
+
+def seed() -> None:
+    apply(run_event("COMPLETE", run_id=new_run_id(), job="load", namespace="db",
+                    inputs=[dataset("db", "orders")], outputs=[dataset("db", "customers", owners=["team:crm"])]))
+
+
+def manual_edges() -> list[tuple[str, str, str]]:
+    rows = graph_read(lambda tx: records(
+        tx, "MATCH (x)-[e:OWNED_BY {source: 'manual'}]->(o:Owner) "
+            "RETURN coalesce(x.nodeId, 'namespace:' + x.name) AS target, o.name AS owner, e.role AS role"))
+    return sorted((r["target"], r["owner"], r["role"]) for r in rows)
+
+
+def effective(client: APIClient, node_id: str) -> list[tuple[str, str, str, bool]]:
+    response = client.get("/api/v1/ownership", {"nodeId": node_id})
+    assert response.status_code == 200, response.content
+    return [(o["name"], o["role"], o["source"], o["inherited"]) for o in response.json()["results"]]
+
+
+def test_ownership_facets_of_events_are_recorded_as_event_assignments(graph):  # type: ignore[no-untyped-def]
+    seed()
+    seed()  # twice: recorded once
+    rows = list(OwnershipAssignment.objects.values_list("owner__name", "target_type", "namespace", "name",
+                                                        "role", "source"))
+    assert rows == [("team:crm", "dataset", "db", "customers", "MAINTAINER", "event")]
+    assert Owner.objects.get(name="team:crm").kind == Owner.Kind.TEAM
+
+
+def test_a_hand_set_owner_is_in_the_graph_at_once_and_wins_over_the_event_owner(  # type: ignore[no-untyped-def]
+        graph, read_client):
+    seed()
+    assert effective(read_client, CUSTOMERS) == [("team:crm", "MAINTAINER", "event", False)]
+    services.assignment_create(owner="data-platform", kind="team", email="dp@example.com", target_type="dataset",
+                               namespace="db", name="customers", role="owner")
+    assert manual_edges() == [(CUSTOMERS, "data-platform", "owner")]
+    assert effective(read_client, CUSTOMERS) == [("data-platform", "owner", "manual", False)]
+    # The event-sourced record stays, shown as such; the hand-set one wins.
+    assert set(OwnershipAssignment.objects.values_list("source", flat=True)) == {"event", "manual"}
+
+
+def test_a_dataset_without_owners_inherits_its_namespaces(graph, read_client):  # type: ignore[no-untyped-def]
+    seed()
+    services.assignment_create(owner="warehouse", target_type="namespace", namespace="db", role="steward")
+    assert effective(read_client, ORDERS) == [("warehouse", "steward", "manual", True)]
+    assert effective(read_client, "namespace:db") == [("warehouse", "steward", "manual", False)]
+    assert effective(read_client, "job:db:load") == [("warehouse", "steward", "manual", True)]
+    assert effective(read_client, CUSTOMERS) == [("team:crm", "MAINTAINER", "event", False)]
+
+
+def test_deleting_or_renaming_updates_the_graph_at_once(graph):  # type: ignore[no-untyped-def]
+    seed()
+    assignment, _ = services.assignment_create(owner="ana", kind="person", target_type="dataset", namespace="db",
+                                               name="orders", role="on-call")
+    owner = assignment.owner
+    owner.name, owner.channel = "ana.s", "#oncall"
+    services.owner_save(owner=owner, previous_name="ana")
+    assert manual_edges() == [(ORDERS, "ana.s", "on-call")]
+    contact = graph_read(lambda tx: records(tx, "MATCH (o:Owner {name: 'ana.s'}) RETURN o.contact AS c"))
+    assert contact == [{"c": "#oncall"}]
+    services.assignments_delete(assignments=[assignment])
+    assert manual_edges() == []
+
+
+def test_an_assignment_made_before_its_dataset_exists_reaches_the_graph_with_the_dataset(graph):  # type: ignore[no-untyped-def]
+    services.assignment_create(owner="crm", target_type="dataset", namespace="db", name="customers", role="owner")
+    assert manual_edges() == []  # no such node yet: nothing to hang the edge on
+    seed()
+    assert manual_edges() == [(CUSTOMERS, "crm", "owner")]
+
+
+def test_hand_set_assignments_survive_rebuild_graph(graph, read_client):  # type: ignore[no-untyped-def]
+    seed()
+    services.assignment_create(owner="warehouse", target_type="namespace", namespace="db", role="owner")
+    services.assignment_create(owner="billing", target_type="job", namespace="db", name="load", role="steward")
+    before = manual_edges()
+    call_command("rebuild_graph", "--no-progress", stdout=StringIO())
+    assert manual_edges() == before == [("job:db:load", "billing", "steward"), ("namespace:db", "warehouse", "owner")]
+    assert effective(read_client, ORDERS) == [("warehouse", "owner", "manual", True)]
+    assert effective(read_client, CUSTOMERS) == [("team:crm", "MAINTAINER", "event", False)]
+
+
+def test_the_ownership_api_lists_owners_and_assignments_as_pages(graph, read_client):  # type: ignore[no-untyped-def]
+    seed()
+    services.assignment_create(owner="warehouse", target_type="namespace", namespace="db", role="owner")
+    owners = read_client.get("/api/v1/owners", {"limit": 1}).json()
+    assert owners == {"count": 2, "results": [
+        {"name": "team:crm", "kind": "team", "email": "", "channel": "", "assignmentCount": 1}]}
+    listed = read_client.get("/api/v1/ownership", {"source": "manual"}).json()
+    assert listed["count"] == 1 and listed["results"][0]["owner"] == "warehouse"
+    missing = read_client.get("/api/v1/ownership", {"nodeId": "dataset:db:nope"})
+    assert missing.status_code == 404 and missing.json()["path"] == "nodeId"
