@@ -173,6 +173,7 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Tributary API",
     "DESCRIPTION": "OpenLineage ingestion and lineage read API.",
     "VERSION": "1",
+    "SERVE_PERMISSIONS": ["lineage_app.accounts.permissions.CanRead"],
 }
 
 AUTH_PASSWORD_VALIDATORS = [

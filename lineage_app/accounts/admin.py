@@ -1,20 +1,23 @@
-"""Admin for API tokens: create one and see its secret once; revoke; never see it again."""
+"""Admin for API tokens (create one and see its secret once; revoke) and the admin-only user pages."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.models import Group, User
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 
+from lineage_app.accounts.admin_roles import AdminOnlyMixin
 from lineage_app.accounts.models import ApiToken
 from lineage_app.accounts.services import token_create
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
+class ApiTokenAdmin(AdminOnlyMixin, admin.ModelAdmin):
     list_display = ("name", "scope", "prefix", "created_at", "last_used_at", "revoked_at")
     list_filter = ("scope",)
     search_fields = ("name", "prefix")
@@ -35,3 +38,18 @@ class ApiTokenAdmin(admin.ModelAdmin):
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
         count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
         self.message_user(request, f"Revoked {count} token(s).")
+
+
+# Users and groups are the admin role's alone: replace Django's registrations with admin-only ones.
+admin.site.unregister(User)
+admin.site.unregister(Group)
+
+
+@admin.register(User)
+class AdminOnlyUserAdmin(AdminOnlyMixin, UserAdmin):
+    pass
+
+
+@admin.register(Group)
+class AdminOnlyGroupAdmin(AdminOnlyMixin, GroupAdmin):
+    pass

@@ -5,11 +5,12 @@ from __future__ import annotations
 from django.contrib import admin
 from django.utils import timezone
 
+from lineage_app.accounts.admin_roles import AdminOnlyMixin
 from lineage_app.signatures.models import ProducerKey, SignaturePolicy
 
 
 @admin.register(ProducerKey)
-class ProducerKeyAdmin(admin.ModelAdmin):
+class ProducerKeyAdmin(AdminOnlyMixin, admin.ModelAdmin):
     list_display = ("producer", "key_id", "state", "active_from", "retired_at", "revoked_at", "created_at")
     list_filter = ("producer",)
     search_fields = ("producer", "key_id", "allowed_namespaces")
@@ -25,7 +26,7 @@ class ProducerKeyAdmin(admin.ModelAdmin):
 
 
 @admin.register(SignaturePolicy)
-class SignaturePolicyAdmin(admin.ModelAdmin):
+class SignaturePolicyAdmin(AdminOnlyMixin, admin.ModelAdmin):
     list_display = ("namespace", "mode")
     list_filter = ("mode",)
     search_fields = ("namespace",)
