@@ -9,7 +9,6 @@ import time
 import traceback
 from typing import Any
 
-from openlineage.client.uuid import generate_new_uuid
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -17,6 +16,7 @@ from spark_agent import facets, hooks, listener
 from spark_agent.actions import ActionAssembler
 from spark_agent.config import AgentConfig, resolve_config
 from spark_agent.counters import Counters
+from spark_agent.ids import new_run_id
 from spark_agent.naming import child_job_name, target_of
 from spark_agent.plan.extract import ExtractContext, extract
 from spark_agent.plan.model import ActionFacts, ErrorInfo
@@ -37,7 +37,7 @@ class Agent:
         self.counters = Counters()
         self.app_name = config.app_name or spark.sparkContext.appName
         self.job = (config.namespace, self.app_name)
-        self.run_id = str(generate_new_uuid())
+        self.run_id = new_run_id()
         self._spark = spark
         self._spark_version = spark.version
         self._lock = threading.Lock()
@@ -147,7 +147,7 @@ class Agent:
         target = facts.outputs[0] if facts.outputs else facts.inputs[0] if facts.inputs else None
         target_name = facts.target or (target_of(target.id, None) if target else facts.func_name)
         job = (self.config.namespace, child_job_name(self.app_name, facts.verb, target_name))
-        run_id = str(generate_new_uuid())
+        run_id = new_run_id()
         run_facets = {
             **facets.parent(self.run_id, self.job),
             **facets.processing_engine(self._spark_version),
