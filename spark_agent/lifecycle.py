@@ -26,6 +26,17 @@ log = logging.getLogger("spark_agent")
 RUN_ID_COLUMN = "tributary_run_id"
 REPORTED = ("events_emitted_total", "events_dropped_total", "events_spilled_total")
 
+# counters-facet field -> agent counter (the application's final event carries totals)
+_TOTALS = {
+    "recordsIn": "records_in_total",
+    "recordsOut": "records_out_total",
+    "bytesIn": "bytes_in_total",
+    "bytesOut": "bytes_out_total",
+    "errorCount": "actions_failed_total",
+    "unresolvedColumns": "unresolved_columns_total",
+    "unknownPlanNodes": "unknown_plan_nodes_total",
+}
+
 _current: Agent | None = None
 
 
@@ -44,9 +55,6 @@ class Agent:
         self._closed = False
         self._error: ErrorInfo | None = None
         self._aborted = False
-        self._totals = dict.fromkeys(
-            ("recordsIn", "recordsOut", "bytesIn", "bytesOut", "errorCount"), 0
-        )
         for problem in config.problems():
             log.warning("tributary: %s; lineage events will be dropped", problem)
         self._emitter = build_emitter(config, self.counters)
@@ -143,7 +151,7 @@ class Agent:
 
     def _emit_action(self, facts: ActionFacts) -> None:
         values = facets.action_counters(facts)
-        self._count_action(facts, values)
+        self._count_action(values)
         target = facts.outputs[0] if facts.outputs else facts.inputs[0] if facts.inputs else None
         target_name = facts.target or (target_of(target.id, None) if target else facts.func_name)
         job = (self.config.namespace, child_job_name(self.app_name, facts.verb, target_name))
@@ -174,31 +182,16 @@ class Agent:
                 )
             )
 
-    def _count_action(self, facts: ActionFacts, values: dict[str, int]) -> None:
+    def _count_action(self, values: dict[str, int]) -> None:
         self.counters.add("actions_total")
-        self.counters.add("actions_failed_total", values["errorCount"])
-        self.counters.add("unresolved_columns_total", facts.unresolved_columns)
-        self.counters.add("unknown_plan_nodes_total", len(facts.unknown_nodes))
-        for key, name in (
-            ("recordsIn", "records_in_total"),
-            ("recordsOut", "records_out_total"),
-            ("bytesIn", "bytes_in_total"),
-            ("bytesOut", "bytes_out_total"),
-        ):
+        for key, name in _TOTALS.items():
             self.counters.add(name, values[key])
-        with self._lock:
-            for key in self._totals:
-                self._totals[key] += values[key]
 
     def _app_event(self, state: str, when: float) -> dict[str, Any]:
         run_facets = facets.processing_engine(self._spark_version)
         if state != "START":
             values = self.counters.snapshot()
-            with self._lock:
-                totals = dict(self._totals)
-            totals["unresolvedColumns"] = values["unresolved_columns_total"]
-            totals["unknownPlanNodes"] = values["unknown_plan_nodes_total"]
-            run_facets.update(facets.counters(totals))
+            run_facets.update(facets.counters({k: values[n] for k, n in _TOTALS.items()}))
         if state == "FAIL" and self._error is not None:
             run_facets.update(facets.error_message(self._error))
         return facets.run_event(
