@@ -17,7 +17,7 @@ from spark_agent.actions import ActionAssembler
 from spark_agent.config import AgentConfig, resolve_config
 from spark_agent.counters import Counters
 from spark_agent.ids import new_run_id
-from spark_agent.naming import child_job_name, target_of
+from spark_agent.naming import child_job_name, path_tail
 from spark_agent.plan.extract import ExtractContext, extract
 from spark_agent.plan.model import ActionFacts, ErrorInfo
 from spark_agent.transports.factory import build_emitter
@@ -153,7 +153,7 @@ class Agent:
         values = facets.action_counters(facts)
         self._count_action(values)
         target = facts.outputs[0] if facts.outputs else facts.inputs[0] if facts.inputs else None
-        target_name = facts.target or (target_of(target.id, None) if target else facts.func_name)
+        target_name = facts.target or (path_tail(target.id) if target else facts.func_name)
         job = (self.config.namespace, child_job_name(self.app_name, facts.verb, target_name))
         run_id = new_run_id()
         run_facets = {

@@ -46,10 +46,6 @@ class _Target:
     column_names: list[str] | None
 
 
-def is_write(analyzed: JavaObject) -> bool:
-    return jvm.simple_name(analyzed) in WRITE_COMMANDS
-
-
 def extract(
     ctx: ExtractContext,
     func_name: str,
