@@ -5,13 +5,16 @@
 Each run is a fresh process (fresh JVM); modes are interleaved so that machine load
 drifts alike for all three. The timed span is what the agent can affect: from just
 before `install` through the job's actions to the end of `close()` (flush included);
-JVM start-up is not timed. Prints per-mode medians and the overhead against no agent."""
+JVM start-up is not timed. Prints per-mode medians of wall time and of CPU time (this
+Python process plus the driver JVM, which on a shared machine is steadier than wall
+time) and the overhead of each against no agent."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -43,6 +46,8 @@ def child(mode: str, url: str, rows: int, workdir: Path) -> None:
     )
     spark.sparkContext.setLogLevel("ERROR")
     out = str(workdir)
+    jvm_pid = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
+    cpu_started = _cpu_seconds(jvm_pid)
     started = time.perf_counter()
     agent = spark_agent.install(spark, url=url, flush_timeout_s=10) if mode != "no agent" else None
     base = spark.range(0, rows).selectExpr(
@@ -63,8 +68,17 @@ def child(mode: str, url: str, rows: int, workdir: Path) -> None:
     if agent is not None:
         agent.close()
     elapsed = time.perf_counter() - started
+    cpu = _cpu_seconds(jvm_pid) - cpu_started
     spark.stop()
-    print(json.dumps({"seconds": elapsed}))
+    print(json.dumps({"seconds": elapsed, "cpu_seconds": cpu}))
+
+
+def _cpu_seconds(jvm_pid: int) -> float:
+    """CPU time used so far by this Python process and the Spark driver JVM (Linux)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    stat = Path(f"/proc/{jvm_pid}/stat").read_text().rsplit(")", 1)[1].split()
+    jvm_ticks = int(stat[11]) + int(stat[12])  # utime, stime
+    return usage.ru_utime + usage.ru_stime + jvm_ticks / os.sysconf("SC_CLK_TCK")
 
 
 class _Sink(BaseHTTPRequestHandler):
@@ -92,7 +106,7 @@ def _closed_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _measure(mode: str, url: str, rows: int) -> float:
+def _measure(mode: str, url: str, rows: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="tributary-bench-") as workdir:
         cmd = [sys.executable, __file__, "--child", mode, "--url", url, "--rows", str(rows)]
         env = {k: v for k, v in os.environ.items() if not k.startswith("TRIBUTARY_")}
@@ -100,7 +114,7 @@ def _measure(mode: str, url: str, rows: int) -> float:
         done = subprocess.run(
             [*cmd, "--workdir", workdir], env=env, capture_output=True, text=True, check=True
         )
-    return float(json.loads(done.stdout.strip().splitlines()[-1])["seconds"])
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> int:
@@ -122,22 +136,32 @@ def main() -> int:
         "backend up": f"http://127.0.0.1:{server.server_address[1]}",
         "backend down": f"http://127.0.0.1:{_closed_port()}",
     }
-    times: dict[str, list[float]] = {mode: [] for mode in MODES}
+    wall: dict[str, list[float]] = {mode: [] for mode in MODES}
+    cpu: dict[str, list[float]] = {mode: [] for mode in MODES}
     for run in range(args.runs):
         order = MODES[run % 3 :] + MODES[: run % 3]
         for mode in order:
-            seconds = _measure(mode, urls[mode], args.rows)
-            times[mode].append(seconds)
-            print(f"run {run + 1}/{args.runs} {mode:>12}: {seconds:6.2f} s", flush=True)
+            measured = _measure(mode, urls[mode], args.rows)
+            wall[mode].append(measured["seconds"])
+            cpu[mode].append(measured["cpu_seconds"])
+            print(
+                f"run {run + 1}/{args.runs} {mode:>12}: {measured['seconds']:6.2f} s wall, "
+                f"{measured['cpu_seconds']:6.2f} s CPU",
+                flush=True,
+            )
     server.shutdown()
-    baseline = statistics.median(times["no agent"])
-    print(f"\nmedian of {args.runs} runs, {args.rows:,} rows, timed from install to close:")
+    print(f"\nmedians of {args.runs} runs, {args.rows:,} rows, timed from install to close")
+    print(f"(load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs):")
     for mode in MODES:
-        median = statistics.median(times[mode])
-        overhead = (median - baseline) / baseline * 100
-        suffix = "" if mode == "no agent" else f"  overhead {overhead:+.1f} %"
-        print(f"  {mode:>12}: {median:6.2f} s{suffix}")
+        print(f"  {mode:>12}: {_line(wall, mode, 's wall')}   {_line(cpu, mode, 's CPU')}")
     print(f"  events received by the backend: {_Sink.received}")
+
+
+def _line(samples: dict[str, list[float]], mode: str, unit: str) -> str:
+    median = statistics.median(samples[mode])
+    baseline = statistics.median(samples["no agent"])
+    overhead = "" if mode == "no agent" else f" ({(median - baseline) / baseline * 100:+.1f} %)"
+    return f"{median:6.2f} {unit}{overhead:<10}"
     return 0
 
 

@@ -9,7 +9,6 @@ import time
 import traceback
 from typing import Any
 
-from openlineage.client.uuid import generate_new_uuid
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -17,7 +16,8 @@ from spark_agent import facets, hooks, listener
 from spark_agent.actions import ActionAssembler
 from spark_agent.config import AgentConfig, resolve_config
 from spark_agent.counters import Counters
-from spark_agent.naming import child_job_name, target_of
+from spark_agent.ids import new_run_id
+from spark_agent.naming import child_job_name, path_tail
 from spark_agent.plan.extract import ExtractContext, extract
 from spark_agent.plan.model import ActionFacts, ErrorInfo
 from spark_agent.transports.factory import build_emitter
@@ -25,6 +25,17 @@ from spark_agent.transports.factory import build_emitter
 log = logging.getLogger("spark_agent")
 RUN_ID_COLUMN = "tributary_run_id"
 REPORTED = ("events_emitted_total", "events_dropped_total", "events_spilled_total")
+
+# counters-facet field -> agent counter (the application's final event carries totals)
+_TOTALS = {
+    "recordsIn": "records_in_total",
+    "recordsOut": "records_out_total",
+    "bytesIn": "bytes_in_total",
+    "bytesOut": "bytes_out_total",
+    "errorCount": "actions_failed_total",
+    "unresolvedColumns": "unresolved_columns_total",
+    "unknownPlanNodes": "unknown_plan_nodes_total",
+}
 
 _current: Agent | None = None
 
@@ -37,16 +48,13 @@ class Agent:
         self.counters = Counters()
         self.app_name = config.app_name or spark.sparkContext.appName
         self.job = (config.namespace, self.app_name)
-        self.run_id = str(generate_new_uuid())
+        self.run_id = new_run_id()
         self._spark = spark
         self._spark_version = spark.version
         self._lock = threading.Lock()
         self._closed = False
         self._error: ErrorInfo | None = None
         self._aborted = False
-        self._totals = dict.fromkeys(
-            ("recordsIn", "recordsOut", "bytesIn", "bytesOut", "errorCount"), 0
-        )
         for problem in config.problems():
             log.warning("tributary: %s; lineage events will be dropped", problem)
         self._emitter = build_emitter(config, self.counters)
@@ -143,11 +151,11 @@ class Agent:
 
     def _emit_action(self, facts: ActionFacts) -> None:
         values = facets.action_counters(facts)
-        self._count_action(facts, values)
+        self._count_action(values)
         target = facts.outputs[0] if facts.outputs else facts.inputs[0] if facts.inputs else None
-        target_name = facts.target or (target_of(target.id, None) if target else facts.func_name)
+        target_name = facts.target or (path_tail(target.id) if target else facts.func_name)
         job = (self.config.namespace, child_job_name(self.app_name, facts.verb, target_name))
-        run_id = str(generate_new_uuid())
+        run_id = new_run_id()
         run_facets = {
             **facets.parent(self.run_id, self.job),
             **facets.processing_engine(self._spark_version),
@@ -174,31 +182,16 @@ class Agent:
                 )
             )
 
-    def _count_action(self, facts: ActionFacts, values: dict[str, int]) -> None:
+    def _count_action(self, values: dict[str, int]) -> None:
         self.counters.add("actions_total")
-        self.counters.add("actions_failed_total", values["errorCount"])
-        self.counters.add("unresolved_columns_total", facts.unresolved_columns)
-        self.counters.add("unknown_plan_nodes_total", len(facts.unknown_nodes))
-        for key, name in (
-            ("recordsIn", "records_in_total"),
-            ("recordsOut", "records_out_total"),
-            ("bytesIn", "bytes_in_total"),
-            ("bytesOut", "bytes_out_total"),
-        ):
+        for key, name in _TOTALS.items():
             self.counters.add(name, values[key])
-        with self._lock:
-            for key in self._totals:
-                self._totals[key] += values[key]
 
     def _app_event(self, state: str, when: float) -> dict[str, Any]:
         run_facets = facets.processing_engine(self._spark_version)
         if state != "START":
             values = self.counters.snapshot()
-            with self._lock:
-                totals = dict(self._totals)
-            totals["unresolvedColumns"] = values["unresolved_columns_total"]
-            totals["unknownPlanNodes"] = values["unknown_plan_nodes_total"]
-            run_facets.update(facets.counters(totals))
+            run_facets.update(facets.counters({k: values[n] for k, n in _TOTALS.items()}))
         if state == "FAIL" and self._error is not None:
             run_facets.update(facets.error_message(self._error))
         return facets.run_event(

@@ -18,6 +18,8 @@ class QueryListener:
 
     def __init__(self, on_action: OnAction) -> None:
         self._on_action = on_action
+        self.active = True
+        self.jvm_proxy: Any = None  # the JVM-side proxy, needed to unregister it
 
     def onSuccess(self, funcName: str, qe: Any, durationNs: int) -> None:
         self._call(funcName, qe, durationNs, None)
@@ -26,6 +28,8 @@ class QueryListener:
         self._call(funcName, qe, None, exception)
 
     def _call(self, func_name: str, qe: Any, duration_ns: int | None, exc: Any) -> None:
+        if not self.active:
+            return
         try:
             self._on_action(func_name, qe, duration_ns, exc)
         except Exception:
@@ -37,11 +41,16 @@ class QueryListener:
 
 def register(spark: SparkSession, listener: QueryListener) -> None:
     ensure_callback_server_started(spark.sparkContext._gateway)
-    spark._jsparkSession.listenerManager().register(listener)
+    # py4j makes a new JVM proxy each time a Python object is passed; keep the one that
+    # gets registered so that `unregister` can name the same object.
+    listener.jvm_proxy = spark.sparkContext._jvm.java.util.Objects.requireNonNull(listener)
+    spark._jsparkSession.listenerManager().register(listener.jvm_proxy)
 
 
 def unregister(spark: SparkSession, listener: QueryListener) -> None:
-    spark._jsparkSession.listenerManager().unregister(listener)
+    listener.active = False
+    if listener.jvm_proxy is not None:
+        spark._jsparkSession.listenerManager().unregister(listener.jvm_proxy)
 
 
 def drain(spark: SparkSession, timeout_s: float) -> bool:

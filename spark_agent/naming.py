@@ -107,8 +107,6 @@ def child_job_name(app_name: str, verb: str, target: str) -> str:
     return f"{app_name}.{verb}.{job_segment(target)}"
 
 
-def target_of(dataset: DatasetId, table: str | None) -> str:
-    """The last part of a child job's name: the table, else the path's last segment."""
-    if table:
-        return table
+def path_tail(dataset: DatasetId) -> str:
+    """The last segment of a dataset's name: `/lake/silver/orders_clean` -> `orders_clean`."""
     return dataset.name.rstrip("/").rsplit("/", 1)[-1]

@@ -12,7 +12,7 @@ from spark_agent.plan import jvm
 from spark_agent.plan.columns import ColumnLineageBuilder
 from spark_agent.plan.model import ActionFacts, DatasetId, DatasetInfo, ErrorInfo, Symlink
 from spark_agent.plan.schema import schema_fields
-from spark_agent.plan.tree import parse
+from spark_agent.plan.tree import Attr, parse
 
 JavaObject = Any
 
@@ -46,10 +46,6 @@ class _Target:
     column_names: list[str] | None
 
 
-def is_write(analyzed: JavaObject) -> bool:
-    return jvm.simple_name(analyzed) in WRITE_COMMANDS
-
-
 def extract(
     ctx: ExtractContext,
     func_name: str,
@@ -64,46 +60,15 @@ def extract(
         return None
     target = _target(ctx, root_cls, analyzed)
     query = target.query if target else analyzed
-    query_node = parse(json.loads(str(query.toJSON())))
-
-    relations = [
-        r for r in (jvm.relation(leaf, ctx.warehouse) for leaf in jvm.logical_leaves(query)) if r
-    ]
-    leaf_datasets = {r.first_expr_id: r.datasets for r in relations if r.first_expr_id is not None}
-    builder = ColumnLineageBuilder(leaf_datasets)
-    out_attrs = builder.visit(query_node)
-
-    inputs: dict[DatasetId, DatasetInfo] = {}
-    for rel in relations:
-        for ds in rel.datasets:
-            schema = builder.input_schemas.get(ds)
-            inputs.setdefault(
-                ds,
-                DatasetInfo(
-                    id=ds,
-                    schema=schema_fields([(a.name, a.data_type) for a in schema])
-                    if schema
-                    else None,
-                    symlink=rel.symlink,
-                    format=rel.format,
-                ),
-            )
-
-    unresolved = 0
-    outputs: list[DatasetInfo] = []
-    if target is not None:
-        schema = json.loads(str(query.schema().json())).get("fields", [])
-        names = target.column_names or [str(f.get("name")) for f in schema]
-        types = [f.get("type") for f in schema]
-        if out_attrs is not None and len(out_attrs) == len(names):
-            ids: list[int | None] = [a.expr_id for a in out_attrs]
-        else:
-            ids = list(jvm.output_expr_ids(query))
-        body, unresolved = builder.facet_body(list(zip(names, ids, strict=False)))
-        target.dataset.schema = schema_fields(list(zip(names, types, strict=False)))
-        target.dataset.column_lineage = body
-        outputs.append(target.dataset)
-
+    leaves = (jvm.relation(leaf, ctx.warehouse) for leaf in jvm.logical_leaves(query))
+    relations = [r for r in leaves if r is not None]
+    builder = ColumnLineageBuilder(
+        {r.first_expr_id: r.datasets for r in relations if r.first_expr_id is not None}
+    )
+    out_attrs = builder.visit(parse(json.loads(str(query.toJSON()))))
+    inputs = _inputs(relations, builder)
+    unresolved = _describe_output(target, query, builder, out_attrs) if target else 0
+    outputs = [target.dataset] if target else []
     error = None
     if exc is not None:
         message, stack = jvm.error_info(exc, ctx.jvm)
@@ -113,9 +78,8 @@ def extract(
         for ds_id, stats in jvm.scan_stats(executed).items():
             if ds_id in inputs:
                 inputs[ds_id].stats = stats
-        if outputs:
-            outputs[0].stats = jvm.write_stats(executed)
-
+        if target is not None:
+            target.dataset.stats = jvm.write_stats(executed)
     if not (inputs or outputs or error):
         return None
     return ActionFacts(
@@ -133,6 +97,35 @@ def extract(
     )
 
 
+def _inputs(
+    relations: list[jvm.Relation], builder: ColumnLineageBuilder
+) -> dict[DatasetId, DatasetInfo]:
+    inputs: dict[DatasetId, DatasetInfo] = {}
+    for rel in relations:
+        for ds in rel.datasets:
+            attrs = builder.input_schemas.get(ds)
+            schema = schema_fields([(a.name, a.data_type) for a in attrs]) if attrs else None
+            inputs.setdefault(ds, DatasetInfo(id=ds, schema=schema, symlink=rel.symlink))
+    return inputs
+
+
+def _describe_output(
+    target: _Target, query: JavaObject, builder: ColumnLineageBuilder, out_attrs: list[Attr] | None
+) -> int:
+    """Fill in the output's schema and column lineage; return the unresolved column count."""
+    schema = json.loads(str(query.schema().json())).get("fields", [])
+    names = target.column_names or [str(f.get("name")) for f in schema]
+    if out_attrs is not None and len(out_attrs) == len(names):
+        ids: list[int | None] = [a.expr_id for a in out_attrs]
+    else:  # the plan's top is a node the builder does not know: ask the JVM
+        ids = list(jvm.output_expr_ids(query))
+    body, unresolved = builder.facet_body(list(zip(names, ids, strict=False)))
+    types = [f.get("type") for f in schema]
+    target.dataset.schema = schema_fields(list(zip(names, types, strict=False)))
+    target.dataset.column_lineage = body
+    return unresolved
+
+
 def _target(ctx: ExtractContext, root_cls: str, cmd: JavaObject) -> _Target | None:
     if root_cls == "InsertIntoHadoopFsRelationCommand":
         table = jvm.option(cmd.catalogTable())
@@ -142,7 +135,6 @@ def _target(ctx: ExtractContext, root_cls: str, cmd: JavaObject) -> _Target | No
             id=dataset_from_uri(str(cmd.outputPath().toString())),
             symlink=Symlink(ctx.warehouse, name) if name else None,
             lifecycle=_LIFECYCLE.get(str(cmd.mode().toString())),
-            format=fmt,
         )
         verb = "insert_into" if name else f"write_{fmt}"
         names = _names(cmd.outputColumnNames())
@@ -157,7 +149,6 @@ def _target(ctx: ExtractContext, root_cls: str, cmd: JavaObject) -> _Target | No
             id=dataset_from_uri(str(location.toString())),
             symlink=Symlink(ctx.warehouse, name),
             lifecycle=_LIFECYCLE.get(str(cmd.mode().toString())),
-            format=str(jvm.option(table.provider()) or "") or None,
         )
         return _Target(dataset, "create_table", name, cmd.query(), _names(cmd.outputColumnNames()))
     if root_cls == "SaveIntoDataSourceCommand":
@@ -168,7 +159,6 @@ def _target(ctx: ExtractContext, root_cls: str, cmd: JavaObject) -> _Target | No
         dataset = DatasetInfo(
             id=dataset_from_jdbc(str(url), str(table)),
             lifecycle=_LIFECYCLE.get(str(cmd.mode().toString())),
-            format="jdbc",
         )
         return _Target(dataset, "write_jdbc", str(table), cmd.query(), None)
     if root_cls == "InsertIntoDataSourceCommand":
@@ -176,7 +166,7 @@ def _target(ctx: ExtractContext, root_cls: str, cmd: JavaObject) -> _Target | No
         if rel is None or not rel.datasets:
             return None
         name = rel.symlink.name if rel.symlink else None
-        dataset = DatasetInfo(id=rel.datasets[0], symlink=rel.symlink, format=rel.format)
+        dataset = DatasetInfo(id=rel.datasets[0], symlink=rel.symlink)
         dataset.lifecycle = "OVERWRITE" if bool(cmd.overwrite()) else None
         return _Target(dataset, "insert_into", name or rel.datasets[0].name, cmd.query(), None)
     return None

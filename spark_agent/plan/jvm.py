@@ -23,7 +23,6 @@ class Relation:
     first_expr_id: int | None
     datasets: list[DatasetId]
     symlink: Symlink | None
-    format: str | None
 
 
 def simple_name(obj: JavaObject) -> str:
@@ -68,13 +67,9 @@ def relation(leaf: JavaObject, warehouse: str) -> Relation | None:
     symlink = Symlink(warehouse, table_name(table.identifier())) if table is not None else None
     if kind == "HadoopFsRelation":
         paths = str(rel.location().rootPaths().mkString("\u0001")).split("\u0001")
-        return Relation(
-            first, [dataset_from_uri(p) for p in paths if p], symlink, file_format(rel.fileFormat())
-        )
+        return Relation(first, [dataset_from_uri(p) for p in paths if p], symlink)
     opts = rel.jdbcOptions()
-    return Relation(
-        first, [dataset_from_jdbc(str(opts.url()), str(opts.tableOrQuery()))], symlink, "jdbc"
-    )
+    return Relation(first, [dataset_from_jdbc(str(opts.url()), str(opts.tableOrQuery()))], symlink)
 
 
 def file_format(fmt: JavaObject) -> str:

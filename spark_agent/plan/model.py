@@ -52,7 +52,6 @@ class DatasetInfo:
     stats: Stats | None = None
     lifecycle: str | None = None
     column_lineage: dict[str, Any] | None = None
-    format: str | None = None
 
 
 @dataclass(frozen=True)

@@ -51,16 +51,6 @@ class Node:
         """A sequence-of-attributes field, such as a leaf's `output`."""
         return [a for a in (as_attr(e) for e in self.exprs(name)) if a is not None]
 
-    def walk(self) -> list[Node]:
-        """This node and all its descendants, pre-order."""
-        out: list[Node] = []
-        stack = [self]
-        while stack:
-            node = stack.pop()
-            out.append(node)
-            stack.extend(reversed(node.children))
-        return out
-
 
 def parse(items: list[dict[str, Any]]) -> Node:
     """Rebuild a tree from Spark's flattened pre-order JSON list."""

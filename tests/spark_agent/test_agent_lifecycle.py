@@ -12,6 +12,7 @@ from agent_support import EventValidator, RecordingServer, lineage, read_events
 from pyspark.sql import functions as F
 
 import spark_agent
+from spark_agent import listener
 
 pytestmark = pytest.mark.spark
 
@@ -107,6 +108,27 @@ def test_with_run_id_adds_the_application_run_id(
         "price": [(seed, "price", "IDENTITY")],
         "tributary_run_id": [],
     }
+
+
+def test_a_closed_agent_is_no_longer_called_by_spark(
+    spark: Any, seed: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[str] = []
+    original = listener.QueryListener._call
+
+    def counting(self: listener.QueryListener, *args: Any) -> None:
+        calls.append(args[0])
+        original(self, *args)
+
+    monkeypatch.setattr(listener.QueryListener, "_call", counting)
+    for name in ("first", "second"):
+        agent = spark_agent.install(spark, app_name=name, file_path=str(tmp_path / "e.jsonl"))
+        spark.read.parquet(seed).write.mode("overwrite").parquet(str(tmp_path / "copy"))
+        agent.close()
+    calls.clear()
+    spark.read.parquet(seed).write.mode("overwrite").parquet(str(tmp_path / "copy"))
+    spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(10_000)
+    assert calls == []
 
 
 def test_read_only_actions_are_child_runs_when_asked_for(
