@@ -41,7 +41,7 @@ class AgentConfig:
     http_max_retries: int = 4
     file_max_bytes: int = 64 * 2**20
     file_backups: int = 5
-    merge_window_s: float = 1.0
+    merge_window_s: float = 3.0
 
     @property
     def resolved_transport(self) -> str | None:
