@@ -28,6 +28,13 @@ class RawJsonParser(BaseParser):
         return stream.read() if stream is not None else b""
 
 
+def _request_json_bytes(request: Request, *, limit: int) -> bytes | Response:
+    """The checked body of an ingest request, or the error response that says what is wrong."""
+    if (problem := _body_checks(request, limit=limit)) is not None:
+        return problem
+    return _body(request, limit=limit)
+
+
 def _body_checks(request: Request, *, limit: int) -> Response | None:
     content_type = request.content_type.split(";")[0].strip().lower()
     if content_type != "application/json":
@@ -92,10 +99,7 @@ class LineageEventCreateApi(APIView):
     parser_classes = [RawJsonParser]
 
     def post(self, request: Request) -> Response:
-        limit = settings.INGEST_MAX_EVENT_BYTES
-        if (problem := _body_checks(request, limit=limit)) is not None:
-            return problem
-        raw = _body(request, limit=limit)
+        raw = _request_json_bytes(request, limit=settings.INGEST_MAX_EVENT_BYTES)
         if isinstance(raw, Response):
             return raw
         try:
@@ -116,10 +120,7 @@ class LineageBatchCreateApi(APIView):
     parser_classes = [RawJsonParser]
 
     def post(self, request: Request) -> Response:
-        limit = settings.INGEST_MAX_BATCH_BYTES
-        if (problem := _body_checks(request, limit=limit)) is not None:
-            return problem
-        raw = _body(request, limit=limit)
+        raw = _request_json_bytes(request, limit=settings.INGEST_MAX_BATCH_BYTES)
         if isinstance(raw, Response):
             return raw
         try:
