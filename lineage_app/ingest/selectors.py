@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -38,3 +40,11 @@ def run_events(*, run_id: str) -> list[dict[str, Any]]:
         }
         for row in rows
     ]
+
+
+def run_verification_statuses(*, run_ids: Sequence[str]) -> dict[str, list[str]]:
+    """The signature status of every logged event of each run (one query for many runs)."""
+    statuses: dict[str, list[str]] = defaultdict(list)
+    for run_id, status in LineageEvent.objects.filter(run_id__in=list(run_ids)).values_list("run_id", "verification"):
+        statuses[run_id].append(status or "")
+    return statuses

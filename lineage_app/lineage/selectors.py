@@ -13,8 +13,7 @@ from lineage_app.graph import catalog
 from lineage_app.graph.events import utc_text
 from lineage_app.graph.lineage import LineageGraph, NodeRef, lineage_traverse, node_find, run_find
 from lineage_app.graph.model import Label, NodeType, natural_key
-from lineage_app.ingest.models import LineageEvent
-from lineage_app.ingest.selectors import run_events
+from lineage_app.ingest.selectors import run_events, run_verification_statuses
 from lineage_app.signatures.selectors import verification_worst
 
 NODE_LABELS = {NodeType.DATASET: Label.DATASET, NodeType.JOB: Label.JOB, NodeType.DATASET_FIELD: Label.FIELD}
@@ -217,9 +216,7 @@ def dataset_version_diff(*, node_id: str, from_version: str | None, to_version: 
 
 def _verifications(run_ids: list[str]) -> dict[str, str | None]:
     """Each run's worst signature status over its logged events (one query for a page of runs)."""
-    statuses: dict[str, list[str]] = defaultdict(list)
-    for run_id, status in LineageEvent.objects.filter(run_id__in=run_ids).values_list("run_id", "verification"):
-        statuses[run_id].append(status or "")
+    statuses = run_verification_statuses(run_ids=run_ids)
     return {run_id: verification_worst(statuses=statuses.get(run_id, [])) for run_id in run_ids}
 
 
