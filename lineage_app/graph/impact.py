@@ -17,7 +17,7 @@ from neo4j import ManagedTransaction
 
 from lineage_app.graph import impact_queries as q
 from lineage_app.graph.driver import graph_read, records
-from lineage_app.graph.lineage import NodeRef
+from lineage_app.graph.lineage import NodeRef, latest_run
 from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType, natural_key, node_id
 from lineage_app.graph.ownership import owners_for
 
@@ -209,14 +209,6 @@ def upstream_traverse(*, start: NodeRef, depth: int) -> Traversal:
 
 # ---- details, one chunk at a time ----
 
-def _latest(runs: list[list[Any]]) -> tuple[str | None, str | None]:
-    real = [run for run in runs if run[1] is not None]  # OPTIONAL MATCH gives ['', null, null]
-    if not real:
-        return None, None
-    at, _, state = max(real, key=lambda run: (run[0], run[1]))
-    return state, at or None
-
-
 def impact_details(*, refs: Iterable[NodeRef]) -> dict[NodeRef, dict[str, Any]]:
     """Names, owners and last run of each of `refs` (one chunk); a field has its dataset's owners and run."""
     refs = list(refs)
@@ -231,7 +223,7 @@ def impact_details(*, refs: Iterable[NodeRef]) -> dict[NodeRef, dict[str, Any]]:
                                    (Label.FIELD, q.FIELD_DETAILS, fields)):
             for chunk in chunks(keys):
                 for row in records(tx, query, keys=chunk)[0]["rows"]:
-                    state, at = _latest(row.pop("runs", []))
+                    at, _, state = latest_run(row.pop("runs", []))
                     details[(label, row.pop("key"))] = {**row, "lastRunState": state, "lastRunTime": at}
         owners = owners_for(tx, refs=[(Label.DATASET, key) for key in datasets] + [(Label.JOB, key) for key in jobs])
         for ref, row in details.items():

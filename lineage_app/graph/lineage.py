@@ -104,13 +104,24 @@ def node_summaries(tx: ManagedTransaction, *, label: Label, keys: list[str]) -> 
     for row in rows:
         if "runs" not in row:
             continue
-        runs = [run for run in row.pop("runs") if run[1] is not None]  # OPTIONAL MATCH gives [.., null, null]
-        latest_time, run_id, state = max(runs, default=("", None, None), key=lambda run: (run[0], run[1]))
+        latest_time, run_id, state = latest_run(row.pop("runs"))
         if label is Label.DATASET:
             row["lastRunState"] = state
         else:
-            row.update(latestRunId=run_id, latestRunState=state, latestRunTime=latest_time or None)
+            row.update(latestRunId=run_id, latestRunState=state, latestRunTime=latest_time)
     return rows
+
+
+def latest_run(runs: list[list[Any]]) -> tuple[str | None, str | None, str | None]:
+    """(time, runId, state) of the latest of `[time, runId, state]` rows; the statement chose the time.
+
+    Picked here rather than by sorting in the statement, which costs ArcadeDB several times more.
+    """
+    real = [run for run in runs if run[1] is not None]  # OPTIONAL MATCH gives ['', null, null]
+    if not real:
+        return None, None, None
+    at, run_id, state = max(real, key=lambda run: (run[0], run[1]))
+    return at or None, run_id, state
 
 
 def run_find(*, run_id: str) -> dict[str, Any] | None:
