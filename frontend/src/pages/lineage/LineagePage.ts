@@ -209,6 +209,21 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
     }
   };
 
+  // Draw a saved picture: laid out afresh and fitted the first time, exactly as left on a return.
+  // Answers null when a newer load has started meanwhile.
+  const showSaved = async (saved: Saved, store: Map<string, Saved>, mine: number) => {
+    model = saved.model;
+    const v = ensureView();
+    const restoring = Object.keys(saved.positions).length > 0;
+    await v.show(model, { reuse: restoring ? saved.positions : undefined, fit: !restoring });
+    if (mine !== loadId) return null;
+    if (restoring) v.setViewport(saved.viewport);
+    saved.positions = v.currentPositions();
+    saved.viewport = v.viewport();
+    store.set(saved.key, saved);
+    return v;
+  };
+
   const loadTable = async (mine: number) => {
     const key = tableKey(state);
     let saved = savedTable.get(key);
@@ -221,15 +236,8 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
       for (const response of responses) mergeLineage(fresh, response);
       saved = { key, model: fresh, positions: {}, viewport: { zoom: 1, pan: { x: 0, y: 0 } }, truncated: responses.some((r) => r.truncated) };
     }
-    model = saved.model;
-    const v = ensureView();
-    const restoring = Object.keys(saved.positions).length > 0;
-    await v.show(model, { reuse: restoring ? saved.positions : undefined, fit: !restoring });
-    if (mine !== loadId) return;
-    if (restoring) v.setViewport(saved.viewport);
-    saved.positions = v.currentPositions();
-    saved.viewport = v.viewport();
-    savedTable.set(key, saved);
+    const v = await showSaved(saved, savedTable, mine);
+    if (!v) return;
     v.setClass("root", state.roots);
     v.select(state.focus);
     pathEnds = pathEnds.filter((id) => model.nodes.has(id));
@@ -262,15 +270,8 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
     if (!saved) {
       saved = { key, model: columnModel(response), positions: {}, viewport: { zoom: 1, pan: { x: 0, y: 0 } } };
     }
-    model = saved.model;
-    const v = ensureView();
-    const restoring = Object.keys(saved.positions).length > 0;
-    await v.show(model, { reuse: restoring ? saved.positions : undefined, fit: !restoring });
-    if (mine !== loadId) return;
-    if (restoring) v.setViewport(saved.viewport);
-    saved.positions = v.currentPositions();
-    saved.viewport = v.viewport();
-    savedColumn.set(key, saved);
+    const v = await showSaved(saved, savedColumn, mine);
+    if (!v) return;
     v.setClass("focus", [fieldId]);
     v.select(null);
     setStatus(`column lineage of ${detail.name}.${state.field}${response.truncated ? ` · ${TRUNCATED}` : ""}`);
