@@ -12,9 +12,7 @@ through the HTTP stack (Django test client, bearer token), reading each body to 
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import shutil
 import statistics
 import sys
 import tempfile
@@ -26,7 +24,7 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.read_api import DATABASE, PASSWORD, Engine, ensure_loaded  # noqa: E402
+from bench.read_api import ensure_loaded, read_api_client  # noqa: E402
 from bench.synthetic_graph import SyntheticGraph, dataset_id, synthetic_graph_generate  # noqa: E402
 
 
@@ -89,22 +87,7 @@ def main() -> None:
     node = dataset_id(start)
     print(f"start {node}: {size} downstream datasets and jobs within depth {args.depth} (plus fields)")
 
-    var = Path(tempfile.mkdtemp(prefix="tributary-bench-var-"))
-    with Engine(cache / "graph", args.heap) as engine:
-        os.environ.update({"DJANGO_SETTINGS_MODULE": "lineage_app.settings", "TRIBUTARY_VAR_DIR": str(var),
-                           "NEO4J_URI": engine.uri, "NEO4J_DATABASE": DATABASE, "NEO4J_PASSWORD": PASSWORD,
-                           "DATABASE_URL": f"sqlite:///{var / 'bench.sqlite3'}"})
-        import django
-
-        django.setup()
-        from django.core.management import call_command
-        from rest_framework.test import APIClient
-
-        from lineage_app.accounts.services import token_create
-
-        call_command("migrate", verbosity=0)
-        client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Bearer {token_create(name='bench', scope='read')[1]}")
+    with read_api_client(cache=cache, heap=args.heap) as client:
 
         def fetch(path: str, **params: object) -> bytes:
             response = client.get(f"/api/v1/{path}?{urlencode({'nodeId': node, 'depth': args.depth, **params})}")
@@ -127,7 +110,6 @@ def main() -> None:
             print(f"  {label:<8} median {statistics.median(timings):6.2f} s   min {min(timings):6.2f} s   "
                   f"max {max(timings):6.2f} s   {sizes[-1] / 1e6:6.1f} MB", flush=True)
         print("\ntargets: JSON < 1 s, PDF < 10 s")
-    shutil.rmtree(var, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -102,6 +103,32 @@ def ensure_loaded(*, cache: Path, datasets: int, jobs: int, seed: int, heap: str
     print(f"loaded in {time.monotonic() - began:.0f}s")
 
 
+@contextmanager
+def read_api_client(*, cache: Path, heap: str) -> Iterator[Any]:
+    """The embedded engine on the cached synthetic graph, Django set up against it (with a scratch
+    SQLite database), and a DRF test client holding a read token."""
+    var = Path(tempfile.mkdtemp(prefix="tributary-bench-var-"))
+    with Engine(cache / "graph", heap) as engine:
+        os.environ.update({"DJANGO_SETTINGS_MODULE": "lineage_app.settings", "TRIBUTARY_VAR_DIR": str(var),
+                           "NEO4J_URI": engine.uri, "NEO4J_DATABASE": DATABASE, "NEO4J_PASSWORD": PASSWORD,
+                           "DATABASE_URL": f"sqlite:///{var / 'bench.sqlite3'}"})
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+        from rest_framework.test import APIClient
+
+        from lineage_app.accounts.services import token_create
+
+        call_command("migrate", verbosity=0)
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {token_create(name='bench', scope='read')[1]}")
+        try:
+            yield client
+        finally:
+            shutil.rmtree(var, ignore_errors=True)
+
+
 def percentiles(samples: list[float]) -> tuple[float, float, float]:
     ordered = sorted(samples)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
@@ -140,27 +167,14 @@ def main() -> None:
     cache = args.cache or Path(tempfile.gettempdir()) / f"tributary-bench-{args.datasets}-{args.jobs}-{args.seed}"
     ensure_loaded(cache=cache, datasets=args.datasets, jobs=args.jobs, seed=args.seed, heap=args.heap)
 
-    var = Path(tempfile.mkdtemp(prefix="tributary-bench-var-"))
-    with Engine(cache / "graph", args.heap) as engine:
-        os.environ.update({"DJANGO_SETTINGS_MODULE": "lineage_app.settings", "TRIBUTARY_VAR_DIR": str(var),
-                           "NEO4J_URI": engine.uri, "NEO4J_DATABASE": DATABASE, "NEO4J_PASSWORD": PASSWORD,
-                           "DATABASE_URL": f"sqlite:///{var / 'bench.sqlite3'}"})
-        import django
-
-        django.setup()
+    with read_api_client(cache=cache, heap=args.heap) as client:
         from django.conf import settings
-        from django.core.management import call_command
-        from rest_framework.test import APIClient
 
         from bench.synthetic_graph import dataset_id, field_id, synthetic_graph_generate
-        from lineage_app.accounts.services import token_create
         from lineage_app.lineage.selectors import column_lineage_for_node, lineage_for_node
 
         if args.max_nodes is not None:
             settings.LINEAGE_MAX_NODES = args.max_nodes
-        call_command("migrate", verbosity=0)
-        client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Bearer {token_create(name='bench', scope='read')[1]}")
 
         shape = synthetic_graph_generate(datasets=args.datasets, jobs=args.jobs, seed=args.seed)
         rng = random.Random(args.seed + 1)
@@ -198,7 +212,6 @@ def main() -> None:
                 lambda n, d=depth: http("column-lineage", nodeId=n, depth=d, direction=args.direction),
                 field_starts))
         print("\ntargets: lineage p95 < 150 ms at depth 10, column lineage p95 < 200 ms")
-    shutil.rmtree(var, ignore_errors=True)
 
 
 if __name__ == "__main__":
