@@ -12,9 +12,9 @@ from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead, ReadsOrEditsOwnership
 from lineage_app.api_errors import error_response
+from lineage_app.api_support import ERRORS, PageInput, page_of, query_params
 from lineage_app.catalog import selectors, services
 from lineage_app.catalog.models import Owner, OwnershipAssignment
-from lineage_app.lineage.apis import ERRORS, PageInput, _page_of, _params
 from lineage_app.lineage.selectors import NodeNotFound
 
 
@@ -35,9 +35,9 @@ class OwnerListApi(APIView):
         q = serializers.CharField(required=False, default=None, help_text="case-insensitive substring of the name")
 
     @extend_schema(operation_id="owner_list", parameters=[InputSerializer],
-                   responses={200: _page_of("OwnerPage", OwnerOutput()), **ERRORS})
+                   responses={200: page_of("OwnerPage", OwnerOutput()), **ERRORS})
     def get(self, request: Request) -> Response:
-        data = _params(self.InputSerializer, request)
+        data = query_params(self.InputSerializer, request)
         return Response(selectors.owner_page(q=data["q"], limit=data["limit"], offset=data["offset"]))
 
 
@@ -98,7 +98,7 @@ class OwnershipApi(APIView):
             **ERRORS},
     )
     def get(self, request: Request) -> Response:
-        data = _params(self.InputSerializer, request)
+        data = query_params(self.InputSerializer, request)
         if data["nodeId"]:
             try:
                 return Response(selectors.ownership_for_node(node_id=data["nodeId"]))

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -15,33 +15,12 @@ from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
 from lineage_app.api_errors import error_response
+from lineage_app.api_support import ERRORS, MAX_PAGE, ErrorSerializer, PageInput, page_of, query_params
 from lineage_app.lineage import selectors
-
-MAX_PAGE = 500
-
-
-class ErrorSerializer(serializers.Serializer):
-    error = serializers.CharField()
-    message = serializers.CharField()
-    path = serializers.CharField(required=False)
-
-
-ERRORS = {
-    400: OpenApiResponse(ErrorSerializer, description="a parameter is malformed or out of range (named in `path`)"),
-    401: OpenApiResponse(ErrorSerializer, description="no credentials, or an unknown token"),
-    403: OpenApiResponse(ErrorSerializer, description="the caller may not read (e.g. an ingest-only token)"),
-    404: OpenApiResponse(ErrorSerializer, description="no node with that id"),
-}
 
 
 def _responses(ok: Any) -> dict[int, Any]:
     return {200: ok, **ERRORS}
-
-
-def _params(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
-    params = serializer_class(data=request.query_params)
-    params.is_valid(raise_exception=True)
-    return dict(params.validated_data)
 
 
 def _answer(read: Callable[[], dict[str, Any]], *, node_parameter: str = "nodeId") -> Response:
@@ -54,18 +33,8 @@ def _answer(read: Callable[[], dict[str, Any]], *, node_parameter: str = "nodeId
         return error_response("not_found", str(exc), path=node_parameter, http_status=404)
 
 
-class PageInput(serializers.Serializer):
-    limit = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, default=50)
-    offset = serializers.IntegerField(min_value=0, default=0)
-
-
 class NodeInput(serializers.Serializer):
     nodeId = serializers.CharField(help_text="e.g. `dataset:<namespace>:<name>`, URL-encoded")
-
-
-def _page_of(name: str, item: serializers.Serializer) -> serializers.Serializer:
-    return inline_serializer(name=name, fields={"count": serializers.IntegerField(),
-                                                "results": serializers.ListSerializer(child=item)})
 
 
 class GraphInput(NodeInput):
@@ -128,7 +97,7 @@ class LineageGraphApi(APIView):
 
     @extend_schema(operation_id="lineage_graph", parameters=[InputSerializer], responses=_responses(OutputSerializer))
     def get(self, request: Request) -> Response:
-        data = _params(self.InputSerializer, request)
+        data = query_params(self.InputSerializer, request)
         return _answer(lambda: selectors.lineage_for_node(
             node_id=data["nodeId"], depth=data["depth"], direction=data["direction"], as_of=data["asOf"]))
 
@@ -173,7 +142,7 @@ class ColumnLineageGraphApi(APIView):
     @extend_schema(operation_id="column_lineage_graph", parameters=[InputSerializer],
                    responses=_responses(OutputSerializer))
     def get(self, request: Request) -> Response:
-        data = _params(self.InputSerializer, request)
+        data = query_params(self.InputSerializer, request)
         return _answer(lambda: selectors.column_lineage_for_node(
             node_id=data["nodeId"], depth=data["depth"], direction=data["direction"], as_of=data["asOf"]))
 
@@ -195,9 +164,9 @@ class NamespaceListApi(APIView):
         jobCount = serializers.IntegerField()
 
     @extend_schema(operation_id="namespace_list", parameters=[InputSerializer],
-                   responses=_responses(_page_of("NamespacePage", OutputSerializer())))
+                   responses=_responses(page_of("NamespacePage", OutputSerializer())))
     def get(self, request: Request) -> Response:
-        data = _params(self.InputSerializer, request)
+        data = query_params(self.InputSerializer, request)
         return _answer(lambda: selectors.namespace_list(limit=data["limit"], offset=data["offset"]))
 
 
@@ -227,9 +196,9 @@ class DatasetListApi(APIView):
         lastRunState = serializers.CharField(allow_null=True)
 
     @extend_schema(operation_id="dataset_list", parameters=[InputSerializer],
-                   responses=_responses(_page_of("DatasetPage", OutputSerializer())))
+                   responses=_responses(page_of("DatasetPage", OutputSerializer())))
     def get(self, request: Request) -> Response:
-        data = _params(self.InputSerializer, request)
+        data = query_params(self.InputSerializer, request)
         return _answer(lambda: selectors.dataset_list(
             namespace=data["namespace"], q=data["q"], limit=data["limit"], offset=data["offset"]))
 
@@ -308,7 +277,7 @@ class DatasetDetailApi(APIView):
 
     @extend_schema(operation_id="dataset_detail", parameters=[InputSerializer], responses=_responses(OutputSerializer))
     def get(self, request: Request) -> Response:
-        data = _params(self.InputSerializer, request)
+        data = query_params(self.InputSerializer, request)
         return _answer(lambda: selectors.dataset_detail(node_id=data["nodeId"]))
 
 
@@ -355,7 +324,7 @@ class DatasetVersionDiffApi(APIView):
     @extend_schema(operation_id="dataset_version_diff", parameters=[InputSerializer],
                    responses=_responses(OutputSerializer))
     def get(self, request: Request) -> Response:
-        data = _params(self.InputSerializer, request)
+        data = query_params(self.InputSerializer, request)
         return _answer(lambda: selectors.dataset_version_diff(
             node_id=data["nodeId"], from_version=data["from"], to_version=data["to"]))
 
@@ -380,9 +349,9 @@ class JobListApi(APIView):
         latestRunTime = serializers.CharField(allow_null=True)
 
     @extend_schema(operation_id="job_list", parameters=[InputSerializer],
-                   responses=_responses(_page_of("JobPage", OutputSerializer())))
+                   responses=_responses(page_of("JobPage", OutputSerializer())))
     def get(self, request: Request) -> Response:
-        data = _params(self.InputSerializer, request)
+        data = query_params(self.InputSerializer, request)
         return _answer(lambda: selectors.job_list(
             namespace=data["namespace"], q=data["q"], limit=data["limit"], offset=data["offset"]))
 
@@ -410,7 +379,7 @@ class JobDetailApi(APIView):
 
     @extend_schema(operation_id="job_detail", parameters=[InputSerializer], responses=_responses(OutputSerializer))
     def get(self, request: Request) -> Response:
-        data = _params(self.InputSerializer, request)
+        data = query_params(self.InputSerializer, request)
         return _answer(lambda: selectors.job_detail(node_id=data["nodeId"]))
 
 
@@ -423,9 +392,9 @@ class JobRunListApi(APIView):
         pass
 
     @extend_schema(operation_id="job_run_list", parameters=[InputSerializer],
-                   responses=_responses(_page_of("RunPage", RunSummarySerializer())))
+                   responses=_responses(page_of("RunPage", RunSummarySerializer())))
     def get(self, request: Request) -> Response:
-        data = _params(self.InputSerializer, request)
+        data = query_params(self.InputSerializer, request)
         return _answer(lambda: selectors.job_run_list(node_id=data["nodeId"], limit=data["limit"],
                                                       offset=data["offset"]))
 
@@ -469,9 +438,9 @@ class FailureListApi(APIView):
                                         help_text="datasets the run wrote plus its job's declared outputs")
 
     @extend_schema(operation_id="failure_list", parameters=[InputSerializer],
-                   responses=_responses(_page_of("FailurePage", OutputSerializer())))
+                   responses=_responses(page_of("FailurePage", OutputSerializer())))
     def get(self, request: Request) -> Response:
-        data = _params(self.InputSerializer, request)
+        data = query_params(self.InputSerializer, request)
         return _answer(lambda: selectors.failure_list(
             namespace=data["namespace"], job=data["job"], since=data["since"], until=data["until"],
             limit=data["limit"], offset=data["offset"]), node_parameter="job")
@@ -514,7 +483,7 @@ class NodeSearchApi(APIView):
 
     @extend_schema(operation_id="node_search", parameters=[InputSerializer], responses=_responses(OutputSerializer))
     def get(self, request: Request) -> Response:
-        data = _params(self.InputSerializer, request)
+        data = query_params(self.InputSerializer, request)
         return _answer(lambda: selectors.node_search(q=data["q"], types=data["types"], limit=data["limit"]))
 
 

@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
 from lineage_app.api_errors import error_response
-from lineage_app.lineage.apis import ERRORS, _params
+from lineage_app.api_support import ERRORS, query_params
 from lineage_app.reports import exports, selectors
 
 ROOT_CAUSE_DEFAULT_DEPTH = 10
@@ -53,7 +53,7 @@ class _ReportApi(APIView):
     content_negotiation_class = JsonOnly
 
     def _report(self, request: Request, serializer: type[serializers.Serializer]) -> tuple[Any, dict[str, Any]]:
-        data = _params(serializer, request)
+        data = query_params(serializer, request)
         try:
             report = selectors.impact_report(node_ids=data["nodeId"], depth=data["depth"], as_of=data["asOf"])
         except selectors.NodeNotFound as exc:
@@ -118,7 +118,7 @@ class RootCauseApi(APIView):
     def get(self, request: Request) -> Any:
         from rest_framework.response import Response
 
-        data = _params(self.InputSerializer, request)
+        data = query_params(self.InputSerializer, request)
         try:
             return Response(selectors.root_cause_for_node(node_id=data["nodeId"], depth=data["depth"]))
         except selectors.NodeNotFound as exc:
