@@ -214,6 +214,7 @@ def ownership_record_events(*, events: Sequence[EventRecord]) -> None:
         targets = [(Assignment.TargetType.JOB, payload.get("job") or {})]
         targets += [(Assignment.TargetType.DATASET, d) for side in ("inputs", "outputs")
                     for d in payload.get(side) or []]
+        targets += [(Assignment.TargetType.DATASET, payload.get("dataset") or {})]  # a DatasetEvent
         for target_type, node in targets:
             if not node.get("namespace") or not node.get("name"):
                 continue

@@ -13,7 +13,7 @@ from lineage_app.catalog.models import Owner, OwnershipAssignment
 from lineage_app.graph.driver import graph_read, records
 from lineage_app.ingest.services import events_accept, events_apply
 from lineage_app.ingest.validation import event_check
-from tests.events import dataset, new_run_id, run_event
+from tests.events import PRODUCER, dataset, new_run_id, run_event
 
 pytestmark = pytest.mark.django_db
 
@@ -51,6 +51,14 @@ def test_ownership_facets_of_events_are_recorded_as_event_assignments(graph):  #
                                                         "role", "source"))
     assert rows == [("team:crm", "dataset", "db", "customers", "MAINTAINER", "event")]
     assert Owner.objects.get(name="team:crm").kind == Owner.Kind.TEAM
+
+
+def test_ownership_facets_of_dataset_events_are_recorded_too(graph):  # type: ignore[no-untyped-def]
+    apply({"eventTime": "2026-01-05T08:00:00Z", "producer": PRODUCER,
+           "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
+           "dataset": dataset("db", "countries", owners=["user:ana"])})
+    rows = list(OwnershipAssignment.objects.values_list("owner__name", "target_type", "namespace", "name", "source"))
+    assert rows == [("user:ana", "dataset", "db", "countries", "event")]
 
 
 def test_a_hand_set_owner_is_in_the_graph_at_once_and_wins_over_the_event_owner(  # type: ignore[no-untyped-def]
