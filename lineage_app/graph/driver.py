@@ -52,8 +52,15 @@ def graph_write(work: Callable[[ManagedTransaction], T]) -> T:
 
 
 def records(tx: ManagedTransaction, query: str, **params: Any) -> list[dict[str, Any]]:
-    """Run `query` in `tx` and return its rows as plain dicts."""
-    return [record.data() for record in tx.run(query, params)]
+    """Run `query` in `tx` and return its rows as plain dicts.
+
+    Statements here return only plain values (scalars, lists, maps), never node or relationship
+    objects, so rows are built straight from the values: `Record.data()` would walk every nested
+    value again to convert graph objects, which costs more than the query on large answers.
+    """
+    result = tx.run(query, params)
+    keys = result.keys()
+    return [dict(zip(keys, record, strict=True)) for record in result]
 
 
 def graph_ping() -> bool:
