@@ -86,10 +86,10 @@ def ensure_loaded(*, cache: Path, datasets: int, jobs: int, seed: int, heap: str
     """Load the synthetic graph into `cache` unless a finished load of the same shape is there."""
     from neo4j import GraphDatabase
 
-    from bench.synthetic_graph import synthetic_graph_load
+    from bench.synthetic_graph import SYNTHETIC_MODEL, synthetic_graph_load
 
     marker = cache / "loaded.json"
-    shape = {"datasets": datasets, "jobs": jobs, "seed": seed}
+    shape = {"datasets": datasets, "jobs": jobs, "seed": seed, "model": SYNTHETIC_MODEL}
     if marker.exists() and json.loads(marker.read_text()) == shape:
         print(f"reusing the loaded graph in {cache}")
         return

@@ -26,6 +26,7 @@ from neo4j import Driver, GraphDatabase
 from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType, Rel
 
 NAMESPACES = 20
+SYNTHETIC_MODEL = 2  # bumped when the graph model changes, so cached benchmark graphs are loaded again
 LAYERS = 25
 BATCH = 5000
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -125,14 +126,16 @@ LOAD_NAMESPACES = (
 )
 LOAD_DATASETS = f"""
 UNWIND $rows AS row
-CREATE (:{Label.DATASET} {{key: row.key, nodeId: row.nodeId, namespace: row.namespace, name: row.name,
+CREATE (n:{Label.DATASET} {{key: row.key, nodeId: row.nodeId, namespace: row.namespace, name: row.name,
         currentVersion: row.version, versionCount: 1, fieldCount: row.fieldCount,
         firstSeen: row.first, lastSeen: row.last}})
+SET n += row.latestRun
 """
 LOAD_JOBS = f"""
 UNWIND $rows AS row
-CREATE (:{Label.JOB} {{key: row.key, nodeId: row.nodeId, namespace: row.namespace, name: row.name,
+CREATE (n:{Label.JOB} {{key: row.key, nodeId: row.nodeId, namespace: row.namespace, name: row.name,
         jobType: 'JOB', firstSeen: row.first, lastSeen: row.last}})
+SET n += row.latestRun
 """
 LOAD_FIELDS = f"""
 UNWIND $rows AS row
@@ -178,6 +181,12 @@ def _run_id(seed: int, j: int) -> str:
     return str(uuid.UUID(int=random.Random(seed * 1_000_003 + j).getrandbits(128), version=4))
 
 
+def _latest_run_properties(run_id: str, state: str, time: str) -> dict[str, str]:
+    """What the projection keeps on a job, and on each dataset its runs wrote, about its latest run."""
+    return {"latestRunId": run_id, "latestRunState": state, "latestRunTime": time,
+            "latestRunOrder": f"{time}{KEY_SEPARATOR}{run_id}"}
+
+
 def synthetic_graph_load(*, driver: Driver, database: str, datasets: int, jobs: int, seed: int,
                          log: bool = True) -> SyntheticGraph:
     """Generate the graph and write it into an empty database, statement by statement in batches."""
@@ -201,13 +210,21 @@ def synthetic_graph_load(*, driver: Driver, database: str, datasets: int, jobs: 
                 session.execute_write(lambda tx, b=batch: tx.run(query, rows=b).consume())
             say(f"{len(rows):>9} {what}")
 
+        job_runs = [_latest_run_properties(_run_id(seed, j), graph.run_states[j], _time(graph.job_layer[j] + 24.5))
+                    for j in range(jobs)]
+        dataset_runs: dict[int, dict[str, str]] = {}
+        for j, outputs in enumerate(graph.job_outputs):
+            for i in outputs:
+                if i not in dataset_runs or job_runs[j]["latestRunOrder"] > dataset_runs[i]["latestRunOrder"]:
+                    dataset_runs[i] = job_runs[j]
         dataset_rows, field_rows = [], []
         for i in range(datasets):
             namespace, name = dataset_name(i)
             layer = graph.layer_of_dataset[i]
             dataset_rows.append({"key": _key(namespace, name), "nodeId": dataset_id(i), "namespace": namespace,
                                  "name": name, "version": f"{i:016x}", "fieldCount": graph.fields_of_dataset[i],
-                                 "first": _time(layer), "last": _time(layer + 24)})
+                                 "first": _time(layer), "last": _time(layer + 24),
+                                 "latestRun": dataset_runs.get(i, {})})
             for column in range(graph.fields_of_dataset[i]):
                 field_rows.append({"datasetKey": _key(namespace, name), "key": _key(namespace, name, f"col{column}"),
                                    "nodeId": field_id(i, column), "namespace": namespace, "dataset": name,
@@ -222,7 +239,8 @@ def synthetic_graph_load(*, driver: Driver, database: str, datasets: int, jobs: 
             layer = graph.job_layer[j]
             key, run_id = _key(namespace, name), _run_id(seed, j)
             job_rows.append({"key": key, "nodeId": ":".join([NodeType.JOB.value, namespace, name]),
-                             "namespace": namespace, "name": name, "first": _time(layer), "last": _time(layer + 24)})
+                             "namespace": namespace, "name": name, "first": _time(layer), "last": _time(layer + 24),
+                             "latestRun": job_runs[j]})
             run_rows.append({"jobKey": key, "runId": run_id, "nodeId": f"run:{run_id}", "state": graph.run_states[j],
                              "started": _time(layer + 24), "ended": _time(layer + 24.5), "durationMs": 1_800_000,
                              "jobNamespace": namespace, "jobName": name})

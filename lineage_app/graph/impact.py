@@ -17,7 +17,7 @@ from neo4j import ManagedTransaction
 
 from lineage_app.graph import impact_queries as q
 from lineage_app.graph.driver import graph_read, records
-from lineage_app.graph.lineage import NodeRef, latest_run
+from lineage_app.graph.lineage import NodeRef, node_rows
 from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType, natural_key, node_id
 from lineage_app.graph.ownership import owners_for
 
@@ -219,12 +219,10 @@ def impact_details(*, refs: Iterable[NodeRef]) -> dict[NodeRef, dict[str, Any]]:
         holders = {key: natural_key(*key.split(KEY_SEPARATOR)[:2]) for key in fields}
         datasets = sorted({key for label, key in refs if label is Label.DATASET} | set(holders.values()))
         jobs = sorted(key for label, key in refs if label is Label.JOB)
-        for label, query, keys in ((Label.DATASET, q.DATASET_DETAILS, datasets), (Label.JOB, q.JOB_DETAILS, jobs),
-                                   (Label.FIELD, q.FIELD_DETAILS, fields)):
+        for label, keys in ((Label.DATASET, datasets), (Label.JOB, jobs), (Label.FIELD, fields)):
             for chunk in chunks(keys):
-                for row in records(tx, query, keys=chunk)[0]["rows"]:
-                    at, _, state = latest_run(row.pop("runs", []))
-                    details[(label, row.pop("key"))] = {**row, "lastRunState": state, "lastRunTime": at}
+                for row in node_rows(tx, statement=q.DETAILS[label], columns=q.DETAIL_COLUMNS[label], keys=chunk):
+                    details[(label, row.pop("key"))] = row
         owners = owners_for(tx, refs=[(Label.DATASET, key) for key in datasets] + [(Label.JOB, key) for key in jobs])
         for ref, row in details.items():
             holder = (Label.DATASET, holders[ref[1]]) if ref[0] is Label.FIELD else ref

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from lineage_app.graph.model import Label, Rel
-from lineage_app.graph.reads import FIND_NODES, HOPS
+from lineage_app.graph.reads import FIND_NODES, HOPS, node_columns
 
-__all__ = ["DATASET_DETAILS", "DATASET_FIELDS", "DATASET_VERSIONS", "FIELD_DETAILS", "FIND_NODES", "HOPS",
-           "JOB_DETAILS", "JOB_FAILURES"]
+__all__ = ["DATASET_FIELDS", "DATASET_VERSIONS", "DETAILS", "DETAIL_COLUMNS", "FIND_NODES", "HOPS", "JOB_FAILURES"]
 
 # The fields of each dataset: the seeds of column-level impact when a whole dataset changes.
 DATASET_FIELDS = f"""
@@ -15,29 +14,17 @@ MATCH (:{Label.DATASET} {{key: k}})-[:{Rel.HAS_FIELD}]->(f:{Label.FIELD})
 RETURN collect(f.key) AS keys
 """
 
-# Every run that wrote each dataset / ran each job, as [time, runId, state]: the caller keeps the latest.
-DATASET_DETAILS = f"""
-UNWIND $keys AS k
-MATCH (d:{Label.DATASET} {{key: k}})
-OPTIONAL MATCH (r:{Label.RUN})-[:{Rel.WROTE}]->(d)
-WITH d, collect([coalesce(r.endedAt, r.lastEventTime, r.startedAt, ''), r.runId, r.state]) AS runs
-RETURN collect({{key: d.key, nodeId: d.nodeId, namespace: d.namespace, name: d.name, runs: runs}}) AS rows
-"""
-
-JOB_DETAILS = f"""
-UNWIND $keys AS k
-MATCH (j:{Label.JOB} {{key: k}})
-OPTIONAL MATCH (j)-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
-WITH j, collect([coalesce(r.endedAt, r.lastEventTime, r.startedAt, ''), r.runId, r.state]) AS runs
-RETURN collect({{key: j.key, nodeId: j.nodeId, namespace: j.namespace, name: j.name, runs: runs}}) AS rows
-"""
-
-FIELD_DETAILS = f"""
-UNWIND $keys AS k
-MATCH (f:{Label.FIELD} {{key: k}})
-RETURN collect({{key: f.key, nodeId: f.nodeId, namespace: f.namespace, dataset: f.dataset, name: f.name,
-       type: f.type}}) AS rows
-"""
+# What a report shows of each asset, as (report field, node property): a dataset's and a job's
+# latest run are kept on the node by the writes.
+_RUN_COLUMNS = (("lastRunState", "latestRunState"), ("lastRunTime", "latestRunTime"))
+DETAIL_COLUMNS: dict[Label, tuple[tuple[str, str], ...]] = {
+    Label.DATASET: (("key", "key"), ("nodeId", "nodeId"), ("namespace", "namespace"), ("name", "name"),
+                    *_RUN_COLUMNS),
+    Label.JOB: (("key", "key"), ("nodeId", "nodeId"), ("namespace", "namespace"), ("name", "name"), *_RUN_COLUMNS),
+    Label.FIELD: (("key", "key"), ("nodeId", "nodeId"), ("namespace", "namespace"), ("dataset", "dataset"),
+                  ("name", "name"), ("type", "type")),
+}
+DETAILS = {label: node_columns(label, columns) for label, columns in DETAIL_COLUMNS.items()}
 
 # ---- root cause ----
 

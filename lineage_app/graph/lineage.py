@@ -13,12 +13,8 @@ from lineage_app.graph.model import Label
 
 NodeRef = tuple[Label, str]  # a node by its label and natural key
 Edge = tuple[NodeRef, NodeRef, tuple[tuple[str, Any], ...]]  # origin, destination, edge properties (data-flow order)
+Row = tuple[NodeRef, NodeRef, tuple[tuple[str, Any], ...]]  # an edge as a hop found it: from, to, properties
 
-SUMMARIES = {
-    Label.DATASET: reads.DATASET_SUMMARIES,
-    Label.JOB: reads.JOB_SUMMARIES,
-    Label.FIELD: reads.FIELD_SUMMARIES,
-}
 EDGE_PROPERTIES = ("job", "transformation", "subtype", "indirect")  # what a DERIVES pair carries after its ends
 
 
@@ -55,11 +51,13 @@ def lineage_traverse(
         graph = LineageGraph()
         reached: set[NodeRef] = {start}
         for direction in directions:
-            frontier = {start}
-            for _ in range(depth):
-                frontier = _step(tx, graph, reached, frontier, direction, as_of, max_nodes)
-                if not frontier:
-                    break
+            frontier, remaining = {start}, depth
+            while frontier and remaining:
+                # Dataset and job lineage goes two hops per round trip while two are left.
+                two = remaining >= 2 and start[0] is not Label.FIELD
+                step = _double_step if two else _step
+                frontier = step(tx, graph, reached, frontier, direction, as_of, max_nodes)
+                remaining -= 2 if two else 1
         graph.nodes = _summaries(tx, reached)
         return graph
 
@@ -70,12 +68,42 @@ def _step(
     tx: ManagedTransaction, graph: LineageGraph, reached: set[NodeRef], frontier: set[NodeRef],
     direction: str, as_of: str | None, max_nodes: int,
 ) -> set[NodeRef]:
-    rows: list[tuple[NodeRef, NodeRef, tuple[tuple[str, Any], ...]]] = []
-    for label in sorted({node_label for node_label, _ in frontier}):
-        keys = sorted(key for node_label, key in frontier if node_label == label)
+    rows: list[Row] = []
+    for label, keys in _by_label(frontier):
         query, end = reads.HOPS[(direction, label, as_of is not None)]
         for source, target, *extra in records(tx, query, keys=keys, asOf=as_of)[0]["pairs"]:
             rows.append(((label, source), (end, target), tuple(zip(EDGE_PROPERTIES, extra, strict=False))))
+    return _advance(graph, reached, rows, direction, max_nodes)
+
+
+def _double_step(
+    tx: ManagedTransaction, graph: LineageGraph, reached: set[NodeRef], frontier: set[NodeRef],
+    direction: str, as_of: str | None, max_nodes: int,
+) -> set[NodeRef]:
+    """Two hops from one round trip, applied one after the other exactly as two `_step`s would:
+    the second hop goes on only from middle nodes the first one newly reached."""
+    first: list[Row] = []
+    beyond: list[tuple[NodeRef, NodeRef]] = []
+    for label, keys in _by_label(frontier):
+        query, middle, end = reads.DOUBLE_HOPS[(direction, label, as_of is not None)]
+        for sources, key, targets in records(tx, query, keys=keys, asOf=as_of)[0]["rows"]:
+            first.extend(((label, source), (middle, key), ()) for source in sources)
+            beyond.extend(((middle, key), (end, target)) for target in targets)
+    following = _advance(graph, reached, first, direction, max_nodes)
+    second: list[Row] = [(source, target, ()) for source, target in beyond if source in following]
+    return _advance(graph, reached, second, direction, max_nodes) if following else set()
+
+
+def _by_label(frontier: set[NodeRef]) -> list[tuple[Label, list[str]]]:
+    labels = sorted({label for label, _ in frontier})
+    return [(label, sorted(key for node_label, key in frontier if node_label == label)) for label in labels]
+
+
+def _advance(
+    graph: LineageGraph, reached: set[NodeRef], rows: list[Row], direction: str, max_nodes: int
+) -> set[NodeRef]:
+    """Take one hop's edges into `graph`: the nodes not reached before, in key order up to the
+    budget, and every edge between reached nodes. Returns the next frontier (empty once truncated)."""
     new = sorted({target for _, target, _ in rows if target not in reached})
     room = max_nodes - len(reached)
     if len(new) > room:
@@ -91,8 +119,7 @@ def _step(
 
 def _summaries(tx: ManagedTransaction, nodes: set[NodeRef]) -> dict[NodeRef, dict[str, Any]]:
     found: dict[NodeRef, dict[str, Any]] = {}
-    for label in sorted({node_label for node_label, _ in nodes}):
-        keys = sorted(key for node_label, key in nodes if node_label == label)
+    for label, keys in _by_label(nodes):
         for row in node_summaries(tx, label=label, keys=keys):
             found[(label, row.pop("key"))] = row
     return found
@@ -100,28 +127,15 @@ def _summaries(tx: ManagedTransaction, nodes: set[NodeRef]) -> dict[NodeRef, dic
 
 def node_summaries(tx: ManagedTransaction, *, label: Label, keys: list[str]) -> list[dict[str, Any]]:
     """The summary of each node of `label` named by `keys`; datasets and jobs with their latest run."""
-    rows = records(tx, SUMMARIES[label], keys=keys)[0]["rows"]
-    for row in rows:
-        if "runs" not in row:
-            continue
-        latest_time, run_id, state = latest_run(row.pop("runs"))
-        if label is Label.DATASET:
-            row["lastRunState"] = state
-        else:
-            row.update(latestRunId=run_id, latestRunState=state, latestRunTime=latest_time)
-    return rows
+    return node_rows(tx, statement=reads.SUMMARIES[label], columns=reads.SUMMARY_COLUMNS[label], keys=keys)
 
 
-def latest_run(runs: list[list[Any]]) -> tuple[str | None, str | None, str | None]:
-    """(time, runId, state) of the latest of `[time, runId, state]` rows; the statement chose the time.
-
-    Picked here rather than by sorting in the statement, which costs ArcadeDB several times more.
-    """
-    real = [run for run in runs if run[1] is not None]  # OPTIONAL MATCH gives ['', null, null]
-    if not real:
-        return None, None, None
-    at, run_id, state = max(real, key=lambda run: (run[0], run[1]))
-    return at or None, run_id, state
+def node_rows(
+    tx: ManagedTransaction, *, statement: str, columns: tuple[tuple[str, str], ...], keys: list[str]
+) -> list[dict[str, Any]]:
+    """The rows of a `reads.node_columns` statement for `keys`, as dicts named by `columns`."""
+    names = [name for name, _ in columns]
+    return [dict(zip(names, values, strict=True)) for values in records(tx, statement, keys=keys)[0]["rows"]]
 
 
 def run_find(*, run_id: str) -> dict[str, Any] | None:

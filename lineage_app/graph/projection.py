@@ -10,7 +10,7 @@ from typing import Any
 
 from lineage_app.graph import queries
 from lineage_app.graph.events import EventRecord
-from lineage_app.graph.model import NodeType, natural_key, node_id
+from lineage_app.graph.model import KEY_SEPARATOR, NodeType, natural_key, node_id
 from lineage_app.graph.run_state import RunFold
 
 # Facets kept as graph structure of their own, not in a node's facet blob.
@@ -92,6 +92,7 @@ class GraphWrites:
             (queries.MERGE_RUN_PARENTS, self.run_parents),
             (queries.MERGE_RUN_READS, self.run_reads.rows()),
             (queries.MERGE_RUN_WRITES, self.run_writes.rows()),
+            (queries.SET_DATASET_LATEST_RUNS, self.runs),
             (queries.SET_RUN_READ_STATISTICS, self.run_read_statistics.rows()),
             (queries.SET_RUN_WRITE_STATISTICS, self.run_write_statistics.rows()),
             (queries.MERGE_JOB_INPUTS, self.job_inputs.rows()),
@@ -126,6 +127,7 @@ def writes_add_runs(writes: GraphWrites, folds: Iterable[RunFold]) -> None:
                 "nodeId": node_id(NodeType.RUN, fold.run_id),
                 "jobKey": natural_key(fold.job_namespace, fold.job_name),
                 "props": fold.node_properties(),
+                **_latest_run_facts(fold.run_id, fold.state, fold.last_event_time),
             }
         )
         if fold.parent is not None:
@@ -139,8 +141,18 @@ def writes_add_runs(writes: GraphWrites, folds: Iterable[RunFold]) -> None:
                     "parentJobNodeId": node_id(NodeType.JOB, parent.job_namespace, parent.job_name),
                     "parentJobNamespace": parent.job_namespace,
                     "parentJobName": parent.job_name,
+                    # A parent known only by reference has no events: it is the job's latest run
+                    # only while the job has no run with events (an empty time sorts first).
+                    **_latest_run_facts(parent.run_id, "NEW", ""),
                 }
             )
+
+
+def _latest_run_facts(run_id: str, state: str, last_event_time: str) -> dict[str, str]:
+    """What a run offers its job and the datasets it wrote as their latest run, with the order
+    key (time, then runId) the graph keeps the newest by."""
+    return {"latestRunId": run_id, "latestRunState": state, "latestRunTime": last_event_time or None,
+            "runOrder": f"{last_event_time}{KEY_SEPARATOR}{run_id}"}
 
 
 def _project_event(writes: GraphWrites, event: EventRecord) -> None:

@@ -20,13 +20,21 @@ def _seen(var: str) -> str:
     )
 
 
-def _latest(var: str, *props: str) -> str:
-    """SET items that take `props` from the row only if its order key is the newest seen."""
-    newer = f"({var}.factsKey IS NULL OR row.order >= {var}.factsKey)"
+def _latest(var: str, *props: str, guard: str = "factsKey", order: str = "row.order") -> str:
+    """SET items that take `props` from the row only if its order key (`order`) is the newest
+    seen, as kept in `var`'s `guard` property."""
+    newer = f"({var}.{guard} IS NULL OR {order} >= {var}.{guard})"
     items = [f"{var}.{p} = CASE WHEN {newer} THEN row.{p} ELSE {var}.{p} END" for p in props]
     # The guard's own key goes last, so every item above compares against the old one.
-    items.append(f"{var}.factsKey = CASE WHEN {newer} THEN row.order ELSE {var}.factsKey END")
+    items.append(f"{var}.{guard} = CASE WHEN {newer} THEN {order} ELSE {var}.{guard} END")
     return ", ".join(items)
+
+
+def _latest_run(var: str) -> str:
+    """SET items that keep on a job or dataset its latest run: the newest by last event time, then
+    runId (the row's `runOrder`). Reads then take a node's latest run from the node itself."""
+    return _latest(var, "latestRunId", "latestRunState", "latestRunTime", guard="latestRunOrder",
+                   order="row.runOrder")
 
 
 MERGE_NAMESPACES = f"""
@@ -63,8 +71,16 @@ MERGE_RUNS = f"""
 UNWIND $rows AS row
 MERGE (j:{Label.JOB} {{key: row.jobKey}})
 MERGE (r:{Label.RUN} {{runId: row.runId}})
-SET r += row.props, r.nodeId = row.nodeId
+SET r += row.props, r.nodeId = row.nodeId, {_latest_run("j")}
 MERGE (j)-[:{Rel.HAS_RUN}]->(r)
+"""
+
+# After the run's WROTE edges exist: every dataset a run wrote knows its latest writing run, also
+# when a later event of the run (say its FAIL) names no outputs.
+SET_DATASET_LATEST_RUNS = f"""
+UNWIND $rows AS row
+MATCH (:{Label.RUN} {{runId: row.runId}})-[:{Rel.WROTE}]->(d:{Label.DATASET})
+SET {_latest_run("d")}
 """
 
 MERGE_RUN_PARENTS = f"""
@@ -76,6 +92,7 @@ ON CREATE SET p.nodeId = row.parentNodeId, p.state = 'NEW',
 MERGE (pj:{Label.JOB} {{key: row.parentJobKey}})
 ON CREATE SET pj.nodeId = row.parentJobNodeId, pj.namespace = row.parentJobNamespace,
               pj.name = row.parentJobName
+SET {_latest("pj", "latestRunId", "latestRunState", guard="latestRunOrder", order="row.runOrder")}
 MERGE (pj)-[:{Rel.HAS_RUN}]->(p)
 MERGE (r)-[:{Rel.CHILD_OF}]->(p)
 """

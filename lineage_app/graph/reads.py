@@ -54,33 +54,69 @@ for _as_of in (False, True):
             Label.FIELD),
     })
 
-# Every run that wrote each dataset / ran each job, as [lastEventTime, runId, state]: the caller
-# keeps the latest. (Sorting inside the statement costs ArcadeDB several times more.)
-DATASET_SUMMARIES = f"""
-UNWIND $keys AS k
-MATCH (d:{Label.DATASET} {{key: k}})
-OPTIONAL MATCH (r:{Label.RUN})-[:{Rel.WROTE}]->(d)
-WITH d, collect([coalesce(r.lastEventTime, ''), r.runId, r.state]) AS runs
-RETURN collect({{key: d.key, nodeId: d.nodeId, namespace: d.namespace, name: d.name,
-       currentVersion: d.currentVersion, fieldCount: d.fieldCount, firstSeen: d.firstSeen,
-       lastSeen: d.lastSeen, runs: runs}}) AS rows
-"""
 
-JOB_SUMMARIES = f"""
-UNWIND $keys AS k
-MATCH (j:{Label.JOB} {{key: k}})
-OPTIONAL MATCH (j)-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
-WITH j, collect([coalesce(r.lastEventTime, ''), r.runId, r.state]) AS runs
-RETURN collect({{key: j.key, nodeId: j.nodeId, namespace: j.namespace, name: j.name, jobType: j.jobType,
-       firstSeen: j.firstSeen, lastSeen: j.lastSeen, runs: runs}}) AS rows
-"""
+# Two hops in one round trip, Dataset -> Job -> Dataset or Job -> Dataset -> Job: the frontier
+# keys that reach each middle node, and the far nodes beyond it, as [sources, middle, targets].
+# A middle node with nothing beyond it answers `targets` []. Keyed like HOPS; the value names
+# the middle and far labels.
+_TABLE_STEPS = {  # (direction, frontier label) -> (rel, next label) of one hop
+    ("downstream", Label.DATASET): (Rel.INPUT_TO, Label.JOB),
+    ("downstream", Label.JOB): (Rel.OUTPUTS, Label.DATASET),
+    ("upstream", Label.DATASET): (Rel.OUTPUTS, Label.JOB),
+    ("upstream", Label.JOB): (Rel.INPUT_TO, Label.DATASET),
+}
 
-FIELD_SUMMARIES = f"""
-UNWIND $keys AS k
-MATCH (f:{Label.FIELD} {{key: k}})
-RETURN collect({{key: f.key, nodeId: f.nodeId, namespace: f.namespace, dataset: f.dataset, name: f.name,
-       type: f.type}}) AS rows
-"""
+
+def _double_hop(direction: str, start: Label, *, as_of: bool) -> str:
+    first_rel, middle = _TABLE_STEPS[(direction, start)]
+    second_rel, end = _TABLE_STEPS[(direction, middle)]
+
+    def arrow(var: str, rel: Rel) -> str:
+        return f"-[{var}:{rel}]->" if direction == "downstream" else f"<-[{var}:{rel}]-"
+
+    return (
+        f"UNWIND $keys AS k MATCH (a:{start} {{key: k}}) MATCH (a){arrow('e', first_rel)}(b:{middle}) "
+        f"{'WHERE e.firstSeen <= $asOf ' if as_of else ''}"
+        f"WITH b, collect(k) AS sources "
+        f"OPTIONAL MATCH (b){arrow('f', second_rel)}(c:{end}) {'WHERE f.firstSeen <= $asOf ' if as_of else ''}"
+        f"WITH b, sources, collect(c.key) AS targets RETURN collect([sources, b.key, targets]) AS rows"
+    )
+
+
+DOUBLE_HOPS: dict[tuple[str, Label, bool], tuple[str, Label, Label]] = {
+    (direction, start, as_of): (
+        _double_hop(direction, start, as_of=as_of), middle, _TABLE_STEPS[(direction, middle)][1])
+    for (direction, start), (_, middle) in _TABLE_STEPS.items()
+    for as_of in (False, True)
+}
+
+
+def node_columns(label: Label, columns: tuple[tuple[str, str], ...]) -> str:
+    """A statement answering, for each of `$keys` naming a `label` node, one list of the node's
+    properties in `columns` order ((name, property) pairs): lists cost the engines less than maps."""
+    values = ", ".join(f"n.{prop}" for _, prop in columns)
+    return f"UNWIND $keys AS k MATCH (n:{label} {{key: k}}) RETURN collect([{values}]) AS rows"
+
+
+# What the explorer shows of each node, as (API field, node property). A dataset's and a job's
+# latest run are kept on the node by the writes (`latestRun*`), so no run is read here.
+SUMMARY_COLUMNS: dict[Label, tuple[tuple[str, str], ...]] = {
+    Label.DATASET: (
+        ("key", "key"), ("nodeId", "nodeId"), ("namespace", "namespace"), ("name", "name"),
+        ("currentVersion", "currentVersion"), ("fieldCount", "fieldCount"), ("firstSeen", "firstSeen"),
+        ("lastSeen", "lastSeen"), ("lastRunState", "latestRunState"), ("lastRunTime", "latestRunTime"),
+    ),
+    Label.JOB: (
+        ("key", "key"), ("nodeId", "nodeId"), ("namespace", "namespace"), ("name", "name"),
+        ("jobType", "jobType"), ("firstSeen", "firstSeen"), ("lastSeen", "lastSeen"),
+        ("latestRunId", "latestRunId"), ("latestRunState", "latestRunState"), ("latestRunTime", "latestRunTime"),
+    ),
+    Label.FIELD: (
+        ("key", "key"), ("nodeId", "nodeId"), ("namespace", "namespace"), ("dataset", "dataset"),
+        ("name", "name"), ("type", "type"),
+    ),
+}
+SUMMARIES = {label: node_columns(label, columns) for label, columns in SUMMARY_COLUMNS.items()}
 
 
 # ---- namespaces ----

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 
 from lineage_app.graph.driver import graph_read, records
+from lineage_app.graph.events import utc_text
 from lineage_app.ingest.services import events_accept, events_apply
 from lineage_app.ingest.validation import event_check
 from lineage_app.lineage.selectors import lineage_for_node, run_for_id
@@ -131,3 +132,34 @@ def test_lineage_as_of_a_time_leaves_out_later_edges(graph):  # type: ignore[no-
     before = lineage_for_node(node_id="dataset:db:src", depth=4, direction="downstream", as_of=T0 + timedelta(days=1))
     assert "dataset:db:late" in {n["id"] for n in now["graph"]}
     assert "dataset:db:late" not in {n["id"] for n in before["graph"]}
+
+
+def latest_runs() -> dict[str, tuple[str, str, str]]:
+    """What each job and dataset node keeps about its latest run: (runId, state, time)."""
+    rows = query("MATCH (n) WHERE n:Job OR n:Dataset RETURN n.nodeId AS id, n.latestRunId AS run, "
+                 "n.latestRunState AS state, n.latestRunTime AS at")
+    return {row["id"]: (row["run"], row["state"], row["at"]) for row in rows if row["run"] is not None}
+
+
+def test_jobs_and_the_datasets_they_wrote_keep_their_latest_run(graph):  # type: ignore[no-untyped-def]
+    older, newer = new_run_id(), new_run_id()
+    target = dataset("db", "daily")
+    # The newer run arrives first: the older one, applied later, must not take its place.
+    apply(run_event("START", run_id=newer, at=T0 + timedelta(days=1), outputs=[target]))
+    apply(run_event("START", run_id=older, at=T0, outputs=[target]),
+          run_event("COMPLETE", run_id=older, at=T0 + timedelta(hours=1)))
+    newer_state = ("RUNNING", utc_text(T0 + timedelta(days=1)))
+    assert latest_runs() == {"job:spark:etl.daily": (newer, *newer_state), "dataset:db:daily": (newer, *newer_state)}
+    # The newer run's FAIL names no outputs: the dataset it wrote still learns the run failed.
+    apply(run_event("FAIL", run_id=newer, at=T0 + timedelta(days=1, hours=1)))
+    failed = (newer, "FAILED", utc_text(T0 + timedelta(days=1, hours=1)))
+    assert latest_runs() == {"job:spark:etl.daily": failed, "dataset:db:daily": failed}
+
+
+def test_a_parent_run_known_only_by_reference_is_its_jobs_latest_run_until_one_has_events(graph):  # type: ignore[no-untyped-def]
+    parent = new_run_id()
+    parent_facet = {"parent": facet(run={"runId": parent}, job={"namespace": "spark", "name": "nightly"})}
+    apply(run_event("START", run_id=new_run_id(), job="nightly.step", run_facets=parent_facet))
+    assert latest_runs()["job:spark:nightly"] == (parent, "NEW", None)
+    apply(run_event("COMPLETE", run_id=parent, job="nightly", at=T0 + timedelta(hours=2)))
+    assert latest_runs()["job:spark:nightly"] == (parent, "COMPLETED", utc_text(T0 + timedelta(hours=2)))
