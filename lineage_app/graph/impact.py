@@ -17,12 +17,11 @@ from neo4j import ManagedTransaction
 
 from lineage_app.graph import impact_queries as q
 from lineage_app.graph.driver import graph_read, records
-from lineage_app.graph.lineage import NodeRef, node_rows
+from lineage_app.graph.lineage import NodeRef, Row, by_label, double_hop_rows, hop_rows, node_rows
 from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType, natural_key, node_id
 from lineage_app.graph.ownership import owners_for
 
 CHUNK = 2000  # keys per statement, for hops and for details
-EDGE_PROPERTIES = ("job", "transformation", "subtype", "indirect")
 FAILED_STATES = ["FAILED", "ABORTED"]
 NODE_TYPES = {Label.DATASET: NodeType.DATASET, Label.JOB: NodeType.JOB, Label.FIELD: NodeType.DATASET_FIELD}
 API_TYPES = {Label.DATASET: "DATASET", Label.JOB: "JOB", Label.FIELD: "DATASET_FIELD"}
@@ -60,6 +59,7 @@ class Traversal:
     starts: list[NodeRef]
     seen: dict[NodeRef, Reach] = field(default_factory=dict)
     _ids: dict[NodeRef, str] = field(default_factory=dict, repr=False)  # paths share prefixes: name each once
+    _chains: dict[NodeRef, tuple[list[str], list[dict[str, Any]]]] = field(default_factory=dict, repr=False)
 
     def node_id(self, ref: NodeRef) -> str:
         found = self._ids.get(ref)
@@ -75,54 +75,79 @@ class Traversal:
     def path(self, ref: NodeRef) -> tuple[list[str], list[dict[str, Any]]]:
         """The node ids from a start to `ref`, and the column edges (job, transformation…) along them."""
         reach = self.seen[ref]
-        tail: list[str] = []
         if reach.via is not None:  # a dataset or job found by its field: the path is the field's
-            tail, ref = [self.node_id(ref)], reach.via
-        ids: list[str] = []
-        edges: list[dict[str, Any]] = []
-        current: NodeRef | None = ref
-        while current is not None:
-            step = self.seen[current]
-            ids.append(self.node_id(current))
-            if current[0] is Label.FIELD and step.parent is not None:
+            ids, edges = self._chain(reach.via)
+            return [*ids, self.node_id(ref)], list(edges)
+        ids, edges = self._chain(ref)
+        return list(ids), list(edges)
+
+    def _chain(self, ref: NodeRef) -> tuple[list[str], list[dict[str, Any]]]:
+        """`path` without the `via` step, kept per node: a path is its parent's plus one step."""
+        found = self._chains.get(ref)
+        if found is None:
+            step = self.seen[ref]
+            ids, edges = self._chain(step.parent) if step.parent is not None else ([], [])
+            if ref[0] is Label.FIELD and step.parent is not None:
                 properties = dict(step.edge)
                 properties["indirect"] = bool(properties.get("indirect"))
-                edges.append(properties)
-            current = step.parent
-        ids.reverse()
-        edges.reverse()
-        return ids + tail, edges
+                edges = [*edges, properties]
+            found = self._chains[ref] = ([*ids, self.node_id(ref)], edges)
+        return found
 
 
-def _hop(
-    tx: ManagedTransaction, frontier: list[NodeRef], direction: str, as_of: str | None
-) -> list[tuple[NodeRef, NodeRef, tuple[tuple[str, Any], ...]]]:
-    """Every edge one hop from `frontier`, as (from, to, edge properties), in a stable order."""
-    pairs: list[tuple[NodeRef, NodeRef, tuple[tuple[str, Any], ...]]] = []
-    for label in sorted({ref[0] for ref in frontier}):
-        keys = sorted(key for node_label, key in frontier if node_label == label)
-        query, end = q.HOPS[(direction, label, as_of is not None)]
+def _sorted(rows: list[Row]) -> list[Row]:
+    """Edges in a stable order, so the first to reach a node (its parent on the path) is always the same."""
+    return sorted(rows, key=lambda row: (row[0][1], row[1][1], str(row[2])))
+
+
+def _hop(tx: ManagedTransaction, frontier: list[NodeRef], direction: str, as_of: str | None) -> list[Row]:
+    """Every edge one hop from `frontier`, a chunk of keys per statement."""
+    rows: list[Row] = []
+    for label, keys in by_label(frontier):
         for chunk in chunks(keys):
-            for source, target, *extra in records(tx, query, keys=chunk, asOf=as_of)[0]["pairs"]:
-                pairs.append(((label, source), (end, target), tuple(zip(EDGE_PROPERTIES, extra, strict=False))))
-    pairs.sort(key=lambda pair: (pair[0][1], pair[1][1], str(pair[2])))
-    return pairs
+            rows.extend(hop_rows(tx, label=label, keys=chunk, direction=direction, as_of=as_of))
+    return _sorted(rows)
+
+
+def _double_hop(
+    tx: ManagedTransaction, frontier: list[NodeRef], direction: str, as_of: str | None
+) -> tuple[list[Row], list[Row]]:
+    """Dataset / job lineage two hops from `frontier` (see `double_hop_rows`), a chunk of keys per statement."""
+    first: list[Row] = []
+    beyond: list[Row] = []
+    for label, keys in by_label(frontier):
+        for chunk in chunks(keys):
+            hop_one, hop_two = double_hop_rows(tx, label=label, keys=chunk, direction=direction, as_of=as_of)
+            first.extend(hop_one)
+            beyond.extend(hop_two)
+    return _sorted(first), _sorted(beyond)
+
+
+def _reach(traversal: Traversal, rows: list[Row], distance: int) -> list[NodeRef]:
+    """Record each node `rows` reach for the first time, at `distance`; returns them."""
+    following: list[NodeRef] = []
+    for source, target, edge in rows:
+        if target not in traversal.seen:
+            traversal.seen[target] = Reach(distance, source, edge)
+            following.append(target)
+    return following
 
 
 def _breadth_first(
     tx: ManagedTransaction, traversal: Traversal, seeds: list[NodeRef], *, depth: int, direction: str,
     as_of: str | None,
 ) -> None:
-    frontier = seeds
-    for distance in range(1, depth + 1):
-        if not frontier:
-            return
-        following: list[NodeRef] = []
-        for source, target, edge in _hop(tx, frontier, direction, as_of):
-            if target not in traversal.seen:
-                traversal.seen[target] = Reach(distance, source, edge)
-                following.append(target)
-        frontier = following
+    frontier, distance = seeds, 0
+    while frontier and distance < depth:
+        if depth - distance >= 2 and all(ref[0] is not Label.FIELD for ref in frontier):
+            # Dataset and job lineage: two hops per round trip, applied as two single hops.
+            first, beyond = _double_hop(tx, frontier, direction, as_of)
+            middle = set(_reach(traversal, first, distance + 1))
+            frontier = _reach(traversal, [row for row in beyond if row[0] in middle], distance + 2)
+            distance += 2
+        else:
+            frontier = _reach(traversal, _hop(tx, frontier, direction, as_of), distance + 1)
+            distance += 1
 
 
 def _field_seeds(tx: ManagedTransaction, datasets: list[str]) -> list[NodeRef]:

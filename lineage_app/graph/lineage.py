@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,15 +65,42 @@ def lineage_traverse(
     return graph_read(work)
 
 
+def hop_rows(tx: ManagedTransaction, *, label: Label, keys: list[str], direction: str, as_of: str | None) -> list[Row]:
+    """Every edge one hop from the `label` nodes named by `keys`, in one round trip."""
+    query, end = reads.HOPS[(direction, label, as_of is not None)]
+    return [((label, source), (end, target), tuple(zip(EDGE_PROPERTIES, extra, strict=False)))
+            for source, target, *extra in records(tx, query, keys=keys, asOf=as_of)[0]["pairs"]]
+
+
+def double_hop_rows(
+    tx: ManagedTransaction, *, label: Label, keys: list[str], direction: str, as_of: str | None
+) -> tuple[list[Row], list[Row]]:
+    """Dataset / job lineage two hops from the `label` nodes named by `keys`, in one round trip:
+    the first hop's edges, and every edge one hop beyond each node the first hop reached."""
+    query, middle, end = reads.DOUBLE_HOPS[(direction, label, as_of is not None)]
+    first: list[Row] = []
+    beyond: list[Row] = []
+    for sources, key, targets in records(tx, query, keys=keys, asOf=as_of)[0]["rows"]:
+        first.extend(((label, source), (middle, key), ()) for source in sources)
+        beyond.extend(((middle, key), (end, target), ()) for target in targets)
+    return first, beyond
+
+
+def by_label(nodes: Iterable[NodeRef]) -> list[tuple[Label, list[str]]]:
+    """`nodes` grouped by label, labels and keys sorted."""
+    grouped: dict[Label, list[str]] = {}
+    for label, key in nodes:
+        grouped.setdefault(label, []).append(key)
+    return [(label, sorted(grouped[label])) for label in sorted(grouped)]
+
+
 def _step(
     tx: ManagedTransaction, graph: LineageGraph, reached: set[NodeRef], frontier: set[NodeRef],
     direction: str, as_of: str | None, max_nodes: int,
 ) -> set[NodeRef]:
     rows: list[Row] = []
-    for label, keys in _by_label(frontier):
-        query, end = reads.HOPS[(direction, label, as_of is not None)]
-        for source, target, *extra in records(tx, query, keys=keys, asOf=as_of)[0]["pairs"]:
-            rows.append(((label, source), (end, target), tuple(zip(EDGE_PROPERTIES, extra, strict=False))))
+    for label, keys in by_label(frontier):
+        rows.extend(hop_rows(tx, label=label, keys=keys, direction=direction, as_of=as_of))
     return _advance(graph, reached, rows, direction, max_nodes)
 
 
@@ -83,20 +111,14 @@ def _double_step(
     """Two hops from one round trip, applied one after the other exactly as two `_step`s would:
     the second hop goes on only from middle nodes the first one newly reached."""
     first: list[Row] = []
-    beyond: list[tuple[NodeRef, NodeRef]] = []
-    for label, keys in _by_label(frontier):
-        query, middle, end = reads.DOUBLE_HOPS[(direction, label, as_of is not None)]
-        for sources, key, targets in records(tx, query, keys=keys, asOf=as_of)[0]["rows"]:
-            first.extend(((label, source), (middle, key), ()) for source in sources)
-            beyond.extend(((middle, key), (end, target)) for target in targets)
+    beyond: list[Row] = []
+    for label, keys in by_label(frontier):
+        hop_one, hop_two = double_hop_rows(tx, label=label, keys=keys, direction=direction, as_of=as_of)
+        first.extend(hop_one)
+        beyond.extend(hop_two)
     following = _advance(graph, reached, first, direction, max_nodes)
-    second: list[Row] = [(source, target, ()) for source, target in beyond if source in following]
+    second = [row for row in beyond if row[0] in following]
     return _advance(graph, reached, second, direction, max_nodes) if following else set()
-
-
-def _by_label(frontier: set[NodeRef]) -> list[tuple[Label, list[str]]]:
-    labels = sorted({label for label, _ in frontier})
-    return [(label, sorted(key for node_label, key in frontier if node_label == label)) for label in labels]
 
 
 def _advance(
@@ -119,7 +141,7 @@ def _advance(
 
 def _summaries(tx: ManagedTransaction, nodes: set[NodeRef]) -> dict[NodeRef, dict[str, Any]]:
     found: dict[NodeRef, dict[str, Any]] = {}
-    for label, keys in _by_label(nodes):
+    for label, keys in by_label(nodes):
         for row in node_summaries(tx, label=label, keys=keys):
             found[(label, row.pop("key"))] = row
     return found

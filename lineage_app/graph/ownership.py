@@ -15,6 +15,7 @@ from lineage_app.graph.model import KEY_SEPARATOR, Label
 OwnerRef = tuple[Label, str]  # (Namespace, name) or (Dataset|Job, natural key)
 
 MANUAL, EVENT = "manual", "event"
+OWNER_COLUMNS = ("name", "kind", "contact", "role", "source")  # of each `queries.READ_OWNERS` row, after its key
 
 _MERGE = {
     Label.NAMESPACE: queries.MERGE_MANUAL_NAMESPACE_OWNERS,
@@ -45,7 +46,7 @@ def _own(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def owners_for(tx: ManagedTransaction, *, refs: list[tuple[Label, str]]) -> dict[tuple[Label, str], list[dict]]:
-    """The effective owners of each of `refs`, in one query for all of them.
+    """The effective owners of each of `refs`, one statement per label for all of them.
 
     An asset's hand-set assignments if it has any; else its event-sourced ones; and if it has
     neither, its namespace's (chosen the same way), marked `inherited`. Every ref is in the
@@ -54,12 +55,14 @@ def owners_for(tx: ManagedTransaction, *, refs: list[tuple[Label, str]]) -> dict
     refs = list(dict.fromkeys((Label(label), key) for label, key in refs))
     if not refs:
         return {}
-    wanted = set(refs) | {(Label.NAMESPACE, _namespace_of(label, key)) for label, key in refs}
-    rows = records(tx, queries.READ_OWNERS_OF,
-                   rows=[{"label": label.value, "key": key} for label, key in sorted(wanted)])
+    wanted: dict[Label, set[str]] = defaultdict(set)
+    for label, key in refs:
+        wanted[label].add(key)
+        wanted[Label.NAMESPACE].add(_namespace_of(label, key))
     found: dict[OwnerRef, list[dict[str, Any]]] = defaultdict(list)
-    for row in rows:
-        found[(Label(row["label"]), row["key"])].append(row)
+    for label, keys in sorted(wanted.items()):
+        for key, *values in records(tx, queries.READ_OWNERS[label], keys=sorted(keys))[0]["rows"]:
+            found[(label, key)].append(dict(zip(OWNER_COLUMNS, values, strict=True)))
     result: dict[tuple[Label, str], list[dict]] = {}
     for label, key in refs:
         own = _own(found.get((label, key), []))

@@ -263,15 +263,18 @@ MATCH (o:{Label.OWNER} {{name: row.owner}})
 SET o.kind = row.kind, o.contact = row.contact
 """
 
-# One round trip for any mix of refs: each row names its label, and only the matching
-# OPTIONAL MATCH can bind (the others are filtered out by their WHERE).
-READ_OWNERS_OF = f"""
-UNWIND $rows AS row
-OPTIONAL MATCH (d:{Label.DATASET} {{key: row.key}}) WHERE row.label = '{Label.DATASET}'
-OPTIONAL MATCH (j:{Label.JOB} {{key: row.key}}) WHERE row.label = '{Label.JOB}'
-OPTIONAL MATCH (n:{Label.NAMESPACE} {{name: row.key}}) WHERE row.label = '{Label.NAMESPACE}'
-WITH row, coalesce(d, j, n) AS x
-MATCH (x)-[e:{Rel.OWNED_BY}]->(o:{Label.OWNER})
-RETURN row.label AS label, row.key AS key, o.name AS name, o.kind AS kind, o.contact AS contact,
-       e.role AS role, e.source AS source
+# The OWNED_BY edges of each node named by `$keys`, one statement per label (namespaces by name),
+# answering one record: [key, owner name, kind, contact, role, source] per edge.
+def _read_owners(label: Label, key: str) -> str:
+    return f"""
+UNWIND $keys AS k
+MATCH (:{label} {{{key}: k}})-[e:{Rel.OWNED_BY}]->(o:{Label.OWNER})
+RETURN collect([k, o.name, o.kind, o.contact, e.role, e.source]) AS rows
 """
+
+
+READ_OWNERS = {
+    Label.NAMESPACE: _read_owners(Label.NAMESPACE, "name"),
+    Label.DATASET: _read_owners(Label.DATASET, "key"),
+    Label.JOB: _read_owners(Label.JOB, "key"),
+}
