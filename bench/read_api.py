@@ -121,6 +121,8 @@ def read_api_client(*, cache: Path, heap: str) -> Iterator[Any]:
         from lineage_app.accounts.services import token_create
 
         call_command("migrate", verbosity=0)
+        import lineage_app.wsgi  # noqa: F401  the web process's start-up, garbage-collector settings included
+
         client = APIClient()
         client.credentials(HTTP_AUTHORIZATION=f"Bearer {token_create(name='bench', scope='read')[1]}")
         try:

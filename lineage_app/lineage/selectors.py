@@ -76,7 +76,7 @@ def _graph_body(
     ids = {ref: summary["nodeId"] for ref, summary in graph.nodes.items()}
     in_edges: dict[NodeRef, list[dict[str, Any]]] = defaultdict(list)
     out_edges: dict[NodeRef, list[dict[str, Any]]] = defaultdict(list)
-    for origin, destination, properties in sorted(graph.edges, key=lambda e: (e[0], e[1], str(e[2]))):
+    for origin, destination, properties in sorted(graph.edges, key=lambda e: (e[0], e[1], str(e[2]) if e[2] else "")):
         edge: dict[str, Any] = {"origin": ids[origin], "destination": ids[destination]}
         if edge_fields:
             edge.update(properties)
@@ -85,7 +85,7 @@ def _graph_body(
         in_edges[destination].append(edge)
     nodes = []
     for ref, summary in sorted(graph.nodes.items(), key=lambda item: ids[item[0]]):
-        data = dict(summary)
+        data = summary  # read for this answer alone
         if ref[0] is Label.FIELD:
             data = {"namespace": data["namespace"], "dataset": data["dataset"], "name": data["name"],
                     "type": data["type"]}
