@@ -19,6 +19,8 @@ from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
+from lineage_app.ingest.canonical import canonical_json
+
 SPEC_DIR = Path(__file__).parent / "openlineage_spec"
 SPEC_ID = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
 
@@ -117,7 +119,7 @@ def event_check(payload: Any, *, path_prefix: str = "") -> CheckedEvent:
         message = f"{error.message}: {error.cause}" if error.cause else error.message
         raise EventInvalid(message, path=_join(path_prefix, _dotted(_error_path(error))))
     try:
-        canonical = rfc8785.dumps(payload)
+        canonical = canonical_json(payload)
     except rfc8785.CanonicalizationError as exc:
         where = _dotted(_uncanonical_path(payload) or [])
         raise EventInvalid(f"cannot be canonicalised (RFC 8785): {exc}", path=_join(path_prefix, where)) from exc
@@ -189,8 +191,8 @@ def _uncanonical_path(value: Any, path: tuple[Any, ...] = ()) -> list[Any] | Non
     """The first place RFC 8785 cannot encode: an integer beyond +-2**53 or a lone surrogate."""
     if isinstance(value, dict):
         for key, item in value.items():
-            if not _encodable(key):
-                return [*path, key]
+            if not _encodable(key):  # named with the surrogate escaped: the error body must be UTF-8 itself
+                return [*path, key.encode("utf-8", "backslashreplace").decode("utf-8")]
             if (found := _uncanonical_path(item, (*path, key))) is not None:
                 return found
     elif isinstance(value, list):
