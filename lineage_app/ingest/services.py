@@ -100,8 +100,8 @@ def _insert_new(
     for checked, raw, token in rows:
         if checked.content_hash not in known and checked.content_hash not in fresh:
             fresh[checked.content_hash] = _new_row(checked, raw, token)
-    LineageEvent.objects.bulk_create(fresh.values())
-    ids = dict(LineageEvent.objects.filter(content_hash__in=list(fresh)).values_list("content_hash", "id"))
+    # SQLite (3.35+) and PostgreSQL return the new ids from the INSERT itself: no second SELECT.
+    ids = {row.content_hash: row.pk for row in LineageEvent.objects.bulk_create(fresh.values())}
     answers, reported = [], set()
     for content_hash in hashes:
         duplicate = content_hash in known or content_hash in reported
