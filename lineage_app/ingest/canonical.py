@@ -8,8 +8,8 @@ from typing import Any
 
 import rfc8785
 
-# Every JSON string the encoder wrote, escapes included (the unrolled-loop pattern).
-_STRING_LITERAL = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+from lineage_app.ingest.json_text import outside_strings
+
 # What the C encoder writes differently from RFC 8785 outside strings: a float (its repr has a
 # `.` or an exponent after a digit) or an integer that may lie beyond +-(2**53 - 1) (16 digits
 # or more). ASCII classes, not `\d`: outside strings the encoder writes only ASCII, and they are faster.
@@ -32,9 +32,7 @@ def canonical_json(value: Any) -> bytes:
         return _rfc8785(value)
     if not text.isascii() and _FROM_SURROGATES_UP.search(text):
         return _rfc8785(value)
-    # Without backslashes every `"` delimits a string, so splitting on it strips them all.
-    outside_strings = "".join(text.split('"')[::2]) if "\\" not in text else _STRING_LITERAL.sub("", text)
-    if _NUMBER_RFC8785_WRITES_DIFFERENTLY.search(outside_strings):
+    if _NUMBER_RFC8785_WRITES_DIFFERENTLY.search(outside_strings(text)):
         return _rfc8785(value)
     return text.encode("utf-8")
 

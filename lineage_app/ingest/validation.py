@@ -20,6 +20,7 @@ from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
 from lineage_app.ingest.canonical import canonical_json
+from lineage_app.ingest.json_text import nesting_depth_bound
 
 SPEC_DIR = Path(__file__).parent / "openlineage_spec"
 SPEC_ID = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
@@ -84,27 +85,9 @@ def _reject_constant(name: str) -> None:
 
 
 def _reject_deep_nesting(text: str, limit: int) -> None:
-    """Scan brackets outside strings so a hostile body cannot exhaust the parser's stack."""
-    if text.count("[") + text.count("{") <= limit:
-        return
-    depth = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            if depth > limit:
-                raise EventInvalid(f"JSON is nested deeper than {limit} levels")
-        elif char in "]}":
-            depth -= 1
+    """Bound the nesting before parsing, so a hostile body cannot exhaust the parser's stack."""
+    if text.count("[") + text.count("{") > limit and nesting_depth_bound(text) > limit:
+        raise EventInvalid(f"JSON is nested deeper than {limit} levels")
 
 
 def event_check(payload: Any, *, path_prefix: str = "") -> CheckedEvent:
