@@ -7,4 +7,4 @@ RUN pip install --no-cache-dir -r requirements.txt
 COPY . .
 RUN TRIBUTARY_VAR_DIR=/tmp SECRET_KEY=build python manage.py collectstatic --noinput
 EXPOSE 8000
-CMD ["gunicorn", "lineage_app.wsgi", "--bind", "0.0.0.0:8000", "--workers", "4", "--threads", "4"]
+CMD ["gunicorn", "-c", "python:lineage_app.gunicorn_conf", "--bind", "0.0.0.0:8000"]

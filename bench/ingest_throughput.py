@@ -1,7 +1,9 @@
 """Ingestion benchmark: accept throughput and latency, end-to-end lag, and graph apply vs. raw UNWIND MERGE.
 
-Starts its own stack on free loopback ports (private SQLite, Redis, embedded ArcadeDB, gunicorn,
-one Celery worker) so it never touches a running installation, then prints its figures.
+Starts its own stack on free loopback ports (private SQLite, Redis, embedded ArcadeDB, gunicorn
+with the product's own settings, one Celery worker) so it never touches a running installation,
+then prints its figures. The HTTP clients run in a separate process (`bench/http_load.py`) on
+keep-alive connections, as producers do, so that they take little of the server's CPU.
 
     .venv/bin/python bench/ingest_throughput.py [--events 3000] [--clients 4]
 """
@@ -16,15 +18,14 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+WARM_UP_EVENTS = 200
 sys.path.insert(0, str(ROOT))
 
 
@@ -52,15 +53,6 @@ def make_event(i: int, when: datetime) -> dict:
     }
 
 
-def post(url: str, token: str, body: bytes) -> float:
-    request = urllib.request.Request(url, data=body, method="POST", headers={
-        "Authorization": f"Bearer {token}", "Content-Type": "application/json"})
-    started = time.perf_counter()
-    with urllib.request.urlopen(request, timeout=60) as response:
-        response.read()
-    return time.perf_counter() - started
-
-
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -68,6 +60,7 @@ def percentile(values: list[float], q: float) -> float:
 
 class Stack:
     def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
         self.web_port, self.bolt_port, self.redis_port = free_port(), free_port(), free_port()
         self.env = {**os.environ, "TRIBUTARY_VAR_DIR": str(tmp), "DATABASE_URL": f"sqlite:///{tmp}/bench.sqlite3",
                     "REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0",
@@ -76,9 +69,12 @@ class Stack:
         os.environ.update(self.env)
         self.processes: list[subprocess.Popen] = []
         self.log = (tmp / "stack.log").open("ab")
+        self.token = ""  # an ingest token, once the database is migrated
 
-    def spawn(self, *argv: str) -> None:
-        self.processes.append(subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=self.log, stderr=self.log))
+    def spawn(self, *argv: str) -> subprocess.Popen:
+        process = subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=self.log, stderr=self.log)
+        self.processes.append(process)
+        return process
 
     def start(self) -> None:
         py = sys.executable
@@ -93,20 +89,67 @@ class Stack:
 
         wait(graph_ping, 120)
         graph_schema_init()
-        self.spawn(py, "-m", "gunicorn", "lineage_app.wsgi", "-b", f"127.0.0.1:{self.web_port}",
-                   "-w", "2", "--threads", "4")
-        self.spawn(py, "-m", "celery", "-A", "lineage_app", "worker", "--pool", "solo", "--loglevel", "WARNING")
+        self.web = self.spawn(py, "-m", "gunicorn", "-c", "python:lineage_app.gunicorn_conf",
+                              "--bind", f"127.0.0.1:{self.web_port}")
+        self.start_worker()
         wait(lambda: _up(f"{self.url}/healthz"), 60)
+
+    def start_worker(self) -> None:
+        self.worker = self.spawn(sys.executable, "-m", "celery", "-A", "lineage_app", "worker", "--pool", "solo",
+                                 "--loglevel", "WARNING")
+
+    def stop_worker(self) -> None:
+        """Warm shutdown: the worker finishes its task (and lets go of the database) before it exits."""
+        self.worker.terminate()
+        self.worker.wait(timeout=120)
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.web_port}"
+
+    def web_cpu_seconds(self) -> float:
+        """CPU the gunicorn master and its workers have used so far."""
+        return sum(cpu_seconds(pid) for pid in [self.web.pid, *children(self.web.pid)])
+
+    def worker_cpu_seconds(self) -> float:
+        return cpu_seconds(self.worker.pid)
+
+    def post_all(self, bodies: list[bytes], *, clients: int | None = None, rate: float | None = None,
+                 path: str = "/api/v1/lineage") -> list[list]:
+        """Send every body once from a separate client process: `[sent_at, latency, status, id]` each."""
+        file = self.tmp / "bodies.jsonl"
+        file.write_bytes(b"\n".join(bodies))
+        mode = ["--clients", str(clients)] if clients else ["--rate", str(rate)]
+        done = subprocess.run([sys.executable, str(ROOT / "bench" / "http_load.py"), f"{self.url}{path}",
+                               self.token, str(file), *mode], capture_output=True, check=True)
+        results = json.loads(done.stdout)
+        refused = [r for r in results if r[2] not in (200, 201)]
+        if refused:
+            raise SystemExit(f"{len(refused)} posts refused, e.g. HTTP {refused[0][2]}")
+        return results
 
     def stop(self) -> None:
         for process in reversed(self.processes):
             process.terminate()
         for process in self.processes:
             process.wait(timeout=60)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of one process, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(stat.parent.name))
+        except (OSError, ValueError):
+            continue  # the process ended meanwhile
+    return found
 
 
 def _up(url: str) -> bool:
@@ -157,74 +200,77 @@ def main() -> None:
             stack.stop()
 
 
+def encoded_events(count: int, start: datetime) -> list[bytes]:
+    return [json.dumps(make_event(i, start + timedelta(seconds=i))).encode() for i in range(count)]
+
+
+def single_posts(stack: Stack, args: argparse.Namespace, start: datetime, label: str) -> float:
+    """Post `args.events` events one per request from `args.clients` clients; prints and returns the accept time."""
+    web_cpu = stack.web_cpu_seconds()
+    results = stack.post_all(encoded_events(args.events, start), clients=args.clients)
+    web_cpu = stack.web_cpu_seconds() - web_cpu
+    elapsed = max(sent + latency for sent, latency, _, _ in results) - min(r[0] for r in results)
+    latencies = [latency for _, latency, _, _ in results]
+    print(f"single posts, {label}: {args.events} events, {args.clients} clients: {args.events / elapsed:,.0f} events/s "
+          f"accepted; latency p50 {statistics.median(latencies) * 1000:.1f} ms, "
+          f"p99 {percentile(latencies, 0.99) * 1000:.1f} ms; web CPU {web_cpu / args.events * 1000:.2f} ms/event")
+    return elapsed
+
+
 def run(stack: Stack, args: argparse.Namespace) -> None:
     from lineage_app.accounts.services import token_create
 
-    token = token_create(name="bench", scope="ingest")[1]
+    stack.token = token_create(name="bench", scope="ingest")[1]
     base = datetime(2026, 1, 1, tzinfo=UTC)
-    single_url, batch_url = f"{stack.url}/api/v1/lineage", f"{stack.url}/api/v1/lineage/batch"
-    bodies = [json.dumps(make_event(i, base + timedelta(seconds=i))).encode() for i in range(args.events)]
 
-    # 1. Single posts, several concurrent clients.
-    started = time.perf_counter()
-    with ThreadPoolExecutor(args.clients) as pool:
-        latencies = list(pool.map(lambda b: post(single_url, token, b), bodies))
-    single_elapsed = time.perf_counter() - started
-    single_drain = wait_applied(args.events)
-    p50, p99 = statistics.median(latencies) * 1000, percentile(latencies, 0.99) * 1000
-    print(f"single posts: {args.events} events, {args.clients} clients: {args.events / single_elapsed:,.0f} events/s "
-          f"accepted; latency p50 {p50:.1f} ms, p99 {p99:.1f} ms; "
-          f"end-to-end {args.events / (single_elapsed + single_drain):,.0f} events/s applied")
+    # 0. Warm-up on many connections, so that every web worker has compiled its validators and loaded its views.
+    stack.post_all(encoded_events(WARM_UP_EVENTS, base - timedelta(days=1)), clients=16)
+    wait_applied(WARM_UP_EVENTS)
 
-    # 2. Batched posts.
+    # 1. Single posts, several concurrent clients, while the worker applies them (the end-to-end figure).
+    worker_cpu = stack.worker_cpu_seconds()
+    single_elapsed = single_posts(stack, args, base, "worker applying concurrently")
+    single_drain = wait_applied(WARM_UP_EVENTS + args.events)
+    print(f"  end-to-end {args.events / (single_elapsed + single_drain):,.0f} events/s applied; worker CPU "
+          f"{(stack.worker_cpu_seconds() - worker_cpu) / args.events * 1000:.2f} ms/event")
+
+    # 2. The same with no worker running: what accepting alone costs and reaches.
+    stack.stop_worker()
+    single_posts(stack, args, base + timedelta(hours=6), "accept only (worker stopped)")
+    stack.start_worker()
+    wait_applied(WARM_UP_EVENTS + 2 * args.events)
+
+    # 3. Batched posts.
     events = [make_event(i, base + timedelta(days=1, seconds=i)) for i in range(args.events)]
     batches = [json.dumps(events[i : i + args.batch]).encode() for i in range(0, len(events), args.batch)]
-    started = time.perf_counter()
-    with ThreadPoolExecutor(args.clients) as pool:
-        batch_latencies = list(pool.map(lambda b: post(batch_url, token, b), batches))
-    batch_elapsed = time.perf_counter() - started
-    batch_drain = wait_applied(2 * args.events)
-    print(f"batch posts ({args.batch}/request): {args.events / batch_elapsed:,.0f} events/s accepted; request p50 "
-          f"{statistics.median(batch_latencies) * 1000:.0f} ms; end-to-end "
+    web_cpu = stack.web_cpu_seconds()
+    results = stack.post_all(batches, clients=args.clients, path="/api/v1/lineage/batch")
+    web_cpu = stack.web_cpu_seconds() - web_cpu
+    batch_elapsed = max(sent + latency for sent, latency, _, _ in results) - min(r[0] for r in results)
+    batch_drain = wait_applied(WARM_UP_EVENTS + 3 * args.events)
+    print(f"batch posts ({args.batch}/request, worker applying concurrently): {args.events / batch_elapsed:,.0f} "
+          f"events/s accepted; request p50 {statistics.median(r[1] for r in results) * 1000:.0f} ms; web CPU "
+          f"{web_cpu / args.events * 1000:.2f} ms/event; end-to-end "
           f"{args.events / (batch_elapsed + batch_drain):,.0f} events/s applied")
 
-    # 3. End-to-end lag at a steady rate: time from POST to the event being applied.
-    lags = lag_run(stack, token, args.lag_rate, args.lag_seconds, base + timedelta(days=2))
+    # 4. End-to-end lag at a steady rate: time from POST to the event being applied.
+    lags = lag_run(stack, args.lag_rate, args.lag_seconds, base + timedelta(days=2))
     print(f"end-to-end lag at {args.lag_rate} events/s for {args.lag_seconds}s: p50 {statistics.median(lags):.2f} s, "
           f"p95 {percentile(lags, 0.95):.2f} s, max {max(lags):.2f} s")
 
-    # 4. Raw engine throughput for comparison, same machine, same run.
+    # 5. Raw engine throughput for comparison, same machine, same run.
     raw_rate = raw_unwind_merge(args.events)
     print(f"engine raw UNWIND … MERGE: {raw_rate:,.0f} nodes/s; graph apply end-to-end (batched above): "
           f"{args.events / batch_drain if batch_drain else float('inf'):,.0f} events/s after accept")
 
 
-def lag_run(stack: Stack, token: str, rate: int, seconds: int, base: datetime) -> list[float]:
+def lag_run(stack: Stack, rate: int, seconds: int, start: datetime) -> list[float]:
     from lineage_app.ingest.models import LineageEvent
 
-    sent: dict[int, float] = {}
-    lock = threading.Lock()
-    url = f"{stack.url}/api/v1/lineage"
-
-    def send(i: int) -> None:
-        body = json.dumps(make_event(i, base + timedelta(seconds=i))).encode()
-        request = urllib.request.Request(url, data=body, method="POST", headers={
-            "Authorization": f"Bearer {token}", "Content-Type": "application/json"})
-        started = time.time()
-        with urllib.request.urlopen(request, timeout=60) as response:
-            event_id = json.loads(response.read())["id"]
-        with lock:
-            sent[event_id] = started
-
-    with ThreadPoolExecutor(16) as pool:
-        begin = time.perf_counter()
-        for i in range(rate * seconds):
-            delay = begin + i / rate - time.perf_counter()
-            if delay > 0:
-                time.sleep(delay)
-            pool.submit(send, 10_000_000 + i)
-    achieved = rate * seconds / (time.perf_counter() - begin)
-    print(f"  (offered {rate} events/s; the senders achieved {achieved:,.0f} events/s)")
+    results = stack.post_all(encoded_events(rate * seconds, start), rate=rate)
+    first, last = min(r[0] for r in results), max(r[0] for r in results)
+    print(f"  (offered {rate} events/s; the client sent {(len(results) - 1) / (last - first):,.0f} events/s)")
+    sent = {event_id: sent_at for sent_at, _, _, event_id in results}
     deadline = time.time() + 120
     while time.time() < deadline:
         done = dict(LineageEvent.objects.filter(id__in=list(sent), status="applied").values_list("id", "applied_at"))

@@ -159,6 +159,10 @@ LINEAGE_MAX_DEPTH = env_int("LINEAGE_MAX_DEPTH", 20)
 # The node budget of one lineage answer: past it the traversal stops and says `truncated`.
 LINEAGE_MAX_NODES = env_int("LINEAGE_MAX_NODES", 2000)
 
+# --- API tokens --------------------------------------------------------------------------------
+# How long a process trusts a token it has verified; a revocation elsewhere takes effect within it.
+API_TOKEN_CACHE_SECONDS = env_int("API_TOKEN_CACHE_SECONDS", 5)
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "lineage_app.accounts.authentication.BearerTokenAuthentication",

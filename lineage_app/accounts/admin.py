@@ -9,11 +9,10 @@ from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group, User
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.utils import timezone
 
 from lineage_app.accounts.admin_roles import AdminOnlyMixin
 from lineage_app.accounts.models import ApiToken
-from lineage_app.accounts.services import token_create
+from lineage_app.accounts.services import token_create, tokens_revoke
 
 
 @admin.register(ApiToken)
@@ -36,7 +35,7 @@ class ApiTokenAdmin(AdminOnlyMixin, admin.ModelAdmin):
 
     @admin.action(description="Revoke selected tokens")
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
-        count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+        count = tokens_revoke(tokens=queryset)
         self.message_user(request, f"Revoked {count} token(s).")
 
 

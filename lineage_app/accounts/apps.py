@@ -8,3 +8,6 @@ from django.apps import AppConfig
 class AccountsConfig(AppConfig):
     name = "lineage_app.accounts"
     label = "accounts"
+
+    def ready(self) -> None:
+        from lineage_app.accounts import token_cache  # noqa: F401  (connects the cache's signal receivers)

@@ -7,9 +7,11 @@ import hmac
 import secrets
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from lineage_app.accounts.models import ApiToken
+from lineage_app.accounts.token_cache import verified_token, verified_token_remember, verified_tokens_forget
 
 TOKEN_MARK = "trb"
 
@@ -35,16 +37,36 @@ def token_create(
 
 
 def token_authenticate(*, plaintext: str) -> ApiToken | None:
-    """The active token `plaintext` names, or None for anything malformed, unknown or revoked."""
+    """The active token `plaintext` names, or None for anything malformed, unknown or revoked.
+
+    A token verified in the last `API_TOKEN_CACHE_SECONDS` is answered from this process's
+    cache (`token_cache`), so a revocation made elsewhere takes effect within that time.
+    """
     mark, _, rest = plaintext.partition("_")
     prefix, _, secret = rest.partition("_")
     if mark != TOKEN_MARK or not prefix or not secret:
         return None
-    token = ApiToken.objects.filter(prefix=prefix, revoked_at__isnull=True).first()
-    if token is None or not hmac.compare_digest(token.digest, _digest(secret)):
-        return None
+    digest = _digest(secret)
+    token = verified_token(prefix=prefix, digest=digest)
+    if token is None:
+        token = ApiToken.objects.filter(prefix=prefix, revoked_at__isnull=True).first()
+        if token is None or not hmac.compare_digest(token.digest, digest):
+            return None
+        verified_token_remember(prefix=prefix, digest=digest, token=token)
     now = timezone.now()
     if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
         # Coarse on purpose: one write a minute per token, not one per request.
+        token.last_used_at = now
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
     return token
+
+
+def tokens_revoke(*, tokens: QuerySet[ApiToken]) -> int:
+    """Revoke the active tokens among `tokens`; returns how many.
+
+    This process refuses them at once; other processes within `API_TOKEN_CACHE_SECONDS`.
+    """
+    token_ids = set(tokens.filter(revoked_at__isnull=True).values_list("pk", flat=True))
+    count = ApiToken.objects.filter(pk__in=token_ids).update(revoked_at=timezone.now())
+    verified_tokens_forget(token_ids=token_ids)
+    return count

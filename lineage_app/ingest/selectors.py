@@ -11,6 +11,12 @@ from django.utils import timezone
 
 from lineage_app.graph.events import utc_text
 from lineage_app.ingest.models import LineageEvent
+from lineage_app.ingest.services import APPLYABLE
+
+
+def applyable_event_ids(*, event_ids: Sequence[int]) -> list[int]:
+    """Those of `event_ids` still waiting to be applied (pending, or failed and sent again)."""
+    return list(LineageEvent.objects.filter(id__in=event_ids, status__in=APPLYABLE).values_list("id", flat=True))
 
 
 def pending_event_ids(*, older_than_seconds: int, limit: int) -> list[int]:

@@ -72,23 +72,28 @@ def events_accept(
 
 
 def events_store(*, rows: Sequence[tuple[CheckedEvent, bytes, ApiToken | None]]) -> list[Accepted]:
-    """Insert the rows not yet in the log in one transaction, then enqueue them once committed.
+    """Insert the rows not yet in the log in one transaction, then enqueue them once committed."""
+    answers, new_ids = events_insert(rows=rows)
+    if new_ids:
+        transaction.on_commit(lambda: events_enqueue(event_ids=new_ids))
+    return answers
+
+
+def events_insert(
+    *, rows: Sequence[tuple[CheckedEvent, bytes, ApiToken | None]]
+) -> tuple[list[Accepted], list[int]]:
+    """Insert the rows not yet in the log in one transaction; the answers, and the new ids to enqueue.
 
     Two transactions racing to insert the same new content: the loser's unique-key violation
     rolls it back and the retry finds the winner's row, so the event is reported as a
     duplicate there, and accepted exactly once.
     """
-    for attempt in range(2):
-        try:
-            with transaction.atomic():
-                answers, new_ids = _insert_new(rows)
-            break
-        except IntegrityError:
-            if attempt:
-                raise
-    if new_ids:
-        transaction.on_commit(lambda: _enqueue(new_ids))
-    return answers
+    try:
+        with transaction.atomic():
+            return _insert_new(rows)
+    except IntegrityError:
+        with transaction.atomic():
+            return _insert_new(rows)
 
 
 def _insert_new(
@@ -100,8 +105,8 @@ def _insert_new(
     for checked, raw, token in rows:
         if checked.content_hash not in known and checked.content_hash not in fresh:
             fresh[checked.content_hash] = _new_row(checked, raw, token)
-    LineageEvent.objects.bulk_create(fresh.values())
-    ids = dict(LineageEvent.objects.filter(content_hash__in=list(fresh)).values_list("content_hash", "id"))
+    # SQLite (3.35+) and PostgreSQL return the new ids from the INSERT itself: no second SELECT.
+    ids = {row.content_hash: row.pk for row in LineageEvent.objects.bulk_create(fresh.values())}
     answers, reported = [], set()
     for content_hash in hashes:
         duplicate = content_hash in known or content_hash in reported
@@ -110,7 +115,7 @@ def _insert_new(
     return answers, sorted(ids.values())
 
 
-def _enqueue(event_ids: list[int]) -> None:
+def events_enqueue(*, event_ids: list[int]) -> None:
     """Hand stored events to the workers; if the broker is down the sweeper finds them later."""
     from lineage_app.ingest.tasks import apply_events
 

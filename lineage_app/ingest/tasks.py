@@ -10,7 +10,7 @@ from django.db import OperationalError
 from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 
 from lineage_app.ingest import services
-from lineage_app.ingest.selectors import pending_event_ids
+from lineage_app.ingest.selectors import applyable_event_ids, pending_event_ids
 
 logger = logging.getLogger(__name__)
 
@@ -30,13 +30,15 @@ TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError, OSError, Operat
 def apply_events(self, event_ids: list[int]) -> int:  # type: ignore[no-untyped-def]
     """Apply `event_ids`, plus other waiting events to fill the batch, in UNWIND batches.
 
-    Under load one message per accepted event piles up; the first task takes every pending
-    event it can in one batch and the later ones find theirs already applied (a cheap no-op).
-    A batch that fails for a non-transient reason is split to isolate the bad event.
+    Under load one message per accepted group piles up; the first task takes every pending
+    event it can in one batch and the later ones find theirs already applied: two reads, no
+    write. A batch that fails for a non-transient reason is split to isolate the bad event.
     """
     size = settings.INGEST_APPLY_BATCH_SIZE
     waiting = pending_event_ids(older_than_seconds=0, limit=size)
-    ids = list(dict.fromkeys([*event_ids, *waiting]))
+    ids = list(dict.fromkeys([*applyable_event_ids(event_ids=event_ids), *waiting]))
+    if not ids:
+        return 0
     services.events_count_attempt(event_ids=ids)
     return sum(_apply_isolating(ids[i : i + size]) for i in range(0, len(ids), size))
 

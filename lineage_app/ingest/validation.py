@@ -19,6 +19,9 @@ from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
+from lineage_app.ingest.canonical import canonical_json
+from lineage_app.ingest.json_text import nesting_depth_bound
+
 SPEC_DIR = Path(__file__).parent / "openlineage_spec"
 SPEC_ID = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
 
@@ -82,27 +85,9 @@ def _reject_constant(name: str) -> None:
 
 
 def _reject_deep_nesting(text: str, limit: int) -> None:
-    """Scan brackets outside strings so a hostile body cannot exhaust the parser's stack."""
-    if text.count("[") + text.count("{") <= limit:
-        return
-    depth = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            if depth > limit:
-                raise EventInvalid(f"JSON is nested deeper than {limit} levels")
-        elif char in "]}":
-            depth -= 1
+    """Bound the nesting before parsing, so a hostile body cannot exhaust the parser's stack."""
+    if text.count("[") + text.count("{") > limit and nesting_depth_bound(text) > limit:
+        raise EventInvalid(f"JSON is nested deeper than {limit} levels")
 
 
 def event_check(payload: Any, *, path_prefix: str = "") -> CheckedEvent:
@@ -117,7 +102,7 @@ def event_check(payload: Any, *, path_prefix: str = "") -> CheckedEvent:
         message = f"{error.message}: {error.cause}" if error.cause else error.message
         raise EventInvalid(message, path=_join(path_prefix, _dotted(_error_path(error))))
     try:
-        canonical = rfc8785.dumps(payload)
+        canonical = canonical_json(payload)
     except rfc8785.CanonicalizationError as exc:
         where = _dotted(_uncanonical_path(payload) or [])
         raise EventInvalid(f"cannot be canonicalised (RFC 8785): {exc}", path=_join(path_prefix, where)) from exc
@@ -189,8 +174,8 @@ def _uncanonical_path(value: Any, path: tuple[Any, ...] = ()) -> list[Any] | Non
     """The first place RFC 8785 cannot encode: an integer beyond +-2**53 or a lone surrogate."""
     if isinstance(value, dict):
         for key, item in value.items():
-            if not _encodable(key):
-                return [*path, key]
+            if not _encodable(key):  # named with the surrogate escaped: the error body must be UTF-8 itself
+                return [*path, key.encode("utf-8", "backslashreplace").decode("utf-8")]
             if (found := _uncanonical_path(item, (*path, key))) is not None:
                 return found
     elif isinstance(value, list):

@@ -5,15 +5,17 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.test import override_settings
 from django.utils import timezone
 from rest_framework.test import APIClient
 
 from lineage_app.accounts.models import ApiToken
-from lineage_app.accounts.services import token_authenticate, token_create
+from lineage_app.accounts.services import token_authenticate, token_create, tokens_revoke
 from lineage_app.ingest.models import LineageEvent
 from tests.events import new_run_id, run_event
 
@@ -81,7 +83,7 @@ def test_two_tokens_never_share_a_secret_or_a_prefix() -> None:
 def test_a_revoked_token_is_refused_with_401_and_stores_nothing() -> None:
     token, plaintext = token_create(name="t", scope="ingest")
     assert ingest(plaintext).status_code == 201
-    ApiToken.objects.filter(pk=token.pk).update(revoked_at=timezone.now())
+    assert tokens_revoke(tokens=ApiToken.objects.filter(pk=token.pk)) == 1
     response = ingest(plaintext)
     assert response.status_code == 401
     assert response["WWW-Authenticate"].startswith("Bearer")
@@ -112,3 +114,37 @@ def test_using_a_token_records_when_it_was_last_used() -> None:
     ingest(plaintext)
     token.refresh_from_db()
     assert token.last_used_at is not None
+
+
+def test_a_token_revoked_or_deleted_through_the_model_is_refused_at_once() -> None:
+    token, plaintext = token_create(name="t", scope="ingest")
+    other, other_plaintext = token_create(name="u", scope="ingest")
+    assert ingest(plaintext).status_code == 201
+    assert ingest(other_plaintext).status_code == 201
+    token.revoked_at = timezone.now()
+    token.save()  # as the admin's change form does
+    other.delete()
+    assert ingest(plaintext).status_code == 401
+    assert ingest(other_plaintext).status_code == 401
+
+
+def test_a_verified_token_is_answered_without_a_query(django_assert_num_queries) -> None:  # type: ignore[no-untyped-def]
+    token, plaintext = token_create(name="t", scope="ingest")
+    with django_assert_num_queries(2):  # the lookup, and the first last-used write
+        assert token_authenticate(plaintext=plaintext) == token
+    with django_assert_num_queries(0):
+        assert token_authenticate(plaintext=plaintext) == token
+    forged = plaintext[:-1] + ("A" if plaintext[-1] != "A" else "B")
+    with django_assert_num_queries(1):  # a wrong secret is never answered from the cache
+        assert token_authenticate(plaintext=forged) is None
+
+
+@override_settings(API_TOKEN_CACHE_SECONDS=1)
+def test_a_revocation_by_another_process_takes_effect_within_the_cache_lifetime() -> None:
+    token, plaintext = token_create(name="t", scope="ingest")
+    assert ingest(plaintext).status_code == 201
+    # Another process revoking it: the row changes, this process's cache hears nothing.
+    ApiToken.objects.filter(pk=token.pk).update(revoked_at=timezone.now())
+    assert ingest(plaintext).status_code == 201
+    time.sleep(1.1)
+    assert ingest(plaintext).status_code == 401

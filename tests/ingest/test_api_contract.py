@@ -245,6 +245,13 @@ INVALID_BODIES: list[tuple[str, bytes, str]] = [
         "job.name",
     ),
     (
+        "a lone surrogate in a member name",
+        json.dumps(with_change(lambda e: e["run"]["facets"].update(custom=facet(value=1)))).replace(
+            '"value"', '"val\\udc00ue"'
+        ).encode(),
+        "run.facets.custom.val\\udc00ue",
+    ),
+    (
         "an integer beyond the JSON-safe range",
         json.dumps(with_change(lambda e: e["run"]["facets"].update(custom=facet(value=2**64)))).encode(),
         "run.facets.custom.value",

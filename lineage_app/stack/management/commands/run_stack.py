@@ -68,8 +68,8 @@ class Command(BaseCommand):
         stack.start("worker", [*celery, "worker", "--loglevel", "INFO", "--concurrency", "2"])
         stack.start("beat", [*celery, "beat", "--loglevel", "INFO",
                              "--schedule", str(settings.VAR_DIR / "celerybeat-schedule")])
-        stack.start("web", [sys.executable, "-m", "gunicorn", "lineage_app.wsgi", "--bind", f"127.0.0.1:{port}",
-                            "--workers", "2", "--threads", "4", "--access-logfile", "-"])
+        stack.start("web", [sys.executable, "-m", "gunicorn", "-c", "python:lineage_app.gunicorn_conf",
+                            "--bind", f"127.0.0.1:{port}", "--access-logfile", "-"])
         url = f"http://127.0.0.1:{port}"
         stack.wait_ready("web", lambda: _http_ok(f"{url}/healthz"), timeout=60)
         password = self._ensure_admin()

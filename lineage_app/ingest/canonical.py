@@ -1,0 +1,44 @@
+"""RFC 8785 canonical JSON bytes for the content hash, through the C encoder when that is provably identical."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import rfc8785
+
+from lineage_app.ingest.json_text import outside_strings
+
+# What the C encoder writes differently from RFC 8785 outside strings: a float (its repr has a
+# `.` or an exponent after a digit) or an integer that may lie beyond +-(2**53 - 1) (16 digits
+# or more). ASCII classes, not `\d`: outside strings the encoder writes only ASCII, and they are faster.
+_NUMBER_RFC8785_WRITES_DIFFERENTLY = re.compile(r"[0-9](?:[.eE]|[0-9]{15})")
+# From U+D800 up, code-point order (Python's `sort_keys`) and UTF-16 order (RFC 8785's) can
+# differ, and lone surrogates must be refused: leave those documents to `rfc8785`.
+_FROM_SURROGATES_UP = re.compile("[\ud800-\U0010ffff]")
+
+
+def canonical_json(value: Any) -> bytes:
+    """The RFC 8785 (JCS) bytes of a decoded JSON value, or `rfc8785.CanonicalizationError`.
+
+    The C encoder, keys sorted and no whitespace, agrees byte for byte with RFC 8785 when every
+    number is an integer within +-(2**53 - 1) and every character is below U+D800: the escapes
+    are the same, and there code-point order is UTF-16 order. Anything else goes to `rfc8785`.
+    """
+    try:
+        text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError):  # NaN, infinity, a non-JSON type: `rfc8785` raises its own error
+        return _rfc8785(value)
+    if not text.isascii() and _FROM_SURROGATES_UP.search(text):
+        return _rfc8785(value)
+    if _NUMBER_RFC8785_WRITES_DIFFERENTLY.search(outside_strings(text)):
+        return _rfc8785(value)
+    return text.encode("utf-8")
+
+
+def _rfc8785(value: Any) -> bytes:
+    try:
+        return rfc8785.dumps(value)
+    except UnicodeEncodeError as exc:  # `rfc8785` sorts member names as UTF-16, which a lone surrogate breaks
+        raise rfc8785.CanonicalizationError("input contains non-UTF-8 codepoints") from exc

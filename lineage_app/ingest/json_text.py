@@ -1,0 +1,32 @@
+"""Cheap, C-speed looks at JSON text: what lies outside its strings, and how deep it nests."""
+
+from __future__ import annotations
+
+import re
+
+# Every JSON string, escapes included (the unrolled-loop pattern).
+_STRING_LITERAL = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_A_BRACKET = re.compile(r"[^\[\]{}]+")
+_INNERMOST_PAIR = re.compile(r"[\[{][\]}]")
+
+
+def outside_strings(text: str) -> str:
+    """`text` with its string literals cut out; text after an unterminated `"` may go or stay."""
+    # Without backslashes every `"` opens or closes a string, so splitting on it is exact.
+    return "".join(text.split('"')[::2]) if "\\" not in text else _STRING_LITERAL.sub("", text)
+
+
+def nesting_depth_bound(text: str) -> int:
+    """The nesting depth of JSON `text`, never less than what a parser would descend to.
+
+    Brackets inside strings do not count. Each pass removes the innermost pairs, so a balanced
+    text takes as many passes as it is deep; brackets left unpaired each count one level more.
+    """
+    brackets = _NOT_A_BRACKET.sub("", outside_strings(text))
+    depth = 0
+    while brackets:
+        brackets, pairs = _INNERMOST_PAIR.subn("", brackets)
+        if not pairs:
+            return depth + brackets.count("[") + brackets.count("{")
+        depth += 1
+    return depth

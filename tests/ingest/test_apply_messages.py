@@ -1,0 +1,40 @@
+"""An `apply_events` message applies what still waits, and costs no write when its events are already applied."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
+
+from lineage_app.ingest.models import LineageEvent
+from lineage_app.ingest.services import events_mark_failed
+from lineage_app.ingest.tasks import apply_events
+from tests.events import new_run_id, run_event
+
+pytestmark = pytest.mark.django_db
+
+
+def accept(client: APIClient, count: int) -> list[int]:
+    events = [run_event("START", run_id=new_run_id()) for _ in range(count)]
+    return [client.post("/api/v1/lineage", data=json.dumps(e), content_type="application/json").json()["id"]
+            for e in events]
+
+
+def test_a_message_for_events_already_applied_writes_nothing(graph, ingest_client) -> None:  # type: ignore[no-untyped-def]
+    ids = accept(ingest_client, 3)
+    assert apply_events.run(ids) == 3
+    attempts = dict(LineageEvent.objects.values_list("id", "attempts"))
+    with CaptureQueriesContext(connection) as queries:
+        assert apply_events.run(ids) == 0
+    assert all(q["sql"].lstrip().upper().startswith("SELECT") for q in queries.captured_queries), queries
+    assert dict(LineageEvent.objects.values_list("id", "attempts")) == attempts
+
+
+def test_a_message_naming_a_failed_event_applies_it_again(graph, ingest_client) -> None:  # type: ignore[no-untyped-def]
+    [event_id] = accept(ingest_client, 1)
+    events_mark_failed(event_ids=[event_id], reason="the graph said no")
+    assert apply_events.run([event_id]) == 1
+    assert LineageEvent.objects.get(pk=event_id).status == LineageEvent.Status.APPLIED
