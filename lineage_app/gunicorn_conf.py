@@ -10,7 +10,7 @@ import os
 
 wsgi_app = "lineage_app.wsgi"
 # Threads, not a process per request: requests mostly wait on the shared commit (group_commit).
-worker_class = "gthread"
+worker_class = "lineage_app.gunicorn_worker.SharingThreadWorker"
 workers = int(os.environ.get("WEB_CONCURRENCY") or os.cpu_count() or 2)
 threads = int(os.environ.get("WEB_THREADS") or 4)
 # Producers post event after event: keep their connections open between posts (gthread parks

@@ -124,6 +124,10 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # An accept must not hang on a dead broker: the sweeper re-enqueues what it missed.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 0, "socket_connect_timeout": 1, "socket_timeout": 2}
 CELERY_TASK_PUBLISH_RETRY = False
+# Workers apply events at a lower CPU priority than the web process accepts them: producers wait
+# for an accept, nobody waits on an apply. When both want the CPU, accepting wins and the log
+# absorbs the difference (0 turns this off).
+WORKER_NICENESS = env_int("WORKER_NICENESS", 10)
 CELERY_BEAT_SCHEDULE = {
     "sweep-pending-events": {
         "task": "lineage_app.ingest.tasks.sweep_pending_events",
@@ -138,6 +142,9 @@ NEO4J_PASSWORD = env("NEO4J_PASSWORD", "tributary-embedded")
 NEO4J_DATABASE = env("NEO4J_DATABASE", "lineage")
 GRAPH_EMBEDDED_DIR = Path(env("GRAPH_EMBEDDED_DIR", str(VAR_DIR / "graph")))
 GRAPH_EMBEDDED_HTTP_PORT = env_int("GRAPH_EMBEDDED_HTTP_PORT", 2480)
+# The embedded engine shares the machine with the web process; most of its work is applying
+# events, so, like the workers (WORKER_NICENESS), it yields the CPU to accepting them.
+GRAPH_EMBEDDED_NICENESS = env_int("GRAPH_EMBEDDED_NICENESS", 10)
 
 # --- Ingestion limits ------------------------------------------------------------------------
 INGEST_MAX_EVENT_BYTES = env_int("INGEST_MAX_EVENT_BYTES", 1024 * 1024)

@@ -2,9 +2,9 @@
 
 A commit's cost is dominated by the flush to disk, so N requests arriving together pay for
 one flush instead of N. Each request still waits for the commit that holds its event before
-it is answered: accept still means durable. The group's one message to the workers is sent
-after the answers, so no request waits on the broker; requests that arrive meanwhile make the
-next group larger.
+it is answered: accept still means durable. Messages to the workers go out from a publisher
+thread of their own (`_Publisher`), so no request waits on the broker, and one message covers
+every group committed meanwhile.
 """
 
 from __future__ import annotations
@@ -26,6 +26,9 @@ MAX_GROUP = 256
 # commits and fewer broker messages when requests arrive together (PostgreSQL's commit_delay).
 GATHER_SECONDS = 0.002
 ANSWER_TIMEOUT_SECONDS = 60
+# How long the publisher gathers committed ids into one message: costs the workers at most this
+# much latency, and bounds the web process's broker messages to ten a second.
+PUBLISH_GATHER_SECONDS = 0.1
 
 
 class GroupCommitter:
@@ -35,6 +38,7 @@ class GroupCommitter:
         self._queue: queue.Queue[tuple[Any, Future[Accepted]]] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._publisher = _Publisher()
 
     def submit(self, row: Any) -> Accepted:
         answer: Future[Accepted] = Future()
@@ -49,7 +53,7 @@ class GroupCommitter:
                 self._thread.start()
 
     def _run(self) -> None:
-        from lineage_app.ingest.services import events_enqueue, events_insert
+        from lineage_app.ingest.services import events_insert
 
         while True:
             group = [self._queue.get()]
@@ -69,7 +73,42 @@ class GroupCommitter:
             for (_, answer), accepted in zip(group, answers, strict=True):
                 answer.set_result(accepted)
             if new_ids:
-                events_enqueue(event_ids=new_ids)
+                self._publisher.add(new_ids)
+
+
+class _Publisher:
+    """Tells the workers about committed events: one message for everything committed while the
+    previous message was being sent, and at most one per `PUBLISH_GATHER_SECONDS`.
+
+    A message costs the web process far more than a commit does, and a worker applies whatever
+    is pending when it runs anyway. Ids still waiting here when the process stops are durable
+    in the log: the sweeper hands them on.
+    """
+
+    def __init__(self) -> None:
+        self._ids: queue.SimpleQueue[list[int]] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def add(self, event_ids: list[int]) -> None:
+        self._ids.put(event_ids)
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="event-log-publisher", daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        from lineage_app.ingest.services import events_enqueue
+
+        while True:
+            event_ids = list(self._ids.get())
+            time.sleep(PUBLISH_GATHER_SECONDS)
+            while True:
+                try:
+                    event_ids.extend(self._ids.get_nowait())
+                except queue.Empty:
+                    break
+            events_enqueue(event_ids=sorted(event_ids))
 
 
 @cache

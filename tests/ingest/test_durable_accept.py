@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -116,3 +117,18 @@ def test_events_accepted_while_the_broker_is_down_are_applied_by_the_sweeper(gra
     wait_until(lambda: _all_applied(ids), timeout=60, what="the sweeper to re-enqueue and the worker to apply")
     run = run_for_id(run_id=events[0]["run"]["runId"])
     assert (run["state"], run["errorMessage"]) == ("FAILED", "boom")
+
+
+def _niceness(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux's /proc")
+def test_workers_and_the_embedded_engine_yield_the_cpu_to_accepting(graph, celery) -> None:  # type: ignore[no-untyped-def]
+    ours = _niceness(os.getpid())
+    celery.start("worker", "--pool", "solo")
+    worker = celery.processes[0].pid
+    wait_until(lambda: _niceness(worker) != ours, timeout=60, what="the worker to lower its priority")
+    assert _niceness(worker) == min(19, ours + settings.WORKER_NICENESS)
+    if graph is not None:  # the session's embedded engine, started by `manage.py graph_server`
+        assert _niceness(graph.process.pid) == min(19, ours + settings.GRAPH_EMBEDDED_NICENESS)

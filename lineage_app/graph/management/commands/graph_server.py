@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from urllib.parse import urlparse
 
 from django.conf import settings
@@ -18,6 +19,8 @@ class Command(BaseCommand):
         if bolt.hostname not in {"127.0.0.1", "localhost"}:
             self.stderr.write(f"NEO4J_URI points at {bolt.hostname}: the embedded engine only serves loopback.")
             raise SystemExit(2)
+        if settings.GRAPH_EMBEDDED_NICENESS:
+            os.nice(settings.GRAPH_EMBEDDED_NICENESS)  # before the engine starts: its threads inherit it
         embedded_engine_serve(
             config=EmbeddedEngineConfig(
                 root_path=settings.GRAPH_EMBEDDED_DIR,
