@@ -1,4 +1,4 @@
-"""Lineage traversal: breadth-first, one round trip per hop, each node visited once, within a node budget."""
+"""Lineage traversal: breadth-first, two dataset-lineage hops per round trip, each node visited once, in a budget."""
 
 from __future__ import annotations
 

@@ -17,11 +17,20 @@ FIND_NODES = {
 }
 
 
-# ---- lineage: one hop per round trip, per node kind and direction ----
+# ---- lineage: one or two hops per round trip, per node kind and direction ----
 # Each hop and each summary answers ONE record holding a list: the engines' per-record cost
 # (ArcadeDB's most of all) is far above the cost of a longer list.
 
 _AS_OF = "WHERE e.firstSeen <= $asOf "
+
+# One hop of dataset lineage, Dataset -INPUT_TO-> Job -OUTPUTS-> Dataset:
+# (direction, frontier label) -> (relationship, next label).
+_TABLE_STEPS = {
+    ("downstream", Label.DATASET): (Rel.INPUT_TO, Label.JOB),
+    ("downstream", Label.JOB): (Rel.OUTPUTS, Label.DATASET),
+    ("upstream", Label.DATASET): (Rel.OUTPUTS, Label.JOB),
+    ("upstream", Label.JOB): (Rel.INPUT_TO, Label.DATASET),
+}
 
 
 def _hop(start: Label, rel: Rel, end: Label, *, forward: bool, as_of: bool, returned: str = "[k, b.key]") -> str:
@@ -32,41 +41,26 @@ def _hop(start: Label, rel: Rel, end: Label, *, forward: bool, as_of: bool, retu
     )
 
 
-# Dataset -INPUT_TO-> Job -OUTPUTS-> Dataset, and Field -DERIVES-> Field (with the edge's job and
-# transformation); keyed by (direction, frontier label, whether `$asOf` applies).
+# One hop: dataset lineage, and Field -DERIVES-> Field (with the edge's job and transformation);
+# keyed by (direction, frontier label, whether `$asOf` applies); the value names the next label.
 _DERIVES_ROW = "[k, b.key, e.job, e.transformation, e.subtype, e.indirect]"
-HOPS: dict[tuple[str, Label, bool], tuple[str, Label]] = {}
-for _as_of in (False, True):
-    HOPS.update({
-        ("downstream", Label.DATASET, _as_of): (
-            _hop(Label.DATASET, Rel.INPUT_TO, Label.JOB, forward=True, as_of=_as_of), Label.JOB),
-        ("downstream", Label.JOB, _as_of): (
-            _hop(Label.JOB, Rel.OUTPUTS, Label.DATASET, forward=True, as_of=_as_of), Label.DATASET),
-        ("upstream", Label.DATASET, _as_of): (
-            _hop(Label.DATASET, Rel.OUTPUTS, Label.JOB, forward=False, as_of=_as_of), Label.JOB),
-        ("upstream", Label.JOB, _as_of): (
-            _hop(Label.JOB, Rel.INPUT_TO, Label.DATASET, forward=False, as_of=_as_of), Label.DATASET),
-        ("downstream", Label.FIELD, _as_of): (
-            _hop(Label.FIELD, Rel.DERIVES, Label.FIELD, forward=True, as_of=_as_of, returned=_DERIVES_ROW),
-            Label.FIELD),
-        ("upstream", Label.FIELD, _as_of): (
-            _hop(Label.FIELD, Rel.DERIVES, Label.FIELD, forward=False, as_of=_as_of, returned=_DERIVES_ROW),
-            Label.FIELD),
-    })
+HOPS: dict[tuple[str, Label, bool], tuple[str, Label]] = {
+    (direction, start, as_of): (_hop(start, rel, end, forward=direction == "downstream", as_of=as_of), end)
+    for (direction, start), (rel, end) in _TABLE_STEPS.items()
+    for as_of in (False, True)
+} | {
+    (direction, Label.FIELD, as_of): (
+        _hop(Label.FIELD, Rel.DERIVES, Label.FIELD, forward=direction == "downstream", as_of=as_of,
+             returned=_DERIVES_ROW), Label.FIELD)
+    for direction in ("downstream", "upstream")
+    for as_of in (False, True)
+}
 
 
 # Two hops in one round trip, Dataset -> Job -> Dataset or Job -> Dataset -> Job: the frontier
 # keys that reach each middle node, and the far nodes beyond it, as [sources, middle, targets].
 # A middle node with nothing beyond it answers `targets` []. Keyed like HOPS; the value names
 # the middle and far labels.
-_TABLE_STEPS = {  # (direction, frontier label) -> (rel, next label) of one hop
-    ("downstream", Label.DATASET): (Rel.INPUT_TO, Label.JOB),
-    ("downstream", Label.JOB): (Rel.OUTPUTS, Label.DATASET),
-    ("upstream", Label.DATASET): (Rel.OUTPUTS, Label.JOB),
-    ("upstream", Label.JOB): (Rel.INPUT_TO, Label.DATASET),
-}
-
-
 def _double_hop(direction: str, start: Label, *, as_of: bool) -> str:
     first_rel, middle = _TABLE_STEPS[(direction, start)]
     second_rel, end = _TABLE_STEPS[(direction, middle)]
