@@ -12,6 +12,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -31,26 +32,34 @@ ANSWER_TIMEOUT_SECONDS = 60
 PUBLISH_GATHER_SECONDS = 0.1
 
 
+class _BackgroundThread:
+    """A daemon thread running `target`, started on first use (so after any fork) and again if it died."""
+
+    def __init__(self, target: Callable[[], None], name: str) -> None:
+        self._target, self._name = target, name
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def ensure_running(self) -> None:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._target, name=self._name, daemon=True)
+                self._thread.start()
+
+
 class GroupCommitter:
     """One committer thread per process, started on first use (after any fork)."""
 
     def __init__(self) -> None:
         self._queue: queue.Queue[tuple[Any, Future[Accepted]]] = queue.Queue()
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
+        self._thread = _BackgroundThread(self._run, "event-log-committer")
         self._publisher = _Publisher()
 
     def submit(self, row: Any) -> Accepted:
         answer: Future[Accepted] = Future()
         self._queue.put((row, answer))
-        self._ensure_thread()
+        self._thread.ensure_running()
         return answer.result(timeout=ANSWER_TIMEOUT_SECONDS)
-
-    def _ensure_thread(self) -> None:
-        with self._lock:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name="event-log-committer", daemon=True)
-                self._thread.start()
 
     def _run(self) -> None:
         from lineage_app.ingest.services import events_insert
@@ -87,15 +96,11 @@ class _Publisher:
 
     def __init__(self) -> None:
         self._ids: queue.SimpleQueue[list[int]] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
+        self._thread = _BackgroundThread(self._run, "event-log-publisher")
 
     def add(self, event_ids: list[int]) -> None:
         self._ids.put(event_ids)
-        with self._lock:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name="event-log-publisher", daemon=True)
-                self._thread.start()
+        self._thread.ensure_running()
 
     def _run(self) -> None:
         from lineage_app.ingest.services import events_enqueue
