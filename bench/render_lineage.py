@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -32,16 +33,11 @@ from typing import Any
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.browser.chromium import chromium_launch  # noqa: E402  (after the repository root is importable)
+
 DIST = ROOT / "frontend" / "dist"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 STATES = ["COMPLETED", "COMPLETED", "COMPLETED", "FAILED", "RUNNING", "ABORTED", None]
 
 
@@ -127,7 +123,7 @@ def main() -> None:
     times: list[float] = []
     frames: list[float] = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        browser = chromium_launch(playwright)
         print(f"chromium {browser.version}; {options.nodes} nodes, {edge_count} edges; {options.runs} runs")
         for run in range(options.runs):
             context = browser.new_context(viewport={"width": 1440, "height": 900})

@@ -11,19 +11,12 @@ from typing import Any
 import pytest
 from django.conf import settings
 
+from tests.browser.chromium import CHROMIUM, chromium_launch
+
 # Playwright's sync API runs an event loop in this thread; the ORM calls the tests make between
 # browser steps are still plain synchronous calls.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts" / "browser"
 USERNAME, PASSWORD = "explorer", "correct horse battery staple"
 
@@ -39,7 +32,7 @@ def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        browser = chromium_launch(playwright)
         yield browser
         browser.close()
 
