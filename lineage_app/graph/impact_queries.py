@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from lineage_app.graph.model import Label, Rel
-from lineage_app.graph.reads import FIND_NODES, node_columns
+from lineage_app.graph.reads import FIND_NODES
 
-__all__ = ["DATASET_FIELDS", "DATASET_VERSIONS", "DETAILS", "DETAIL_COLUMNS", "FIND_NODES", "JOB_FAILURES"]
+__all__ = ["DATASET_FIELDS", "DATASET_VERSIONS", "DETAIL_COLUMNS", "FIND_NODES", "JOB_FAILURES"]
 
 # The fields of each dataset: the seeds of column-level impact when a whole dataset changes.
 DATASET_FIELDS = f"""
@@ -24,7 +24,6 @@ DETAIL_COLUMNS: dict[Label, tuple[tuple[str, str], ...]] = {
     Label.FIELD: (("key", "key"), ("nodeId", "nodeId"), ("namespace", "namespace"), ("dataset", "dataset"),
                   ("name", "name"), ("type", "type")),
 }
-DETAILS = {label: node_columns(label, columns) for label, columns in DETAIL_COLUMNS.items()}
 
 # ---- root cause ----
 

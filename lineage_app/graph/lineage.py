@@ -149,14 +149,15 @@ def _summaries(tx: ManagedTransaction, nodes: set[NodeRef]) -> dict[NodeRef, dic
 
 def node_summaries(tx: ManagedTransaction, *, label: Label, keys: list[str]) -> list[dict[str, Any]]:
     """The summary of each node of `label` named by `keys`; datasets and jobs with their latest run."""
-    return node_rows(tx, statement=reads.SUMMARIES[label], columns=reads.SUMMARY_COLUMNS[label], keys=keys)
+    return node_rows(tx, label=label, columns=reads.SUMMARY_COLUMNS[label], keys=keys)
 
 
 def node_rows(
-    tx: ManagedTransaction, *, statement: str, columns: tuple[tuple[str, str], ...], keys: list[str]
+    tx: ManagedTransaction, *, label: Label, columns: tuple[tuple[str, str], ...], keys: list[str]
 ) -> list[dict[str, Any]]:
-    """The rows of a `reads.node_columns` statement for `keys`, as dicts named by `columns`."""
+    """The `columns` ((name, property) pairs) of each `label` node named by `keys`, as dicts by name."""
     names = [name for name, _ in columns]
+    statement = reads.node_columns(label, columns)
     return [dict(zip(names, values, strict=True)) for values in records(tx, statement, keys=keys)[0]["rows"]]
 
 

@@ -7,6 +7,8 @@ named key, then by `nodeId` / `runId`, so pages are stable.
 
 from __future__ import annotations
 
+from functools import cache
+
 from lineage_app.graph.model import Label, Rel
 
 # ---- node lookup (an API id may split several ways; the caller asks for every candidate key) ----
@@ -85,6 +87,7 @@ DOUBLE_HOPS: dict[tuple[str, Label, bool], tuple[str, Label, Label]] = {
 }
 
 
+@cache
 def node_columns(label: Label, columns: tuple[tuple[str, str], ...]) -> str:
     """A statement answering, for each of `$keys` naming a `label` node, one list of the node's
     properties in `columns` order ((name, property) pairs): lists cost the engines less than maps."""
@@ -110,7 +113,6 @@ SUMMARY_COLUMNS: dict[Label, tuple[tuple[str, str], ...]] = {
         ("name", "name"), ("type", "type"),
     ),
 }
-SUMMARIES = {label: node_columns(label, columns) for label, columns in SUMMARY_COLUMNS.items()}
 
 
 # ---- namespaces ----
