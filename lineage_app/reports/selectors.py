@@ -11,7 +11,7 @@ from typing import Any
 from lineage_app.graph import impact
 from lineage_app.graph.events import utc_text
 from lineage_app.graph.lineage import NodeRef
-from lineage_app.graph.model import Label, NodeType
+from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType, natural_key
 from lineage_app.lineage.selectors import NodeNotFound, node_resolve
 
 __all__ = ["ImpactReport", "NodeNotFound", "impact_report", "root_cause_for_node"]
@@ -54,13 +54,13 @@ class ImpactReport:
     def _row(self, ref: NodeRef, detail: dict[str, Any] | None) -> dict[str, Any]:
         path, edges = self.traversal.path(ref)
         detail = detail or {}
-        node = ref[1].split("\x1f")
+        node = ref[1].split(KEY_SEPARATOR)
         row: dict[str, Any] = {
-            "id": impact.ref_id(ref), "type": impact.API_TYPES[ref[0]],
+            "id": self.traversal.node_id(ref), "type": impact.API_TYPES[ref[0]],
             "namespace": detail.get("namespace", node[0]), "name": detail.get("name", node[-1]),
         }
         if ref[0] is Label.FIELD:
-            row["dataset"] = impact.ref_id((Label.DATASET, "\x1f".join(node[:2])))
+            row["dataset"] = self.traversal.node_id((Label.DATASET, natural_key(*node[:2])))
             row["fieldType"] = detail.get("type")
         row.update({
             "distance": self.traversal.seen[ref].distance, "path": path, "transformations": edges,
