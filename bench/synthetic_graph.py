@@ -23,7 +23,7 @@ from typing import Any
 
 from neo4j import Driver, GraphDatabase
 
-from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType, Rel
+from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType, Rel, run_order_key
 
 NAMESPACES = 20
 SYNTHETIC_MODEL = 2  # bumped when the graph model changes, so cached benchmark graphs are loaded again
@@ -184,7 +184,7 @@ def _run_id(seed: int, j: int) -> str:
 def _latest_run_properties(run_id: str, state: str, time: str) -> dict[str, str]:
     """What the projection keeps on a job, and on each dataset its runs wrote, about its latest run."""
     return {"latestRunId": run_id, "latestRunState": state, "latestRunTime": time,
-            "latestRunOrder": f"{time}{KEY_SEPARATOR}{run_id}"}
+            "latestRunOrder": run_order_key(time, run_id)}
 
 
 def synthetic_graph_load(*, driver: Driver, database: str, datasets: int, jobs: int, seed: int,

@@ -49,6 +49,11 @@ def node_id(node_type: NodeType, *parts: str) -> str:
     return ":".join([node_type.value, *parts])
 
 
+def run_order_key(last_event_time: str, run_id: str) -> str:
+    """Which of a node's runs is its latest: the later last event, then the greater runId."""
+    return f"{last_event_time}{KEY_SEPARATOR}{run_id}"
+
+
 def utc_key(moment: str, content_hash: str) -> str:
     """A total order over events: their UTC time, then their content hash to break ties."""
     return f"{moment}|{content_hash}"

@@ -10,7 +10,7 @@ from typing import Any
 
 from lineage_app.graph import queries
 from lineage_app.graph.events import EventRecord
-from lineage_app.graph.model import KEY_SEPARATOR, NodeType, natural_key, node_id
+from lineage_app.graph.model import NodeType, natural_key, node_id, run_order_key
 from lineage_app.graph.run_state import RunFold
 
 # Facets kept as graph structure of their own, not in a node's facet blob.
@@ -152,7 +152,7 @@ def _latest_run_facts(run_id: str, state: str, last_event_time: str) -> dict[str
     """What a run offers its job and the datasets it wrote as their latest run, with the order
     key (time, then runId) the graph keeps the newest by."""
     return {"latestRunId": run_id, "latestRunState": state, "latestRunTime": last_event_time or None,
-            "runOrder": f"{last_event_time}{KEY_SEPARATOR}{run_id}"}
+            "runOrder": run_order_key(last_event_time, run_id)}
 
 
 def _project_event(writes: GraphWrites, event: EventRecord) -> None:
