@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import zlib
 from typing import Any
 
@@ -16,7 +15,8 @@ from rest_framework.views import APIView
 from lineage_app.accounts.permissions import CanIngest
 from lineage_app.api_errors import error_response
 from lineage_app.ingest import services
-from lineage_app.ingest.validation import EventInvalid, event_check, json_decode
+from lineage_app.ingest.json_body import NotAJsonArray, json_array_items, json_decode
+from lineage_app.ingest.validation import EventInvalid, event_check
 
 
 class RawJsonParser(BaseParser):
@@ -124,22 +124,20 @@ class LineageBatchCreateApi(APIView):
         if isinstance(raw, Response):
             return raw
         try:
-            events = json_decode(raw, max_depth=settings.INGEST_MAX_JSON_DEPTH + 1)
+            items = json_array_items(raw, max_depth=settings.INGEST_MAX_JSON_DEPTH)
+        except NotAJsonArray as exc:
+            return error_response("invalid_batch", exc.message, path="$", http_status=400)
         except EventInvalid as exc:
             return _invalid(exc)
-        if not isinstance(events, list):
-            return error_response("invalid_batch", "a batch must be a JSON array of events", path="$", http_status=400)
-        if len(events) > settings.INGEST_MAX_BATCH_EVENTS:
+        if len(items) > settings.INGEST_MAX_BATCH_EVENTS:
             return error_response(
                 "payload_too_large",
-                f"batch has {len(events)} events; the limit is {settings.INGEST_MAX_BATCH_EVENTS}",
+                f"batch has {len(items)} events; the limit is {settings.INGEST_MAX_BATCH_EVENTS}",
                 http_status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
             )
-        results: list[dict[str, Any]] = [{} for _ in events]
+        results: list[dict[str, Any]] = [{} for _ in items]
         valid: list[tuple[int, Any]] = []
-        for index, event in enumerate(events):
-            # surrogatepass: a lone surrogate must reach `event_check` and be rejected there, not raise here.
-            event_raw = json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+        for index, (event, event_raw) in enumerate(items):
             try:
                 if len(event_raw) > settings.INGEST_MAX_EVENT_BYTES:
                     raise EventInvalid(

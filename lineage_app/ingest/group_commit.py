@@ -3,8 +3,8 @@
 A commit's cost is dominated by the flush to disk, so N requests arriving together pay for
 one flush instead of N. Each request still waits for the commit that holds its event before
 it is answered: accept still means durable. Messages to the workers go out from a publisher
-thread of their own (`_Publisher`), so no request waits on the broker, and one message covers
-every group committed meanwhile.
+thread of their own (`Publisher`), so no request waits on the broker, and one message covers
+every group (and batch) committed meanwhile.
 """
 
 from __future__ import annotations
@@ -53,7 +53,6 @@ class GroupCommitter:
     def __init__(self) -> None:
         self._queue: queue.Queue[tuple[Any, Future[Accepted]]] = queue.Queue()
         self._thread = _BackgroundThread(self._run, "event-log-committer")
-        self._publisher = _Publisher()
 
     def submit(self, row: Any) -> Accepted:
         answer: Future[Accepted] = Future()
@@ -82,10 +81,10 @@ class GroupCommitter:
             for (_, answer), accepted in zip(group, answers, strict=True):
                 answer.set_result(accepted)
             if new_ids:
-                self._publisher.add(new_ids)
+                publisher().add(new_ids)
 
 
-class _Publisher:
+class Publisher:
     """Tells the workers about committed events: one message for everything committed while the
     previous message was being sent, and at most one per `PUBLISH_GATHER_SECONDS`.
 
@@ -119,3 +118,8 @@ class _Publisher:
 @cache
 def group_committer() -> GroupCommitter:
     return GroupCommitter()
+
+
+@cache
+def publisher() -> Publisher:
+    return Publisher()

@@ -19,7 +19,8 @@ from lineage_app.graph.projection import GraphWrites, graph_writes_for, writes_a
 from lineage_app.graph.run_state import RunFold, run_fold
 from lineage_app.graph.schema import graph_schema_init
 from lineage_app.graph.writer import graph_wipe, graph_writes_apply
-from lineage_app.ingest.group_commit import group_committer
+from lineage_app.ingest.event_log import log_insert
+from lineage_app.ingest.group_commit import group_committer, publisher
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.validation import CheckedEvent
 from lineage_app.signatures.services import events_verify
@@ -36,21 +37,6 @@ REFOLD_ROUNDS = 5
 class Accepted:
     id: int
     duplicate: bool
-
-
-def _new_row(checked: CheckedEvent, raw: bytes, token: ApiToken | None) -> LineageEvent:
-    return LineageEvent(
-        content_hash=checked.content_hash,
-        raw=raw,
-        payload=checked.payload,
-        kind=checked.kind,
-        event_type=checked.event_type,
-        event_time=checked.event_time,
-        run_id=checked.run_id,
-        job_namespace=checked.job_namespace,
-        job_name=checked.job_name,
-        token=token,
-    )
 
 
 def event_accept(*, checked: CheckedEvent, raw: bytes, token: ApiToken | None) -> Accepted:
@@ -72,10 +58,11 @@ def events_accept(
 
 
 def events_store(*, rows: Sequence[tuple[CheckedEvent, bytes, ApiToken | None]]) -> list[Accepted]:
-    """Insert the rows not yet in the log in one transaction, then enqueue them once committed."""
+    """Insert the rows not yet in the log in one transaction; once committed, the publisher
+    tells the workers (in one message with whatever else this process committed meanwhile)."""
     answers, new_ids = events_insert(rows=rows)
     if new_ids:
-        transaction.on_commit(lambda: events_enqueue(event_ids=new_ids))
+        transaction.on_commit(lambda: publisher().add(new_ids))
     return answers
 
 
@@ -101,12 +88,11 @@ def _insert_new(
 ) -> tuple[list[Accepted], list[int]]:
     hashes = [checked.content_hash for checked, _, _ in rows]
     known = dict(LineageEvent.objects.filter(content_hash__in=set(hashes)).values_list("content_hash", "id"))
-    fresh: dict[str, LineageEvent] = {}
-    for checked, raw, token in rows:
-        if checked.content_hash not in known and checked.content_hash not in fresh:
-            fresh[checked.content_hash] = _new_row(checked, raw, token)
-    # SQLite (3.35+) and PostgreSQL return the new ids from the INSERT itself: no second SELECT.
-    ids = {row.content_hash: row.pk for row in LineageEvent.objects.bulk_create(fresh.values())}
+    fresh: dict[str, tuple[CheckedEvent, bytes, ApiToken | None]] = {}
+    for row in rows:
+        if row[0].content_hash not in known:
+            fresh.setdefault(row[0].content_hash, row)
+    ids = log_insert(list(fresh.values())) if fresh else {}
     answers, reported = [], set()
     for content_hash in hashes:
         duplicate = content_hash in known or content_hash in reported

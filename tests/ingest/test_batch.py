@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 
 from lineage_app.ingest.models import LineageEvent
 from tests.events import facet, new_run_id, run_event, run_lifecycle
+from tests.ingest.test_api_contract import deep_nesting
 
 pytestmark = pytest.mark.django_db
 
@@ -47,6 +48,24 @@ def test_a_batch_of_valid_events_is_stored_and_each_gets_its_id(ingest_client: A
     assert len(set(ids)) == 3
     assert [LineageEvent.objects.get(id=i).event_type for i in ids] == ["START", "RUNNING", "COMPLETE"]
     assert [LineageEvent.objects.get(id=i).payload for i in ids] == events
+
+
+def test_each_event_of_a_batch_is_logged_with_its_exact_bytes_as_sent(ingest_client: APIClient) -> None:
+    first, second = run_event("START", run_id=new_run_id()), run_event("COMPLETE", run_id=new_run_id())
+    # Pretty-printed, keys in the sender's order, non-ASCII as sent: the log keeps the bytes, not a re-encoding.
+    first["job"]["name"] = "étape"
+    texts = [json.dumps(first, indent=2, ensure_ascii=False), json.dumps(second)]
+    body = ok(post_batch(ingest_client, f" [\n {texts[0]} ,\t{texts[1]}\r\n] ".encode()))
+    rows = [LineageEvent.objects.get(id=r["id"]) for r in body["results"]]
+    assert [bytes(row.raw) for row in rows] == [text.encode() for text in texts]
+    assert [row.payload for row in rows] == [first, second]
+
+
+@pytest.mark.parametrize("body", [b"[", b"[{}", b"[{},]", b"[{} {}]", b"[{}] x", b"[,{}]", b"{} []"])
+def test_a_malformed_batch_array_is_rejected_with_400_naming_where(ingest_client: APIClient, body: bytes) -> None:
+    response = assert_error(post_batch(ingest_client, body), 400, "invalid_event")
+    assert response["message"].startswith("malformed JSON") and "column" in response["message"]
+    assert LineageEvent.objects.count() == 0
 
 
 def test_an_empty_batch_is_answered_with_zero_counts(ingest_client: APIClient) -> None:
@@ -131,6 +150,25 @@ def test_a_batch_body_that_is_not_json_is_rejected_with_400(ingest_client: APICl
     assert_error(post_batch(ingest_client, b"[NaN]"), 400, "invalid_event")
     assert_error(post_batch(ingest_client, b"[\xff]"), 400, "invalid_event")
     assert LineageEvent.objects.count() == 0
+
+
+def test_events_nested_up_to_the_depth_limit_are_accepted_in_a_batch(ingest_client: APIClient) -> None:
+    body = ok(post_batch(ingest_client, b"[" + deep_nesting(40) + b"," + deep_nesting(40) + b"]"))
+    assert body["accepted"] == 2
+
+
+@pytest.mark.parametrize("levels", [80, 100_000], ids=["beyond the limit", "beyond the parser's stack"])
+def test_a_batch_with_an_event_nested_too_deep_is_rejected_with_400(ingest_client: APIClient, levels: int) -> None:
+    good = json.dumps(run_event("START", run_id=new_run_id())).encode()
+    response = assert_error(post_batch(ingest_client, b"[" + good + b"," + deep_nesting(levels) + b"]"),
+                            400, "invalid_event")
+    assert "nested deeper than 64 levels" in response["message"]
+    assert LineageEvent.objects.count() == 0
+
+
+def test_a_batch_nested_too_deep_as_a_whole_is_rejected_with_400(ingest_client: APIClient) -> None:
+    response = assert_error(post_batch(ingest_client, b"[" * 100_000 + b"]" * 100_000), 400, "invalid_event")
+    assert "nested deeper" in response["message"]
 
 
 @override_settings(INGEST_MAX_BATCH_EVENTS=2)

@@ -1,0 +1,102 @@
+"""Strict decoding of ingest request bodies: UTF-8 only, no NaN / Infinity, bounded nesting,
+and for a batch each element's exact bytes as sent."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from django.conf import settings
+
+from lineage_app.ingest.json_text import nesting_depth_bound
+from lineage_app.ingest.validation import EventInvalid
+
+
+class NotAJsonArray(EventInvalid):
+    """The body is well-formed JSON, but a batch must be an array."""
+
+
+def _reject_constant(name: str) -> None:
+    raise EventInvalid(f"malformed JSON: {name} is not a JSON value")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+_WHITESPACE = re.compile(r"[ \t\n\r]*")  # what JSON allows between tokens
+
+
+def json_decode(body: bytes, *, max_depth: int | None = None) -> Any:
+    """The JSON value of `body`, nesting bounded by `max_depth` (default `INGEST_MAX_JSON_DEPTH`)."""
+    text = _text(body, max_depth=max_depth or settings.INGEST_MAX_JSON_DEPTH)
+    try:
+        return _DECODER.decode(text)
+    except ValueError as exc:
+        raise _malformed(exc) from exc
+
+
+def json_array_items(body: bytes, *, max_depth: int) -> list[tuple[Any, bytes]]:
+    """Each element of the JSON array `body`, decoded, with its exact bytes as sent (what the
+    event log keeps: not a re-encoding); each element nests at most `max_depth` levels.
+    Raises `NotAJsonArray` for any other JSON value."""
+    text = _utf8(body)
+    index = _skip_space(text, 0)
+    if not text.startswith("[", index):
+        json_decode(body, max_depth=max_depth + 1)  # malformed JSON is reported as such
+        raise NotAJsonArray("a batch must be a JSON array of events")
+    items: list[tuple[Any, bytes]] = []
+    index = _skip_space(text, index + 1)
+    closed = text.startswith("]", index)
+    try:
+        while not closed:
+            # The whole batch is not measured before parsing (that costs more than the parse):
+            # each element is bounded while it is parsed, then measured when it might nest too deep.
+            try:
+                value, end = _DECODER.raw_decode(text, index)
+            except RecursionError:
+                raise EventInvalid(f"JSON is nested deeper than {max_depth} levels") from None
+            element = text[index:end]
+            _check_depth(element, max_depth)
+            items.append((value, element.encode("utf-8")))
+            index = _skip_space(text, end)
+            if text.startswith(",", index):
+                index = _skip_space(text, index + 1)
+            elif text.startswith("]", index):
+                closed = True
+            else:
+                raise json.JSONDecodeError("Expecting ',' delimiter", text, index)
+        if _skip_space(text, index + 1) != len(text):
+            raise json.JSONDecodeError("Extra data", text, _skip_space(text, index + 1))
+    except ValueError as exc:
+        raise _malformed(exc) from exc
+    return items
+
+
+def _text(body: bytes, *, max_depth: int) -> str:
+    text = _utf8(body)
+    _check_depth(text, max_depth)
+    return text
+
+
+def _utf8(body: bytes) -> str:
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EventInvalid(f"body is not valid UTF-8 (byte {exc.start})") from exc
+
+
+def _check_depth(text: str, max_depth: int) -> None:
+    """Bound the nesting of `text` before it is parsed, so a hostile body cannot exhaust the
+    parser's stack; counting brackets first spares the measurement for ordinary events."""
+    if text.count("[") + text.count("{") > max_depth and nesting_depth_bound(text) > max_depth:
+        raise EventInvalid(f"JSON is nested deeper than {max_depth} levels")
+
+
+def _skip_space(text: str, index: int) -> int:
+    match = _WHITESPACE.match(text, index)
+    return match.end() if match else index
+
+
+def _malformed(exc: ValueError) -> EventInvalid:
+    if isinstance(exc, json.JSONDecodeError):
+        return EventInvalid(f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+    return EventInvalid(f"malformed JSON: {exc}")  # e.g. an integer literal longer than Python's int digit limit
