@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint frontend bench-ingest bench-render clean
+.PHONY: run test test-postgres lint frontend bench-ingest bench-render clean
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,12 @@ test: $(STAMP) frontend
 	bash scripts/test_services.sh
 	cd frontend && npm test
 	$(PY) -m pytest
+
+# The event log's SQL on PostgreSQL as well (its hand-written INSERT must run on both backends).
+POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/tributary
+test-postgres: $(STAMP)
+	bash scripts/test_services.sh
+	DATABASE_URL=$(POSTGRES_URL) $(PY) -m pytest tests/ingest
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check lineage_app spark_agent tests bench examples
