@@ -17,7 +17,16 @@ from neo4j import ManagedTransaction
 
 from lineage_app.graph import impact_queries as q
 from lineage_app.graph.driver import graph_read, records
-from lineage_app.graph.lineage import NodeRef, Row, by_label, double_hop_rows, hop_rows, node_rows
+from lineage_app.graph.lineage import (
+    ElementIds,
+    NodeRef,
+    Row,
+    by_label,
+    double_hop_rows,
+    element_ids,
+    hop_rows,
+    node_rows,
+)
 from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType, natural_key, node_id
 from lineage_app.graph.ownership import owners_for
 
@@ -58,6 +67,7 @@ class Traversal:
 
     starts: list[NodeRef]
     seen: dict[NodeRef, Reach] = field(default_factory=dict)
+    element_ids: ElementIds = field(default_factory=dict, repr=False)  # of the nodes hops reached or start from
     _ids: dict[NodeRef, str] = field(default_factory=dict, repr=False)  # paths share prefixes: name each once
     _chains: dict[NodeRef, tuple[list[str], list[dict[str, Any]]]] = field(default_factory=dict, repr=False)
 
@@ -100,26 +110,32 @@ def _sorted(rows: list[Row]) -> list[Row]:
     return sorted(rows, key=lambda row: (row[0][1], row[1][1], str(row[2])))
 
 
-def _hop(tx: ManagedTransaction, frontier: list[NodeRef], direction: str, as_of: str | None) -> list[Row]:
-    """Every edge one hop from `frontier`, a chunk of keys per statement."""
+def _hop(tx: ManagedTransaction, traversal: Traversal, frontier: list[NodeRef], direction: str,
+         as_of: str | None) -> list[Row]:
+    """Every edge one hop from `frontier`, a chunk of nodes per statement."""
     rows: list[Row] = []
     for label, keys in by_label(frontier):
         for chunk in chunks(keys):
-            rows.extend(hop_rows(tx, label=label, keys=chunk, direction=direction, as_of=as_of))
+            ids = [traversal.element_ids[(label, key)] for key in chunk]
+            hop, found = hop_rows(tx, label=label, ids=ids, direction=direction, as_of=as_of)
+            rows.extend(hop)
+            traversal.element_ids.update(found)
     return _sorted(rows)
 
 
 def _double_hop(
-    tx: ManagedTransaction, frontier: list[NodeRef], direction: str, as_of: str | None
+    tx: ManagedTransaction, traversal: Traversal, frontier: list[NodeRef], direction: str, as_of: str | None
 ) -> tuple[list[Row], list[Row]]:
-    """Dataset / job lineage two hops from `frontier` (see `double_hop_rows`), a chunk of keys per statement."""
+    """Dataset / job lineage two hops from `frontier` (see `double_hop_rows`), a chunk of nodes per statement."""
     first: list[Row] = []
     beyond: list[Row] = []
     for label, keys in by_label(frontier):
         for chunk in chunks(keys):
-            hop_one, hop_two = double_hop_rows(tx, label=label, keys=chunk, direction=direction, as_of=as_of)
+            ids = [traversal.element_ids[(label, key)] for key in chunk]
+            hop_one, hop_two, found = double_hop_rows(tx, label=label, ids=ids, direction=direction, as_of=as_of)
             first.extend(hop_one)
             beyond.extend(hop_two)
+            traversal.element_ids.update(found)
     return _sorted(first), _sorted(beyond)
 
 
@@ -137,16 +153,17 @@ def _breadth_first(
     tx: ManagedTransaction, traversal: Traversal, seeds: list[NodeRef], *, depth: int, direction: str,
     as_of: str | None,
 ) -> None:
-    frontier, distance = seeds, 0
+    traversal.element_ids.update(element_ids(tx, [ref for ref in seeds if ref not in traversal.element_ids]))
+    frontier, distance = [ref for ref in seeds if ref in traversal.element_ids], 0
     while frontier and distance < depth:
         if depth - distance >= 2 and all(ref[0] is not Label.FIELD for ref in frontier):
             # Dataset and job lineage: two hops per round trip, applied as two single hops.
-            first, beyond = _double_hop(tx, frontier, direction, as_of)
+            first, beyond = _double_hop(tx, traversal, frontier, direction, as_of)
             middle = set(_reach(traversal, first, distance + 1))
             frontier = _reach(traversal, [row for row in beyond if row[0] in middle], distance + 2)
             distance += 2
         else:
-            frontier = _reach(traversal, _hop(tx, frontier, direction, as_of), distance + 1)
+            frontier = _reach(traversal, _hop(tx, traversal, frontier, direction, as_of), distance + 1)
             distance += 1
 
 

@@ -15,6 +15,9 @@ from lineage_app.graph.model import Label
 NodeRef = tuple[Label, str]  # a node by its label and natural key
 Edge = tuple[NodeRef, NodeRef, tuple[tuple[str, Any], ...]]  # origin, destination, edge properties (data-flow order)
 Row = tuple[NodeRef, NodeRef, tuple[tuple[str, Any], ...]]  # an edge as a hop found it: from, to, properties
+# Each node's element id: how a traversal names the nodes it reached to the engine, within the
+# one read transaction that found them (seeking by element id is far cheaper than by key).
+ElementIds = dict[NodeRef, str]
 
 EDGE_PROPERTIES = ("job", "transformation", "subtype", "indirect")  # what a DERIVES pair carries after its ends
 
@@ -38,6 +41,15 @@ def node_find(*, label: Label, candidate_keys: list[str]) -> str | None:
     return next((key for key in candidate_keys if key in found), None)
 
 
+def element_ids(tx: ManagedTransaction, refs: Iterable[NodeRef]) -> ElementIds:
+    """The element id of each of `refs` that names an existing node."""
+    found: ElementIds = {}
+    for label, keys in by_label(refs):
+        for row in records(tx, reads.FIND_NODES[label], keys=keys):
+            found[(label, row["key"])] = row["id"]
+    return found
+
+
 def lineage_traverse(
     *, start: NodeRef, depth: int, directions: tuple[str, ...], as_of: str | None, max_nodes: int
 ) -> LineageGraph:
@@ -50,9 +62,9 @@ def lineage_traverse(
 
     def work(tx: ManagedTransaction) -> LineageGraph:
         graph = LineageGraph()
-        reached: set[NodeRef] = {start}
+        reached = element_ids(tx, [start])
         for direction in directions:
-            frontier, remaining = {start}, depth
+            frontier, remaining = set(reached) & {start}, depth
             while frontier and remaining:
                 # Dataset and job lineage goes two hops per round trip while two are left.
                 two = remaining >= 2 and start[0] is not Label.FIELD
@@ -65,25 +77,37 @@ def lineage_traverse(
     return graph_read(work)
 
 
-def hop_rows(tx: ManagedTransaction, *, label: Label, keys: list[str], direction: str, as_of: str | None) -> list[Row]:
-    """Every edge one hop from the `label` nodes named by `keys`, in one round trip."""
+def hop_rows(
+    tx: ManagedTransaction, *, label: Label, ids: list[str], direction: str, as_of: str | None
+) -> tuple[list[Row], ElementIds]:
+    """Every edge one hop from the `label` nodes with element ids `ids`, in one round trip; and
+    the element id of every node the hop reached."""
     query, end = reads.HOPS[(direction, label, as_of is not None)]
-    return [((label, source), (end, target), tuple(zip(EDGE_PROPERTIES, extra, strict=False)))
-            for source, target, *extra in records(tx, query, keys=keys, asOf=as_of)[0]["pairs"]]
+    rows: list[Row] = []
+    found: ElementIds = {}
+    for source, target, target_id, *extra in records(tx, query, ids=ids, asOf=as_of)[0]["pairs"]:
+        found[(end, target)] = target_id
+        rows.append(((label, source), (end, target), tuple(zip(EDGE_PROPERTIES, extra, strict=False))))
+    return rows, found
 
 
 def double_hop_rows(
-    tx: ManagedTransaction, *, label: Label, keys: list[str], direction: str, as_of: str | None
-) -> tuple[list[Row], list[Row]]:
-    """Dataset / job lineage two hops from the `label` nodes named by `keys`, in one round trip:
-    the first hop's edges, and every edge one hop beyond each node the first hop reached."""
+    tx: ManagedTransaction, *, label: Label, ids: list[str], direction: str, as_of: str | None
+) -> tuple[list[Row], list[Row], ElementIds]:
+    """Dataset / job lineage two hops from the `label` nodes with element ids `ids`, in one round
+    trip: the first hop's edges, every edge one hop beyond each node the first hop reached, and
+    the element id of every node either hop reached."""
     query, middle, end = reads.DOUBLE_HOPS[(direction, label, as_of is not None)]
     first: list[Row] = []
     beyond: list[Row] = []
-    for sources, key, targets in records(tx, query, keys=keys, asOf=as_of)[0]["rows"]:
+    found: ElementIds = {}
+    for sources, key, middle_id, targets, target_ids in records(tx, query, ids=ids, asOf=as_of)[0]["rows"]:
+        found[(middle, key)] = middle_id
         first.extend(((label, source), (middle, key), ()) for source in sources)
-        beyond.extend(((middle, key), (end, target), ()) for target in targets)
-    return first, beyond
+        for target, target_id in zip(targets, target_ids, strict=True):
+            found[(end, target)] = target_id
+            beyond.append(((middle, key), (end, target), ()))
+    return first, beyond, found
 
 
 def by_label(nodes: Iterable[NodeRef]) -> list[tuple[Label, list[str]]]:
@@ -95,34 +119,41 @@ def by_label(nodes: Iterable[NodeRef]) -> list[tuple[Label, list[str]]]:
 
 
 def _step(
-    tx: ManagedTransaction, graph: LineageGraph, reached: set[NodeRef], frontier: set[NodeRef],
+    tx: ManagedTransaction, graph: LineageGraph, reached: ElementIds, frontier: set[NodeRef],
     direction: str, as_of: str | None, max_nodes: int,
 ) -> set[NodeRef]:
     rows: list[Row] = []
+    found: ElementIds = {}
     for label, keys in by_label(frontier):
-        rows.extend(hop_rows(tx, label=label, keys=keys, direction=direction, as_of=as_of))
-    return _advance(graph, reached, rows, direction, max_nodes)
+        hop, ids = hop_rows(tx, label=label, ids=[reached[(label, key)] for key in keys], direction=direction,
+                            as_of=as_of)
+        rows.extend(hop)
+        found.update(ids)
+    return _advance(graph, reached, rows, found, direction, max_nodes)
 
 
 def _double_step(
-    tx: ManagedTransaction, graph: LineageGraph, reached: set[NodeRef], frontier: set[NodeRef],
+    tx: ManagedTransaction, graph: LineageGraph, reached: ElementIds, frontier: set[NodeRef],
     direction: str, as_of: str | None, max_nodes: int,
 ) -> set[NodeRef]:
     """Two hops from one round trip, applied one after the other exactly as two `_step`s would:
     the second hop goes on only from middle nodes the first one newly reached."""
     first: list[Row] = []
     beyond: list[Row] = []
+    found: ElementIds = {}
     for label, keys in by_label(frontier):
-        hop_one, hop_two = double_hop_rows(tx, label=label, keys=keys, direction=direction, as_of=as_of)
+        hop_one, hop_two, ids = double_hop_rows(
+            tx, label=label, ids=[reached[(label, key)] for key in keys], direction=direction, as_of=as_of)
         first.extend(hop_one)
         beyond.extend(hop_two)
-    following = _advance(graph, reached, first, direction, max_nodes)
+        found.update(ids)
+    following = _advance(graph, reached, first, found, direction, max_nodes)
     second = [row for row in beyond if row[0] in following]
-    return _advance(graph, reached, second, direction, max_nodes) if following else set()
+    return _advance(graph, reached, second, found, direction, max_nodes) if following else set()
 
 
 def _advance(
-    graph: LineageGraph, reached: set[NodeRef], rows: list[Row], direction: str, max_nodes: int
+    graph: LineageGraph, reached: ElementIds, rows: list[Row], found: ElementIds, direction: str, max_nodes: int
 ) -> set[NodeRef]:
     """Take one hop's edges into `graph`: the nodes not reached before, in key order up to the
     budget, and every edge between reached nodes. Returns the next frontier (empty once truncated)."""
@@ -131,18 +162,19 @@ def _advance(
     if len(new) > room:
         graph.truncated = True
         new = new[: max(room, 0)]
-    following = set(new)
-    reached.update(following)
+    for node in new:
+        reached[node] = found[node]
     for source, target, properties in rows:
         if target in reached:
             graph.edges.add((source, target, properties) if direction == "downstream" else (target, source, properties))
-    return set() if graph.truncated else following
+    return set() if graph.truncated else set(new)
 
 
-def _summaries(tx: ManagedTransaction, nodes: set[NodeRef]) -> dict[NodeRef, dict[str, Any]]:
+def _summaries(tx: ManagedTransaction, reached: ElementIds) -> dict[NodeRef, dict[str, Any]]:
     found: dict[NodeRef, dict[str, Any]] = {}
-    for label, keys in by_label(nodes):
-        for row in node_summaries(tx, label=label, keys=keys):
+    for label, keys in by_label(reached):
+        ids = [reached[(label, key)] for key in keys]
+        for row in node_rows(tx, label=label, columns=reads.SUMMARY_COLUMNS[label], ids=ids):
             found[(label, row.pop("key"))] = row
     return found
 
@@ -153,12 +185,15 @@ def node_summaries(tx: ManagedTransaction, *, label: Label, keys: list[str]) -> 
 
 
 def node_rows(
-    tx: ManagedTransaction, *, label: Label, columns: tuple[tuple[str, str], ...], keys: list[str]
+    tx: ManagedTransaction, *, label: Label, columns: tuple[tuple[str, str], ...],
+    keys: list[str] | None = None, ids: list[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """The `columns` ((name, property) pairs) of each `label` node named by `keys`, as dicts by name."""
+    """The `columns` ((name, property) pairs) of each `label` node named by `keys` (natural keys)
+    or by `ids` (element ids), as dicts by name."""
     names = [name for name, _ in columns]
-    statement = reads.node_columns(label, columns)
-    return [dict(zip(names, values, strict=True)) for values in records(tx, statement, keys=keys)[0]["rows"]]
+    statement = reads.node_columns(label, columns, by_id=ids is not None)
+    return [dict(zip(names, values, strict=True))
+            for values in records(tx, statement, keys=keys, ids=ids)[0]["rows"]]
 
 
 def run_find(*, run_id: str) -> dict[str, Any] | None:
