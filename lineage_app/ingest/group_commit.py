@@ -27,6 +27,8 @@ MAX_GROUP = 256
 # commits and fewer broker messages when requests arrive together (PostgreSQL's commit_delay).
 GATHER_SECONDS = 0.002
 ANSWER_TIMEOUT_SECONDS = 60
+# How long the committer keeps its database connection with nothing to commit.
+IDLE_CONNECTION_SECONDS = 2.0
 # How long the publisher gathers committed ids into one message: costs the workers at most this
 # much latency, and bounds the web process's broker messages to ten a second.
 PUBLISH_GATHER_SECONDS = 0.1
@@ -64,7 +66,7 @@ class GroupCommitter:
         from lineage_app.ingest.services import events_insert
 
         while True:
-            group = [self._queue.get()]
+            group = [self._first_of_group()]
             closes = time.monotonic() + GATHER_SECONDS
             while len(group) < MAX_GROUP:
                 try:
@@ -82,6 +84,14 @@ class GroupCommitter:
                 answer.set_result(accepted)
             if new_ids:
                 publisher().add(new_ids)
+
+    def _first_of_group(self) -> tuple[Any, Future[Accepted]]:
+        """The next submitted row; the committer's database connection is let go while none comes."""
+        while True:
+            try:
+                return self._queue.get(timeout=IDLE_CONNECTION_SECONDS)
+            except queue.Empty:
+                connection.close()
 
 
 class Publisher:
