@@ -21,6 +21,8 @@ gc.freeze()
 # in one 2,000-node lineage answer. Full collections now wait for 1,000 middle-generation ones
 # (the default is 10); the young generations are collected as before, so short-lived cycles
 # are still freed promptly. Over 200 depth-10 answers, time in the collector fell from 1.5 s to 0.5 s.
+# Answers themselves do not wait for a full collection: `ResponseReleaseMiddleware` lets reference
+# counting free each one once it is sent.
 FULL_COLLECTION_THRESHOLD = 1000
 young, middle, _ = gc.get_threshold()
 gc.set_threshold(young, middle, FULL_COLLECTION_THRESHOLD)

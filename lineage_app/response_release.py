@@ -1,0 +1,29 @@
+"""Free each API answer when it has been sent, not at the garbage collector's next full pass.
+
+A DRF view and its response point at each other (`view.response`, `response.renderer_context
+["view"]`), so every answer, with its data and its rendered bytes, used to outlive its request
+as cyclic garbage until a full collection found it. Once the response is rendered neither
+link is needed: cutting both lets reference counting free the answer as soon as the server
+has written it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.http import HttpRequest, HttpResponse
+
+
+class ResponseReleaseMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        context = getattr(response, "renderer_context", None)
+        if context and getattr(response, "is_rendered", False):
+            view = context.get("view")
+            if getattr(view, "response", None) is response:
+                del view.response
+            response.renderer_context = None  # type: ignore[attr-defined]
+        return response
