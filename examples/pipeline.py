@@ -108,6 +108,8 @@ def validate_orders(spark: SparkSession, lake: Path) -> None:
     checked.write.mode("overwrite").parquet(str(lake / "quality/orders_checked"))
 
 
+SPARK_LOGGING = Path(__file__).with_name("log4j2.properties")
+
 JOBS: list[tuple[str, Callable[[SparkSession, Path], None], bool]] = [
     ("ingest_orders", ingest_orders, True),
     ("ingest_customers", ingest_customers, True),
@@ -117,6 +119,14 @@ JOBS: list[tuple[str, Callable[[SparkSession, Path], None], bool]] = [
     ("daily_revenue", daily_revenue, True),
     ("validate_orders", validate_orders, False),
 ]
+
+
+def failure_reason(exc: Exception) -> str:
+    """What went wrong, in one line: the innermost cause Spark reports (a Java error arrives
+    wrapped in several exceptions, the outermost naming only the call that failed)."""
+    lines = [line.strip() for line in str(exc).strip().splitlines()]
+    causes = [line.removeprefix("Caused by: ") for line in lines if line.startswith("Caused by: ")]
+    return causes[-1] if causes else (lines[0] if lines and lines[0] else type(exc).__name__)
 
 
 def run(spark: SparkSession, data_dir: Path, **agent_options: Any) -> int:
@@ -133,11 +143,8 @@ def run(spark: SparkSession, data_dir: Path, **agent_options: Any) -> int:
             print(f"[pipeline] {name}: ok", flush=True)
             unexpected += 0 if should_succeed else 1
         except Exception as exc:
-            first_line = (
-                str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            )
             expected = "failed as designed" if not should_succeed else "FAILED"
-            print(f"[pipeline] {name}: {expected}: {first_line[:160]}", flush=True)
+            print(f"[pipeline] {name}: {expected}: {failure_reason(exc)[:160]}", flush=True)
             unexpected += 1 if should_succeed else 0
     return unexpected
 
@@ -154,10 +161,11 @@ def main(argv: list[str] | None = None) -> int:
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.sql.warehouse.dir", str(data_dir / "lake" / "warehouse"))
-        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={data_dir}")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.extraJavaOptions",
+                f"-Dderby.system.home={data_dir} -Dlog4j2.configurationFile={SPARK_LOGGING.as_uri()}")
         .getOrCreate()
     )
-    spark.sparkContext.setLogLevel("ERROR")
     try:
         return 1 if run(spark, data_dir) else 0
     finally:

@@ -33,6 +33,10 @@ def test_the_signed_example_pipeline_lands_verified_in_the_graph(graph, live_ser
     finished = subprocess.run([sys.executable, "-m", "examples.pipeline", "--data-dir", str(data_dir)],
                               cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert finished.returncode == 0, finished.stderr[-3000:]
+    # The failure by design is reported once, by its cause, not as Spark's stack traces.
+    assert "validate_orders: failed as designed: java.lang.RuntimeException: negative amount in order 250" \
+        in finished.stdout
+    assert "\tat org.apache.spark" not in finished.stderr, finished.stderr[-3000:]
 
     ids = list(LineageEvent.objects.order_by("event_time").values_list("id", flat=True))
     assert len(ids) > 20
