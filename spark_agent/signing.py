@@ -13,11 +13,12 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import rfc8785
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from rfc8785 import CanonicalizationError
+
+from spark_agent.canonical import canonical_json_of_any
 
 __all__ = [
     "ALGORITHM",
@@ -122,7 +123,7 @@ def canonical_bytes(event: Mapping[str, Any]) -> bytes:
     and for nesting deeper than the interpreter's recursion limit.
     """
     try:
-        return rfc8785.dumps(_unsigned_view(event))
+        return canonical_json_of_any(_unsigned_view(event))
     except RecursionError:
         raise CanonicalizationError("event is nested too deeply to canonicalise") from None
 

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import re
 
-# Every JSON string, escapes included (the unrolled-loop pattern).
-_STRING_LITERAL = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+from spark_agent.canonical import outside_strings
+
+__all__ = ["nesting_depth_bound", "outside_strings"]
+
 _NOT_A_BRACKET = re.compile(r"[^\[\]{}]+")
 _INNERMOST_PAIR = re.compile(r"[\[{][\]}]")
-
-
-def outside_strings(text: str) -> str:
-    """`text` with its string literals cut out; text after an unterminated `"` may go or stay."""
-    # Without backslashes every `"` opens or closes a string, so splitting on it is exact.
-    return "".join(text.split('"')[::2]) if "\\" not in text else _STRING_LITERAL.sub("", text)
 
 
 def nesting_depth_bound(text: str) -> int:

@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
-from lineage_app.ingest.canonical import canonical_json
+from spark_agent.canonical import canonical_json
 
 SPEC_DIR = Path(__file__).parent / "openlineage_spec"
 SPEC_ID = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
