@@ -16,7 +16,7 @@ from django.db.models import QuerySet
 from lineage_app.catalog.models import Owner, OwnershipAssignment
 from lineage_app.graph.driver import graph_write
 from lineage_app.graph.events import EventRecord
-from lineage_app.graph.model import Label, natural_key
+from lineage_app.graph.model import Label, natural_key, owner_kind
 from lineage_app.graph.ownership import (
     manual_owners_delete,
     manual_owners_delete_all,
@@ -196,11 +196,6 @@ def ownership_mirror_all() -> int:
 
 # ---- event-sourced assignments ----
 
-def _event_owner_kind(name: str) -> str:
-    # The OpenLineage convention is "user:alice" / "team:payments".
-    return Owner.Kind.TEAM if name.partition(":")[0] in {"team", "group"} else Owner.Kind.PERSON
-
-
 def ownership_record_events(*, events: Sequence[EventRecord]) -> None:
     """Record the ownership facets of applied `events` as event-sourced assignments, in a few queries.
 
@@ -226,7 +221,7 @@ def ownership_record_events(*, events: Sequence[EventRecord]) -> None:
     if found:
         with transaction.atomic():
             Owner.objects.bulk_create(
-                [Owner(name=n, kind=_event_owner_kind(n)) for n in sorted({f[0] for f in found})],
+                [Owner(name=n, kind=owner_kind(n)) for n in sorted({f[0] for f in found})],
                 ignore_conflicts=True)
             ids = dict(Owner.objects.filter(name__in={f[0] for f in found}).values_list("name", "pk"))
             Assignment.objects.bulk_create(

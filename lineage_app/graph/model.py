@@ -57,3 +57,9 @@ def run_order_key(last_event_time: str, run_id: str) -> str:
 def utc_key(moment: str, content_hash: str) -> str:
     """A total order over events: their UTC time, then their content hash to break ties."""
     return f"{moment}|{content_hash}"
+
+
+def owner_kind(name: str) -> str:
+    """An owner's kind as told by its name (the OpenLineage convention "team:payments",
+    "user:alice"), in the catalog's terms: `team` for `team:` and `group:` names, else `person`."""
+    return "team" if name.partition(":")[0] in {"team", "group"} else "person"

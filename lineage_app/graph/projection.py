@@ -10,7 +10,7 @@ from typing import Any
 
 from lineage_app.graph import queries
 from lineage_app.graph.events import EventRecord
-from lineage_app.graph.model import NodeType, natural_key, node_id, run_order_key
+from lineage_app.graph.model import NodeType, natural_key, node_id, owner_kind, run_order_key
 from lineage_app.graph.run_state import RunFold
 
 # Facets kept as graph structure of their own, not in a node's facet blob.
@@ -346,14 +346,8 @@ def _add_owners(rows: _Rows, event: EventRecord, target_key: str, facets: dict[s
         rows.add(
             (target_key, owner["name"], role), event,
             fixed={"targetKey": target_key, "owner": owner["name"], "role": role,
-                   "kind": _owner_kind(owner["name"])},
+                   "kind": owner_kind(owner["name"])},
         )
-
-
-def _owner_kind(name: str) -> str:
-    # The OpenLineage convention is "user:alice" / "team:payments".
-    prefix, _, rest = name.partition(":")
-    return prefix if rest and prefix in {"user", "team", "group"} else "unknown"
 
 
 def _json(value: Any) -> str:

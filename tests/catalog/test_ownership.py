@@ -53,6 +53,17 @@ def test_ownership_facets_of_events_are_recorded_as_event_assignments(graph):  #
     assert Owner.objects.get(name="team:crm").kind == Owner.Kind.TEAM
 
 
+def test_an_event_sourced_owner_has_the_same_kind_in_the_database_and_the_graph(graph):  # type: ignore[no-untyped-def]
+    names = ["team:crm", "group:finance", "user:ana", "bob"]
+    apply(run_event("COMPLETE", run_id=new_run_id(), job="load", namespace="db",
+                    outputs=[dataset("db", "customers", owners=names)]))
+    in_graph = {row["name"]: row["kind"] for row in graph_read(lambda tx: records(
+        tx, "MATCH (o:Owner) RETURN o.name AS name, o.kind AS kind"))}
+    in_database = dict(Owner.objects.values_list("name", "kind"))
+    assert in_graph == in_database == {"team:crm": "team", "group:finance": "team", "user:ana": "person",
+                                       "bob": "person"}
+
+
 def test_ownership_facets_of_dataset_events_are_recorded_too(graph):  # type: ignore[no-untyped-def]
     apply({"eventTime": "2026-01-05T08:00:00Z", "producer": PRODUCER,
            "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",

@@ -95,7 +95,7 @@ def test_ownership_facets_become_owned_by_edges(graph):  # type: ignore[no-untyp
     rows = query("MATCH (:Dataset {name: 'customers'})-[e:OWNED_BY]->(o:Owner) "
                  "RETURN o.name AS name, o.kind AS kind, e.role AS role, e.source AS source ORDER BY name")
     assert rows == [{"name": "team:crm", "kind": "team", "role": "MAINTAINER", "source": "event"},
-                    {"name": "user:ana", "kind": "user", "role": "MAINTAINER", "source": "event"}]
+                    {"name": "user:ana", "kind": "person", "role": "MAINTAINER", "source": "event"}]
 
 
 def test_dataset_and_job_events_add_static_metadata_and_lineage(graph):  # type: ignore[no-untyped-def]

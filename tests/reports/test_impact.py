@@ -119,7 +119,7 @@ def test_owners_are_effective_hand_set_first_and_inherited_from_the_namespace(
     graph_write(lambda tx: manual_owners_merge(tx, rows=[
         {"label": Label.NAMESPACE.value, "targetKey": "db", "owner": "team:data-platform", "kind": "team",
          "contact": "dp@example.com", "role": "OWNER"},
-        {"label": Label.DATASET.value, "targetKey": "db\x1fclean.orders", "owner": "user:ana", "kind": "user",
+        {"label": Label.DATASET.value, "targetKey": "db\x1fclean.orders", "owner": "user:ana", "kind": "person",
          "contact": "", "role": "OWNER"},
     ]))
     body = impact(read_client, RAW, depth=10)
