@@ -21,6 +21,8 @@ from referencing import Registry, Resource
 from spark_agent.canonical import canonical_json
 
 SPEC_DIR = Path(__file__).parent / "openlineage_spec"
+# How canonical JSON writes U+0000; only an event whose bytes hold it is searched for the character.
+_NUL_ESCAPE = b"\\u0000"
 SPEC_ID = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
 
 EVENT_DEFINITIONS = (("run", "RunEvent"), ("dataset", "DatasetEvent"), ("job", "JobEvent"))
@@ -78,6 +80,9 @@ def event_check(payload: Any, *, path_prefix: str = "") -> CheckedEvent:
     except rfc8785.CanonicalizationError as exc:
         where = _dotted(_uncanonical_path(payload) or [])
         raise EventInvalid(f"cannot be canonicalised (RFC 8785): {exc}", path=_join(path_prefix, where)) from exc
+    if _NUL_ESCAPE in canonical and (where := _nul_path(payload)) is not None:
+        raise EventInvalid("contains a NUL character (U+0000), which the event log cannot store",
+                           path=_join(path_prefix, _dotted(where)))
     run = payload.get("run") or {}
     job = payload.get("job") or {}
     return CheckedEvent(
@@ -157,6 +162,23 @@ def _uncanonical_path(value: Any, path: tuple[Any, ...] = ()) -> list[Any] | Non
         isinstance(value, str) and not _encodable(value)
     ):
         return list(path)
+    return None
+
+
+def _nul_path(value: Any, path: tuple[Any, ...] = ()) -> list[Any] | None:
+    """The first member name or string holding U+0000 (PostgreSQL cannot store it in text), or None."""
+    if isinstance(value, str):
+        return list(path) if "\x00" in value else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if "\x00" in key:
+                return [*path, key.replace("\x00", "\\u0000")]
+            if (found := _nul_path(item, (*path, key))) is not None:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            if (found := _nul_path(item, (*path, index))) is not None:
+                return found
     return None
 
 

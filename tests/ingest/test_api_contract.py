@@ -252,6 +252,18 @@ INVALID_BODIES: list[tuple[str, bytes, str]] = [
         "run.facets.custom.val\\udc00ue",
     ),
     (
+        "a NUL character",
+        json.dumps(run_event("START", run_id=new_run_id())).replace("etl.daily", "etl\\u0000daily").encode(),
+        "job.name",
+    ),
+    (
+        "a NUL character in a member name",
+        json.dumps(with_change(lambda e: e["run"]["facets"].update(custom=facet(value=1)))).replace(
+            '"value"', '"val\\u0000ue"'
+        ).encode(),
+        "run.facets.custom.val\\u0000ue",
+    ),
+    (
         "an integer beyond the JSON-safe range",
         json.dumps(with_change(lambda e: e["run"]["facets"].update(custom=facet(value=2**64)))).encode(),
         "run.facets.custom.value",
@@ -264,6 +276,12 @@ INVALID_BODIES: list[tuple[str, bytes, str]] = [
         "$",
     ),
 ]
+
+
+def test_text_that_merely_spells_a_nul_escape_is_accepted(ingest_client: APIClient) -> None:
+    event = run_event("START", run_id=new_run_id())
+    event["job"]["name"] = "etl\\u0000daily"  # a backslash, then "u0000": six ordinary characters
+    assert post(ingest_client, event).status_code == 201
 
 
 @pytest.mark.parametrize(
