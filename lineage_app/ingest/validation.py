@@ -78,9 +78,9 @@ def event_check(payload: Any, *, path_prefix: str = "") -> CheckedEvent:
     try:
         canonical = canonical_json(payload)
     except rfc8785.CanonicalizationError as exc:
-        where = _dotted(_uncanonical_path(payload) or [])
+        where = _dotted(_first_path(payload, _uncanonical) or [])
         raise EventInvalid(f"cannot be canonicalised (RFC 8785): {exc}", path=_join(path_prefix, where)) from exc
-    if _NUL_ESCAPE in canonical and (where := _nul_path(payload)) is not None:
+    if _NUL_ESCAPE in canonical and (where := _first_path(payload, _holds_nul)) is not None:
         raise EventInvalid("contains a NUL character (U+0000), which the event log cannot store",
                            path=_join(path_prefix, _dotted(where)))
     run = payload.get("run") or {}
@@ -146,40 +146,34 @@ def _error_path(error: ValidationError) -> list[Any]:
     return path
 
 
-def _uncanonical_path(value: Any, path: tuple[Any, ...] = ()) -> list[Any] | None:
-    """The first place RFC 8785 cannot encode: an integer beyond +-2**53 or a lone surrogate."""
+def _first_path(value: Any, refused: Callable[[Any], bool], path: tuple[Any, ...] = ()) -> list[Any] | None:
+    """Where the first member name or leaf value that `refused` holds for is (a member name
+    ends the path, written so the error body can show it), or None."""
     if isinstance(value, dict):
         for key, item in value.items():
-            if not _encodable(key):  # named with the surrogate escaped: the error body must be UTF-8 itself
-                return [*path, key.encode("utf-8", "backslashreplace").decode("utf-8")]
-            if (found := _uncanonical_path(item, (*path, key))) is not None:
+            if refused(key):
+                return [*path, key.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\u0000")]
+            if (found := _first_path(item, refused, (*path, key))) is not None:
                 return found
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            if (found := _uncanonical_path(item, (*path, index))) is not None:
+            if (found := _first_path(item, refused, (*path, index))) is not None:
                 return found
-    elif (isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53 - 1) or (
-        isinstance(value, str) and not _encodable(value)
-    ):
+    elif refused(value):
         return list(path)
     return None
 
 
-def _nul_path(value: Any, path: tuple[Any, ...] = ()) -> list[Any] | None:
-    """The first member name or string holding U+0000 (PostgreSQL cannot store it in text), or None."""
-    if isinstance(value, str):
-        return list(path) if "\x00" in value else None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if "\x00" in key:
-                return [*path, key.replace("\x00", "\\u0000")]
-            if (found := _nul_path(item, (*path, key))) is not None:
-                return found
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            if (found := _nul_path(item, (*path, index))) is not None:
-                return found
-    return None
+def _uncanonical(value: Any) -> bool:
+    """What RFC 8785 cannot encode: an integer beyond +-(2**53 - 1), text with a lone surrogate."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return abs(value) > 2**53 - 1
+    return isinstance(value, str) and not _encodable(value)
+
+
+def _holds_nul(value: Any) -> bool:
+    """Text holding U+0000, which PostgreSQL cannot store."""
+    return isinstance(value, str) and "\x00" in value
 
 
 def _encodable(text: str) -> bool:
