@@ -64,7 +64,7 @@ def lineage_traverse(
         graph = LineageGraph()
         reached = element_ids(tx, [start])
         for direction in directions:
-            frontier, remaining = set(reached) & {start}, depth
+            frontier, remaining = ({start} if start in reached else set()), depth
             while frontier and remaining:
                 # Dataset and job lineage goes two hops per round trip while two are left.
                 two = remaining >= 2 and start[0] is not Label.FIELD

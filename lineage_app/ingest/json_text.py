@@ -1,12 +1,10 @@
-"""Cheap, C-speed looks at JSON text: what lies outside its strings, and how deep it nests."""
+"""Cheap, C-speed looks at JSON text: how deep it nests."""
 
 from __future__ import annotations
 
 import re
 
 from spark_agent.canonical import outside_strings
-
-__all__ = ["nesting_depth_bound", "outside_strings"]
 
 _NOT_A_BRACKET = re.compile(r"[^\[\]{}]+")
 _INNERMOST_PAIR = re.compile(r"[\[{][\]}]")

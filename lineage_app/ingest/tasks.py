@@ -30,9 +30,9 @@ TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError, OSError, Operat
 def apply_events(self, event_ids: list[int]) -> int:  # type: ignore[no-untyped-def]
     """Apply `event_ids`, plus other waiting events to fill the batch, in UNWIND batches.
 
-    Under load one message per accepted group piles up; the first task takes every pending
-    event it can in one batch and the later ones find theirs already applied: two reads, no
-    write. A batch that fails for a non-transient reason is split to isolate the bad event.
+    Under load messages pile up (each web process sends one per 100 ms); the first task takes
+    every pending event it can in one batch and the later ones find theirs already applied: two
+    reads, no write. A batch that fails for a non-transient reason is split to isolate the bad event.
     """
     size = settings.INGEST_APPLY_BATCH_SIZE
     waiting = pending_event_ids(older_than_seconds=0, limit=size)

@@ -21,8 +21,6 @@ from referencing import Registry, Resource
 from spark_agent.canonical import canonical_json
 
 SPEC_DIR = Path(__file__).parent / "openlineage_spec"
-# How canonical JSON writes U+0000; only an event whose bytes hold it is searched for the character.
-_NUL_ESCAPE = b"\\u0000"
 SPEC_ID = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
 
 EVENT_DEFINITIONS = (("run", "RunEvent"), ("dataset", "DatasetEvent"), ("job", "JobEvent"))
@@ -62,6 +60,10 @@ class CheckedEvent:
     run_id: str
     job_namespace: str
     job_name: str
+
+
+# How canonical JSON writes U+0000; only an event whose bytes hold it is searched for the character.
+_NUL_ESCAPE = b"\\u0000"
 
 
 def event_check(payload: Any, *, path_prefix: str = "") -> CheckedEvent:

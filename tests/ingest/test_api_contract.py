@@ -209,6 +209,17 @@ def deep_nesting(levels: int) -> bytes:
     return text.replace('"X"', "[" * levels + "]" * levels).encode()
 
 
+def escape_in_job_name(escape: str) -> bytes:
+    """An event whose job name holds the JSON escape `escape` (`etl<escape>daily`)."""
+    return json.dumps(run_event("START", run_id=new_run_id())).replace("etl.daily", f"etl{escape}daily").encode()
+
+
+def escape_in_member_name(escape: str) -> bytes:
+    """An event with a custom run facet member named `val<escape>ue`."""
+    event = with_change(lambda e: e["run"]["facets"].update(custom=facet(value=1)))
+    return json.dumps(event).replace('"value"', f'"val{escape}ue"').encode()
+
+
 def rows_unchanged(before: int) -> None:
     assert LineageEvent.objects.count() == before
 
@@ -239,30 +250,10 @@ INVALID_BODIES: list[tuple[str, bytes, str]] = [
     ("a JSON number", b"42", "$"),
     ("JSON null", b"null", "$"),
     ("an object that is no OpenLineage event", b'{"hello": "world"}', "$"),
-    (
-        "a lone surrogate",
-        json.dumps(run_event("START", run_id=new_run_id())).replace("etl.daily", "etl\\ud800").encode(),
-        "job.name",
-    ),
-    (
-        "a lone surrogate in a member name",
-        json.dumps(with_change(lambda e: e["run"]["facets"].update(custom=facet(value=1)))).replace(
-            '"value"', '"val\\udc00ue"'
-        ).encode(),
-        "run.facets.custom.val\\udc00ue",
-    ),
-    (
-        "a NUL character",
-        json.dumps(run_event("START", run_id=new_run_id())).replace("etl.daily", "etl\\u0000daily").encode(),
-        "job.name",
-    ),
-    (
-        "a NUL character in a member name",
-        json.dumps(with_change(lambda e: e["run"]["facets"].update(custom=facet(value=1)))).replace(
-            '"value"', '"val\\u0000ue"'
-        ).encode(),
-        "run.facets.custom.val\\u0000ue",
-    ),
+    ("a lone surrogate", escape_in_job_name("\\ud800"), "job.name"),
+    ("a lone surrogate in a member name", escape_in_member_name("\\udc00"), "run.facets.custom.val\\udc00ue"),
+    ("a NUL character", escape_in_job_name("\\u0000"), "job.name"),
+    ("a NUL character in a member name", escape_in_member_name("\\u0000"), "run.facets.custom.val\\u0000ue"),
     (
         "an integer beyond the JSON-safe range",
         json.dumps(with_change(lambda e: e["run"]["facets"].update(custom=facet(value=2**64)))).encode(),

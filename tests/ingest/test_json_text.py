@@ -8,7 +8,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lineage_app.ingest.json_text import nesting_depth_bound, outside_strings
+from lineage_app.ingest.json_text import nesting_depth_bound
+from spark_agent.canonical import outside_strings
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(st.sampled_from('ab[]{}"\\é'), max_size=6),
