@@ -19,6 +19,8 @@ ENV = {
     "signing_key_path": "TRIBUTARY_SIGNING_KEY",
     "flush_timeout_s": "TRIBUTARY_FLUSH_TIMEOUT",
     "read_actions": "TRIBUTARY_READ_ACTIONS",
+    "dataset_owners": "TRIBUTARY_DATASET_OWNERS",
+    "job_owners": "TRIBUTARY_JOB_OWNERS",
 }
 
 
@@ -35,6 +37,9 @@ class AgentConfig:
     app_name: str | None = None
     flush_timeout_s: float = 10.0
     read_actions: bool = False  # child runs for actions that write nothing (collect, count...)
+    # pattern -> owner(s), or the `PATTERN=OWNER[,OWNER];…` text form (see `spark_agent.owners`)
+    dataset_owners: Mapping[str, Any] | str | None = None
+    job_owners: Mapping[str, Any] | str | None = None
     queue_capacity: int = 10_000
     batch_size: int = 50
     http_timeout_s: float = 5.0

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from spark_agent import __version__
+from spark_agent.owners import DeclaredOwner
 from spark_agent.plan.model import ActionFacts, DatasetInfo, ErrorInfo
 
 PRODUCER = f"https://github.com/tributary/tributary/tree/v{__version__}/spark_agent"
@@ -33,6 +34,8 @@ _FACET_SCHEMAS = {
     "parent": "1-2-0/ParentRunFacet.json#/$defs/ParentRunFacet",
     "errorMessage": "1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet",
     "jobType": "2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet",
+    "datasetOwnership": "1-0-1/OwnershipDatasetFacet.json#/$defs/OwnershipDatasetFacet",
+    "jobOwnership": "1-0-1/OwnershipJobFacet.json#/$defs/OwnershipJobFacet",
 }
 
 
@@ -89,6 +92,13 @@ def processing_engine(spark_version: str) -> dict[str, Any]:
     }
 
 
+def job_ownership(owners: list[DeclaredOwner]) -> dict[str, Any]:
+    """The standard `ownership` job facet, or nothing when no owner is declared."""
+    if not owners:
+        return {}
+    return {"ownership": facet("jobOwnership", owners=[o.as_facet_entry() for o in owners])}
+
+
 def parent(app_run_id: str, app_job: tuple[str, str]) -> dict[str, Any]:
     """`parent` facet pointing at the application run (which is also the root)."""
     ref = {"run": {"runId": app_run_id}, "job": {"namespace": app_job[0], "name": app_job[1]}}
@@ -128,8 +138,11 @@ def action_counters(facts: ActionFacts) -> dict[str, int]:
     }
 
 
-def dataset(info: DatasetInfo, *, output: bool, final: bool) -> dict[str, Any]:
-    """An input or output dataset; statistics only on the run's final event."""
+def dataset(
+    info: DatasetInfo, *, output: bool, final: bool, owners: list[DeclaredOwner] | None = None
+) -> dict[str, Any]:
+    """An input or output dataset; statistics only on the run's final event; the standard
+    `ownership` facet when `owners` are declared for it."""
     facets: dict[str, Any] = {}
     if info.schema is not None:
         facets["schema"] = facet("schema", fields=info.schema)
@@ -146,6 +159,8 @@ def dataset(info: DatasetInfo, *, output: bool, final: bool) -> dict[str, Any]:
         facets["lifecycleStateChange"] = facet(
             "lifecycleStateChange", lifecycleStateChange=info.lifecycle
         )
+    if owners:
+        facets["ownership"] = facet("datasetOwnership", owners=[o.as_facet_entry() for o in owners])
     out: dict[str, Any] = {"namespace": info.id.namespace, "name": info.id.name, "facets": facets}
     if final and info.stats is not None:
         stats = {

@@ -18,8 +18,9 @@ from spark_agent.config import AgentConfig, resolve_config
 from spark_agent.counters import Counters
 from spark_agent.ids import new_run_id
 from spark_agent.naming import child_job_name, path_tail
+from spark_agent.owners import DeclaredOwner, OwnerRules, parse_owner_rules
 from spark_agent.plan.extract import ExtractContext, extract
-from spark_agent.plan.model import ActionFacts, ErrorInfo
+from spark_agent.plan.model import ActionFacts, DatasetInfo, ErrorInfo
 from spark_agent.transports.factory import build_emitter
 
 log = logging.getLogger("spark_agent")
@@ -58,6 +59,8 @@ class Agent:
         for problem in config.problems():
             log.warning("tributary: %s; lineage events will be dropped", problem)
         self._emitter = build_emitter(config, self.counters)
+        self._dataset_owners = _owner_rules("dataset_owners", config.dataset_owners)
+        self._job_owners = _owner_rules("job_owners", config.job_owners)
         self._signing_key = _load_signing_key(config.signing_key_path)
         self._ctx = ExtractContext(
             jvm=spark.sparkContext._jvm,
@@ -160,7 +163,10 @@ class Agent:
             **facets.parent(self.run_id, self.job),
             **facets.processing_engine(self._spark_version),
         }
-        job_facets = facets.job_type("SQL_JOB")
+        job_facets = {
+            **facets.job_type("SQL_JOB"),
+            **facets.job_ownership(self._job_owners.owners_for([job[1]])),
+        }
         start = facts.end_time - max(facts.duration_s, 0.001)
         for final in (False, True):
             state = "START" if not final else "FAIL" if facts.error else "COMPLETE"
@@ -177,10 +183,20 @@ class Agent:
                     job,
                     {**run_facets, **extra},
                     job_facets,
-                    [facets.dataset(d, output=False, final=final) for d in facts.inputs],
-                    [facets.dataset(d, output=True, final=final) for d in facts.outputs],
+                    [
+                        facets.dataset(d, output=False, final=final, owners=self._owners_of(d))
+                        for d in facts.inputs
+                    ],
+                    [
+                        facets.dataset(d, output=True, final=final, owners=self._owners_of(d))
+                        for d in facts.outputs
+                    ],
                 )
             )
+
+    def _owners_of(self, info: DatasetInfo) -> list[DeclaredOwner]:
+        names = [info.id.name, info.symlink.name if info.symlink is not None else ""]
+        return self._dataset_owners.owners_for(names)
 
     def _count_action(self, values: dict[str, int]) -> None:
         self.counters.add("actions_total")
@@ -194,9 +210,11 @@ class Agent:
             run_facets.update(facets.counters({k: values[n] for k, n in _TOTALS.items()}))
         if state == "FAIL" and self._error is not None:
             run_facets.update(facets.error_message(self._error))
-        return facets.run_event(
-            state, when, self.run_id, self.job, run_facets, facets.job_type("APPLICATION")
-        )
+        job_facets = {
+            **facets.job_type("APPLICATION"),
+            **facets.job_ownership(self._job_owners.owners_for([self.job[1]])),
+        }
+        return facets.run_event(state, when, self.run_id, self.job, run_facets, job_facets)
 
     def _emit(self, event: dict[str, Any]) -> None:
         if self._signing_key is not None:
@@ -217,7 +235,8 @@ def install(spark: SparkSession, **options: Any) -> Agent:
 
     Options (all optional; environment variables fill the gaps): `url`, `token`,
     `namespace`, `transport` (`http`, `file`, `http+spill`), `file_path`,
-    `signing_key_path`, `app_name`, `flush_timeout_s`, `read_actions`."""
+    `signing_key_path`, `app_name`, `flush_timeout_s`, `read_actions`, `dataset_owners`,
+    `job_owners` (pattern -> owner(s): an `ownership` facet on what matches)."""
     global _current
     agent = Agent(spark, resolve_config(options))
     _current = agent
@@ -245,6 +264,14 @@ def with_run_id(df: DataFrame, column: str = RUN_ID_COLUMN) -> DataFrame:
 
 def _warehouse(spark: SparkSession) -> str:
     return str(spark.conf.get("spark.sql.warehouse.dir", "spark-warehouse"))
+
+
+def _owner_rules(option: str, value: Any) -> OwnerRules:
+    try:
+        return parse_owner_rules(value)
+    except ValueError as exc:
+        log.warning("tributary: ignoring %s: %s", option, exc)
+        return OwnerRules()
 
 
 def _load_signing_key(path: str | None) -> Any:

@@ -1,4 +1,5 @@
-"""The example pipeline emits real lineage: a chain of jobs, a schema change and a failure."""
+"""The example pipeline emits real lineage: a chain of jobs, a schema change, a failure,
+declared owners, and a signature on every event."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import pytest
 from agent_support import EventValidator, read_events, schema
 
 from examples import pipeline
+from spark_agent.keygen import main as keygen
+from spark_agent.signing import VerificationStatus, check_event, key_id, load_public_key
 
 pytestmark = pytest.mark.spark
 
@@ -17,11 +20,48 @@ def test_the_example_pipeline_shows_lineage_a_schema_change_and_a_failure(
     spark: Any, tmp_path: Path, validator: EventValidator
 ) -> None:
     path = tmp_path / "events.jsonl"
-    unexpected = pipeline.run(spark, tmp_path, transport="file", file_path=str(path))
+    assert keygen(["--out", str(tmp_path / "keys"), "--name", "example"]) == 0
+    unexpected = pipeline.run(
+        spark,
+        tmp_path,
+        transport="file",
+        file_path=str(path),
+        signing_key_path=str(tmp_path / "keys" / "example.key"),
+    )
     assert unexpected == 0
     events = read_events(path)
     for event in events:
         validator.validate(event)
+
+    public = load_public_key(tmp_path / "keys" / "example.pub.pem")
+    keys = {key_id(public): public}
+    assert {check_event(e, keys=keys).status for e in events} == {VerificationStatus.VERIFIED}
+
+    def owners(node: dict[str, Any]) -> list[str]:
+        facet = node.get("facets", {}).get("ownership")
+        return [o["name"] for o in facet["owners"]] if facet else []
+
+    lake = tmp_path / "lake"
+    outputs = {d["name"]: owners(d) for e in events for d in e["outputs"]}
+    assert outputs[str(lake / "bronze/orders")] == ["team:data-platform"]
+    assert outputs[str(lake / "bronze/customers")] == ["team:data-platform"]
+    assert outputs[str(lake / "silver/orders_clean")] == ["team:data-platform"]
+    gold = [
+        d
+        for e in events
+        for d in e["outputs"]
+        if d["facets"].get("symlinks", {}).get("identifiers", [{}])[0].get("name")
+        == "default.daily_revenue"
+    ]
+    assert gold and all(owners(d) == ["team:finance-analytics"] for d in gold)
+    assert outputs[str(lake / "quality/orders_checked")] == []
+    inputs = {d["name"]: owners(d) for e in events for d in e["inputs"]}
+    assert inputs[str(lake / "raw/orders.csv")] == []
+    jobs = {e["job"]["name"]: owners(e["job"]) for e in events}
+    assert jobs["ingest_orders"] == jobs["clean_orders"] == ["team:data-platform"]
+    assert jobs["daily_revenue"] == ["team:finance-analytics"]
+    assert jobs["daily_revenue.create_table.default_daily_revenue"] == ["team:finance-analytics"]
+    assert jobs["validate_orders"] == []
     apps = [
         (e["job"]["name"], e["eventType"]) for e in events if "parent" not in e["run"]["facets"]
     ]
