@@ -32,6 +32,8 @@ class LineageGraph:
     nodes: dict[NodeRef, dict[str, Any]] = field(default_factory=dict)
     edges: set[Edge] = field(default_factory=set)
     truncated: bool = False
+    # Each action job the traversal reached (before any roll-up) -> its application job.
+    applications: dict[NodeRef, NodeRef] = field(default_factory=dict)
 
 
 def node_find(*, label: Label, candidate_keys: list[str]) -> str | None:
@@ -63,18 +65,124 @@ def lineage_traverse(
     def work(tx: ManagedTransaction) -> LineageGraph:
         graph = LineageGraph()
         reached = element_ids(tx, [start])
-        for direction in directions:
-            frontier, remaining = ({start} if start in reached else set()), depth
-            while frontier and remaining:
-                # Dataset and job lineage goes two hops per round trip while two are left.
-                two = remaining >= 2 and start[0] is not Label.FIELD
-                step = _double_step if two else _step
-                frontier = step(tx, graph, reached, frontier, direction, as_of, max_nodes)
-                remaining -= 2 if two else 1
+        _walk(tx, graph, reached, [start], depth, directions, as_of, max_nodes)
         graph.nodes = _summaries(tx, reached)
         return graph
 
     return graph_read(work)
+
+
+def job_lineage_traverse(
+    *, start: NodeRef, depth: int, directions: tuple[str, ...], as_of: str | None, max_nodes: int,
+    roll_up: bool,
+) -> LineageGraph:
+    """Dataset and job lineage around `start` (a dataset or a job) that knows applications.
+
+    An application job (one whose runs are the parents of other jobs' runs: a Spark application
+    and its actions, an Airflow DAG and its tasks) starts the traversal from itself and each of
+    its action jobs, all at distance 0. The walk is `lineage_traverse`'s, at action level; then
+    one read maps the jobs reached to their applications (`applications`). With `roll_up`, each
+    action job is replaced by its application job, edges re-pointed and deduplicated; without,
+    an application start that has no lineage of its own is left out (its actions stand for it).
+    """
+
+    def work(tx: ManagedTransaction) -> LineageGraph:
+        graph = LineageGraph()
+        reached = element_ids(tx, [start])
+        starts = [start] if start in reached else []
+        actions: ElementIds = {}
+        if start[0] is Label.JOB and starts:
+            actions = application_actions(tx, application=start)
+            found = sorted(actions)
+            if len(found) > max_nodes - 1:
+                graph.truncated = True
+                found = found[: max(max_nodes - 1, 0)]
+            reached.update((ref, actions[ref]) for ref in found)
+            starts.extend(found)
+        _walk(tx, graph, reached, starts, depth, directions, as_of, max_nodes)
+        applications = job_applications(tx, jobs={ref: i for ref, i in reached.items() if ref[0] is Label.JOB})
+        graph.applications = {ref: app for ref, (app, _) in applications.items()}
+        if roll_up:
+            graph.edges = {(_up(origin, applications), _up(destination, applications), properties)
+                           for origin, destination, properties in graph.edges}
+            for ref, (app, app_id) in applications.items():
+                del reached[ref]
+                reached[app] = app_id
+        elif actions and not any(start in (origin, destination) for origin, destination, _ in graph.edges):
+            del reached[start]
+        graph.nodes = _summaries(tx, reached)
+        return graph
+
+    return graph_read(work)
+
+
+def _up(ref: NodeRef, applications: dict[NodeRef, tuple[NodeRef, str]]) -> NodeRef:
+    found = applications.get(ref)
+    return found[0] if found is not None else ref
+
+
+MAX_NESTING = 8  # application levels followed (Airflow DAG -> task -> Spark application -> action)
+
+
+def job_applications(tx: ManagedTransaction, *, jobs: ElementIds) -> dict[NodeRef, tuple[NodeRef, str]]:
+    """Each of `jobs` that is part of an application, with its outermost application job and that
+    job's element id. A job's application is the job of its latest run's parent run, followed up to
+    `MAX_NESTING` levels (one round trip each; jobs with no parent cost one round trip in all)."""
+    parents: dict[NodeRef, tuple[NodeRef, str]] = {}
+    asked, ask = set(jobs), sorted(jobs.values())
+    for _ in range(MAX_NESTING):
+        if not ask:
+            break
+        found: dict[NodeRef, tuple[NodeRef, str]] = {}
+        for key, app_key, app_id in sorted(records(tx, reads.JOB_APPLICATIONS[True], ids=ask)[0]["rows"]):
+            found.setdefault((Label.JOB, key), ((Label.JOB, app_key), app_id))  # several: the least key
+        parents.update(found)
+        fresh = {app: app_id for app, app_id in found.values() if app not in asked}
+        asked.update(fresh)
+        ask = sorted(fresh.values())
+    outermost: dict[NodeRef, tuple[NodeRef, str]] = {}
+    for ref in jobs:
+        seen, up = {ref}, parents.get(ref)
+        while up is not None and up[0] in parents and parents[up[0]][0] not in seen:  # a cycle stops the climb
+            seen.add(up[0])
+            up = parents[up[0]]
+        if up is not None:
+            outermost[ref] = up
+    return outermost
+
+
+def application_actions(tx: ManagedTransaction, *, application: NodeRef) -> ElementIds:
+    """The jobs that are part of `application`, and of each of those in turn (nested applications),
+    by element id; empty for a job that is no application."""
+    found: ElementIds = {}
+    ask = [application[1]]
+    for _ in range(MAX_NESTING):
+        if not ask:
+            break
+        fresh: ElementIds = {}
+        for _app, key, job_id in records(tx, reads.APPLICATION_ACTIONS, keys=ask)[0]["rows"]:
+            ref = (Label.JOB, key)
+            if ref != application and ref not in found:
+                fresh[ref] = job_id
+        found.update(fresh)
+        ask = sorted(key for _, key in fresh)
+    return found
+
+
+def _walk(
+    tx: ManagedTransaction, graph: LineageGraph, reached: ElementIds, starts: list[NodeRef], depth: int,
+    directions: tuple[str, ...], as_of: str | None, max_nodes: int,
+) -> None:
+    """Breadth-first from `starts` (already in `reached`), each direction in turn, into `graph`."""
+    field_lineage = any(ref[0] is Label.FIELD for ref in starts)
+    for direction in directions:
+        frontier, remaining = {ref for ref in starts if ref in reached}, depth
+        while frontier and remaining:
+            # Dataset and job lineage goes two hops per round trip while two are left.
+            two = remaining >= 2 and not field_lineage
+            step = _double_step if two else _step
+            frontier = step(tx, graph, reached, frontier, direction, as_of, max_nodes)
+            remaining -= 2 if two else 1
 
 
 def hop_rows(

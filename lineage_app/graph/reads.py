@@ -96,6 +96,36 @@ DOUBLE_HOPS: dict[tuple[str, Label, bool], tuple[str, Label, Label]] = {
 }
 
 
+# ---- applications: jobs whose runs are the parents (ParentRunFacet, `CHILD_OF`) of other jobs' runs ----
+# A job's application is the job of its latest run's parent run (Spark: the application run is the
+# parent of each action's run; Airflow: the DAG run of each task's run). Only the latest run is
+# asked, by the `latestRunId` the writes keep on the job: a seek per job, however many runs it has.
+
+def _job_applications(*, by_id: bool) -> str:
+    match = f"UNWIND $ids AS i MATCH (j:{Label.JOB}) WHERE elementId(j) = i " if by_id else (
+        f"UNWIND $keys AS k MATCH (j:{Label.JOB} {{key: k}}) ")
+    return (
+        f"{match}MATCH (r:{Label.RUN} {{runId: j.latestRunId}})-[:{Rel.CHILD_OF}]->(:{Label.RUN})"
+        f"<-[:{Rel.HAS_RUN}]-(app:{Label.JOB}) WHERE app.key <> j.key "
+        f"RETURN collect([j.key, app.key, elementId(app)]) AS rows"
+    )
+
+
+# Each job named by element id (`$ids`) or key (`$keys`) that is part of an application, as
+# [job key, application key, application element id].
+JOB_APPLICATIONS = {True: _job_applications(by_id=True), False: _job_applications(by_id=False)}
+
+# The jobs that are part of each application job in `$keys` (their latest run's parent run is one of
+# its runs), as [application key, job key, job element id].
+APPLICATION_ACTIONS = f"""
+UNWIND $keys AS k
+MATCH (:{Label.JOB} {{key: k}})-[:{Rel.HAS_RUN}]->(:{Label.RUN})<-[:{Rel.CHILD_OF}]-(r:{Label.RUN})
+      <-[:{Rel.HAS_RUN}]-(j:{Label.JOB})
+WHERE r.runId = j.latestRunId AND j.key <> k
+RETURN collect([k, j.key, elementId(j)]) AS rows
+"""
+
+
 @cache
 def node_columns(label: Label, columns: tuple[tuple[str, str], ...], *, by_id: bool = False) -> str:
     """A statement answering, for each of `$keys` naming a `label` node (or each of `$ids`, its

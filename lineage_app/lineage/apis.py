@@ -72,7 +72,12 @@ class LineageGraphApi(APIView):
     permission_classes = [CanRead]
 
     class InputSerializer(GraphInput):
-        pass
+        level = serializers.ChoiceField(
+            choices=selectors.LEVELS, default="application",
+            help_text="`application`: each action job (a job whose runs have a parent run, OpenLineage "
+                      "ParentRunFacet: a Spark action, an Airflow task) is drawn as its application job; "
+                      "`action`: action jobs as recorded, each naming its `application`. An application "
+                      "job as `nodeId` starts from its action jobs at either level.")
 
     class OutputSerializer(serializers.Serializer):
         class Meta:
@@ -82,16 +87,42 @@ class LineageGraphApi(APIView):
             class Meta:
                 ref_name = "LineageGraphNode"
 
+            class NodeDataSerializer(serializers.Serializer):
+                class Meta:
+                    ref_name = "LineageGraphNodeData"
+
+                nodeId = serializers.CharField()
+                namespace = serializers.CharField()
+                name = serializers.CharField()
+                firstSeen = serializers.CharField(allow_null=True)
+                lastSeen = serializers.CharField(allow_null=True)
+                currentVersion = serializers.CharField(allow_null=True, required=False, help_text="datasets")
+                fieldCount = serializers.IntegerField(allow_null=True, required=False, help_text="datasets")
+                lastRunState = serializers.CharField(allow_null=True, required=False, help_text="datasets")
+                lastRunTime = serializers.CharField(allow_null=True, required=False, help_text="datasets")
+                jobType = serializers.CharField(allow_null=True, required=False, help_text="jobs")
+                latestRunId = serializers.CharField(allow_null=True, required=False, help_text="jobs")
+                latestRunState = serializers.CharField(allow_null=True, required=False, help_text="jobs")
+                latestRunTime = serializers.CharField(allow_null=True, required=False, help_text="jobs")
+                actions = serializers.ListField(
+                    child=serializers.CharField(), required=False,
+                    help_text="`level=application`, application jobs only: the ids of its action jobs that "
+                              "this answer reached (rolled up into this node), sorted")
+                level = serializers.ChoiceField(choices=["application"], required=False,
+                                                help_text="set on application job nodes at `level=application`")
+                application = serializers.CharField(
+                    required=False, help_text="`level=action`, action jobs only: the id of its application job")
+
             id = serializers.CharField()
             type = serializers.ChoiceField(choices=["DATASET", "JOB"])
-            data = serializers.DictField(help_text="dataset: namespace, name, currentVersion, fieldCount, "
-                                                   "firstSeen, lastSeen, lastRunState; job: ..., latestRunState")
+            data = NodeDataSerializer()
             inEdges = EdgeSerializer(many=True)
             outEdges = EdgeSerializer(many=True)
 
         nodeId = serializers.CharField()
         depth = serializers.IntegerField()
         direction = serializers.CharField()
+        level = serializers.ChoiceField(choices=selectors.LEVELS)
         truncated = serializers.BooleanField(help_text="the node budget (`LINEAGE_MAX_NODES`) cut the graph short")
         graph = NodeSerializer(many=True)
 
@@ -99,7 +130,8 @@ class LineageGraphApi(APIView):
     def get(self, request: Request) -> Response:
         data = query_params(self.InputSerializer, request)
         return _answer(lambda: selectors.lineage_for_node(
-            node_id=data["nodeId"], depth=data["depth"], direction=data["direction"], as_of=data["asOf"]))
+            node_id=data["nodeId"], depth=data["depth"], direction=data["direction"], as_of=data["asOf"],
+            level=data["level"]))
 
 
 class ColumnLineageGraphApi(APIView):

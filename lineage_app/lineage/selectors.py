@@ -11,8 +11,16 @@ from django.conf import settings
 
 from lineage_app.graph import catalog
 from lineage_app.graph.events import utc_text
-from lineage_app.graph.lineage import LineageGraph, NodeRef, lineage_traverse, node_find, run_find
-from lineage_app.graph.model import Label, NodeType, natural_key
+from lineage_app.graph.lineage import (
+    LineageGraph,
+    NodeRef,
+    job_lineage_traverse,
+    lineage_traverse,
+    node_find,
+    run_find,
+)
+from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType, natural_key
+from lineage_app.graph.model import node_id as api_node_id
 from lineage_app.ingest.selectors import run_events, run_verification_statuses
 from lineage_app.signatures.selectors import verification_worst
 
@@ -20,6 +28,7 @@ NODE_LABELS = {NodeType.DATASET: Label.DATASET, NodeType.JOB: Label.JOB, NodeTyp
 API_TYPES = {Label.DATASET: "DATASET", Label.JOB: "JOB", Label.FIELD: "DATASET_FIELD"}
 DIRECTIONS = {"upstream": ("upstream",), "downstream": ("downstream",), "both": ("upstream", "downstream")}
 SEARCH_TYPES = {"dataset": Label.DATASET, "job": Label.JOB, "field": Label.FIELD}
+LEVELS = ("application", "action")  # lineage granularity: application jobs, or the action jobs they run
 FAILED_STATES = ["FAILED", "ABORTED"]
 LAST_RUNS = 10
 
@@ -70,10 +79,31 @@ def node_resolve(*, node_id: str, kinds: tuple[NodeType, ...] = (NodeType.DATASE
 
 # ---- lineage ----
 
+def _job_id(ref: NodeRef) -> str:
+    return api_node_id(NodeType.JOB, *ref[1].split(KEY_SEPARATOR))
+
+
+def _application_data(graph: LineageGraph, level: str) -> dict[NodeRef, dict[str, Any]]:
+    """What application / action job nodes add to their `data` at `level`: an application job its
+    `actions` (the ids of its action jobs this answer reached) and `level`; an action job (action
+    level) its `application`."""
+    extra: dict[NodeRef, dict[str, Any]] = {}
+    if level == "application":
+        for action, app in sorted(graph.applications.items()):
+            extra.setdefault(app, {"actions": [], "level": "application"})["actions"].append(_job_id(action))
+        for found in extra.values():
+            found["actions"].sort()
+    else:
+        extra = {action: {"application": _job_id(app)} for action, app in graph.applications.items()}
+    return extra
+
+
 def _graph_body(
-    graph: LineageGraph, start: NodeRef, *, depth: int, direction: str, edge_fields: bool
+    graph: LineageGraph, start: NodeRef, *, depth: int, direction: str, edge_fields: bool,
+    level: str | None = None,
 ) -> dict[str, Any]:
     ids = {ref: summary["nodeId"] for ref, summary in graph.nodes.items()}
+    extra = _application_data(graph, level) if level else {}
     in_edges: dict[NodeRef, list[dict[str, Any]]] = defaultdict(list)
     out_edges: dict[NodeRef, list[dict[str, Any]]] = defaultdict(list)
     for origin, destination, properties in sorted(graph.edges, key=lambda e: (e[0], e[1], str(e[2]) if e[2] else "")):
@@ -89,20 +119,33 @@ def _graph_body(
         if ref[0] is Label.FIELD:
             data = {"namespace": data["namespace"], "dataset": data["dataset"], "name": data["name"],
                     "type": data["type"]}
+        elif ref in extra:
+            data.update(extra[ref])
         nodes.append({"id": ids[ref], "type": API_TYPES[ref[0]], "data": data,
                       "inEdges": in_edges[ref], "outEdges": out_edges[ref]})
-    return {"nodeId": ids[start], "depth": depth, "direction": direction, "truncated": graph.truncated,
-            "graph": nodes}
+    body = {"nodeId": ids[start] if start in ids else _job_id(start), "depth": depth, "direction": direction,
+            "truncated": graph.truncated, "graph": nodes}
+    if level:
+        body["level"] = level
+    return body
 
 
-def lineage_for_node(*, node_id: str, depth: int, direction: str, as_of: datetime | None) -> dict[str, Any]:
-    """Datasets and jobs within `depth` hops of `node_id` (dataset -> job -> dataset is two hops)."""
+def lineage_for_node(
+    *, node_id: str, depth: int, direction: str, as_of: datetime | None, level: str = "action"
+) -> dict[str, Any]:
+    """Datasets and jobs within `depth` hops of `node_id` (dataset -> job -> dataset is two hops).
+
+    At `application` level each action job (one whose latest run has a parent run) is replaced
+    by its application job, whose data lists its `actions`; at `action` level each action job's
+    data names its `application`. An application job starts from its action jobs at either level.
+    The default here is `action`, the graph as recorded; the API's default is `application`.
+    """
     start = node_resolve(node_id=node_id)
-    graph = lineage_traverse(
+    graph = job_lineage_traverse(
         start=start, depth=depth, directions=DIRECTIONS[direction],
-        as_of=utc_text(as_of) if as_of else None, max_nodes=_max_nodes(),
+        as_of=utc_text(as_of) if as_of else None, max_nodes=_max_nodes(), roll_up=level == "application",
     )
-    return _graph_body(graph, start, depth=depth, direction=direction, edge_fields=False)
+    return _graph_body(graph, start, depth=depth, direction=direction, edge_fields=False, level=level)
 
 
 def column_lineage_for_node(

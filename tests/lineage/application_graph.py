@@ -1,0 +1,72 @@
+"""A pipeline of application jobs and their action jobs (OpenLineage ParentRunFacet), built through ingestion.
+
+    spark application daily_revenue (run APP_RUN), whose action runs are its children:
+      bronze/orders --daily_revenue.write_parquet.orders_clean--> silver/orders_clean
+      silver/orders_clean --daily_revenue.create_table.daily_revenue--> gold/daily_revenue
+    gold/daily_revenue --publish_report (no parent, no children)--> reports/revenue.csv
+    airflow DAG nightly_export (run DAG_RUN, known only as the tasks' parent):
+      gold/daily_revenue --nightly_export.upload--> s3://exports revenue.parquet
+
+Action events carry the parent facet on every event, as the Spark agent and Airflow send them.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from tests.events import T0, dataset, facet, run_event
+from tests.lineage.known_graph import apply
+
+APP_RUN = "00000000-0000-4000-8000-0000000000a1"
+WRITE_RUN = "00000000-0000-4000-8000-0000000000a2"
+TABLE_RUN = "00000000-0000-4000-8000-0000000000a3"
+PUBLISH_RUN = "00000000-0000-4000-8000-0000000000a4"
+DAG_RUN = "00000000-0000-4000-8000-0000000000b1"
+UPLOAD_RUN = "00000000-0000-4000-8000-0000000000b2"
+
+LAKE = "/tmp/x/lake"
+BRONZE, SILVER, GOLD = (f"dataset:file:{LAKE}/bronze/orders", f"dataset:file:{LAKE}/silver/orders_clean",
+                        f"dataset:file:{LAKE}/gold/daily_revenue")
+REPORT = "dataset:file:/tmp/x/reports/revenue.csv"
+EXPORT = "dataset:s3://exports:revenue.parquet"
+APP = "job:spark:daily_revenue"
+WRITE = "job:spark:daily_revenue.write_parquet.orders_clean"
+TABLE = "job:spark:daily_revenue.create_table.daily_revenue"
+PUBLISH = "job:spark:publish_report"
+DAG = "job:airflow:nightly_export"
+UPLOAD = "job:airflow:nightly_export.upload"
+
+
+def lake(name: str) -> dict[str, Any]:
+    return dataset("file", f"{LAKE}/{name}", fields=[("id", "bigint"), ("amount", "double")])
+
+
+def parent(run_id: str, namespace: str, name: str) -> dict[str, Any]:
+    return {"parent": facet(run={"runId": run_id}, job={"namespace": namespace, "name": name})}
+
+
+def run(run_id: str, job: str, *, namespace: str = "spark", minutes: int = 0, parent_of: dict[str, Any] | None = None,
+        inputs: list[dict[str, Any]] | None = None, outputs: list[dict[str, Any]] | None = None,
+        ) -> list[dict[str, Any]]:
+    """A run's START and COMPLETE, both with the parent facet when it has one."""
+    at = T0 + timedelta(minutes=minutes)
+    return [run_event(kind, run_id=run_id, job=job, namespace=namespace, at=moment, inputs=inputs,
+                      outputs=outputs, run_facets=parent_of)
+            for kind, moment in (("START", at), ("COMPLETE", at + timedelta(minutes=1)))]
+
+
+def build_application_graph() -> None:
+    app = parent(APP_RUN, "spark", "daily_revenue")
+    dag = parent(DAG_RUN, "airflow", "nightly_export")
+    apply(
+        *run(APP_RUN, "daily_revenue", minutes=0),
+        *run(WRITE_RUN, "daily_revenue.write_parquet.orders_clean", minutes=1, parent_of=app,
+             inputs=[lake("bronze/orders")], outputs=[lake("silver/orders_clean")]),
+        *run(TABLE_RUN, "daily_revenue.create_table.daily_revenue", minutes=3, parent_of=app,
+             inputs=[lake("silver/orders_clean")], outputs=[lake("gold/daily_revenue")]),
+        *run(PUBLISH_RUN, "publish_report", minutes=10, inputs=[lake("gold/daily_revenue")],
+             outputs=[dataset("file", "/tmp/x/reports/revenue.csv")]),
+        *run(UPLOAD_RUN, "nightly_export.upload", namespace="airflow", minutes=20, parent_of=dag,
+             inputs=[lake("gold/daily_revenue")], outputs=[dataset("s3://exports", "revenue.parquet")]),
+    )

@@ -1,0 +1,160 @@
+"""Application (parent) jobs carry their action jobs' lineage: `level=application|action` on `/api/v1/lineage`."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+from rest_framework.test import APIClient
+
+from tests.lineage.application_graph import (
+    APP,
+    BRONZE,
+    DAG,
+    EXPORT,
+    GOLD,
+    PUBLISH,
+    REPORT,
+    SILVER,
+    TABLE,
+    UPLOAD,
+    WRITE,
+    build_application_graph,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def pipeline(graph: Any) -> None:
+    build_application_graph()
+
+
+def lineage(client: APIClient, **params: Any) -> dict[str, Any]:
+    response = client.get(f"/api/v1/lineage?{urlencode(params)}")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def nodes(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {node["id"]: node["data"] for node in body["graph"]}
+
+
+def edges(body: dict[str, Any]) -> set[tuple[str, str]]:
+    found = {(e["origin"], e["destination"]) for node in body["graph"] for e in node["outEdges"]}
+    assert found == {(e["origin"], e["destination"]) for node in body["graph"] for e in node["inEdges"]}
+    return found
+
+
+def test_an_application_job_carries_the_lineage_of_its_actions_by_default(
+    pipeline: None, read_client: APIClient
+) -> None:
+    body = lineage(read_client, nodeId=APP, depth=2)
+    assert (body["nodeId"], body["level"], body["truncated"]) == (APP, "application", False)
+    found = nodes(body)
+    assert set(found) == {APP, BRONZE, SILVER, GOLD, PUBLISH, DAG}
+    assert edges(body) == {(BRONZE, APP), (APP, SILVER), (SILVER, APP), (APP, GOLD), (GOLD, PUBLISH), (GOLD, DAG)}
+    assert found[APP]["actions"] == [TABLE, WRITE]
+    assert found[APP]["level"] == "application"
+    assert found[APP]["name"] == "daily_revenue"
+    assert found[DAG]["actions"] == [UPLOAD]
+    assert [node["id"] for node in body["graph"]] == sorted(found)
+
+
+def test_lineage_around_a_dataset_shows_the_application_not_its_actions(pipeline: None, read_client: APIClient) -> None:
+    near = lineage(read_client, nodeId=GOLD, depth=2, direction="upstream")
+    assert set(nodes(near)) == {GOLD, APP, SILVER}
+    assert edges(near) == {(SILVER, APP), (APP, GOLD)}
+    assert nodes(near)[APP]["actions"] == [TABLE]  # only the actions this answer reached
+    far = lineage(read_client, nodeId=GOLD, depth=4, direction="upstream", level="application")
+    assert set(nodes(far)) == {GOLD, APP, SILVER, BRONZE}
+    assert edges(far) == {(BRONZE, APP), (APP, SILVER), (SILVER, APP), (APP, GOLD)}
+    assert nodes(far)[APP]["actions"] == [TABLE, WRITE]
+
+
+def test_action_level_shows_action_jobs_each_naming_its_application(pipeline: None, read_client: APIClient) -> None:
+    body = lineage(read_client, nodeId=APP, depth=2, level="action")
+    assert (body["nodeId"], body["level"]) == (APP, "action")
+    found = nodes(body)
+    # The application job has no lineage of its own: its actions stand for it.
+    assert set(found) == {WRITE, TABLE, BRONZE, SILVER, GOLD, PUBLISH, UPLOAD}
+    assert edges(body) == {(BRONZE, WRITE), (WRITE, SILVER), (SILVER, TABLE), (TABLE, GOLD), (GOLD, PUBLISH),
+                           (GOLD, UPLOAD)}
+    assert found[WRITE]["application"] == APP and found[TABLE]["application"] == APP
+    assert found[UPLOAD]["application"] == DAG
+    assert "application" not in found[PUBLISH] and "actions" not in found[PUBLISH]
+    assert "application" not in found[GOLD]
+
+
+def test_a_job_with_no_parent_and_no_children_is_unchanged(pipeline: None, read_client: APIClient) -> None:
+    for level in ("application", "action"):
+        body = lineage(read_client, nodeId=PUBLISH, depth=1, level=level)
+        found = nodes(body)
+        assert set(found) == {GOLD, PUBLISH, REPORT}
+        assert edges(body) == {(GOLD, PUBLISH), (PUBLISH, REPORT)}
+        assert not {"actions", "application", "level"} & set(found[PUBLISH])
+
+
+def test_an_airflow_dag_known_only_as_its_tasks_parent_rolls_up_the_same_way(
+    pipeline: None, read_client: APIClient
+) -> None:
+    upstream = lineage(read_client, nodeId=EXPORT, depth=2, direction="upstream")
+    assert set(nodes(upstream)) == {EXPORT, DAG, GOLD}
+    assert edges(upstream) == {(GOLD, DAG), (DAG, EXPORT)}
+    opened = lineage(read_client, nodeId=DAG, depth=2, direction="downstream")
+    assert set(nodes(opened)) == {DAG, EXPORT}
+    assert nodes(opened)[DAG]["latestRunState"] == "NEW"  # its run is known only as the task's parent
+    assert nodes(opened)[DAG]["actions"] == [UPLOAD]
+    tasks = lineage(read_client, nodeId=DAG, depth=2, direction="downstream", level="action")
+    assert set(nodes(tasks)) == {UPLOAD, EXPORT}
+    assert nodes(tasks)[UPLOAD]["application"] == DAG
+
+
+def test_an_action_job_opened_at_application_level_is_drawn_as_its_application(
+    pipeline: None, read_client: APIClient
+) -> None:
+    body = lineage(read_client, nodeId=WRITE, depth=2, direction="downstream")
+    assert body["nodeId"] == WRITE
+    assert set(nodes(body)) == {APP, SILVER}
+    assert edges(body) == {(APP, SILVER), (SILVER, APP)}
+    assert nodes(body)[APP]["actions"] == [TABLE, WRITE]
+
+
+def test_depth_zero_from_an_application_is_the_application_alone(pipeline: None, read_client: APIClient) -> None:
+    body = lineage(read_client, nodeId=APP, depth=0)
+    assert [(node["id"], node["data"]["actions"]) for node in body["graph"]] == [(APP, [TABLE, WRITE])]
+    assert edges(body) == set()
+
+
+def test_the_node_budget_holds_at_application_level(pipeline: None, read_client: APIClient, settings: Any) -> None:
+    settings.LINEAGE_MAX_NODES = 5
+    # Action level reaches the application, its two actions, bronze and silver; gold would be a sixth.
+    body = lineage(read_client, nodeId=APP, depth=10)
+    assert body["truncated"] is True
+    assert set(nodes(body)) == {APP, BRONZE, SILVER}
+    assert edges(body) == {(BRONZE, APP), (APP, SILVER), (SILVER, APP)}
+    settings.LINEAGE_MAX_NODES = 2  # fewer than the application and its actions
+    body = lineage(read_client, nodeId=APP, depth=10, level="action")
+    assert body["truncated"] is True
+    assert set(nodes(body)) == {TABLE}
+    body = lineage(read_client, nodeId=APP, depth=10)
+    assert body["truncated"] is True
+    assert nodes(body)[APP]["actions"] == [TABLE]
+
+
+def test_an_unknown_level_is_a_400(pipeline: None, read_client: APIClient) -> None:
+    response = read_client.get(f"/api/v1/lineage?{urlencode({'nodeId': APP, 'level': 'stage'})}")
+    assert response.status_code == 400
+    assert "level" in response.content.decode()
+
+
+def test_the_schema_documents_the_level_parameter(read_client: APIClient) -> None:
+    response = read_client.get("/api/v1/schema?format=json")
+    assert response.status_code == 200
+    schema = response.json()
+    parameters = {p["name"]: p for p in schema["paths"]["/api/v1/lineage"]["get"]["parameters"]}
+    assert parameters["level"]["schema"]["enum"] == ["application", "action"]
+    assert parameters["level"]["schema"]["default"] == "application"
+    data = schema["components"]["schemas"]["LineageGraphNodeData"]["properties"]
+    assert {"actions", "application", "level"} <= set(data)
