@@ -8,7 +8,7 @@ from neo4j import ManagedTransaction
 
 from lineage_app.graph import reads
 from lineage_app.graph.driver import graph_read, records
-from lineage_app.graph.lineage import node_summaries
+from lineage_app.graph.lineage import application_actions, element_ids, job_applications, node_summaries
 from lineage_app.graph.model import Label
 
 Rows = list[dict[str, Any]]
@@ -87,14 +87,23 @@ def dataset_version_fields(*, key: str, versions: list[str]) -> dict[str, list[t
 
 
 def job_find(*, key: str) -> dict[str, Any] | None:
-    """A job's node with its inputs, outputs and latest run (by start), or None."""
+    """A job's node with its inputs, outputs and latest run (by start), or None; an application job
+    also with its action jobs' keys (`actions`, nested ones too) and their inputs and outputs
+    (`actionIo`); an action job with its outermost application's key (`application`)."""
 
     def work(tx: ManagedTransaction) -> dict[str, Any] | None:
         nodes = records(tx, reads.JOB_NODE, key=key)
         if not nodes:
             return None
         latest = records(tx, reads.JOB_RUN_PAGE, key=key, limit=1, offset=0)
-        return {**nodes[0], "latestRun": latest[0] if latest else None}
+        ref = (Label.JOB, key)
+        actions = sorted(action for _, action in application_actions(tx, application=ref))
+        application = job_applications(tx, jobs=element_ids(tx, [ref])).get(ref)
+        return {
+            **nodes[0], "latestRun": latest[0] if latest else None, "actions": actions,
+            "actionIo": records(tx, reads.JOB_IO, keys=actions) if actions else [],
+            "application": application[0][1] if application else None,
+        }
 
     return graph_read(work)
 
@@ -125,12 +134,25 @@ def failure_page(
 
 
 def search_rows(*, q: str, labels: list[Label], limit: int) -> Rows:
-    """The best `limit` matches of `q` among nodes of each of `labels` (each row has its `rank` and label)."""
+    """The best `limit` matches of `q` among nodes of each of `labels` (each row has its `rank` and label);
+    a job's row also has how many action jobs it is the application of (`actionCount`) and the key of
+    the application it is part of (`application`, or None)."""
 
     def work(tx: ManagedTransaction) -> Rows:
         found: Rows = []
         for label in labels:
             found.extend({**row, "label": label} for row in records(tx, reads.SEARCH[label], q=q.lower(), limit=limit))
+        jobs = {(Label.JOB, row["key"]): row["elementId"] for row in found if row["label"] is Label.JOB}
+        if jobs:
+            counts: dict[str, set[str]] = {}
+            for app, action, _ in records(tx, reads.APPLICATION_ACTIONS, keys=sorted(k for _, k in jobs))[0]["rows"]:
+                counts.setdefault(app, set()).add(action)
+            applications = job_applications(tx, jobs=jobs)
+            for row in found:
+                if row["label"] is Label.JOB:
+                    row["actionCount"] = len(counts.get(row["key"], ()))
+                    application = applications.get((Label.JOB, row["key"]))
+                    row["application"] = application[0][1] if application else None
         return found
 
     return graph_read(work)

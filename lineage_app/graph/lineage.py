@@ -134,7 +134,7 @@ def job_applications(tx: ManagedTransaction, *, jobs: ElementIds) -> dict[NodeRe
         if not ask:
             break
         found: dict[NodeRef, tuple[NodeRef, str]] = {}
-        for key, app_key, app_id in sorted(records(tx, reads.JOB_APPLICATIONS[True], ids=ask)[0]["rows"]):
+        for key, app_key, app_id in sorted(records(tx, reads.JOB_APPLICATIONS, ids=ask)[0]["rows"]):
             found.setdefault((Label.JOB, key), ((Label.JOB, app_key), app_id))  # several: the least key
         parents.update(found)
         fresh = {app: app_id for app, app_id in found.values() if app not in asked}

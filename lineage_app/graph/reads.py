@@ -101,19 +101,14 @@ DOUBLE_HOPS: dict[tuple[str, Label, bool], tuple[str, Label, Label]] = {
 # parent of each action's run; Airflow: the DAG run of each task's run). Only the latest run is
 # asked, by the `latestRunId` the writes keep on the job: a seek per job, however many runs it has.
 
-def _job_applications(*, by_id: bool) -> str:
-    match = f"UNWIND $ids AS i MATCH (j:{Label.JOB}) WHERE elementId(j) = i " if by_id else (
-        f"UNWIND $keys AS k MATCH (j:{Label.JOB} {{key: k}}) ")
-    return (
-        f"{match}MATCH (r:{Label.RUN} {{runId: j.latestRunId}})-[:{Rel.CHILD_OF}]->(:{Label.RUN})"
-        f"<-[:{Rel.HAS_RUN}]-(app:{Label.JOB}) WHERE app.key <> j.key "
-        f"RETURN collect([j.key, app.key, elementId(app)]) AS rows"
-    )
-
-
-# Each job named by element id (`$ids`) or key (`$keys`) that is part of an application, as
+# Each job named by element id in `$ids` that is part of an application, as
 # [job key, application key, application element id].
-JOB_APPLICATIONS = {True: _job_applications(by_id=True), False: _job_applications(by_id=False)}
+JOB_APPLICATIONS = f"""
+UNWIND $ids AS i MATCH (j:{Label.JOB}) WHERE elementId(j) = i
+MATCH (r:{Label.RUN} {{runId: j.latestRunId}})-[:{Rel.CHILD_OF}]->(:{Label.RUN})<-[:{Rel.HAS_RUN}]-(app:{Label.JOB})
+WHERE app.key <> j.key
+RETURN collect([j.key, app.key, elementId(app)]) AS rows
+"""
 
 # The jobs that are part of each application job in `$keys` (their latest run's parent run is one of
 # its runs), as [application key, job key, job element id].
@@ -253,6 +248,16 @@ RETURN v.version AS version, v.fieldNames AS fieldNames, v.fieldTypes AS fieldTy
 
 # ---- job detail and runs ----
 
+# The input and output datasets of each job in `$keys` (an application's action jobs).
+JOB_IO = f"""
+UNWIND $keys AS k
+MATCH (j:{Label.JOB} {{key: k}})
+OPTIONAL MATCH (i:{Label.DATASET})-[:{Rel.INPUT_TO}]->(j)
+WITH j, collect(DISTINCT i.nodeId) AS inputs
+OPTIONAL MATCH (j)-[:{Rel.OUTPUTS}]->(o:{Label.DATASET})
+RETURN j.key AS key, inputs, collect(DISTINCT o.nodeId) AS outputs
+"""
+
 JOB_NODE = f"""
 MATCH (j:{Label.JOB} {{key: $key}})
 OPTIONAL MATCH (i:{Label.DATASET})-[:{Rel.INPUT_TO}]->(j)
@@ -319,7 +324,7 @@ RETURN {returned}, rank ORDER BY rank, size(n.name), n.nodeId LIMIT $limit
 
 SEARCH = {
     Label.DATASET: _search(Label.DATASET),
-    Label.JOB: _search(Label.JOB),
+    Label.JOB: _search(Label.JOB, "n.key AS key", "elementId(n) AS elementId"),
     Label.FIELD: _search(Label.FIELD, "n.dataset AS dataset"),
 }
 

@@ -405,9 +405,17 @@ class JobDetailApi(APIView):
         name = serializers.CharField()
         jobType = serializers.CharField(allow_null=True)
         facets = serializers.DictField()
-        inputs = serializers.ListField(child=serializers.CharField())
-        outputs = serializers.ListField(child=serializers.CharField())
+        inputs = serializers.ListField(child=serializers.CharField(),
+                                       help_text="an application job's: its own and its action jobs'")
+        outputs = serializers.ListField(child=serializers.CharField(),
+                                        help_text="an application job's: its own and its action jobs'")
         latestRun = RunSummarySerializer(allow_null=True)
+        actions = serializers.ListField(
+            child=serializers.CharField(),
+            help_text="the job ids whose latest run's parent run is a run of this job (nested ones too); "
+                      "empty unless this is an application job")
+        application = serializers.CharField(allow_null=True,
+                                            help_text="the (outermost) application job this job is an action of")
 
     @extend_schema(operation_id="job_detail", parameters=[InputSerializer], responses=_responses(OutputSerializer))
     def get(self, request: Request) -> Response:
@@ -510,6 +518,10 @@ class NodeSearchApi(APIView):
             namespace = serializers.CharField()
             name = serializers.CharField()
             dataset = serializers.CharField(required=False, help_text="fields only")
+            actionCount = serializers.IntegerField(
+                required=False, help_text="jobs only: how many jobs this job is the application of (0: none)")
+            application = serializers.CharField(
+                required=False, allow_null=True, help_text="jobs only: the application job this job is an action of")
 
         results = HitSerializer(many=True)
 

@@ -269,16 +269,26 @@ def _run_summaries(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def job_detail(*, node_id: str) -> dict[str, Any]:
-    """A job with its facets, input and output datasets and latest run."""
+    """A job with its facets, input and output datasets and latest run.
+
+    An application job's inputs and outputs are its own and its action jobs' (`actions`); an
+    action job names its `application`.
+    """
     _, key = node_resolve(node_id=node_id, kinds=(NodeType.JOB,))
     found = catalog.job_find(key=key)
     if found is None:
         raise NodeNotFound(f"no job with id {node_id!r}")
     latest = _run_summaries([found["latestRun"]])[0] if found["latestRun"] else None
+    inputs, outputs = set(found["inputs"]), set(found["outputs"])
+    for action in found["actionIo"]:
+        inputs.update(action["inputs"])
+        outputs.update(action["outputs"])
+    application = found["application"]
     return {
         "id": found["id"], "namespace": found["namespace"], "name": found["name"], "jobType": found["jobType"],
-        "facets": _facets(found["facetsJson"]), "inputs": sorted(found["inputs"]),
-        "outputs": sorted(found["outputs"]), "latestRun": latest,
+        "facets": _facets(found["facetsJson"]), "inputs": sorted(inputs), "outputs": sorted(outputs),
+        "latestRun": latest, "actions": sorted(_job_id((Label.JOB, action)) for action in found["actions"]),
+        "application": _job_id((Label.JOB, application)) if application else None,
     }
 
 
@@ -317,6 +327,9 @@ def node_search(*, q: str, types: list[str], limit: int) -> dict[str, Any]:
         item = {"id": row["id"], "type": API_TYPES[row["label"]], "namespace": row["namespace"], "name": row["name"]}
         if row["label"] is Label.FIELD:
             item["dataset"] = row["dataset"]
+        elif row["label"] is Label.JOB:
+            item["actionCount"] = row["actionCount"]
+            item["application"] = _job_id((Label.JOB, row["application"])) if row["application"] else None
         results.append(item)
     return {"results": results}
 

@@ -158,3 +158,41 @@ def test_the_schema_documents_the_level_parameter(read_client: APIClient) -> Non
     assert parameters["level"]["schema"]["default"] == "application"
     data = schema["components"]["schemas"]["LineageGraphNodeData"]["properties"]
     assert {"actions", "application", "level"} <= set(data)
+
+
+# ---- job detail and search ----
+
+def get(client: APIClient, path: str, **params: Any) -> Any:
+    response = client.get(f"/api/v1/{path}?{urlencode(params)}")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def test_an_application_jobs_detail_rolls_up_its_actions_inputs_and_outputs(
+    pipeline: None, read_client: APIClient
+) -> None:
+    detail = get(read_client, "jobs/detail", nodeId=APP)
+    assert detail["actions"] == [TABLE, WRITE]
+    assert detail["inputs"] == [BRONZE, SILVER]
+    assert detail["outputs"] == [GOLD, SILVER]
+    assert detail["application"] is None
+    assert detail["latestRun"]["runId"] == "00000000-0000-4000-8000-0000000000a1"
+    action = get(read_client, "jobs/detail", nodeId=WRITE)
+    assert (action["actions"], action["application"]) == ([], APP)
+    assert (action["inputs"], action["outputs"]) == ([BRONZE], [SILVER])
+    dag = get(read_client, "jobs/detail", nodeId=DAG)
+    assert (dag["actions"], dag["inputs"], dag["outputs"]) == ([UPLOAD], [GOLD], [EXPORT])
+    plain = get(read_client, "jobs/detail", nodeId=PUBLISH)
+    assert (plain["actions"], plain["application"], plain["inputs"]) == ([], None, [GOLD])
+
+
+def test_search_finds_the_application_first_and_says_it_is_one(pipeline: None, read_client: APIClient) -> None:
+    hits = get(read_client, "search", q="daily_revenue")["results"]
+    assert [hit["id"] for hit in hits] == [APP, TABLE, WRITE, GOLD]  # exact, then prefix, then substring
+    by_id = {hit["id"]: hit for hit in hits}
+    assert (by_id[APP]["actionCount"], by_id[APP]["application"]) == (2, None)
+    assert (by_id[WRITE]["actionCount"], by_id[WRITE]["application"]) == (0, APP)
+    assert "actionCount" not in by_id[GOLD]
+    jobs = get(read_client, "search", q="nightly", types="job")["results"]
+    assert [(hit["id"], hit["actionCount"], hit["application"]) for hit in jobs] == [
+        (DAG, 1, None), (UPLOAD, 0, DAG)]

@@ -283,7 +283,8 @@ def test_search_ranks_exact_then_prefix_then_substring_shorter_names_first(
 ) -> None:
     assert get(read_client, "search", q="orders")["results"] == [
         {"id": RAW, "type": "DATASET", "namespace": "db", "name": "raw.orders"},
-        {"id": LOAD, "type": "JOB", "namespace": "spark", "name": "load_orders"},
+        {"id": LOAD, "type": "JOB", "namespace": "spark", "name": "load_orders", "actionCount": 0,
+         "application": None},
         {"id": CLEAN, "type": "DATASET", "namespace": "db", "name": "clean.orders"},
     ]
     assert [r["id"] for r in get(read_client, "search", q="AMOUNT")["results"]] == [
