@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from lineage_app.graph.events import EventRecord, utc_text
+from lineage_app.graph.failure_cause import CANCELLED, failure_cause
 
 STATE_AFTER = {
     "START": "RUNNING",
@@ -18,6 +19,7 @@ STATE_AFTER = {
     "ABORT": "ABORTED",
 }
 TERMINAL = frozenset({"COMPLETE", "FAIL", "ABORT"})
+FAILED_STATES = frozenset({"FAILED", "ABORTED"})
 # At the same instant a run starts before it runs, and runs before it ends.
 RANK = {"START": 0, "RUNNING": 1, "OTHER": 2, "COMPLETE": 3, "FAIL": 3, "ABORT": 3}
 
@@ -45,6 +47,8 @@ class RunFold:
     error_message: str | None
     stack_trace: str | None
     error_language: str | None
+    failure_cause: str | None  # one line: the root cause of a FAILED / ABORTED run (`graph.failure_cause`)
+    failure_class: str | None  # its classification; None unless the run failed or was aborted
     parent: ParentRun | None
     facets: dict[str, Any]
     event_count: int
@@ -64,6 +68,8 @@ class RunFold:
             "errorMessage": self.error_message,
             "stackTrace": self.stack_trace,
             "errorLanguage": self.error_language,
+            "failureCause": self.failure_cause,
+            "failureClass": self.failure_class,
             "parentRunId": self.parent.run_id if self.parent else None,
             "facetsJson": json.dumps(self.facets, sort_keys=True),
             "eventCount": self.event_count,
@@ -77,6 +83,18 @@ def _sort_key(event: EventRecord) -> tuple[datetime, int, str]:
 
 def _millis_between(start: datetime, end: datetime) -> int:
     return int((end - start).total_seconds() * 1000)
+
+
+def _failure(state: str, error: dict[str, Any] | None) -> tuple[str | None, str | None]:
+    """The root cause and class of a failed or aborted run; an abort that reports no error was cancelled."""
+    if state not in FAILED_STATES:
+        return None, None
+    message, stack = (error or {}).get("message"), (error or {}).get("stackTrace")
+    if state == "ABORTED" and not (message or stack):
+        return None, CANCELLED
+    found = failure_cause(message=message if isinstance(message, str) else None,
+                          stack_trace=stack if isinstance(stack, str) else None)
+    return found.cause, found.classification
 
 
 def run_fold(events: Iterable[EventRecord]) -> RunFold:
@@ -108,6 +126,7 @@ def run_fold(events: Iterable[EventRecord]) -> RunFold:
             terminal_at = event.event_time
     nominal = facets.get("nominalTime") or {}
     parent = facets.get("parent")
+    cause, failure_class = _failure(state, error)
     return RunFold(
         run_id=ordered[0].payload["run"]["runId"].lower(),
         job_namespace=job.get("namespace", ""),
@@ -121,6 +140,8 @@ def run_fold(events: Iterable[EventRecord]) -> RunFold:
         error_message=(error or {}).get("message"),
         stack_trace=(error or {}).get("stackTrace"),
         error_language=(error or {}).get("programmingLanguage"),
+        failure_cause=cause,
+        failure_class=failure_class,
         parent=ParentRun(
             run_id=parent["run"]["runId"].lower(),
             job_namespace=parent["job"]["namespace"],
