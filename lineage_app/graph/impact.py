@@ -21,10 +21,12 @@ from lineage_app.graph.lineage import (
     ElementIds,
     NodeRef,
     Row,
+    application_actions,
     by_label,
     double_hop_rows,
     element_ids,
     hop_rows,
+    job_applications,
     node_rows,
 )
 from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType, natural_key, node_id
@@ -63,10 +65,17 @@ class Reach:
 
 @dataclass
 class Traversal:
-    """Every node reached (starts and column seeds at distance 0) and how; `assets` excludes those."""
+    """Every node reached (starts and column seeds at distance 0) and how; `assets` excludes those.
+
+    `applications` maps each action job reached to its (outermost) application job; once rolled up
+    (`applications_roll_up`), an action job is named by its application in every path, its
+    application is reached as its nearest action was, and `assets` lists the application instead.
+    """
 
     starts: list[NodeRef]
     seen: dict[NodeRef, Reach] = field(default_factory=dict)
+    applications: dict[NodeRef, NodeRef] = field(default_factory=dict)
+    rolled_up: bool = False
     element_ids: ElementIds = field(default_factory=dict, repr=False)  # of the nodes hops reached or start from
     _ids: dict[NodeRef, str] = field(default_factory=dict, repr=False)  # paths share prefixes: name each once
     _chains: dict[NodeRef, tuple[list[str], list[dict[str, Any]]]] = field(default_factory=dict, repr=False)
@@ -74,13 +83,26 @@ class Traversal:
     def node_id(self, ref: NodeRef) -> str:
         found = self._ids.get(ref)
         if found is None:
-            found = self._ids[ref] = ref_id(ref)
+            named = self.applications.get(ref, ref) if self.rolled_up else ref
+            found = self._ids[ref] = ref_id(named)
         return found
 
     def assets(self) -> list[NodeRef]:
-        """The reached nodes other than the starts and seeds, by distance, kind and id."""
-        found = [ref for ref, reach in self.seen.items() if reach.distance > 0]
+        """The reached nodes other than the starts and seeds (and, rolled up, action jobs), by distance,
+        kind and id."""
+        folded = self.applications if self.rolled_up else {}
+        found = [ref for ref, reach in self.seen.items() if reach.distance > 0 and ref not in folded]
         return sorted(found, key=lambda ref: (self.seen[ref].distance, TYPE_ORDER[ref[0]], self.node_id(ref)))
+
+    def actions(self, ref: NodeRef) -> list[str]:
+        """The ids of the action jobs reached (not as starts) that the application job `ref` stands for."""
+        return sorted(ref_id(action) for action, app in self.applications.items()
+                      if app == ref and self.seen[action].distance > 0)
+
+    def application(self, ref: NodeRef) -> str | None:
+        """The id of the application job of the action job `ref`, if it is one."""
+        app = self.applications.get(ref)
+        return ref_id(app) if app is not None else None
 
     def path(self, ref: NodeRef) -> tuple[list[str], list[dict[str, Any]]]:
         """The node ids from a start to `ref`, and the column edges (job, transformation…) along them."""
@@ -209,13 +231,15 @@ def _owners_of_fields(tx: ManagedTransaction, traversal: Traversal) -> None:
             traversal.seen[job_ref] = Reach(traversal.seen[ref].distance, via=ref)
 
 
-def impact_traverse(*, starts: list[NodeRef], depth: int, as_of: str | None) -> Traversal:
+def impact_traverse(*, starts: list[NodeRef], depth: int, as_of: str | None, roll_up: bool = True) -> Traversal:
     """Everything downstream of `starts` within `depth` hops.
 
     Datasets and jobs start dataset-level lineage (Dataset -> Job -> Dataset, each arrow a hop);
     datasets and fields start column-level lineage (Field -> Field, each derivation a hop; a
     dataset's own fields are its seeds). Datasets holding a derived field, and the jobs deriving
-    it, are reported too when a field is the start.
+    it, are reported too when a field is the start. An application job starts from its action
+    jobs too (at distance 0). With `roll_up`, action jobs are folded into their application job
+    (see `Traversal`).
     """
 
     def work(tx: ManagedTransaction) -> Traversal:
@@ -223,6 +247,12 @@ def impact_traverse(*, starts: list[NodeRef], depth: int, as_of: str | None) -> 
         for ref in starts:
             traversal.seen[ref] = Reach(0)
         table_starts = [ref for ref in starts if ref[0] is not Label.FIELD]
+        for ref in [ref for ref in table_starts if ref[0] is Label.JOB]:
+            for action, action_id in sorted(application_actions(tx, application=ref).items()):
+                if action not in traversal.seen:
+                    traversal.seen[action] = Reach(0)
+                    traversal.element_ids[action] = action_id
+                    table_starts.append(action)
         _breadth_first(tx, traversal, table_starts, depth=depth, direction="downstream", as_of=as_of)
         datasets = [key for label, key in starts if label is Label.DATASET]
         seeds = [ref for ref in starts if ref[0] is Label.FIELD]
@@ -233,9 +263,37 @@ def impact_traverse(*, starts: list[NodeRef], depth: int, as_of: str | None) -> 
         _breadth_first(tx, traversal, seeds, depth=depth, direction="downstream", as_of=as_of)
         if any(ref[0] is Label.FIELD for ref in starts):
             _owners_of_fields(tx, traversal)
+        _find_applications(tx, traversal)
+        if roll_up:
+            applications_roll_up(traversal)
         return traversal
 
     return graph_read(work)
+
+
+def _find_applications(tx: ManagedTransaction, traversal: Traversal) -> None:
+    jobs = sorted(ref for ref in traversal.seen if ref[0] is Label.JOB)
+    missing = [ref for ref in jobs if ref not in traversal.element_ids]  # found by a field's derivation
+    traversal.element_ids.update(element_ids(tx, missing) if missing else {})
+    for chunk in chunks([ref for ref in jobs if ref in traversal.element_ids]):
+        found = job_applications(tx, jobs={ref: traversal.element_ids[ref] for ref in chunk})
+        traversal.applications.update((ref, app) for ref, (app, _) in found.items())
+
+
+def applications_roll_up(traversal: Traversal) -> None:
+    """Fold each action job into its application job: the application is reached as its nearest
+    action was (distance, then id), unless it was reached sooner itself or is a start."""
+    nearest: dict[NodeRef, NodeRef] = {}
+    for action, app in traversal.applications.items():
+        reach = traversal.seen[action]
+        best = nearest.get(app)
+        if best is None or (reach.distance, action) < (traversal.seen[best].distance, best):
+            nearest[app] = action
+    for app, action in nearest.items():
+        reach = traversal.seen[action]
+        if app not in traversal.seen or reach.distance < traversal.seen[app].distance:
+            traversal.seen[app] = reach
+    traversal.rolled_up = True
 
 
 def upstream_traverse(*, start: NodeRef, depth: int) -> Traversal:

@@ -45,6 +45,11 @@ class ImpactInput(serializers.Serializer):
     depth = serializers.IntegerField(min_value=1, default=10, validators=[_depth])
     asOf = serializers.DateTimeField(required=False, default=None,
                                      help_text="ISO 8601; edges first seen later are left out")
+    level = serializers.ChoiceField(
+        choices=selectors.LEVELS, default="application",
+        help_text="`application`: each action job (a job whose runs have a parent run, e.g. a Spark action) is "
+                  "folded into its application job, listed once with its `actions`; `action`: action jobs as "
+                  "recorded, each naming its `application`")
 
 
 class _ReportApi(APIView):
@@ -55,7 +60,8 @@ class _ReportApi(APIView):
     def _report(self, request: Request, serializer: type[serializers.Serializer]) -> tuple[Any, dict[str, Any]]:
         data = query_params(serializer, request)
         try:
-            report = selectors.impact_report(node_ids=data["nodeId"], depth=data["depth"], as_of=data["asOf"])
+            report = selectors.impact_report(node_ids=data["nodeId"], depth=data["depth"], as_of=data["asOf"],
+                                             level=data["level"])
         except selectors.NodeNotFound as exc:
             return error_response("not_found", str(exc), path="nodeId", http_status=404), data
         return report, data
@@ -65,7 +71,8 @@ class ImpactApi(_ReportApi):
     """`GET /api/v1/impact?nodeId=…[&nodeId=…]&depth=&asOf=`: everything downstream, streamed as JSON.
 
     Each asset has its distance, the path to it (node ids), the column edges along it (job,
-    transformation), its effective owners, its last run's state and time; a summary follows.
+    transformation), its effective owners, its last run's state and time (a job also its
+    `actions` / `application`, see `level`); a summary follows.
     """
 
     @extend_schema(operation_id="impact", parameters=[ImpactInput],

@@ -19,7 +19,7 @@ CONTENT_TYPES = {
     "pdf": "application/pdf",
 }
 CSV_COLUMNS = ("id", "type", "namespace", "name", "dataset", "distance", "path", "transformations", "owners",
-               "lastRunState", "lastRunTime")
+               "lastRunState", "lastRunTime", "actions", "application")
 FLUSH_ROWS = 200  # rows per piece of a streamed text export
 
 
@@ -63,7 +63,17 @@ def csv_cells(row: dict[str, Any]) -> list[Any]:
         row["id"], row["type"], row["namespace"], row["name"], row.get("dataset", ""), row["distance"],
         " > ".join(row["path"]), " > ".join(transformation_text(e) for e in row["transformations"]),
         "; ".join(owner_text(o) for o in row["owners"]), row["lastRunState"] or "", row["lastRunTime"] or "",
+        "; ".join(row.get("actions") or []), row.get("application") or "",
     ]
+
+
+def job_roles_text(row: dict[str, Any]) -> str:
+    """`actions: a, b` for an application job's row, `application: x` for an action job's, else ''."""
+    if row.get("actions"):
+        return "actions: " + ", ".join(row["actions"])
+    if row.get("application"):
+        return "application: " + row["application"]
+    return ""
 
 
 def export_csv(report: ImpactReport) -> Iterator[str]:
@@ -108,6 +118,7 @@ def export_html(report: ImpactReport) -> Iterator[str]:
         f"<title>Impact of {escape(starts)}</title><style>{_HTML_STYLE}</style></head><body>"
         f"<h1>Impact report</h1><p>Changing <strong>{escape(starts)}</strong> affects the assets below "
         f"(depth {report.depth}{escape(', as of ' + report.as_of) if report.as_of else ''}; "
+        f"{escape(report.level)} level; "
         f"generated {escape(report.generated_at)}).</p>"
         "<table><thead><tr><th>Distance</th><th>Type</th><th>Asset</th><th>Owners</th><th>Last run</th>"
         "<th>Path</th><th>Transformations</th></tr></thead><tbody>"
@@ -115,8 +126,10 @@ def export_html(report: ImpactReport) -> Iterator[str]:
     piece: list[str] = []
     for row in report.rows():
         state = row["lastRunState"] or ""
+        roles = job_roles_text(row)
+        asset = escape(row["id"]) + (f'<br><span class="muted">{escape(roles)}</span>' if roles else "")
         piece.append(
-            "<tr>" + _cell(row["distance"]) + _cell(row["type"]) + _cell(row["id"], "mono")
+            "<tr>" + _cell(row["distance"]) + _cell(row["type"]) + f'<td class="mono">{asset}</td>'
             + _cell("; ".join(owner_text(o) for o in row["owners"]) or "—")
             + f"<td class=\"{escape(state)}\">{escape(state)} {escape(row['lastRunTime'] or '')}</td>"
             + _cell(" → ".join(row["path"]), "mono")
@@ -169,10 +182,13 @@ def export_pdf(report: ImpactReport) -> bytes:
 
     line("Impact report", "Helvetica-Bold", 14)
     wrapped("Changing: ", ", ".join(report.node_ids))
-    line(f"Depth {report.depth}{', as of ' + report.as_of if report.as_of else ''}; generated {report.generated_at}")
+    line(f"Depth {report.depth}{', as of ' + report.as_of if report.as_of else ''}; {report.level} level; "
+         f"generated {report.generated_at}")
     line("")
     for row in report.rows():
         wrapped(f"{row['distance']:>3} {row['type']:<13} ", row["id"])
+        if roles := job_roles_text(row):
+            wrapped("      ", roles)
         owners = "; ".join(owner_text(o) for o in row["owners"]) or "-"
         run = f"{row['lastRunState'] or '-'} {row['lastRunTime'] or ''}".strip()
         wrapped("      owners: ", f"{owners}   last run: {run}")

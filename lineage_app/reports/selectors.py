@@ -17,6 +17,7 @@ from lineage_app.lineage.selectors import NodeNotFound, node_resolve
 __all__ = ["ImpactReport", "NodeNotFound", "impact_report", "root_cause_for_node"]
 
 START_KINDS = (NodeType.DATASET, NodeType.JOB, NodeType.DATASET_FIELD)
+LEVELS = ("application", "action")  # action jobs folded into their application job, or listed as they are
 UNOWNED = "(no owner)"
 
 
@@ -33,6 +34,7 @@ class ImpactReport:
     as_of: str | None
     generated_at: str
     traversal: impact.Traversal
+    level: str = "application"
     total: int = 0
     by_type: Counter[str] = field(default_factory=Counter)
     by_owner: Counter[str] = field(default_factory=Counter)
@@ -40,7 +42,7 @@ class ImpactReport:
     by_depth: Counter[int] = field(default_factory=Counter)
 
     def header(self) -> dict[str, Any]:
-        return {"nodeIds": self.node_ids, "depth": self.depth, "asOf": self.as_of,
+        return {"nodeIds": self.node_ids, "depth": self.depth, "asOf": self.as_of, "level": self.level,
                 "generatedAt": self.generated_at}
 
     def rows(self) -> Iterator[dict[str, Any]]:
@@ -62,6 +64,11 @@ class ImpactReport:
         if ref[0] is Label.FIELD:
             row["dataset"] = self.traversal.node_id((Label.DATASET, natural_key(*node[:2])))
             row["fieldType"] = detail.get("type")
+        elif ref[0] is Label.JOB:
+            # Rolled up, an application job lists the action jobs folded into it; else an action
+            # job names its application.
+            row["actions"] = self.traversal.actions(ref) if self.traversal.rolled_up else []
+            row["application"] = None if self.traversal.rolled_up else self.traversal.application(ref)
         row.update({
             "distance": self.traversal.seen[ref].distance, "path": path, "transformations": edges,
             "owners": detail.get("owners", []),
@@ -87,10 +94,15 @@ class ImpactReport:
         }
 
 
-def impact_report(*, node_ids: list[str], depth: int, as_of: datetime | None) -> ImpactReport:
+def impact_report(
+    *, node_ids: list[str], depth: int, as_of: datetime | None, level: str = "application"
+) -> ImpactReport:
     """Everything downstream of `node_ids` (datasets, jobs or fields) within `depth` hops.
 
-    Raises `NodeNotFound` before anything is streamed when a start does not exist.
+    At `application` level each action job is folded into its application job, which appears
+    once and lists its `actions`; at `action` level each action job names its `application`.
+    An application job as a start starts from its action jobs too. Raises `NodeNotFound` before
+    anything is streamed when a start does not exist.
     """
     starts: list[NodeRef] = []
     for node_id in node_ids:
@@ -98,10 +110,11 @@ def impact_report(*, node_ids: list[str], depth: int, as_of: datetime | None) ->
         if ref not in starts:
             starts.append(ref)
     as_of_text = utc_text(as_of) if as_of else None
-    traversal = impact.impact_traverse(starts=starts, depth=depth, as_of=as_of_text)
+    traversal = impact.impact_traverse(starts=starts, depth=depth, as_of=as_of_text,
+                                       roll_up=level == "application")
     return ImpactReport(
         node_ids=[impact.ref_id(ref) for ref in starts], depth=depth, as_of=as_of_text,
-        generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), traversal=traversal,
+        generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), traversal=traversal, level=level,
     )
 
 
