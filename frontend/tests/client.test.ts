@@ -85,7 +85,7 @@ describe("api", () => {
     const fetchMock = respond(200, body);
     vi.stubGlobal("fetch", fetchMock);
     expect(await api.lineage("job:spark:etl", 1, "both")).toEqual(body);
-    expect(firstUrl(fetchMock)).toBe("/api/v1/lineage?nodeId=job%3Aspark%3Aetl&depth=1&direction=both");
+    expect(firstUrl(fetchMock)).toBe("/api/v1/lineage?nodeId=job%3Aspark%3Aetl&depth=1&direction=both&level=application");
   });
 
   it("puts the run id in the path, encoded", async () => {

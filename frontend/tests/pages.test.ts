@@ -6,16 +6,16 @@ import { columnDataset, parseState, stateParams, tableKey } from "../src/pages/l
 import { searchResultHref } from "../src/shell/searchBox";
 
 describe("explorer state in the URL", () => {
-  it("round-trips several roots, depth, direction, view, focus and field", () => {
-    const params = new URLSearchParams("nodeId=dataset%3Adb%3Aa&nodeId=dataset%3Adb%3Ab&depth=4&direction=downstream&view=column&focus=dataset%3Adb%3Ab&field=id");
+  it("round-trips several roots, depth, direction, level, view, focus and field", () => {
+    const params = new URLSearchParams("nodeId=dataset%3Adb%3Aa&nodeId=dataset%3Adb%3Ab&depth=4&direction=downstream&level=action&view=column&focus=dataset%3Adb%3Ab&field=id");
     const state = parseState(params);
-    expect(state).toEqual({ roots: ["dataset:db:a", "dataset:db:b"], depth: 4, direction: "downstream", view: "column", focus: "dataset:db:b", field: "id" });
+    expect(state).toEqual({ roots: ["dataset:db:a", "dataset:db:b"], depth: 4, direction: "downstream", level: "action", view: "column", focus: "dataset:db:b", field: "id" });
     expect(parseState(stateParams(state))).toEqual(state);
   });
 
   it("falls back to safe defaults for bad values", () => {
     const state = parseState(new URLSearchParams("depth=999&direction=sideways&view=3d"));
-    expect(state).toMatchObject({ depth: 20, direction: "both", view: "table", roots: [] });
+    expect(state).toMatchObject({ depth: 20, direction: "both", level: "application", view: "table", roots: [] });
     expect(parseState(new URLSearchParams("depth=x")).depth).toBe(2);
   });
 

@@ -2,7 +2,7 @@
 
 import type {
   ApiErrorBody, ColumnLineageResponse, DatasetDetail, DatasetSummary, Direction, Failure, JobDetail,
-  JobSummary, LineageResponse, Namespace, Page, RunDetail, RunSummary, SearchResponse, VersionDiff,
+  JobSummary, Level, LineageResponse, Namespace, Page, RunDetail, RunSummary, SearchResponse, VersionDiff,
 } from "./types";
 
 export const API_ROOT = "/api/v1";
@@ -117,8 +117,8 @@ export const api = {
   job: (nodeId: string) => get<JobDetail>("/jobs/detail", { nodeId }),
   jobRuns: (nodeId: string, p: PageParams = {}) => get<Page<RunSummary>>("/jobs/runs", { nodeId, ...p }),
   run: (runId: string) => get<RunDetail>(`/jobs/runs/${encodeURIComponent(runId)}`),
-  lineage: (nodeId: string, depth: number, direction: Direction, signal?: AbortSignal) =>
-    get<LineageResponse>("/lineage", { nodeId, depth, direction }, signal),
+  lineage: (nodeId: string, depth: number, direction: Direction, signal?: AbortSignal, level: Level = "application") =>
+    get<LineageResponse>("/lineage", { nodeId, depth, direction, level }, signal),
   columnLineage: (nodeId: string, depth: number, direction: Direction, signal?: AbortSignal) =>
     get<ColumnLineageResponse>("/column-lineage", { nodeId, depth, direction }, signal),
   failures: (p: PageParams & { namespace?: string; job?: string; since?: string; until?: string } = {}) =>

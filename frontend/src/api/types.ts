@@ -3,6 +3,8 @@
 export type NodeType = "DATASET" | "JOB";
 export type RunState = "NEW" | "RUNNING" | "COMPLETED" | "FAILED" | "ABORTED";
 export type Direction = "upstream" | "downstream" | "both";
+/** Lineage granularity: application jobs (their action jobs rolled up into them), or the action jobs. */
+export type Level = "application" | "action";
 export type Verification =
   | "VERIFIED"
   | "UNSIGNED"
@@ -154,6 +156,10 @@ export interface LineageNodeData {
   latestRunId?: string | null;
   latestRunState?: RunState | null;
   latestRunTime?: string | null;
+  /** An application job (level=application): the ids of its action jobs that it stands for. */
+  actions?: string[];
+  /** An action job (level=action): the id of the application job it is part of. */
+  application?: string | null;
   firstSeen?: string | null;
   lastSeen?: string | null;
 }
@@ -170,6 +176,7 @@ export interface LineageResponse {
   nodeId: string;
   depth: number;
   direction: Direction;
+  level?: Level;
   graph: LineageNode[];
   /** The traversal stopped at the server's node budget (`LINEAGE_MAX_NODES`). */
   truncated?: boolean;

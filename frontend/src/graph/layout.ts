@@ -33,9 +33,11 @@ export function layoutOffMainThread(request: Omit<LayoutRequest, "id">): Promise
   });
 }
 
-/** Node box size from its label, matching the renderers' font and padding. */
+/** Node box size from its label (one or two lines), matching the renderers' font and padding. */
 export function nodeSize(label: string, kind: "DATASET" | "JOB" | "DATASET_FIELD" | "DATASET_GROUP"): Pick<LayoutNode, "width" | "height"> {
-  const chars = Math.min(label.length, 40);
+  const lines = label.split("\n");
+  const chars = Math.min(Math.max(...lines.map((line) => line.length)), 40);
   if (kind === "DATASET_FIELD") return { width: Math.max(70, chars * 7 + 20), height: 26 };
-  return { width: Math.max(80, chars * 7.2 + 28), height: kind === "JOB" ? 34 : 38 };
+  const extra = (lines.length - 1) * 16;
+  return { width: Math.max(80, chars * 7.6 + 30), height: (kind === "JOB" ? 34 : 38) + extra };
 }

@@ -1,6 +1,7 @@
 // The explorer's graph state: lineage responses merged into one node / edge set, and paths in it.
 
 import type { ColumnEdge, ColumnLineageResponse, LineageNodeData, LineageResponse, NodeType } from "../api/types";
+import { datasetShortName, jobShortName } from "./names";
 
 export interface GraphNode {
   id: string;
@@ -31,9 +32,17 @@ export function edgeId(source: string, target: string): string {
   return `${source}->${target}`;
 }
 
-/** How a dataset or job node is labelled: its name (the namespace is in the side panel). */
-export function nodeLabel(data: Pick<LineageNodeData, "name">, id: string): string {
-  return data.name || id;
+/** How a dataset or job node is labelled: its short name by its naming scheme (the full name is in its tooltip). */
+export function nodeLabel(type: NodeType, data: Pick<LineageNodeData, "name" | "namespace" | "application">, id: string): string {
+  if (!data.name) return id;
+  return type === "DATASET" ? datasetShortName(data.namespace, data.name) : jobShortName(data.name, data.application);
+}
+
+/** What a node's tooltip says: its namespace and full name (a field: its dataset and name). */
+export function fullName(node: GraphNode): string {
+  const { namespace, name, dataset } = node.data as { namespace?: string; name?: string; dataset?: string };
+  if (node.type === "DATASET_FIELD") return `${namespace ?? ""} ${dataset ?? ""} . ${name ?? ""}`.trim();
+  return namespace && name ? `${namespace} ${name}` : name ?? node.id;
 }
 
 /**
@@ -48,7 +57,7 @@ export function mergeLineage(model: GraphModel, response: LineageResponse): stri
     model.nodes.set(node.id, {
       id: node.id,
       type: node.type,
-      label: nodeLabel(node.data, node.id),
+      label: nodeLabel(node.type, node.data, node.id),
       data: { ...(previous?.data ?? {}), ...node.data },
     });
   }
@@ -61,6 +70,44 @@ export function mergeLineage(model: GraphModel, response: LineageResponse): stri
     }
   }
   return added;
+}
+
+/** Remove a node and every edge that touches it. */
+function removeNode(model: GraphModel, id: string): void {
+  model.nodes.delete(id);
+  for (const [edgeKey, edge] of model.edges) if (edge.source === id || edge.target === id) model.edges.delete(edgeKey);
+}
+
+/**
+ * Show application job `appId` as its action jobs: the application node leaves, and the action
+ * jobs with their datasets (an action-level lineage answer around it) come in. Returns the ids
+ * of the nodes that were not there.
+ */
+export function expandApplication(model: GraphModel, appId: string, actions: LineageResponse): string[] {
+  removeNode(model, appId);
+  return mergeLineage(model, actions);
+}
+
+/**
+ * Fold the action jobs of application `app` back into it: each edge of an action is re-pointed
+ * to the application (deduplicated), the action nodes leave. Returns the ids of the actions folded.
+ */
+export function collapseApplication(model: GraphModel, app: GraphNode): string[] {
+  const actions = [...model.nodes.values()].filter((n) => n.data.application === app.id).map((n) => n.id);
+  if (!actions.length) return [];
+  const folded = new Set(actions);
+  const edges = [...model.edges.values()];
+  for (const id of actions) model.nodes.delete(id);
+  model.nodes.set(app.id, { ...app, data: { ...app.data, actions } });
+  for (const edge of edges) {
+    if (!folded.has(edge.source) && !folded.has(edge.target)) continue;
+    model.edges.delete(edge.id);
+    const source = folded.has(edge.source) ? app.id : edge.source;
+    const target = folded.has(edge.target) ? app.id : edge.target;
+    const id = edgeId(source, target);
+    if (source !== target && !model.edges.has(id)) model.edges.set(id, { id, source, target });
+  }
+  return actions;
 }
 
 /** The column-lineage graph: one compound node per dataset holding its fields, edges labelled by transformation. */

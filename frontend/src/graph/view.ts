@@ -2,8 +2,10 @@
 
 import cytoscape from "cytoscape";
 import { stateKey } from "../format";
+import { segmentsFor, type Point } from "./bands";
 import { layoutOffMainThread, nodeSize } from "./layout";
-import type { GraphModel, GraphNode } from "./model";
+import { fullName, type GraphEdge, type GraphModel, type GraphNode } from "./model";
+import { namespaceChip } from "./names";
 import { graphStyle, nodeColors } from "./renderers";
 
 declare global {
@@ -11,7 +13,13 @@ declare global {
     /** `performance.now()` when the last graph was laid out and drawn (read by tests and the benchmark). */
     __tributaryRendered?: number;
     /** Test hook: where a node is drawn, in page coordinates. */
-    __tributaryGraph?: { nodeIds(): string[]; nodePoint(id: string): { x: number; y: number } | null; zoom(): number };
+    __tributaryGraph?: {
+      nodeIds(): string[];
+      nodePoint(id: string): { x: number; y: number } | null;
+      zoom(): number;
+      /** The label a node is drawn with, and its font size on screen in px at the current zoom (0 when not drawn). */
+      nodeLabel(id: string): { text: string; screenFontPx: number } | null;
+    };
   }
 }
 
@@ -21,26 +29,54 @@ export interface GraphViewEvents {
   onBackgroundTap?: () => void;
 }
 
-export type Positions = Record<string, { x: number; y: number }>;
-
-/** Labels past this many characters are cut with an ellipsis here, not by Cytoscape (which measures each glyph). */
-export const LABEL_MAX = 40;
-
-export function shortLabel(label: string): string {
-  return label.length > LABEL_MAX ? `${label.slice(0, LABEL_MAX - 1)}…` : label;
+export type Positions = Record<string, Point>;
+/** Where a graph's nodes stand and how its routed edges bend, as the layout placed them. */
+export interface Placement {
+  positions: Positions;
+  routes: Record<string, Point[]>;
 }
 
-function nodeElement(node: GraphNode, position: { x: number; y: number } | undefined): cytoscape.ElementDefinition {
-  const size = nodeSize(node.label, node.type);
+/** A node's drawn label: its short name, with its namespace as a second line when the graph spans several. */
+export function drawnLabel(node: GraphNode, showNamespace: boolean): string {
+  const namespace = node.data.namespace;
+  return showNamespace && typeof namespace === "string" && namespace ? `${node.label}\n${namespaceChip(namespace)}` : node.label;
+}
+
+/** Whether the datasets of `model`, or its jobs, come from more than one namespace (then each node names its own). */
+export function spansNamespaces(model: GraphModel): boolean {
+  const seen = { DATASET: new Set<unknown>(), JOB: new Set<unknown>() };
+  for (const node of model.nodes.values()) {
+    if (node.type === "DATASET" || node.type === "JOB") seen[node.type].add(node.data.namespace);
+  }
+  return seen.DATASET.size > 1 || seen.JOB.size > 1;
+}
+
+function nodeElement(node: GraphNode, position: Point | undefined, showNamespace: boolean): cytoscape.ElementDefinition {
+  const label = drawnLabel(node, showNamespace && (node.type === "DATASET" || node.type === "JOB"));
+  const size = nodeSize(label, node.type);
   const state = node.type === "JOB" ? node.data.latestRunState : node.data.lastRunState;
   return {
     group: "nodes",
     data: {
-      id: node.id, label: shortLabel(node.label), kind: node.type, state: stateKey(state as string | null),
+      id: node.id, label, title: fullName(node), kind: node.type, state: stateKey(state as string | null),
       ...(nodeColors[node.type]?.(node) ?? {}),
       w: size.width, h: size.height, ...(node.parent ? { parent: node.parent } : {}),
     },
     ...(position ? { position: { ...position } } : {}),
+  };
+}
+
+function edgeElement(edge: GraphEdge, placement: Placement, large: boolean): cytoscape.ElementDefinition {
+  const route = placement.routes[edge.id];
+  const from = placement.positions[edge.source], to = placement.positions[edge.target];
+  const segments = route && from && to ? segmentsFor(from, to, route) : null;
+  return {
+    group: "edges",
+    data: {
+      id: edge.id, source: edge.source, target: edge.target, ...(edge.label ? { label: edge.label } : {}),
+      ...(segments ? { sw: segments.weights, sd: segments.distances } : {}),
+    },
+    classes: [edge.data?.indirect ? "indirect" : "", large ? "fast" : "", segments ? "routed" : ""].join(" ").trim(),
   };
 }
 
@@ -50,7 +86,8 @@ const NO_LABELS: cytoscape.StylesheetJson = [{ selector: "node[kind = 'DATASET']
 
 export class GraphView {
   readonly cy: cytoscape.Core;
-  private positions: Positions = {};
+  private placement: Placement = { positions: {}, routes: {} };
+  private readonly tooltip: HTMLElement;
   private generation = 0;
   private large = false;
   private labelsHidden = false;
@@ -72,6 +109,15 @@ export class GraphView {
     this.cy.on("dbltap", "node", (event) => events.onDoubleTap?.(event.target.id()));
     this.cy.on("tap", (event) => { if (event.target === this.cy) events.onBackgroundTap?.(); });
     this.cy.on("zoom", () => this.updateLabels());
+    // A node moved by hand no longer fits the bends its edges were routed with.
+    this.cy.on("drag", "node", (event) => { event.target.connectedEdges().removeClass("routed"); });
+    this.tooltip = document.createElement("div");
+    this.tooltip.className = "graph-tooltip";
+    this.tooltip.hidden = true;
+    container.appendChild(this.tooltip);
+    this.cy.on("mouseover", "node", (event) => this.showTooltip(event.target));
+    this.cy.on("mouseout", "node", () => { this.tooltip.hidden = true; });
+    this.cy.on("viewport", () => { this.tooltip.hidden = true; });
     window.__tributaryGraph = {
       nodeIds: () => this.cy.nodes().map((n) => n.id()),
       nodePoint: (id) => {
@@ -82,33 +128,55 @@ export class GraphView {
         return { x: box.left + p.x, y: box.top + p.y };
       },
       zoom: () => this.cy.zoom(),
+      nodeLabel: (id) => {
+        const node = this.cy.getElementById(id);
+        if (node.empty()) return null;
+        const text = String(node.style("label") ?? "");
+        const fontPx = Number.parseFloat(String(node.style("font-size"))) * this.cy.zoom();
+        const minimum = Number.parseFloat(String(node.style("min-zoomed-font-size"))) || 0;
+        return { text, screenFontPx: text && fontPx >= minimum ? fontPx : 0 };
+      },
     };
+  }
+
+  /** The full name of a node beside the pointer (the drawn label is its short name). */
+  private showTooltip(node: cytoscape.NodeSingular): void {
+    const text = String(node.data("title") ?? "");
+    if (!text) return;
+    const p = node.renderedPosition();
+    this.tooltip.textContent = text;
+    this.tooltip.style.left = `${Math.round(p.x + 12)}px`;
+    this.tooltip.style.top = `${Math.round(p.y + node.renderedOuterHeight() / 2 + 6)}px`;
+    this.tooltip.hidden = false;
   }
 
   /**
    * Show `model`: lay it out in the worker (unless every node already has a position), place the
    * nodes with the preset layout and fit. Resolves once the frame with the graph has been drawn.
    */
-  async show(model: GraphModel, options: { fit?: boolean; rankdir?: "LR" | "TB"; reuse?: Positions; keepViewport?: boolean } = {}): Promise<void> {
+  async show(model: GraphModel, options: { fit?: boolean; rankdir?: "LR" | "TB"; reuse?: Placement; keepViewport?: boolean } = {}): Promise<void> {
     const generation = ++this.generation;
     const large = model.nodes.size > 500;
     const compound = [...model.nodes.values()].some((n) => n.parent);
     const nodes = [...model.nodes.values()];
-    let positions = options.reuse;
-    if (!positions || nodes.some((n) => !n.parent && !positions![n.id] && !nodes.some((c) => c.parent === n.id))) {
+    const showNamespace = spansNamespaces(model);
+    let placement = options.reuse;
+    const positions = placement?.positions;
+    if (!positions || nodes.some((n) => !n.parent && !positions[n.id] && !nodes.some((c) => c.parent === n.id))) {
       performance.mark("tributary:layout-start");
       const result = await layoutOffMainThread({
-        nodes: nodes.map((n) => ({ id: n.id, parent: n.parent, ...nodeSize(n.label, n.type) })),
+        nodes: nodes.map((n) => ({ id: n.id, parent: n.parent, ...nodeSize(drawnLabel(n, showNamespace), n.type) })),
         edges: [...model.edges.values()].map((e) => ({ source: e.source, target: e.target })),
         rankdir: options.rankdir ?? "LR",
         compound,
+        canvas: { width: this.container.clientWidth, height: this.container.clientHeight },
       });
-      positions = result.positions;
+      placement = { positions: result.positions, routes: result.routes };
       performance.mark("tributary:layout-done");
       performance.measure("tributary:layout-worker", { start: "tributary:layout-start", end: "tributary:layout-done", detail: result.millis });
     }
     if (generation !== this.generation) return; // a newer graph replaced this one while it was laid out
-    this.positions = positions;
+    this.placement = placement!;
     const cy = this.cy;
     const viewport = { zoom: cy.zoom(), pan: { ...cy.pan() } };
     // Hide labels before adding a large graph, so the elements are never styled with them first.
@@ -117,13 +185,9 @@ export class GraphView {
       cy.elements().remove();
       cy.add([
         // parents first, so children can name them
-        ...nodes.filter((n) => !n.parent).map((n) => nodeElement(n, positions![n.id])),
-        ...nodes.filter((n) => n.parent).map((n) => nodeElement(n, positions![n.id])),
-        ...[...model.edges.values()].map((e) => ({
-          group: "edges" as const,
-          data: { id: e.id, source: e.source, target: e.target, ...(e.label ? { label: e.label } : {}) },
-          classes: [e.data?.indirect ? "indirect" : "", large ? "fast" : ""].join(" ").trim(),
-        })),
+        ...nodes.filter((n) => !n.parent).map((n) => nodeElement(n, placement!.positions[n.id], showNamespace)),
+        ...nodes.filter((n) => n.parent).map((n) => nodeElement(n, placement!.positions[n.id], showNamespace)),
+        ...[...model.edges.values()].map((e) => edgeElement(e, placement!, large)),
       ]);
     });
     // Large graphs: skip edges and label work while the user pans and zooms, so it stays fluid.
@@ -151,13 +215,19 @@ export class GraphView {
     this.cy.style(hide ? [...graphStyle, ...NO_LABELS] : graphStyle);
   }
 
-  currentPositions(): Positions {
+  /** Where the nodes stand now (moved by hand or not), with the routes of the edges still routed. */
+  currentPlacement(): Placement {
     const positions: Positions = {};
     const nodes = this.cy.nodes();
     for (let i = 0; i < nodes.length; i++) {
       if (nodes[i].data("kind") !== "DATASET_GROUP") positions[nodes[i].id()] = { ...nodes[i].position() };
     }
-    return { ...this.positions, ...positions };
+    const routes: Placement["routes"] = {};
+    this.cy.edges(".routed").forEach((edge) => {
+      const route = this.placement.routes[edge.id()];
+      if (route) routes[edge.id()] = route;
+    });
+    return { positions: { ...this.placement.positions, ...positions }, routes };
   }
 
   /** Resolves after the next frame Cytoscape draws. */
@@ -209,6 +279,12 @@ export class GraphView {
       x1 = Math.min(x1, p.x - w / 2); x2 = Math.max(x2, p.x + w / 2);
       y1 = Math.min(y1, p.y - h / 2); y2 = Math.max(y2, p.y + h / 2);
     }
+    // Routed edges may bend outside the nodes' box (the gutters between bands).
+    this.cy.edges(".routed").forEach((edge) => {
+      for (const p of this.placement.routes[edge.id()] ?? []) {
+        x1 = Math.min(x1, p.x); x2 = Math.max(x2, p.x); y1 = Math.min(y1, p.y); y2 = Math.max(y2, p.y);
+      }
+    });
     const width = cy.width(), height = cy.height();
     const zoom = Math.max(cy.minZoom(), Math.min(1.6, (width - 2 * padding) / (x2 - x1 || 1), (height - 2 * padding) / (y2 - y1 || 1)));
     cy.viewport({ zoom, pan: { x: (width - zoom * (x1 + x2)) / 2, y: (height - zoom * (y1 + y2)) / 2 } });

@@ -19,6 +19,9 @@ export const datasetStyle: cytoscape.StylesheetJson = [
       label: "data(label)",
       "text-valign": "center",
       "text-halign": "center",
+      // A second line, when there is one, names the namespace (graphs that span several).
+      "text-wrap": "wrap",
+      "line-height": 1.3,
       "font-size": 12,
       color: "#1f2328",
     },

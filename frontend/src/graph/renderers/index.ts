@@ -31,6 +31,17 @@ export const graphStyle: cytoscape.StylesheetJson = [
   },
   // Large graphs: straight edges skip the bezier bundling work on every redraw.
   { selector: "edge.fast", style: { "curve-style": "straight" } },
+  // Edges the layout routed (around the nodes of the ranks they pass, or from one band to the
+  // next through the gutters) bend where it said, measured from the node centres.
+  {
+    selector: "edge.routed",
+    style: {
+      "curve-style": "segments",
+      "edge-distances": "node-position",
+      "segment-weights": "data(sw)",
+      "segment-distances": "data(sd)",
+    } as cytoscape.Css.Edge,
+  },
   { selector: "node.root", style: { "underlay-color": "#8250df", "underlay-opacity": 0.25, "underlay-padding": 8 } },
   { selector: "node:selected", style: { "overlay-color": "#0969da", "overlay-opacity": 0.18, "overlay-padding": 6 } },
   { selector: "node.path-end", style: { "underlay-color": "#fb8500", "underlay-opacity": 0.45, "underlay-padding": 10 } },

@@ -16,6 +16,9 @@ export const jobStyle: cytoscape.StylesheetJson = [
       label: "data(label)",
       "text-valign": "center",
       "text-halign": "center",
+      // A second line, when there is one, names the namespace (graphs that span several).
+      "text-wrap": "wrap",
+      "line-height": 1.3,
       "font-size": 12,
       "font-weight": "bold",
       color: "#ffffff",

@@ -2,11 +2,14 @@
 // and the column view of one field, switching between the two without losing place.
 
 import { api } from "../../api/client";
-import type { ColumnLineageResponse, DatasetDetail, Direction } from "../../api/types";
+import type { ColumnLineageResponse, DatasetDetail, Direction, Level } from "../../api/types";
 import { h, link, replace } from "../../dom";
 import { STATE_COLORS, fieldIdOf, idLabel } from "../../format";
-import { columnModel, columnSides, emptyModel, mergeLineage, pathEdgeIds, shortestPath, transformationLabel, type GraphModel } from "../../graph/model";
-import { GraphView, type Positions } from "../../graph/view";
+import {
+  collapseApplication, columnModel, columnSides, emptyModel, expandApplication, mergeLineage, pathEdgeIds, shortestPath,
+  transformationLabel, type GraphModel, type GraphNode,
+} from "../../graph/model";
+import { GraphView, type Placement } from "../../graph/view";
 import { setQuery, type Cleanup } from "../../router";
 import { errorMessage, loading, nodeLink } from "../../shell/widgets";
 import { datasetPanel } from "./panels/datasetPanel";
@@ -21,7 +24,7 @@ interface Saved {
   key: string;
   truncated?: boolean;
   model: GraphModel;
-  positions: Positions;
+  placement: Placement | null;
   viewport: { zoom: number; pan: { x: number; y: number } };
 }
 
@@ -44,6 +47,8 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
   let view: GraphView | null = null;
   let model: GraphModel = emptyModel();
   let pathEnds: string[] = [];
+  // Application nodes the user expanded into their actions, kept to fold them back.
+  const expanded = new Map<string, GraphNode>();
   const abort = new AbortController();
 
   const save = () => {
@@ -58,7 +63,7 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
     const store = state.view === "table" ? savedTable : savedColumn;
     const key = state.view === "table" ? tableKey(state) : columnKey();
     const saved = store.get(key);
-    if (saved) { saved.viewport = view.viewport(); saved.positions = view.currentPositions(); }
+    if (saved) { saved.viewport = view.viewport(); saved.placement = view.currentPlacement(); }
   };
 
   const columnKey = () => JSON.stringify([columnDataset(state), state.field, state.depth, state.direction]);
@@ -81,16 +86,38 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
     push();
     void load();
   };
+  const levelButtons = (["application", "action"] as Level[]).map((level) => {
+    const button = h("button", {
+      type: "button", id: `level-${level}`, class: "toggle", "aria-pressed": String(state.level === level),
+      title: level === "application" ? "Each application job with its actions rolled up into it" : "Every action job on its own",
+    }, level === "application" ? "Applications" : "Actions");
+    button.addEventListener("click", () => {
+      if (state.level === level) return;
+      saveViewport();
+      state.level = level;
+      for (const b of levelButtons) b.setAttribute("aria-pressed", String(b === button));
+      expanded.clear();
+      push();
+      void load();
+    });
+    return button;
+  });
   tableButton.addEventListener("click", () => switchView("table"));
   columnButton.addEventListener("click", () => switchView("column"));
 
   const legend = h("div", { class: "legend" }, Object.entries(STATE_COLORS).map(([s, color]) =>
     h("span", { class: "legend-item" }, h("span", { class: "swatch", style: `background:${color}` }), s.toLowerCase())));
 
+  const roots = h("div", { class: "roots" });
+  const showRoots = () => replace(roots, ...(state.roots.length
+    ? state.roots.flatMap((id, i) => [i ? ", " : "", h("strong", { class: "root-name", title: idLabel(id) }, model.nodes.get(id)?.label ?? idLabel(id))])
+    : ["No node chosen"]));
+  showRoots();
   const toolbar = h("div", { class: "toolbar" },
-    h("div", { class: "roots" }, state.roots.length ? state.roots.flatMap((id, i) => [i ? ", " : "", h("strong", { class: "root-name" }, idLabel(id))]) : "No node chosen"),
+    roots,
     h("label", {}, "Depth ", depth),
     h("label", {}, "Direction ", direction),
+    h("div", { class: "segmented", role: "group", "aria-label": "Job level" }, ...levelButtons),
     h("div", { class: "segmented" }, tableButton, columnButton),
     h("div", { class: "zoom" },
       h("button", { type: "button", title: "Zoom in", "aria-label": "Zoom in", onclick: () => view?.zoomBy(1.25) }, "+"),
@@ -106,6 +133,13 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
     expand: (id) => void expand(id),
     openAsRoot: (id) => { saveViewport(); state.roots = [id]; state.focus = id; push(); void load(); },
     showField: (datasetId, field) => { saveViewport(); state.focus = datasetId; state.field = field; switchToColumns(); },
+    actionsOf: (id) => (model.nodes.get(id)?.data.actions as string[] | undefined) ?? [],
+    applicationOf: (id) => {
+      const app = model.nodes.get(id)?.data.application;
+      return typeof app === "string" && expanded.has(app) ? app : null;
+    },
+    expandApplication: (id) => void showActions(id),
+    collapseApplication: (id) => void foldActions(id),
   };
   const switchToColumns = () => {
     if (state.view === "column") { push(); void load(); } else switchView("column");
@@ -156,16 +190,60 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
     void expand(id);
   };
 
+  /** Draw the graph again after it changed shape, keeping selection, roots and path. */
+  const redraw = async (centre: string) => {
+    if (!view) return;
+    await view.show(model, { keepViewport: false });
+    const saved = savedTable.get(tableKey(state));
+    if (saved) saved.placement = view.currentPlacement();
+    view.select(state.focus && model.nodes.has(state.focus) ? state.focus : null);
+    view.setClass("root", state.roots);
+    highlightPath();
+    view.center(centre);
+  };
+
+  /** Replace an application node by its action jobs (an action-level answer one hop around it). */
+  const showActions = async (appId: string) => {
+    const app = model.nodes.get(appId);
+    if (state.view !== "table" || !app || !(app.data.actions as string[] | undefined)?.length) return;
+    try {
+      const response = await api.lineage(appId, 1, "both", abort.signal, "action");
+      expanded.set(appId, app);
+      const actions = response.graph.filter((n) => n.data.application === appId).map((n) => n.id);
+      expandApplication(model, appId, response);
+      state.focus = actions[0] ?? null;
+      save();
+      await redraw(state.focus ?? appId);
+      openPanel(state.focus);
+      setStatus(`${app.label} shown as its ${actions.length} action${actions.length === 1 ? "" : "s"}.`);
+    } catch (error) {
+      if ((error as Error).name !== "AbortError") replace(status, errorMessage(error));
+    }
+  };
+
+  /** Fold the action jobs of an expanded application back into its one node. */
+  const foldActions = async (appId: string) => {
+    const app = expanded.get(appId);
+    if (!app) return;
+    expanded.delete(appId);
+    collapseApplication(model, app);
+    state.focus = appId;
+    save();
+    await redraw(appId);
+    openPanel(appId);
+    setStatus(`${app.label} folded back into one node.`);
+  };
+
   /** Fetch depth 1 around `id` and merge it in; lay out again only if new nodes came. */
   const expand = async (id: string) => {
     if (state.view !== "table") return;
     try {
-      const response = await api.lineage(id, 1, "both", abort.signal);
+      const response = await api.lineage(id, 1, "both", abort.signal, state.level);
       const added = mergeLineage(model, response);
       if (added.length && view) {
         const saved = savedTable.get(tableKey(state));
         await view.show(model, { keepViewport: true });
-        if (saved) saved.positions = view.currentPositions();
+        if (saved) saved.placement = view.currentPlacement();
         view.select(state.focus);
         view.setClass("root", state.roots);
         highlightPath();
@@ -182,7 +260,19 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
   };
 
   const ensureView = () => {
-    if (!view) view = new GraphView(canvas, { onTap, onBackgroundTap: () => { if (state.view === "table") { view?.select(null); } } });
+    if (!view) {
+      view = new GraphView(canvas, {
+        onTap,
+        onBackgroundTap: () => { if (state.view === "table") { view?.select(null); } },
+        // Double-click an application to see its actions, an action to fold them back.
+        onDoubleTap: (id) => {
+          if (state.view !== "table") return;
+          const app = actions.applicationOf(id);
+          if (app) void foldActions(app);
+          else if (actions.actionsOf(id).length) void showActions(id);
+        },
+      });
+    }
     return view;
   };
 
@@ -214,11 +304,11 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
   const showSaved = async (saved: Saved, store: Map<string, Saved>, mine: number) => {
     model = saved.model;
     const v = ensureView();
-    const restoring = Object.keys(saved.positions).length > 0;
-    await v.show(model, { reuse: restoring ? saved.positions : undefined, fit: !restoring });
+    const restoring = saved.placement !== null;
+    await v.show(model, { reuse: saved.placement ?? undefined, fit: !restoring });
     if (mine !== loadId) return null;
     if (restoring) v.setViewport(saved.viewport);
-    saved.positions = v.currentPositions();
+    saved.placement = v.currentPlacement();
     saved.viewport = v.viewport();
     store.set(saved.key, saved);
     return v;
@@ -229,15 +319,16 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
     let saved = savedTable.get(key);
     if (!saved) {
       performance.mark("tributary:fetch-start");
-      const responses = await Promise.all(state.roots.map((id) => api.lineage(id, state.depth, state.direction, abort.signal)));
+      const responses = await Promise.all(state.roots.map((id) => api.lineage(id, state.depth, state.direction, abort.signal, state.level)));
       performance.mark("tributary:fetched");
       if (mine !== loadId) return;
       const fresh = emptyModel();
       for (const response of responses) mergeLineage(fresh, response);
-      saved = { key, model: fresh, positions: {}, viewport: { zoom: 1, pan: { x: 0, y: 0 } }, truncated: responses.some((r) => r.truncated) };
+      saved = { key, model: fresh, placement: null, viewport: { zoom: 1, pan: { x: 0, y: 0 } }, truncated: responses.some((r) => r.truncated) };
     }
     const v = await showSaved(saved, savedTable, mine);
     if (!v) return;
+    showRoots();
     v.setClass("root", state.roots);
     v.select(state.focus);
     pathEnds = pathEnds.filter((id) => model.nodes.has(id));
@@ -268,7 +359,7 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
     const response = await api.columnLineage(fieldId, state.depth, state.direction, abort.signal);
     if (mine !== loadId) return;
     if (!saved) {
-      saved = { key, model: columnModel(response), positions: {}, viewport: { zoom: 1, pan: { x: 0, y: 0 } } };
+      saved = { key, model: columnModel(response), placement: null, viewport: { zoom: 1, pan: { x: 0, y: 0 } } };
     }
     const v = await showSaved(saved, savedColumn, mine);
     if (!v) return;

@@ -1,6 +1,6 @@
 // The explorer's place, kept in the URL: roots, depth, direction, view, focused node and field.
 
-import type { Direction } from "../../api/types";
+import type { Direction, Level } from "../../api/types";
 
 export type View = "table" | "column";
 
@@ -8,6 +8,8 @@ export interface ExplorerState {
   roots: string[];
   depth: number;
   direction: Direction;
+  /** Application jobs with their actions rolled up (the default), or every action job. */
+  level: Level;
   view: View;
   focus: string | null;
   field: string | null;
@@ -25,6 +27,7 @@ export function parseState(params: URLSearchParams): ExplorerState {
     roots,
     depth: Number.isFinite(depth) ? Math.max(0, Math.min(MAX_DEPTH, depth)) : DEFAULT_DEPTH,
     direction: DIRECTIONS.includes(direction) ? direction : "both",
+    level: params.get("level") === "action" ? "action" : "application",
     view: params.get("view") === "column" ? "column" : "table",
     focus: params.get("focus") || null,
     field: params.get("field") || null,
@@ -36,6 +39,7 @@ export function stateParams(state: ExplorerState): URLSearchParams {
   for (const root of state.roots) params.append("nodeId", root);
   params.set("depth", String(state.depth));
   params.set("direction", state.direction);
+  if (state.level !== "application") params.set("level", state.level);
   if (state.view !== "table") params.set("view", state.view);
   if (state.focus) params.set("focus", state.focus);
   if (state.field) params.set("field", state.field);
@@ -44,7 +48,7 @@ export function stateParams(state: ExplorerState): URLSearchParams {
 
 /** What identifies the table graph: the same key means the same fetched lineage. */
 export function tableKey(state: ExplorerState): string {
-  return JSON.stringify([state.roots, state.depth, state.direction]);
+  return JSON.stringify([state.roots, state.depth, state.direction, state.level]);
 }
 
 /** The dataset whose columns the column view shows: the focused node if a dataset, else the first dataset root. */

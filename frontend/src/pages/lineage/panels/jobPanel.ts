@@ -3,7 +3,7 @@
 import { api } from "../../../api/client";
 import type { JobDetail, Page, RunSummary } from "../../../api/types";
 import { h, link, replace } from "../../../dom";
-import { formatDuration, formatTime } from "../../../format";
+import { formatDuration, formatTime, idLabel } from "../../../format";
 import { errorMessage, loading, nodeLink, section, stateBadge, verificationBadge } from "../../../shell/widgets";
 import type { PanelActions } from "./types";
 
@@ -21,8 +21,28 @@ export function jobPanel(id: string, actions: PanelActions): HTMLElement {
   return panel;
 }
 
+/** An application job stands for its actions: expand it into them, or fold an action back into it. */
+function applicationSection(detail: JobDetail, actions: PanelActions): HTMLElement | null {
+  const members = actions.actionsOf(detail.id);
+  if (members.length) {
+    return section(`Application · ${members.length} action${members.length === 1 ? "" : "s"}`,
+      h("ul", { class: "actions-list" }, members.map((id) => h("li", { title: idLabel(id) }, nodeLink(id)))),
+      h("button", { type: "button", id: "expand-application", onclick: () => actions.expandApplication(detail.id) },
+        "Show as its actions"));
+  }
+  const app = actions.applicationOf(detail.id);
+  if (app) {
+    return section("Action of an application",
+      h("p", {}, nodeLink(app)),
+      h("button", { type: "button", id: "collapse-application", onclick: () => actions.collapseApplication(app) },
+        "Fold back into the application"));
+  }
+  return null;
+}
+
 function jobSections(detail: JobDetail, runs: Page<RunSummary>, actions: PanelActions): HTMLElement[] {
   const latest = detail.latestRun ?? runs.results[0] ?? null;
+  const application = applicationSection(detail, actions);
   return [
     h("div", { class: "panel-head" },
       h("span", { class: "tag tag-job" }, "job"),
@@ -32,6 +52,7 @@ function jobSections(detail: JobDetail, runs: Page<RunSummary>, actions: PanelAc
       h("button", { type: "button", onclick: () => actions.expand(detail.id) }, "Expand neighbours"),
       h("button", { type: "button", onclick: () => actions.openAsRoot(detail.id) }, "Center lineage here"),
       link(`/job?nodeId=${encodeURIComponent(detail.id)}`, "Run history →")),
+    ...(application ? [application] : []),
     section("Latest run",
       latest
         ? h("div", { class: "latest-run" },

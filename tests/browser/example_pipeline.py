@@ -1,0 +1,46 @@
+"""The real example pipeline's lineage for the browser tests: `examples/pipeline.py` run once per
+session in its own process (a real local Spark, the agent writing to its file transport), then
+its events sent through the real ingest path into each test's fresh graph."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+from tests.browser.scenario import apply
+
+
+@dataclass(frozen=True)
+class ExamplePipeline:
+    """The events the example pipeline emitted, and where its lake lives (its dataset names)."""
+
+    events: list[dict[str, Any]]
+    lake: Path
+
+    def dataset_id(self, path: str) -> str:
+        return f"dataset:file:{self.lake / path}"
+
+    def apply(self) -> None:
+        apply(*self.events)
+
+
+def example_pipeline_run(data_dir: Path) -> ExamplePipeline:
+    """Run the example pipeline through the agent into a JSON-Lines file and read what it wrote."""
+    events_file = data_dir / "events.jsonl"
+    env = {**os.environ, "TRIBUTARY_TRANSPORT": "file", "TRIBUTARY_FILE_PATH": str(events_file)}
+    for name in ("TRIBUTARY_URL", "TRIBUTARY_TOKEN", "TRIBUTARY_SIGNING_KEY"):
+        env.pop(name, None)
+    result = subprocess.run(
+        [sys.executable, "-m", "examples.pipeline", "--data-dir", str(data_dir)],
+        cwd=settings.BASE_DIR, env=env, capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert result.returncode == 0, f"the example pipeline failed:\n{result.stdout}\n{result.stderr}"
+    events = [json.loads(line) for line in events_file.read_text().splitlines() if line.strip()]
+    return ExamplePipeline(events=events, lake=(data_dir / "lake").resolve())

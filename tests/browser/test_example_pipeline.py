@@ -1,0 +1,107 @@
+"""The explorer on the graph the real example pipeline writes: long real names, application jobs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import shot
+from tests.browser.example_pipeline import ExamplePipeline, example_pipeline_run
+from tests.browser.test_explorer import click_node, node_ids, open_lineage
+
+pytestmark = [pytest.mark.browser, pytest.mark.spark, pytest.mark.django_db(transaction=True)]
+
+# Under this many pixels on screen a label is not something a person reads at a glance.
+READABLE_PX = 9.0
+
+
+@pytest.fixture(scope="session")
+def example_run(tmp_path_factory: pytest.TempPathFactory) -> ExamplePipeline:
+    return example_pipeline_run(tmp_path_factory.mktemp("example") / "example-data")
+
+
+@pytest.fixture
+def example(graph: Any, example_run: ExamplePipeline) -> Iterator[ExamplePipeline]:
+    example_run.apply()
+    yield example_run
+
+
+def drawn_labels(page: Any) -> dict[str, dict[str, Any]]:
+    return page.evaluate(
+        "() => { const g = window.__tributaryGraph;"
+        " return Object.fromEntries(g.nodeIds().map(id => [id, g.nodeLabel(id)])); }"
+    )
+
+
+def test_every_node_of_the_daily_revenue_lineage_has_a_readable_short_label_at_the_fit_zoom(
+    logged_in: Any, live_server: Any, example: ExamplePipeline
+) -> None:
+    page = logged_in
+    revenue = example.dataset_id("warehouse/daily_revenue")
+    open_lineage(page, live_server, revenue, depth=8)
+    ids = node_ids(page)
+    assert revenue in ids and example.dataset_id("raw/orders.csv") in ids
+    assert len(ids) >= 8
+    labels = drawn_labels(page)
+    for node_id, label in labels.items():
+        name = node_id.split(":", 2)[2] if node_id.startswith("dataset:file:") else node_id.rsplit(":", 1)[1]
+        first_line = label["text"].split("\n")[0]
+        assert first_line, f"{node_id} has no label"
+        assert len(first_line) < len(name) or len(name) <= 32, f"{node_id} is labelled with its whole long name"
+        assert label["screenFontPx"] >= READABLE_PX, f"{node_id}'s label is drawn at {label['screenFontPx']:.1f} px"
+    assert labels[revenue]["text"].startswith("warehouse/daily_revenue")
+    assert labels[example.dataset_id("bronze/orders")]["text"].startswith("bronze/orders")
+    shot(page, "example-daily-revenue-lineage")
+
+
+def test_hovering_a_node_shows_its_full_name(logged_in: Any, live_server: Any, example: ExamplePipeline) -> None:
+    page = logged_in
+    revenue = example.dataset_id("warehouse/daily_revenue")
+    open_lineage(page, live_server, revenue, depth=2)
+    point = page.evaluate("id => window.__tributaryGraph.nodePoint(id)", revenue)
+    page.mouse.move(point["x"], point["y"])
+    tooltip = page.locator(".graph-tooltip")
+    tooltip.wait_for(state="visible")
+    assert str(example.lake / "warehouse/daily_revenue") in tooltip.inner_text()
+
+
+def test_the_application_job_shows_the_datasets_its_actions_read_and_wrote_and_expands_into_them(
+    logged_in: Any, live_server: Any, example: ExamplePipeline
+) -> None:
+    page = logged_in
+    app = "job:spark:daily_revenue"
+    action = "job:spark:daily_revenue.create_table.default_daily_revenue"
+    silver, revenue = example.dataset_id("silver/orders_clean"), example.dataset_id("warehouse/daily_revenue")
+    open_lineage(page, live_server, app, depth=2)
+    assert {app, silver, revenue} <= node_ids(page)
+    assert action not in node_ids(page)
+    assert drawn_labels(page)[app]["text"].startswith("daily_revenue")
+    click_node(page, app)
+    page.wait_for_selector("#expand-application")
+    assert "create_table.default_daily_revenue" in page.inner_text("#side-panel")
+    page.click("#expand-application")
+    page.wait_for_function("id => window.__tributaryGraph.nodeIds().includes(id)", arg=action)
+    assert app not in node_ids(page) and {silver, revenue} <= node_ids(page)
+    # An action is labelled by its action suffix, not the application's name again.
+    action_label = drawn_labels(page)[action]["text"]
+    assert action_label.startswith("create_table") and not action_label.startswith("daily_revenue.")
+    page.wait_for_selector("#collapse-application")
+    shot(page, "example-application-expanded")
+    page.click("#collapse-application")
+    page.wait_for_function("id => window.__tributaryGraph.nodeIds().includes(id)", arg=app)
+    assert action not in node_ids(page)
+
+
+def test_the_action_level_shows_every_action_job(logged_in: Any, live_server: Any, example: ExamplePipeline) -> None:
+    page = logged_in
+    open_lineage(page, live_server, example.dataset_id("warehouse/daily_revenue"), depth=8)
+    assert "job:spark:daily_revenue" in node_ids(page)
+    page.click("#level-action")
+    page.wait_for_function(
+        "id => window.__tributaryGraph.nodeIds().includes(id)",
+        arg="job:spark:clean_orders.write_parquet.orders_clean",
+    )
+    assert "level=action" in page.url
+    assert "job:spark:daily_revenue" not in node_ids(page)
