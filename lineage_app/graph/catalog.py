@@ -118,17 +118,85 @@ def job_run_page(*, key: str, limit: int, offset: int) -> tuple[int, Rows]:
     return graph_read(work)
 
 
+def _with_children(tx: ManagedTransaction, rows: Rows, states: list[str]) -> Rows:
+    """Each failure row with `children`: its failed child (action) runs, the first to end first."""
+    run_ids = [row["runId"] for row in rows]
+    found: dict[str, Rows] = {}
+    for child in records(tx, reads.FAILURE_CHILDREN, runIds=run_ids, states=states) if run_ids else []:
+        found.setdefault(child.pop("parentRunId"), []).append(child)
+    for row in rows:
+        row["children"] = sorted(found.get(row["runId"], []), key=lambda child: (child["at"], child["runId"]))
+    return rows
+
+
+def _failure_params(
+    *, states: list[str], namespace: str | None, job_key: str | None, classification: str | None,
+    since: str | None, until: str | None,
+) -> dict[str, Any]:
+    return {"states": states, "namespace": namespace, "jobKey": job_key, "classification": classification,
+            "since": since, "until": until}
+
+
 def failure_page(
-    *, states: list[str], namespace: str | None, job_key: str | None, since: str | None, until: str | None,
-    limit: int, offset: int,
+    *, states: list[str], namespace: str | None, job_key: str | None, classification: str | None,
+    since: str | None, until: str | None, limit: int, offset: int,
 ) -> tuple[int, Rows]:
-    """Failed / aborted runs, newest end first, filtered by job namespace, job and end time."""
-    params = {"states": states, "namespace": namespace, "jobKey": job_key, "since": since, "until": until}
+    """Failed / aborted runs, newest end first, filtered by job namespace, job, classification and end time;
+    each with its failed child runs (`children`)."""
+    params = _failure_params(states=states, namespace=namespace, job_key=job_key, classification=classification,
+                             since=since, until=until)
 
     def work(tx: ManagedTransaction) -> tuple[int, Rows]:
         run_ids = [row["runId"] for row in records(tx, reads.FAILURE_PAGE, limit=limit, offset=offset, **params)]
         rows = records(tx, reads.FAILURE_DETAILS, runIds=run_ids) if run_ids else []
-        return _count(tx, reads.FAILURE_COUNT, **params), _in_order(rows, run_ids, "runId")
+        rows = _with_children(tx, _in_order(rows, run_ids, "runId"), states)
+        return _count(tx, reads.FAILURE_COUNT, **params), rows
+
+    return graph_read(work)
+
+
+STREAK_PAGE = 50  # runs read per round trip while following a streak of failures
+
+
+def _streak(tx: ManagedTransaction, *, key: str, states: list[str], limit: int) -> dict[str, Any]:
+    """A job's latest runs that failed, newest first, up to the first that did not (at most `limit`)."""
+    failed: Rows = []
+    latest_state: str | None = None
+    while len(failed) < limit:
+        size = min(STREAK_PAGE, limit - len(failed))
+        page = records(tx, reads.JOB_RUN_PAGE, key=key, limit=size, offset=len(failed))
+        if latest_state is None and page:
+            latest_state = page[0]["state"]
+        for run in page:
+            if run["state"] not in states:
+                return {"runs": failed, "latestState": latest_state, "capped": False}
+            failed.append(run)
+        if len(page) < size:
+            return {"runs": failed, "latestState": latest_state, "capped": False}
+    return {"runs": failed, "latestState": latest_state, "capped": True}
+
+
+def failure_job_page(
+    *, states: list[str], namespace: str | None, job_key: str | None, classification: str | None,
+    since: str | None, until: str | None, limit: int, offset: int, streak_limit: int,
+) -> tuple[int, Rows]:
+    """Jobs with a matching failure, the latest failure first (a child run whose parent run failed
+    too counts under the parent's job). Each group has `lastFailure` (a `failure_page` row) and
+    `streak` (its current run of failures, newest first, at most `streak_limit` runs)."""
+    params = _failure_params(states=states, namespace=namespace, job_key=job_key, classification=classification,
+                             since=since, until=until)
+
+    def work(tx: ManagedTransaction) -> tuple[int, Rows]:
+        groups = records(tx, reads.FAILURE_JOB_PAGE, limit=limit, offset=offset, **params)
+        pairs = [[group["key"], group["lastAt"]] for group in groups]
+        last = {row["key"]: row["runId"]
+                for row in (records(tx, reads.FAILURE_JOB_LAST, groups=pairs, states=states) if pairs else [])}
+        details = records(tx, reads.FAILURE_DETAILS, runIds=list(last.values())) if last else []
+        by_run = {row["runId"]: row for row in _with_children(tx, details, states)}
+        for group in groups:
+            group["lastFailure"] = by_run.get(last.get(group["key"], ""))
+            group["streak"] = _streak(tx, key=group["key"], states=states, limit=streak_limit)
+        return _count(tx, reads.FAILURE_JOB_COUNT, **params), groups
 
     return graph_read(work)
 

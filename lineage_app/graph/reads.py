@@ -269,7 +269,8 @@ RETURN j.nodeId AS id, j.namespace AS namespace, j.name AS name, j.jobType AS jo
 
 _RUN_FIELDS = (
     "r.runId AS runId, r.state AS state, r.startedAt AS startedAt, r.endedAt AS endedAt, "
-    "r.durationMs AS durationMs, r.errorMessage AS errorMessage"
+    "r.durationMs AS durationMs, r.errorMessage AS errorMessage, "
+    "r.failureCause AS cause, r.failureClass AS classification"
 )
 _RUN_NEWEST_FIRST = "ORDER BY coalesce(r.startedAt, r.endedAt, r.lastEventTime, '') DESC, r.runId"
 
@@ -284,6 +285,9 @@ RETURN {_RUN_FIELDS} {_RUN_NEWEST_FIRST} SKIP $offset LIMIT $limit
 
 
 # ---- failures: failed / aborted runs, by the time they ended ----
+# A run's class (`failureClass`, folded from its error) decides `$classification`; an application run
+# whose own error says nothing (no class, or `unknown`) matches by the classes of its failed child
+# (action) runs instead, when they have one, as its headline borrows a child's cause.
 
 _FAILURE_MATCH = f"""
 MATCH (j:{Label.JOB})-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
@@ -292,22 +296,68 @@ WHERE r.state IN $states
   AND ($jobKey IS NULL OR j.key = $jobKey)
 WITH j, r, coalesce(r.endedAt, r.lastEventTime, '') AS at
 WHERE ($since IS NULL OR at >= $since) AND ($until IS NULL OR at <= $until)
+OPTIONAL MATCH (c:{Label.RUN})-[:{Rel.CHILD_OF}]->(r)
+WHERE $classification IS NOT NULL AND c.state IN $states AND coalesce(c.failureClass, 'unknown') <> 'unknown'
+WITH j, r, at, collect(c.failureClass) AS childClasses, coalesce(r.failureClass, 'unknown') = 'unknown' AS vague
+WHERE $classification IS NULL
+   OR (NOT (vague AND size(childClasses) > 0) AND r.failureClass = $classification)
+   OR (vague AND $classification IN childClasses)
 """
 
 FAILURE_COUNT = _FAILURE_MATCH + "RETURN count(r) AS count"
 
 FAILURE_PAGE = _FAILURE_MATCH + "RETURN r.runId AS runId ORDER BY at DESC, runId SKIP $offset LIMIT $limit"
 
-# What each run should have written: the datasets it wrote, and every declared output of its job.
+# What each run should have written: the datasets it wrote, and every declared output of its job
+# (API ids, and natural keys for the blast radius).
 FAILURE_DETAILS = f"""
 UNWIND $runIds AS id
 MATCH (j:{Label.JOB})-[:{Rel.HAS_RUN}]->(r:{Label.RUN} {{runId: id}})
 OPTIONAL MATCH (r)-[:{Rel.WROTE}]->(w:{Label.DATASET})
-WITH j, r, collect(DISTINCT w.nodeId) AS wrote
+WITH j, r, collect(DISTINCT w.nodeId) AS wrote, collect(DISTINCT w.key) AS wroteKeys
 OPTIONAL MATCH (j)-[:{Rel.OUTPUTS}]->(o:{Label.DATASET})
 RETURN r.runId AS runId, j.nodeId AS job, r.state AS state, r.startedAt AS startedAt,
        r.endedAt AS endedAt, r.errorMessage AS errorMessage, r.stackTrace AS stackTrace,
-       wrote, collect(DISTINCT o.nodeId) AS declared
+       r.failureCause AS cause, r.failureClass AS classification, r.parentRunId AS parentRunId,
+       wrote, collect(DISTINCT o.nodeId) AS declared, wroteKeys, collect(DISTINCT o.key) AS declaredKeys
+"""
+
+# The failed child (action) runs of each run in `$runIds`, with what each should have written.
+FAILURE_CHILDREN = f"""
+UNWIND $runIds AS id
+MATCH (c:{Label.RUN})-[:{Rel.CHILD_OF}]->(:{Label.RUN} {{runId: id}})
+WHERE c.state IN $states
+MATCH (cj:{Label.JOB})-[:{Rel.HAS_RUN}]->(c)
+OPTIONAL MATCH (c)-[:{Rel.WROTE}]->(w:{Label.DATASET})
+WITH id, c, cj, collect(DISTINCT w.nodeId) AS wrote, collect(DISTINCT w.key) AS wroteKeys
+OPTIONAL MATCH (cj)-[:{Rel.OUTPUTS}]->(o:{Label.DATASET})
+RETURN id AS parentRunId, c.runId AS runId, cj.nodeId AS job, coalesce(c.endedAt, c.lastEventTime, '') AS at,
+       c.failureCause AS cause, c.failureClass AS classification,
+       wrote, collect(DISTINCT o.nodeId) AS declared, wroteKeys, collect(DISTINCT o.key) AS declaredKeys
+"""
+
+# ---- failures grouped by job: one group per job with a matching failure, its latest first ----
+# A child run whose parent run failed too is told under its application's group, not its own.
+
+_FAILURE_JOB_MATCH = _FAILURE_MATCH + f"""
+OPTIONAL MATCH (r)-[:{Rel.CHILD_OF}]->(p:{Label.RUN})
+WITH j, r, at, p WHERE p IS NULL OR NOT p.state IN $states
+"""
+
+FAILURE_JOB_COUNT = _FAILURE_JOB_MATCH + "RETURN count(DISTINCT j) AS count"
+
+FAILURE_JOB_PAGE = _FAILURE_JOB_MATCH + """
+WITH j, max(at) AS lastAt, count(r) AS failureCount
+RETURN j.key AS key, j.nodeId AS job, j.namespace AS namespace, j.name AS name, lastAt, failureCount
+ORDER BY lastAt DESC, key SKIP $offset LIMIT $limit
+"""
+
+# The latest matching failure of each `[key, at]` in `$groups` (ties: the least runId, as in FAILURE_PAGE).
+FAILURE_JOB_LAST = f"""
+UNWIND $groups AS g
+MATCH (:{Label.JOB} {{key: g[0]}})-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
+WHERE r.state IN $states AND coalesce(r.endedAt, r.lastEventTime, '') = g[1]
+RETURN g[0] AS key, min(r.runId) AS runId
 """
 
 

@@ -9,8 +9,9 @@ from typing import Any
 
 from django.conf import settings
 
-from lineage_app.graph import catalog
+from lineage_app.graph import catalog, impact
 from lineage_app.graph.events import utc_text
+from lineage_app.graph.failure_cause import CLASSIFICATIONS, UNKNOWN
 from lineage_app.graph.lineage import (
     LineageGraph,
     NodeRef,
@@ -30,6 +31,10 @@ DIRECTIONS = {"upstream": ("upstream",), "downstream": ("downstream",), "both": 
 SEARCH_TYPES = {"dataset": Label.DATASET, "job": Label.JOB, "field": Label.FIELD}
 LEVELS = ("application", "action")  # lineage granularity: application jobs, or the action jobs they run
 FAILED_STATES = ["FAILED", "ABORTED"]
+FAILURE_CLASSIFICATIONS = CLASSIFICATIONS
+BLAST_DEPTH = 6  # hops downstream of a failure's outputs (dataset -> job -> dataset is two)
+BLAST_LIMIT = 50  # datasets listed in one failure's blast radius (`total` counts them all)
+STREAK_LIMIT = 500  # runs followed back when counting a job's consecutive failures
 LAST_RUNS = 10
 
 
@@ -299,21 +304,111 @@ def job_run_list(*, node_id: str, limit: int, offset: int) -> dict[str, Any]:
     return {"count": count, "results": _run_summaries(rows)}
 
 
+def _headline(row: dict[str, Any], children: list[dict[str, Any]]) -> dict[str, Any]:
+    """The cause a failure is headlined by: its own, unless that says nothing (no class, or `unknown`)
+    and one of its failed child (action) runs says more; the first such child to end, then."""
+    own = {"cause": row["cause"], "classification": row["classification"], "causeRunId": row["runId"]}
+    if row["classification"] not in (None, UNKNOWN):
+        return own
+    said = [c for c in children if c["classification"] not in (None, UNKNOWN)] or (
+        [] if row["cause"] else [c for c in children if c["cause"]])
+    if not said:
+        return own
+    return {"cause": said[0]["cause"], "classification": said[0]["classification"], "causeRunId": said[0]["runId"]}
+
+
+def _failure_item(row: dict[str, Any]) -> tuple[dict[str, Any], set[str]]:
+    """A failure as the API answers it, and the natural keys of the datasets it should have written."""
+    children = row.pop("children")
+    outputs = set(row.pop("wrote")) | set(row.pop("declared"))
+    keys = set(row.pop("wroteKeys")) | set(row.pop("declaredKeys"))
+    for child in children:
+        outputs |= set(child["wrote"]) | set(child["declared"])
+        keys |= set(child["wroteKeys"]) | set(child["declaredKeys"])
+    item = {**row, **_headline(row, children), "failedActions": sorted({child["job"] for child in children}),
+            "outputs": sorted(outputs)}
+    return item, keys
+
+
+def _blast_radius(keys: set[str]) -> dict[str, Any]:
+    """The datasets a failure should have written and everything downstream of them within `BLAST_DEPTH`
+    hops (the impact traversal), nearest first, with their owners; at most `BLAST_LIMIT` listed."""
+    starts: list[NodeRef] = [(Label.DATASET, key) for key in sorted(keys)]
+    if not starts:
+        return {"datasets": [], "owners": [], "total": 0, "truncated": False, "depth": BLAST_DEPTH}
+    traversal = impact.impact_traverse(starts=starts, depth=BLAST_DEPTH, as_of=None)
+    starts.sort(key=traversal.node_id)
+    reached = [*starts, *(ref for ref in traversal.assets() if ref[0] is Label.DATASET)]
+    listed = reached[:BLAST_LIMIT]
+    details = impact.impact_details(refs=listed)
+    datasets = []
+    for ref in listed:
+        detail = details.get(ref, {})
+        namespace, name = ref[1].split(KEY_SEPARATOR)
+        datasets.append({
+            "id": traversal.node_id(ref), "namespace": namespace, "name": name,
+            "distance": traversal.seen[ref].distance,
+            "owners": sorted({owner["name"] for owner in detail.get("owners", [])}),
+        })
+    return {
+        "datasets": datasets,
+        "owners": sorted({owner for dataset in datasets for owner in dataset["owners"]}),
+        "total": len(reached), "truncated": len(reached) > len(listed), "depth": BLAST_DEPTH,
+    }
+
+
+def _failure_filters(
+    *, namespace: str | None, job: str | None, classification: str | None, since: datetime | None,
+    until: datetime | None,
+) -> dict[str, Any]:
+    return {
+        "states": FAILED_STATES, "namespace": namespace,
+        "job_key": node_resolve(node_id=job, kinds=(NodeType.JOB,))[1] if job else None,
+        "classification": classification,
+        "since": utc_text(since) if since else None, "until": utc_text(until) if until else None,
+    }
+
+
 def failure_list(
     *, namespace: str | None, job: str | None, since: datetime | None, until: datetime | None,
-    limit: int, offset: int,
+    limit: int, offset: int, classification: str | None = None,
 ) -> dict[str, Any]:
-    """Failed and aborted runs, newest end first, with the datasets each should have written."""
-    job_key = node_resolve(node_id=job, kinds=(NodeType.JOB,))[1] if job else None
+    """Failed and aborted runs, newest end first, each headlined by its root cause and classification,
+    with the datasets it (and its failed child runs) should have written."""
     count, rows = catalog.failure_page(
-        states=FAILED_STATES, namespace=namespace, job_key=job_key,
-        since=utc_text(since) if since else None, until=utc_text(until) if until else None,
+        **_failure_filters(namespace=namespace, job=job, classification=classification, since=since, until=until),
         limit=limit, offset=offset,
     )
+    return {"count": count, "results": [_failure_item(row)[0] for row in rows]}
+
+
+def failure_job_list(
+    *, namespace: str | None, job: str | None, classification: str | None, since: datetime | None,
+    until: datetime | None, limit: int, offset: int,
+) -> dict[str, Any]:
+    """Jobs with a matching failure, the latest failure first: how long each has been failing, its last
+    failure's cause, and the blast radius of that failure (datasets downstream and their owners).
+
+    A child (action) run whose parent run failed too is told under the parent's job.
+    """
+    count, groups = catalog.failure_job_page(
+        **_failure_filters(namespace=namespace, job=job, classification=classification, since=since, until=until),
+        limit=limit, offset=offset, streak_limit=STREAK_LIMIT,
+    )
     results = []
-    for row in rows:
-        outputs = sorted(set(row.pop("wrote")) | set(row.pop("declared")))
-        results.append({**row, "outputs": outputs})
+    for group in groups:
+        last, keys = _failure_item(group["lastFailure"]) if group["lastFailure"] else (None, set())
+        streak = group["streak"]["runs"]
+        results.append({
+            "job": group["job"], "namespace": group["namespace"], "name": group["name"],
+            "failureCount": group["failureCount"],
+            "consecutiveFailures": len(streak),
+            "consecutiveFailuresCapped": group["streak"]["capped"],
+            "failingSince": (streak[-1]["startedAt"] or streak[-1]["endedAt"]) if streak else None,
+            "latestRunState": group["streak"]["latestState"],
+            "lastFailure": last,
+            "blastRadius": _blast_radius(keys),
+        })
     return {"count": count, "results": results}
 
 

@@ -17,5 +17,6 @@ urlpatterns = [
     path("jobs/runs", apis.JobRunListApi.as_view(), name="job-run-list"),
     path("jobs/runs/<str:run_id>", apis.RunDetailApi.as_view(), name="run-detail"),
     path("failures", apis.FailureListApi.as_view(), name="failure-list"),
+    path("failures/jobs", apis.FailureJobListApi.as_view(), name="failure-job-list"),
     path("search", apis.NodeSearchApi.as_view(), name="node-search"),
 ]

@@ -237,7 +237,8 @@ def test_job_detail_has_inputs_outputs_and_the_latest_run(known: None, read_clie
         "id": LOAD, "namespace": "spark", "name": "load_orders", "inputs": [RAW], "outputs": [CLEAN], "facets": {}}
     assert body["latestRun"] == {"runId": RUN_C, "state": "COMPLETED", "startedAt": "2026-01-07T08:00:00.000000Z",
                                  "endedAt": "2026-01-07T08:07:00.000000Z", "durationMs": 420000,
-                                 "errorMessage": None, "verification": "UNSIGNED"}
+                                 "errorMessage": None, "cause": None, "classification": None,
+                                 "verification": "UNSIGNED"}
 
 
 def test_job_runs_are_paged_newest_first(known: None, read_client: APIClient) -> None:
@@ -257,10 +258,14 @@ def test_failures_list_failed_and_aborted_runs_newest_first_with_what_they_shoul
     assert body["count"] == 2
     assert body["results"] == [
         {"runId": RUN_E, "job": EXPORT_JOB, "state": "ABORTED", "startedAt": "2026-01-09T08:00:00.000000Z",
-         "endedAt": "2026-01-09T08:01:00.000000Z", "errorMessage": None, "stackTrace": None, "outputs": [EXPORT]},
+         "endedAt": "2026-01-09T08:01:00.000000Z", "errorMessage": None, "stackTrace": None,
+         "cause": None, "classification": "cancelled", "causeRunId": RUN_E, "parentRunId": None,
+         "failedActions": [], "outputs": [EXPORT]},
         {"runId": RUN_D, "job": AGGREGATE, "state": "FAILED", "startedAt": "2026-01-08T08:00:00.000000Z",
          "endedAt": "2026-01-08T08:10:00.000000Z", "errorMessage": "boom",
-         "stackTrace": "Traceback...\nValueError: boom", "outputs": [MART]},
+         "stackTrace": "Traceback...\nValueError: boom", "cause": "ValueError: boom",
+         "classification": "data_validation", "causeRunId": RUN_D, "parentRunId": None, "failedActions": [],
+         "outputs": [MART]},
     ]
 
 
