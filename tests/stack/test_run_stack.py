@@ -1,0 +1,127 @@
+"""`manage.py run_stack` end to end: a few readable lines in the terminal, everything else in var/log/,
+signed example runs that verify, owners from facets and the CSV, and Ctrl-C stops it all."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from lineage_app.stack.ports import port_free
+
+ROOT = Path(__file__).resolve().parents[2]
+LOGS = ("web", "worker", "beat", "graph", "redis", "example")
+
+
+def _free() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _stack_env(var_dir: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("TRIBUTARY_", "NEO4J_", "GRAPH_EMBEDDED_", "REDIS_URL", "PORT"))}
+    return {**env, "TRIBUTARY_VAR_DIR": str(var_dir), **extra}
+
+
+def _start(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "run_stack", *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+
+
+def test_a_taken_port_stops_the_start_with_one_line_and_nothing_started(tmp_path: Path) -> None:
+    with socket.socket() as other_program:
+        other_program.bind(("127.0.0.1", 0))
+        other_program.listen()
+        bolt = other_program.getsockname()[1]
+        env = _stack_env(tmp_path, NEO4J_URI=f"bolt://127.0.0.1:{bolt}", GRAPH_EMBEDDED_HTTP_PORT=str(_free()))
+        process = _start(env, "--port", str(_free()), "--no-example")
+        output, _ = process.communicate(timeout=120)
+    assert process.returncode == 1
+    assert output.splitlines() == [
+        f"port {bolt} (embedded graph engine, Bolt) is in use by another program: "
+        f"set NEO4J_URI=bolt://127.0.0.1:{output.split('127.0.0.1:')[1].split(' ')[0]} or stop that program"
+    ]
+    assert not (tmp_path / "log").exists()
+
+
+@pytest.mark.spark
+def test_make_run_shows_a_banner_one_line_per_example_job_and_keeps_the_rest_in_log_files(tmp_path: Path) -> None:
+    web, bolt, http, redis_port = _free(), _free(), _free(), _free()
+    env = _stack_env(tmp_path, NEO4J_URI=f"bolt://127.0.0.1:{bolt}", GRAPH_EMBEDDED_HTTP_PORT=str(http),
+                     REDIS_URL=f"redis://127.0.0.1:{redis_port}/0")
+    process = _start(env, "--port", str(web))
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.put(line.rstrip("\n"))
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    seen: list[str] = []
+    try:
+        deadline = time.monotonic() + 300
+        while not (seen and seen[-1].startswith("Example pipeline: ")):
+            line = lines.get(timeout=max(1.0, deadline - time.monotonic()))
+            assert line is not None, "run_stack ended early:\n" + "\n".join(seen)
+            seen.append(line)
+        url = f"http://127.0.0.1:{web}"
+        assert seen[:4] == ["starting Redis…", "starting the graph engine… (up to 120 s)",
+                            "starting web, worker and beat…", ""]
+        assert seen[4] == "Tributary is running"
+        assert seen[5] == f"  UI            {url}/"
+        assert seen[6].startswith("  admin login   user admin, password ")
+        assert seen[6].split()[-1] == (tmp_path / "admin_password").read_text().strip()
+        assert seen[7].startswith("  ingest token  trb_")
+        assert seen[8:12] == [f"  API docs      {url}/api/v1/docs", f"  logs          {tmp_path / 'log'}/",
+                              "  Ctrl-C stops everything.", ""]
+        assert seen[12].startswith("Example pipeline (events signed with ed25519:")
+        assert seen[13:] == [
+            "  ✓ ingest_orders", "  ✓ ingest_customers", "  ✓ clean_orders", "  ✓ daily_revenue",
+            "  ✓ clean_orders", "  ✓ daily_revenue",
+            "  ✗ validate_orders — failed as designed: java.lang.RuntimeException: negative amount in order 250",
+            f"Example pipeline: 7 runs sent, lineage at {url}/lineage?nodeId=job:spark:daily_revenue",
+        ]
+        for name in LOGS:
+            assert (tmp_path / "log" / f"{name}.log").stat().st_size > 0, name
+        assert "GET /healthz" in (tmp_path / "log" / "web.log").read_text()
+        assert "ArcadeDB" in (tmp_path / "log" / "graph.log").read_text()
+        assert "[pipeline] validate_orders" in (tmp_path / "log" / "example.log").read_text()
+
+        database = sqlite3.connect(tmp_path / "tributary.sqlite3")
+        deadline = time.monotonic() + 90
+        while True:
+            states = database.execute(
+                "SELECT verification, status, count(*) FROM ingest_lineageevent GROUP BY 1, 2").fetchall()
+            if states == [("VERIFIED", "applied", 28)] or time.monotonic() > deadline:
+                break
+            time.sleep(1)
+        assert states == [("VERIFIED", "applied", 28)]
+        owners = database.execute(
+            "SELECT o.name, a.source FROM catalog_ownershipassignment a JOIN catalog_owner o ON o.id = a.owner_id "
+            "WHERE a.target_type = 'dataset' AND a.name LIKE '%/lake/bronze/customers' ORDER BY a.source"
+        ).fetchall()
+        assert owners == [("team:data-platform", "event"), ("team:customer-data", "manual")]
+        database.close()
+    finally:
+        os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C does: run_stack stops every child itself
+        process.wait(timeout=90)
+    rest = []
+    while (line := lines.get(timeout=10)) is not None:
+        rest.append(line)
+    assert rest == ["stopping…", "stopped."]
+    assert process.returncode == 0
+    for port in (web, bolt, http, redis_port):
+        assert port_free(port), f"port {port} is still in use after Ctrl-C"
