@@ -16,8 +16,29 @@ $(STAMP): requirements.txt
 frontend:
 	cd frontend && npm ci && npm run build
 
-run: $(STAMP) frontend
-	$(PY) manage.py run_stack
+# `make run` prints a few lines (what starts, a banner with URLs, login and token, one line per
+# example job); each component's output goes to var/log/<name>.log. `make run VERBOSE=1` streams
+# it all to the terminal instead; `make run ARGS="--port 8001 --no-example"` passes options on.
+# The UI is rebuilt only when its sources changed, quietly (output in var/log/frontend.log and
+# var/log/npm-ci.log).
+FRONTEND_LOG := $(or $(TRIBUTARY_VAR_DIR),var)/log/frontend.log
+NPM_LOG := $(or $(TRIBUTARY_VAR_DIR),var)/log/npm-ci.log
+FRONTEND_SOURCES := $(shell find frontend/src -type f 2>/dev/null) $(wildcard frontend/index.html \
+	frontend/package.json frontend/vite.config.ts frontend/tsconfig.json)
+
+frontend/node_modules/.package-lock.json: frontend/package-lock.json
+	@mkdir -p $(dir $(FRONTEND_LOG))
+	@echo "installing the web UI's packages (log: $(NPM_LOG))…"
+	@(cd frontend && npm ci) >$(NPM_LOG) 2>&1 || (tail -n 30 $(NPM_LOG); exit 1)
+
+frontend/dist/index.html: $(FRONTEND_SOURCES) frontend/node_modules/.package-lock.json
+	@mkdir -p $(dir $(FRONTEND_LOG))
+	@echo "building the web UI (log: $(FRONTEND_LOG))…"
+	@(cd frontend && npm run build) >$(FRONTEND_LOG) 2>&1 || (tail -n 30 $(FRONTEND_LOG); exit 1)
+	@touch $@
+
+run: $(STAMP) frontend/dist/index.html
+	@$(PY) manage.py run_stack $(if $(filter 1 yes true,$(VERBOSE)),--verbose) $(ARGS)
 
 test: $(STAMP) frontend
 	bash scripts/test_services.sh
