@@ -1,7 +1,7 @@
 // The read API client: session cookie auth, CSRF header for writes, typed endpoints.
 
 import type {
-  ApiErrorBody, ColumnLineageResponse, DatasetDetail, DatasetSummary, Direction, Failure, JobDetail,
+  ApiErrorBody, ColumnLineageResponse, DatasetDetail, DatasetSummary, Direction, Failure, FailureClassification, FailureGroup, JobDetail,
   JobSummary, Level, LineageResponse, Namespace, Page, RunDetail, RunSummary, SearchResponse, VersionDiff,
 } from "./types";
 
@@ -107,6 +107,14 @@ export interface PageParams {
   offset?: number;
 }
 
+export interface FailureFilters {
+  namespace?: string;
+  job?: string;
+  classification?: FailureClassification;
+  since?: string;
+  until?: string;
+}
+
 export const api = {
   namespaces: (p: PageParams = {}) => get<Page<Namespace>>("/namespaces", { ...p }),
   datasets: (p: PageParams & { namespace?: string; q?: string } = {}) => get<Page<DatasetSummary>>("/datasets", { ...p }),
@@ -121,8 +129,8 @@ export const api = {
     get<LineageResponse>("/lineage", { nodeId, depth, direction, level }, signal),
   columnLineage: (nodeId: string, depth: number, direction: Direction, signal?: AbortSignal) =>
     get<ColumnLineageResponse>("/column-lineage", { nodeId, depth, direction }, signal),
-  failures: (p: PageParams & { namespace?: string; job?: string; since?: string; until?: string } = {}) =>
-    get<Page<Failure>>("/failures", { ...p }),
+  failures: (p: PageParams & FailureFilters = {}) => get<Page<Failure>>("/failures", { ...p }),
+  failureJobs: (p: PageParams & FailureFilters = {}) => get<Page<FailureGroup>>("/failures/jobs", { ...p }),
   search: (q: string, types?: string[], limit = 20, signal?: AbortSignal) =>
     get<SearchResponse>("/search", { q, types, limit }, signal),
 };

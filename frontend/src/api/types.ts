@@ -110,6 +110,9 @@ export interface RunSummary {
   endedAt: string | null;
   durationMs: number | null;
   errorMessage: string | null;
+  /** A failed / aborted run's root cause, one line (null otherwise). */
+  cause?: string | null;
+  classification?: FailureClassification | null;
   verification: Verification | null;
 }
 
@@ -205,6 +208,9 @@ export interface ColumnLineageResponse {
   truncated?: boolean;
 }
 
+export type FailureClassification =
+  "out_of_memory" | "cancelled" | "permission" | "missing_input" | "schema" | "data_validation" | "unknown";
+
 export interface Failure {
   runId: string;
   job: string;
@@ -213,7 +219,36 @@ export interface Failure {
   endedAt: string | null;
   errorMessage: string | null;
   stackTrace: string | null;
+  /** The root cause, one line: `<exception>: <message>`. */
+  cause: string | null;
+  classification: FailureClassification | null;
+  /** The run whose error is the headline: this one, or a failed action run of it. */
+  causeRunId: string;
+  parentRunId: string | null;
+  failedActions: string[];
   outputs: string[];
+}
+
+export interface BlastRadius {
+  datasets: { id: string; namespace: string; name: string; distance: number; owners: string[] }[];
+  owners: string[];
+  total: number;
+  truncated: boolean;
+  depth: number;
+}
+
+/** `GET /failures/jobs`: failures grouped by job. */
+export interface FailureGroup {
+  job: string;
+  namespace: string;
+  name: string;
+  failureCount: number;
+  consecutiveFailures: number;
+  consecutiveFailuresCapped: boolean;
+  failingSince: string | null;
+  latestRunState: RunState | null;
+  lastFailure: Failure | null;
+  blastRadius: BlastRadius;
 }
 
 export type SearchType = "DATASET" | "JOB" | "DATASET_FIELD";

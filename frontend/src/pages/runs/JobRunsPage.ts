@@ -5,6 +5,8 @@ import type { JobDetail, RunSummary } from "../../api/types";
 import { h, link, replace, svg } from "../../dom";
 import { STATE_COLORS, formatDuration, formatTime, stateKey } from "../../format";
 import { errorMessage, lineageHref, loading, nodeLink, stateBadge, verificationBadge } from "../../shell/widgets";
+import { classificationChip } from "../failures/FailuresPage";
+import { rootCauseWalkHref } from "../failures/model";
 
 const PAGE = 50;
 
@@ -20,7 +22,7 @@ export function JobRunsPage(root: HTMLElement, url: URL): void {
     h("h2", {}, "Runs"),
     h("table", { class: "grid runs-table", id: "runs" },
       h("thead", {}, h("tr", {}, h("th", {}, "State"), h("th", {}, "Started"), h("th", {}, "Ended"), h("th", {}, "Duration"),
-        h("th", {}, "Signature"), h("th", {}, "Error"), h("th", {}, ""))),
+        h("th", {}, "Signature"), h("th", {}, "Cause"), h("th", {}, ""))),
       table),
     more));
 
@@ -55,7 +57,8 @@ function jobHead(job: JobDetail): HTMLElement {
       h("span", {}, " · Writes: ", job.outputs.length ? job.outputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—")),
     h("div", { class: "panel-actions" },
       link(lineageHref([job.id]), "Lineage"),
-      link(`/failures?job=${encodeURIComponent(job.id)}`, "Failures of this job")));
+      link(`/failures?job=${encodeURIComponent(job.id)}`, "Failures of this job"),
+      link(rootCauseWalkHref(job.id), "Root cause walk")));
 }
 
 function runRows(run: RunSummary): HTMLElement[] {
@@ -87,10 +90,20 @@ function runRows(run: RunSummary): HTMLElement[] {
       h("td", {}, formatTime(run.endedAt)),
       h("td", {}, formatDuration(run.durationMs)),
       h("td", {}, verificationBadge(run.verification)),
-      h("td", { class: "error-cell" }, run.errorMessage ?? ""),
+      h("td", { class: "error-cell" }, runCause(run)),
       h("td", {}, toggle)),
     detail,
   ];
+}
+
+/** A failed run's classification and root cause (the full error in the title); else its error, if any. */
+export function runCause(run: RunSummary): HTMLElement | string {
+  if (run.classification || run.cause) {
+    const cause = run.cause ?? (run.state === "ABORTED" ? "Aborted (no error reported)" : "(no error reported)");
+    return h("span", { class: "run-cause" }, classificationChip(run.classification), " ",
+      h("span", { class: "ellipsis", title: run.errorMessage ?? cause }, cause));
+  }
+  return run.errorMessage ? h("span", { class: "ellipsis", title: run.errorMessage }, run.errorMessage) : "";
 }
 
 /** Runs as bars on a time axis (oldest left), height by duration; colour by state. */

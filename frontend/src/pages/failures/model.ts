@@ -1,0 +1,64 @@
+// Failure forensics without the DOM: classification labels, the cause split for its headline,
+// filters kept in the URL, and the links a failure offers.
+
+import type { FailureFilters } from "../../api/client";
+import type { FailureClassification } from "../../api/types";
+import { lineageHref } from "../../shell/widgets";
+
+/** In the order the server tries its rules (see docs/api.md). */
+export const CLASSIFICATIONS: { value: FailureClassification; label: string }[] = [
+  { value: "out_of_memory", label: "Out of memory" },
+  { value: "cancelled", label: "Cancelled" },
+  { value: "permission", label: "Permission" },
+  { value: "missing_input", label: "Missing input" },
+  { value: "schema", label: "Schema" },
+  { value: "data_validation", label: "Data validation" },
+  { value: "unknown", label: "Unknown" },
+];
+
+export function classificationLabel(value: string | null | undefined): string {
+  return CLASSIFICATIONS.find((c) => c.value === value)?.label ?? "Not classified";
+}
+
+export function isClassification(value: string | null): value is FailureClassification {
+  return CLASSIFICATIONS.some((c) => c.value === value);
+}
+
+/** `java.lang.RuntimeException: negative amount` as its exception and message (either may be empty). */
+export function splitCause(cause: string): { exception: string; message: string } {
+  const found = /^([\w.$]+(?:\([\w.$]+\))?)(?::\s?| (?=\())(.*)$/.exec(cause);
+  if (!found || !/(Error|Exception|Failure|Throwable|Interrupt|Exit)\)?$/.test(found[1])) return { exception: "", message: cause };
+  return { exception: found[1], message: found[2] };
+}
+
+/** The failures page's filters, from its URL (an unknown classification is dropped). */
+export function failureFilters(params: URLSearchParams): FailureFilters {
+  const classification = params.get("classification");
+  return {
+    namespace: params.get("namespace") || undefined,
+    job: params.get("job") || undefined,
+    classification: isClassification(classification) ? classification : undefined,
+    since: params.get("since") || undefined,
+    until: params.get("until") || undefined,
+  };
+}
+
+export function failuresHref(filters: FailureFilters): string {
+  const params = new URLSearchParams();
+  for (const key of ["namespace", "job", "classification", "since", "until"] as const) {
+    const value = filters[key];
+    if (value) params.set(key, value);
+  }
+  const query = params.toString();
+  return query ? `/failures?${query}` : "/failures";
+}
+
+/** The explorer upstream of a failed job: where its inputs came from. */
+export function rootCauseWalkHref(job: string, depth = 6): string {
+  return lineageHref([job], { depth, direction: "upstream" });
+}
+
+export function streakText(consecutive: number, capped: boolean): string {
+  if (consecutive === 0) return "recovered";
+  return `${capped ? "≥ " : ""}${consecutive} in a row`;
+}
