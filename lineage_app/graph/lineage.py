@@ -90,15 +90,15 @@ def job_lineage_traverse(
         graph = LineageGraph()
         reached = element_ids(tx, [start])
         starts = [start] if start in reached else []
-        actions: ElementIds = {}
+        actions: list[NodeRef] = []
         if start[0] is Label.JOB and starts:
-            actions = application_actions(tx, application=start)
-            found = sorted(actions)
-            if len(found) > max_nodes - 1:
+            found = application_actions(tx, application=start)
+            actions = sorted(found)
+            if len(actions) > max_nodes - 1:
                 graph.truncated = True
-                found = found[: max(max_nodes - 1, 0)]
-            reached.update((ref, actions[ref]) for ref in found)
-            starts.extend(found)
+                actions = actions[: max(max_nodes - 1, 0)]
+            reached.update((ref, found[ref]) for ref in actions)
+            starts.extend(actions)
         _walk(tx, graph, reached, starts, depth, directions, as_of, max_nodes)
         applications = job_applications(tx, jobs={ref: i for ref, i in reached.items() if ref[0] is Label.JOB})
         graph.applications = {ref: app for ref, (app, _) in applications.items()}

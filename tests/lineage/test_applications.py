@@ -141,6 +141,9 @@ def test_the_node_budget_holds_at_application_level(pipeline: None, read_client:
     body = lineage(read_client, nodeId=APP, depth=10)
     assert body["truncated"] is True
     assert nodes(body)[APP]["actions"] == [TABLE]
+    settings.LINEAGE_MAX_NODES = 1  # no room for any action: the application is drawn alone
+    body = lineage(read_client, nodeId=APP, depth=10, level="action")
+    assert (body["truncated"], set(nodes(body))) == (True, {APP})
 
 
 def test_an_unknown_level_is_a_400(pipeline: None, read_client: APIClient) -> None:
