@@ -7,12 +7,19 @@ answers a synthetic lineage response of N nodes (datasets and jobs alternating a
 with some fan-in), because this measures the browser side only: fetch handling, merging, the
 layout in the Web Worker, and Cytoscape drawing the canvas.
 
-Each run opens a fresh browser context on `/lineage?nodeId=...&depth=20`, and reads
-`window.__tributaryRendered`: the `performance.now()` (milliseconds since navigation start) at the
-first frame drawn after the preset layout was applied. It prints every run and the median (>= 5
-runs), then the frame intervals while wheel-zooming the drawn graph.
+Names are shaped like the example pipeline's by default (`--names real`: datasets named by long
+lake paths in the `file` namespace, action jobs `<app>.write_parquet.<table>` of a few applications);
+`--names short` gives the old `table_0001` / `job_0001`.
 
-    .venv/bin/python bench/render_lineage.py [--nodes 1000] [--runs 7]
+Each run opens a fresh browser context on `/lineage?nodeId=...&depth=20&all=1` (every node drawn),
+and reads `window.__tributaryRendered`: the `performance.now()` (milliseconds since navigation
+start) at the first frame drawn after the preset layout was applied. It prints every run and the
+median (>= 5 runs), then the frame intervals while wheel-zooming the drawn graph, then the same
+first-render time for the default view of such an answer (grouped into clusters).
+
+    .venv/bin/python bench/render_lineage.py [--nodes 1000] [--runs 7] [--names real|short] [--dist DIR]
+
+`--dist` serves another build (for example one of an earlier commit) to compare in the same run.
 
 Needs Debian's chromium at /usr/bin/chromium (scripts/test_services.sh installs it) and the
 `playwright` package from requirements.txt; no browser is downloaded.
@@ -29,6 +36,7 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from playwright.sync_api import sync_playwright
 
@@ -41,9 +49,28 @@ DIST = ROOT / "frontend" / "dist"
 STATES = ["COMPLETED", "COMPLETED", "COMPLETED", "FAILED", "RUNNING", "ABORTED", None]
 
 
-def synthetic_lineage(nodes: int) -> dict[str, Any]:
+LAKE = "/var/lib/tributary/example-data/lake"
+LAYERS = ("raw", "bronze", "silver", "gold/finance", "quality")
+APPS = ("ingest_orders", "clean_orders", "daily_revenue", "validate_orders", "customer_360", "refunds_daily")
+
+
+def node_ids(nodes: int, names: str) -> list[str]:
+    """Dataset and job ids alternating; `real` ones look like the example pipeline's."""
+    if names == "short":
+        return [f"dataset:bench:table_{i:04d}" if i % 2 == 0 else f"job:bench:job_{i:04d}" for i in range(nodes)]
+    ids = []
+    for i in range(nodes):
+        table = f"orders_{i:04d}_clean"
+        if i % 2 == 0:
+            ids.append(f"dataset:file:{LAKE}/{LAYERS[i % len(LAYERS)]}/{table}")
+        else:
+            ids.append(f"job:spark:{APPS[i % len(APPS)]}.write_parquet.{table}")
+    return ids
+
+
+def synthetic_lineage(nodes: int, names: str = "real") -> dict[str, Any]:
     """`nodes` nodes alternating dataset -> job -> dataset, each parent feeding two children, plus fan-in edges."""
-    ids = [f"dataset:bench:table_{i:04d}" if i % 2 == 0 else f"job:bench:job_{i:04d}" for i in range(nodes)]
+    ids = node_ids(nodes, names)
     edges: set[tuple[int, int]] = set()
     # Keep the bipartite shape: a dataset's children are jobs and a job's are datasets.
     children: dict[int, list[int]] = {i: [] for i in range(nodes)}
@@ -87,6 +114,8 @@ def synthetic_lineage(nodes: int) -> dict[str, Any]:
         data: dict[str, Any] = {"nodeId": node_id, "namespace": namespace, "name": name}
         if kind == "job":
             data.update(jobType="BATCH", latestRunState=state, latestRunTime="2026-01-05T08:00:00Z")
+            if names == "real":
+                data["application"] = f"job:spark:{name.split('.', 1)[0]}"
         else:
             data.update(currentVersion="v1", fieldCount=5, lastRunState=state)
         graph.append({"id": node_id, "type": kind.upper(), "data": data, "inEdges": ins[i], "outEdges": outs[i]})
@@ -96,11 +125,13 @@ def synthetic_lineage(nodes: int) -> dict[str, Any]:
 class AppHandler(SimpleHTTPRequestHandler):
     """`/static/...` from the build, `index.html` for every other path (the SPA's routes)."""
 
+    dist = DIST
+
     def translate_path(self, path: str) -> str:
         clean = path.split("?", 1)[0]
         if clean.startswith("/static/"):
-            return str(DIST / clean.removeprefix("/static/"))
-        return str(DIST / "index.html")
+            return str(self.dist / clean.removeprefix("/static/"))
+        return str(self.dist / "index.html")
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -110,21 +141,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--names", choices=("real", "short"), default="real")
+    parser.add_argument("--dist", type=Path, default=DIST, help="the UI build to serve (default frontend/dist)")
     options = parser.parse_args()
-    if not (DIST / "index.html").exists():
-        raise SystemExit("frontend/dist is not built: run `make frontend`")
+    if not (options.dist / "index.html").exists():
+        raise SystemExit(f"{options.dist} is not built: run `make frontend`")
+    AppHandler.dist = options.dist
 
-    body = json.dumps(synthetic_lineage(options.nodes))
-    edge_count = sum(len(n["outEdges"]) for n in json.loads(body)["graph"])
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(AppHandler, directory=str(DIST)))
+    lineage = synthetic_lineage(options.nodes, options.names)
+    body = json.dumps(lineage)
+    edge_count = sum(len(n["outEdges"]) for n in lineage["graph"])
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(AppHandler, directory=str(options.dist)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_port}/lineage?nodeId=dataset%3Abench%3Atable_0000&depth=20&direction=both"
+    base = f"http://127.0.0.1:{server.server_port}/lineage?nodeId={quote(lineage['nodeId'], safe='')}&depth=20"
 
     times: list[float] = []
+    grouped: list[float] = []
     frames: list[float] = []
     with sync_playwright() as playwright:
         browser = chromium_launch(playwright)
-        print(f"chromium {browser.version}; {options.nodes} nodes, {edge_count} edges; {options.runs} runs")
+        print(f"chromium {browser.version}; {options.nodes} nodes, {edge_count} edges, {options.names} names, "
+              f"{options.runs} runs; build {options.dist}")
         for run in range(options.runs):
             context = browser.new_context(viewport={"width": 1440, "height": 900})
             page = context.new_page()
@@ -132,7 +169,7 @@ def main() -> None:
                 "**/api/v1/lineage?*",
                 lambda route: route.fulfill(status=200, content_type="application/json", body=body),
             )
-            page.goto(url)
+            page.goto(f"{base}&direction=both&all=1")
             page.wait_for_function("window.__tributaryRendered !== undefined", timeout=60_000)
             rendered = page.evaluate("window.__tributaryRendered")
             drawn = page.evaluate("window.__tributaryGraph.nodeIds().length")
@@ -153,17 +190,36 @@ def main() -> None:
                     ROOT / "test-artifacts"
                 ).exists() else None
             context.close()
+            grouped.append(first_render(browser, f"{base}&direction=both", body))
         browser.close()
     server.shutdown()
     print(
         f"median: {statistics.median(times):.0f} ms (min {min(times):.0f}, max {max(times):.0f}) from navigation "
         f"to a {options.nodes}-node graph laid out and drawn"
     )
+    print(
+        f"default view of the same answer (grouped into clusters when large): median "
+        f"{statistics.median(grouped):.0f} ms (min {min(grouped):.0f}, max {max(grouped):.0f}) to first drawn"
+    )
     if frames:
         print(
             f"wheel zoom: median frame interval {statistics.median(frames):.1f} ms, "
             f"p95 {sorted(frames)[int(len(frames) * 0.95) - 1]:.1f} ms over {len(frames)} frames"
         )
+
+
+def first_render(browser: Any, url: str, body: str) -> float:
+    """Milliseconds from navigation to the first frame of the explorer's default view of `body`."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    page.route(
+        "**/api/v1/lineage?*", lambda route: route.fulfill(status=200, content_type="application/json", body=body)
+    )
+    page.goto(url)
+    page.wait_for_function("window.__tributaryRendered !== undefined", timeout=60_000)
+    rendered = float(page.evaluate("window.__tributaryRendered"))
+    context.close()
+    return rendered
 
 
 def wheel_zoom_frames(page: Any) -> list[float]:

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { foldIntoBands, segmentsFor } from "../src/graph/bands";
 import { computeLayout } from "../src/graph/layoutCompute";
+import { clusteredModel, clusterNodes } from "../src/graph/clusters";
 import { collapseApplication, emptyModel, expandApplication, mergeLineage } from "../src/graph/model";
 import { datasetShortName, jobShortName, middleEllipsis, namespaceChip } from "../src/graph/names";
 import type { LineageResponse } from "../src/api/types";
@@ -135,5 +136,54 @@ describe("applications", () => {
     expect(collapseApplication(model, appNode)).toEqual([action]);
     expect([...model.nodes.keys()].sort()).toEqual([silver, app, gold].sort());
     expect([...model.edges.keys()].sort()).toEqual([`${silver}->${app}`, `${app}->${gold}`].sort());
+  });
+});
+
+describe("clusters", () => {
+  function bigModel(count: number) {
+    const model = emptyModel();
+    const graph = [];
+    for (let i = 0; i < count; i++) {
+      const layer = ["raw", "bronze", "silver"][i % 3];
+      graph.push(node(`dataset:file:/lake/${layer}/t${i}`, "DATASET", { lastRunState: i === 7 ? "FAILED" : "COMPLETED" }));
+      graph.push(node(`job:spark:app${i % 4}.write.t${i}`, "JOB", { application: `job:spark:app${i % 4}` }));
+    }
+    graph.push(node("job:airflow:export", "JOB", {}));
+    for (let i = 0; i + 1 < count; i++) {
+      graph[2 * i].outEdges.push({ origin: graph[2 * i].id, destination: graph[2 * i + 1].id });
+      graph[2 * i + 1].outEdges.push({ origin: graph[2 * i + 1].id, destination: graph[2 * i + 2].id });
+    }
+    mergeLineage(model, { nodeId: graph[0].id, depth: 20, direction: "both", graph });
+    return model;
+  }
+
+  it("groups datasets by directory and action jobs by application, keeping the roots and lone nodes", () => {
+    const model = bigModel(300);
+    const root = "dataset:file:/lake/raw/t0";
+    const clustering = clusterNodes(model, new Set([root]));
+    const shown = clusteredModel(model, clustering, new Set());
+    expect(shown.nodes.has(root)).toBe(true);
+    expect(shown.nodes.has("job:airflow:export")).toBe(true);
+    const labels = [...shown.nodes.values()].filter((n) => n.type === "CLUSTER").map((n) => n.label).sort();
+    expect(labels).toContain("…/lake/bronze (100 datasets)");
+    expect(labels).toContain("app1 (75 actions)");
+    expect(shown.nodes.size).toBeLessThan(12);
+    const failing = [...shown.nodes.values()].find((n) => n.label.startsWith("…/lake/bronze"));
+    expect(failing?.data.failed).toBe(1);
+    // every edge is drawn between what is drawn, once
+    for (const edge of shown.edges.values()) {
+      expect(shown.nodes.has(edge.source) && shown.nodes.has(edge.target)).toBe(true);
+    }
+  });
+
+  it("draws an opened cluster as its nodes", () => {
+    const model = bigModel(300);
+    const clustering = clusterNodes(model, new Set());
+    const bronze = [...clustering.clusters.values()].find((n) => n.label.startsWith("…/lake/bronze"))!;
+    const shown = clusteredModel(model, clustering, new Set([bronze.id]));
+    expect(shown.nodes.has(bronze.id)).toBe(false);
+    for (const member of bronze.data.members as string[]) expect(shown.nodes.has(member)).toBe(true);
+    // an opened member's edge leads to the cluster its neighbour is still folded in
+    expect(shown.edges.has("dataset:file:/lake/bronze/t1->cluster:application|job:spark:app1")).toBe(true);
   });
 });

@@ -34,7 +34,7 @@ export function layoutOffMainThread(request: Omit<LayoutRequest, "id">): Promise
 }
 
 /** Node box size from its label (one or two lines), matching the renderers' font and padding. */
-export function nodeSize(label: string, kind: "DATASET" | "JOB" | "DATASET_FIELD" | "DATASET_GROUP"): Pick<LayoutNode, "width" | "height"> {
+export function nodeSize(label: string, kind: "DATASET" | "JOB" | "DATASET_FIELD" | "DATASET_GROUP" | "CLUSTER"): Pick<LayoutNode, "width" | "height"> {
   const lines = label.split("\n");
   const chars = Math.min(Math.max(...lines.map((line) => line.length)), 40);
   if (kind === "DATASET_FIELD") return { width: Math.max(70, chars * 7 + 20), height: 26 };

@@ -5,7 +5,7 @@ import { datasetShortName, jobShortName } from "./names";
 
 export interface GraphNode {
   id: string;
-  type: NodeType | "DATASET_FIELD" | "DATASET_GROUP";
+  type: NodeType | "DATASET_FIELD" | "DATASET_GROUP" | "CLUSTER";
   label: string;
   data: Record<string, unknown>;
   parent?: string;

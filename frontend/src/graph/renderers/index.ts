@@ -2,6 +2,7 @@
 
 import type cytoscape from "cytoscape";
 import type { GraphNode } from "../model";
+import { clusterColors, clusterStyle } from "./cluster";
 import { datasetColors, datasetStyle } from "./dataset";
 import { fieldStyle } from "./field";
 import { jobColors, jobStyle } from "./job";
@@ -10,6 +11,7 @@ import { jobColors, jobStyle } from "./job";
 export const nodeColors: Partial<Record<GraphNode["type"], (node: GraphNode) => { fill: string; stroke: string }>> = {
   DATASET: datasetColors,
   JOB: jobColors,
+  CLUSTER: clusterColors,
 };
 
 export const graphStyle: cytoscape.StylesheetJson = [
@@ -18,6 +20,7 @@ export const graphStyle: cytoscape.StylesheetJson = [
   ...datasetStyle,
   ...jobStyle,
   ...fieldStyle,
+  ...clusterStyle,
   {
     selector: "edge",
     style: {

@@ -3,7 +3,7 @@
 import { api } from "../../api/client";
 import type { DatasetDetail } from "../../api/types";
 import { h, link, replace } from "../../dom";
-import { formatTime, idType } from "../../format";
+import { formatTime, idLabel, idType } from "../../format";
 import { navigate } from "../../router";
 import { errorMessage, loading, nodeLink, stateBadge } from "../../shell/widgets";
 import { IMPACT_FORMATS, impactApi, type ImpactAsset, type ImpactResponse } from "./api";
@@ -101,22 +101,47 @@ function impactView(response: ImpactResponse): HTMLElement {
       : h("p", { class: "muted" }, "Nothing downstream: this change affects no other asset."));
 }
 
+/** A path as steps that wrap at their arrows (never in the middle of a name), each step's full id on hover. */
+function pathSteps(path: string[]): HTMLElement {
+  return h("span", { class: "path-steps" }, path.flatMap((id, i) => [
+    i ? h("span", { class: "arrow" }, " → ") : "",
+    h("span", { class: "step", title: idLabel(id) }, shortId(id)),
+  ]));
+}
+
+/** A node id shortened like the graph's labels: the tail of a dataset path, the name of a job. */
+function shortId(id: string): string {
+  const rest = idLabel(id);
+  const type = idType(id);
+  if (type === "job") return rest.slice(rest.indexOf(":") + 1);
+  const slash = rest.lastIndexOf("/");
+  if (slash >= 0) { const before = rest.lastIndexOf("/", slash - 1); return rest.slice(before + 1); }
+  return rest.slice(rest.indexOf(":") + 1);
+}
+
 function ownerSection(owner: string, inherited: boolean, assets: ImpactAsset[]): HTMLElement {
   const shown = assets.slice(0, ROWS_PER_GROUP);
   return h("section", { class: "impact-group", "data-owner": owner },
     h("h3", {}, owner === NO_OWNER ? "No owner recorded" : owner, inherited && owner !== NO_OWNER ? " (inherited from namespace)" : "",
       h("span", { class: "muted" }, ` · ${assets.length}`)),
     h("table", { class: "grid impact-table" },
-      h("thead", {}, h("tr", {}, h("th", {}, "Asset"), h("th", {}, "Type"), h("th", {}, "Distance"),
+      h("colgroup", {}, ["asset", "type", "distance", "path", "owners", "last-run"].map((name) => h("col", { class: `col-${name}` }))),
+      h("thead", {}, h("tr", {}, h("th", {}, "Asset"), h("th", {}, "Type"), h("th", { title: "Hops from what changes" }, "Distance"),
         h("th", {}, "Path"), h("th", {}, "Owners"), h("th", {}, "Last run"))),
       h("tbody", {}, shown.map((asset) => h("tr", { "data-asset": asset.id },
-        h("td", {}, nodeLink(asset.id)),
-        h("td", {}, asset.type.toLowerCase().replace("dataset_field", "field")),
-        h("td", {}, String(asset.distance)),
-        h("td", { class: "mono impact-path" }, asset.path.join(" → "),
-          asset.transformations.length ? h("div", { class: "muted" }, asset.transformations.map(edgeText).join(" → ")) : null),
-        h("td", {}, asset.owners.map(ownerText).join("; ") || "—"),
-        h("td", {}, asset.lastRunState ? stateBadge(asset.lastRunState) : "—", " ", formatTime(asset.lastRunTime)))))),
+        h("td", { class: "cell-asset", title: idLabel(asset.id) }, nodeLink(asset.id),
+          asset.actions?.length
+            ? h("div", { class: "muted impact-actions" }, `${asset.actions.length} action${asset.actions.length === 1 ? "" : "s"}: `,
+              asset.actions.map((id) => idLabel(id).slice(idLabel(asset.id).length + 1) || idLabel(id)).join(", "))
+            : null),
+        h("td", { class: "nowrap" }, asset.type.toLowerCase().replace("dataset_field", "field")),
+        h("td", { class: "num" }, String(asset.distance)),
+        h("td", { class: "impact-path", title: asset.path.map(idLabel).join(" → ") }, pathSteps(asset.path),
+          asset.transformations.length ? h("div", { class: "muted mono" }, asset.transformations.map(edgeText).join(" → ")) : null),
+        h("td", {}, asset.owners.length
+          ? h("span", { class: "owner-chips" }, asset.owners.map((owner) => h("span", { class: "owner-chip", title: ownerText(owner) }, owner.name)))
+          : "—"),
+        h("td", { class: "nowrap" }, asset.lastRunState ? stateBadge(asset.lastRunState) : "—", " ", formatTime(asset.lastRunTime)))))),
     assets.length > shown.length
       ? h("p", { class: "muted" }, `${assets.length - shown.length} more: download the report for all of them.`)
       : null);

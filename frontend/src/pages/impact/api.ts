@@ -34,6 +34,10 @@ export interface ImpactAsset {
   owners: ImpactOwner[];
   lastRunState: string | null;
   lastRunTime: string | null;
+  /** A job at application level: the ids of the action jobs folded into its row. */
+  actions?: string[];
+  /** A job at action level: the application it is part of. */
+  application?: string | null;
 }
 
 export interface ImpactSummary {

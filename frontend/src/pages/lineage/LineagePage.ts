@@ -9,6 +9,7 @@ import {
   collapseApplication, columnModel, columnSides, emptyModel, expandApplication, mergeLineage, pathEdgeIds, shortestPath,
   transformationLabel, type GraphModel, type GraphNode,
 } from "../../graph/model";
+import { CLUSTER_PREFIX, COLLAPSE_ABOVE, clusteredModel, clusterNodes, type Clustering } from "../../graph/clusters";
 import { GraphView, type Placement } from "../../graph/view";
 import { setQuery, type Cleanup } from "../../router";
 import { errorMessage, loading, nodeLink } from "../../shell/widgets";
@@ -49,6 +50,18 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
   let pathEnds: string[] = [];
   // Application nodes the user expanded into their actions, kept to fold them back.
   const expanded = new Map<string, GraphNode>();
+  // Very large answers are drawn grouped into clusters; the ones the user opened are drawn as their nodes.
+  let clustering: Clustering | null = null;
+  const openClusters = new Set<string>();
+  const clustered = () => state.view === "table" && !state.all && model.nodes.size > COLLAPSE_ABOVE;
+  /** What is drawn: the model, or the model with its unopened clusters folded. */
+  const displayed = (): GraphModel => {
+    if (!clustered()) return model;
+    clustering ??= clusterNodes(model, new Set([...state.roots, ...(state.focus ? [state.focus] : [])]));
+    return clusteredModel(model, clustering, openClusters);
+  };
+  /** The model changed shape: group it afresh, keeping open what was open. */
+  const regroup = () => { clustering = null; };
   const abort = new AbortController();
 
   const save = () => {
@@ -171,6 +184,7 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
   const clearPath = () => h("button", { type: "button", class: "link-button", onclick: () => { pathEnds = []; highlightPath(); } }, "clear");
 
   const onTap = (id: string, event: { shift: boolean }) => {
+    if (id.startsWith(CLUSTER_PREFIX)) { void openCluster(id); return; }
     if (state.view === "column") {
       if (id.startsWith("datasetField:")) {
         const node = model.nodes.get(id);
@@ -193,7 +207,7 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
   /** Draw the graph again after it changed shape, keeping selection, roots and path. */
   const redraw = async (centre: string) => {
     if (!view) return;
-    await view.show(model, { keepViewport: false });
+    await view.show(displayed(), { keepViewport: false });
     const saved = savedTable.get(tableKey(state));
     if (saved) saved.placement = view.currentPlacement();
     view.select(state.focus && model.nodes.has(state.focus) ? state.focus : null);
@@ -211,6 +225,7 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
       expanded.set(appId, app);
       const actions = response.graph.filter((n) => n.data.application === appId).map((n) => n.id);
       expandApplication(model, appId, response);
+      regroup();
       state.focus = actions[0] ?? null;
       save();
       await redraw(state.focus ?? appId);
@@ -227,6 +242,7 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
     if (!app) return;
     expanded.delete(appId);
     collapseApplication(model, app);
+    regroup();
     state.focus = appId;
     save();
     await redraw(appId);
@@ -241,8 +257,9 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
       const response = await api.lineage(id, 1, "both", abort.signal, state.level);
       const added = mergeLineage(model, response);
       if (added.length && view) {
+        regroup();
         const saved = savedTable.get(tableKey(state));
-        await view.show(model, { keepViewport: true });
+        await view.show(displayed(), { keepViewport: true });
         if (saved) saved.placement = view.currentPlacement();
         view.select(state.focus);
         view.setClass("root", state.roots);
@@ -256,7 +273,31 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
   };
 
   const setStatus = (extra = "") => {
-    replace(status, h("span", { id: "graph-count" }, `${model.nodes.size} nodes, ${model.edges.size} edges`), extra ? ` · ${extra}` : "");
+    const grouping = clustered() && clustering
+      ? [" · ", h("span", { id: "cluster-info" }, `grouped into ${clustering.clusters.size - openClusters.size} clusters: click one to open it`), " ",
+        h("button", { type: "button", class: "link-button", id: "show-all", onclick: () => void showEverything(true) }, "show every node")]
+      : state.all && model.nodes.size > COLLAPSE_ABOVE
+        ? [" · ", h("button", { type: "button", class: "link-button", id: "group-again", onclick: () => void showEverything(false) }, "group into clusters")]
+        : [];
+    replace(status, h("span", { id: "graph-count" }, `${model.nodes.size} nodes, ${model.edges.size} edges`), ...grouping, extra ? ` · ${extra}` : "");
+  };
+
+  /** Draw a cluster as its nodes. */
+  const openCluster = async (id: string) => {
+    const cluster = clustering?.clusters.get(id);
+    if (!cluster) return;
+    openClusters.add(id);
+    const members = cluster.data.members as string[];
+    await redraw(members[0]);
+    setStatus(`opened ${cluster.label}`);
+  };
+
+  const showEverything = async (all: boolean) => {
+    state.all = all;
+    openClusters.clear();
+    save();
+    await redraw(state.focus ?? state.roots[0] ?? "");
+    setStatus();
   };
 
   const ensureView = () => {
@@ -302,10 +343,11 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
   // Draw a saved picture: laid out afresh and fitted the first time, exactly as left on a return.
   // Answers null when a newer load has started meanwhile.
   const showSaved = async (saved: Saved, store: Map<string, Saved>, mine: number) => {
+    if (model !== saved.model) { regroup(); openClusters.clear(); }
     model = saved.model;
     const v = ensureView();
     const restoring = saved.placement !== null;
-    await v.show(model, { reuse: saved.placement ?? undefined, fit: !restoring });
+    await v.show(displayed(), { reuse: saved.placement ?? undefined, fit: !restoring });
     if (mine !== loadId) return null;
     if (restoring) v.setViewport(saved.viewport);
     saved.placement = v.currentPlacement();

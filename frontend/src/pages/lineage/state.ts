@@ -11,6 +11,8 @@ export interface ExplorerState {
   /** Application jobs with their actions rolled up (the default), or every action job. */
   level: Level;
   view: View;
+  /** Draw every node of a very large answer instead of grouping it into clusters. */
+  all: boolean;
   focus: string | null;
   field: string | null;
 }
@@ -29,6 +31,7 @@ export function parseState(params: URLSearchParams): ExplorerState {
     direction: DIRECTIONS.includes(direction) ? direction : "both",
     level: params.get("level") === "action" ? "action" : "application",
     view: params.get("view") === "column" ? "column" : "table",
+    all: params.get("all") === "1",
     focus: params.get("focus") || null,
     field: params.get("field") || null,
   };
@@ -41,6 +44,7 @@ export function stateParams(state: ExplorerState): URLSearchParams {
   params.set("direction", state.direction);
   if (state.level !== "application") params.set("level", state.level);
   if (state.view !== "table") params.set("view", state.view);
+  if (state.all) params.set("all", "1");
   if (state.focus) params.set("focus", state.focus);
   if (state.field) params.set("field", state.field);
   return params;

@@ -1,0 +1,108 @@
+// Level of detail for very large answers: nodes grouped into clusters (datasets by namespace and
+// directory or schema, action jobs by application, other jobs by namespace), each drawn as one
+// node with its count, opened on demand. Edges between clusters are merged into one.
+
+import type { GraphModel, GraphNode } from "./model";
+import { edgeId, emptyModel } from "./model";
+import { middleEllipsis, namespaceChip, namespaceScheme } from "./names";
+
+/** Answers with more nodes than this open grouped into clusters. */
+export const COLLAPSE_ABOVE = 500;
+/** The finest grouping with at most this many clusters is chosen. */
+const MAX_CLUSTERS = 80;
+const PATH_DEPTHS = [4, 3, 2, 1, 0];
+
+export const CLUSTER_PREFIX = "cluster:";
+
+function pathLike(namespace: string, name: string): boolean {
+  return name.includes("/") || ["file", "s3", "s3a", "gs", "hdfs", "abfss", "wasbs", "dbfs"].includes(namespaceScheme(namespace));
+}
+
+/** What a dataset is grouped by at `depth`: its namespace and the first `depth` parts of where it lives. */
+function datasetGroup(namespace: string, name: string, depth: number): { key: string; label: string } {
+  if (pathLike(namespace, name)) {
+    const dirs = name.split("/").filter(Boolean).slice(0, -1).slice(0, depth);
+    const where = dirs.length ? `/${dirs.join("/")}` : "";
+    return { key: `dataset|${namespace}|${where}`, label: where ? `…/${dirs.slice(-2).join("/")}` : namespaceChip(namespace) };
+  }
+  const parts = name.split(".").slice(0, -1).slice(0, depth);
+  return { key: `dataset|${namespace}|${parts.join(".")}`, label: parts.length ? parts.join(".") : namespaceChip(namespace) };
+}
+
+function groupOf(node: GraphNode, depth: number): { key: string; label: string; kind: string } | null {
+  const { namespace, name, application } = node.data as { namespace?: string; name?: string; application?: string | null };
+  if (typeof namespace !== "string" || typeof name !== "string") return null;
+  if (node.type === "JOB") {
+    if (application) return { key: `application|${application}`, label: application.slice(application.lastIndexOf(":") + 1), kind: "actions" };
+    return { key: `job|${namespace}`, label: namespaceChip(namespace), kind: "jobs" };
+  }
+  if (node.type === "DATASET") return { ...datasetGroup(namespace, name, depth), kind: "datasets" };
+  return null;
+}
+
+export interface Clustering {
+  /** Which cluster each clustered node is in. */
+  clusterOf: Map<string, string>;
+  clusters: Map<string, GraphNode>;
+}
+
+/**
+ * Group the nodes of `model` into clusters: the finest grouping that makes at most
+ * `MAX_CLUSTERS` clusters. Nodes in `keep` (the roots, the focus) are never clustered, nor is a
+ * group of one.
+ */
+export function clusterNodes(model: GraphModel, keep: Set<string>): Clustering {
+  let best: Map<string, { label: string; kind: string; members: string[] }> = new Map();
+  for (const depth of PATH_DEPTHS) {
+    const groups = new Map<string, { label: string; kind: string; members: string[] }>();
+    for (const node of model.nodes.values()) {
+      if (keep.has(node.id)) continue;
+      const group = groupOf(node, depth);
+      if (!group) continue;
+      const found = groups.get(group.key) ?? groups.set(group.key, { label: group.label, kind: group.kind, members: [] }).get(group.key)!;
+      found.members.push(node.id);
+    }
+    best = groups;
+    if (groups.size <= MAX_CLUSTERS) break;
+  }
+  const clusterOf = new Map<string, string>();
+  const clusters = new Map<string, GraphNode>();
+  for (const [key, group] of best) {
+    if (group.members.length < 2) continue;
+    const id = `${CLUSTER_PREFIX}${key}`;
+    const failed = group.members.filter((m) => {
+      const data = model.nodes.get(m)!.data;
+      return (data.latestRunState ?? data.lastRunState) === "FAILED";
+    }).length;
+    clusters.set(id, {
+      id, type: "CLUSTER", label: `${middleEllipsis(group.label, 28)} (${group.members.length} ${group.kind})`,
+      data: { members: group.members, kind: group.kind, failed, name: group.label },
+    });
+    for (const member of group.members) clusterOf.set(member, id);
+  }
+  return { clusterOf, clusters };
+}
+
+/**
+ * The model as drawn: every clustered node replaced by its cluster unless that cluster is in
+ * `open`, edges re-pointed to what is drawn and merged.
+ */
+export function clusteredModel(model: GraphModel, clustering: Clustering, open: Set<string>): GraphModel {
+  const shown = emptyModel();
+  const drawnAs = (id: string) => {
+    const cluster = clustering.clusterOf.get(id);
+    return cluster && !open.has(cluster) ? cluster : id;
+  };
+  for (const node of model.nodes.values()) {
+    const as = drawnAs(node.id);
+    if (as === node.id) shown.nodes.set(node.id, node);
+    else if (!shown.nodes.has(as)) shown.nodes.set(as, clustering.clusters.get(as)!);
+  }
+  for (const edge of model.edges.values()) {
+    const source = drawnAs(edge.source), target = drawnAs(edge.target);
+    if (source === target) continue;
+    const id = edgeId(source, target);
+    if (!shown.edges.has(id)) shown.edges.set(id, source === edge.source && target === edge.target ? edge : { id, source, target });
+  }
+  return shown;
+}
