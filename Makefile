@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-postgres lint frontend bench-ingest bench-render clean
+.PHONY: run test test-postgres lint frontend bench-ingest bench-render screenshots clean
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -56,6 +56,11 @@ lint: $(STAMP)
 
 bench-ingest: $(STAMP)
 	$(PY) bench/ingest_throughput.py
+
+# The README's screenshots, from the browser tests on the real example pipeline's lineage.
+screenshots: $(STAMP) frontend
+	bash scripts/test_services.sh
+	README_SCREENSHOTS=1 $(PY) -m pytest tests/browser/test_example_pipeline.py
 
 bench-render: $(STAMP) frontend
 	bash scripts/test_services.sh

@@ -3,7 +3,7 @@ import { foldIntoBands, segmentsFor } from "../src/graph/bands";
 import { computeLayout } from "../src/graph/layoutCompute";
 import { clusteredModel, clusterNodes } from "../src/graph/clusters";
 import { collapseApplication, emptyModel, expandApplication, mergeLineage } from "../src/graph/model";
-import { datasetShortName, jobShortName, middleEllipsis, namespaceChip } from "../src/graph/names";
+import { datasetShortName, idShortName, jobShortName, middleEllipsis, namespaceChip } from "../src/graph/names";
 import type { LineageResponse } from "../src/api/types";
 
 describe("short names", () => {
@@ -31,6 +31,13 @@ describe("short names", () => {
     expect(cut).toHaveLength(20);
     expect(cut.startsWith("a_very")).toBe(true);
     expect(cut.endsWith("on_2026")).toBe(true);
+  });
+
+  it("shortens a bare node id the same way", () => {
+    expect(idShortName("dataset:file:/var/lake/silver/orders_clean")).toBe("silver/orders_clean");
+    expect(idShortName("dataset:postgres://db:5432:analytics.public.orders")).toBe("public.orders");
+    expect(idShortName("job:spark:daily_revenue")).toBe("daily_revenue");
+    expect(idShortName("datasetField:file:/var/lake/silver/orders_clean:amount")).toBe("silver/orders_clean.amount");
   });
 
   it("shows a namespace chip as scheme and authority", () => {

@@ -89,8 +89,16 @@ def logged_in(page: Any, live_server: Any, user: Any) -> Any:
     return page
 
 
-def shot(page: Any, name: str) -> Path:
+README_SCREENSHOTS = Path(settings.BASE_DIR) / "docs" / "screenshots"
+
+
+def shot(page: Any, name: str, *, readme: str | None = None) -> Path:
+    """A screenshot in `test-artifacts/browser/`; with `README_SCREENSHOTS=1` (`make screenshots`)
+    the ones named `readme` also replace the README's pictures in `docs/screenshots/`."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path))
+    if readme and os.environ.get("README_SCREENSHOTS") == "1":
+        README_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(README_SCREENSHOTS / f"{readme}.png"))
     return path

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -53,7 +54,7 @@ def test_every_node_of_the_daily_revenue_lineage_has_a_readable_short_label_at_t
         assert label["screenFontPx"] >= READABLE_PX, f"{node_id}'s label is drawn at {label['screenFontPx']:.1f} px"
     assert labels[revenue]["text"].startswith("warehouse/daily_revenue")
     assert labels[example.dataset_id("bronze/orders")]["text"].startswith("bronze/orders")
-    shot(page, "example-daily-revenue-lineage")
+    shot(page, "example-daily-revenue-lineage", readme="lineage-explorer")
 
 
 def test_hovering_a_node_shows_its_full_name(logged_in: Any, live_server: Any, example: ExamplePipeline) -> None:
@@ -88,7 +89,7 @@ def test_the_application_job_shows_the_datasets_its_actions_read_and_wrote_and_e
     action_label = drawn_labels(page)[action]["text"]
     assert action_label.startswith("create_table") and not action_label.startswith("daily_revenue.")
     page.wait_for_selector("#collapse-application")
-    shot(page, "example-application-expanded")
+    shot(page, "example-application-expanded", readme="application-expanded")
     page.click("#collapse-application")
     page.wait_for_function("id => window.__tributaryGraph.nodeIds().includes(id)", arg=app)
     assert action not in node_ids(page)
@@ -105,3 +106,65 @@ def test_the_action_level_shows_every_action_job(logged_in: Any, live_server: An
     )
     assert "level=action" in page.url
     assert "job:spark:daily_revenue" not in node_ids(page)
+
+
+def test_the_failure_page_headlines_validate_orders_by_its_root_cause_and_classification(
+    logged_in: Any, live_server: Any, example: ExamplePipeline
+) -> None:
+    page = logged_in
+    page.goto(f"{live_server.url}/failures")
+    group = page.locator("#failure-groups tr[data-job='job:spark:validate_orders']")
+    group.wait_for()
+    assert "negative amount in order 250" in group.inner_text()
+    card = page.locator("article.failure").first
+    card.wait_for()
+    headline = card.locator(".failure-cause").inner_text()
+    assert headline.startswith("java.lang.RuntimeException") and "negative amount in order 250" in headline
+    assert card.get_attribute("data-classification") == "data_validation"
+    # The full stack is one click away, not in the way.
+    assert not card.locator(".stack-trace").is_visible()
+    shot(page, "example-failures", readme="failures")
+
+
+def test_the_impact_report_of_bronze_orders_shows_the_owners_the_pipeline_declared(
+    logged_in: Any, live_server: Any, example: ExamplePipeline
+) -> None:
+    page = logged_in
+    bronze = example.dataset_id("bronze/orders")
+    page.goto(f"{live_server.url}/impact?nodeId={quote(bronze, safe='')}")
+    page.wait_for_selector(".impact-table")
+    silver_row = page.locator(f"tr[data-asset='{example.dataset_id('silver/orders_clean')}']")
+    assert "team:data-platform" in silver_row.locator(".owner-chip").all_inner_texts()
+    revenue_row = page.locator(f"tr[data-asset='{example.dataset_id('warehouse/daily_revenue')}']")
+    assert "team:finance-analytics" in revenue_row.locator(".owner-chip").all_inner_texts()
+    # An application appears once, with its actions listed under it.
+    app_row = page.locator("tr[data-asset='job:spark:daily_revenue']")
+    assert app_row.count() == 1 and "create_table" in app_row.locator(".impact-actions").inner_text()
+    assert page.locator("tr[data-asset^='job:spark:daily_revenue.']").count() == 0
+    # Headers are laid out on one line at this width (no "Dis tan ce").
+    heights = page.eval_on_selector_all(".impact-table th", "ths => ths.map(th => th.getBoundingClientRect().height)")
+    assert max(heights) < 2 * min(heights)
+    shot(page, "example-impact", readme="impact")
+
+
+def test_the_side_panel_shows_the_owners_the_pipeline_declared_and_its_full_name(
+    logged_in: Any, live_server: Any, example: ExamplePipeline
+) -> None:
+    page = logged_in
+    silver = example.dataset_id("silver/orders_clean")
+    open_lineage(page, live_server, silver, depth=4)
+    click_node(page, silver)
+    page.locator("#side-panel ul.owners").get_by_text("team:data-platform").wait_for()
+    assert page.locator("#side-panel h2.node-name").inner_text() == str(example.lake / "silver/orders_clean")
+    shot(page, "example-side-panel", readme="side-panel")
+
+
+def test_column_lineage_of_the_daily_revenue_traces_revenue_back_to_the_raw_amount(
+    logged_in: Any, live_server: Any, example: ExamplePipeline
+) -> None:
+    page = logged_in
+    revenue = example.dataset_id("warehouse/daily_revenue")
+    open_lineage(page, live_server, revenue, depth=6, direction="upstream", view="column", field="revenue")
+    upstream = page.locator("#upstream-fields").inner_text()
+    assert "orders_clean.amount" in upstream and "AGGREGATION" in upstream
+    shot(page, "example-column-lineage", readme="column-lineage")

@@ -186,9 +186,11 @@ def test_the_failure_page_links_a_failure_to_its_downstream_impact(
     page.click("nav a[href='/failures']")
     card = page.locator("article.failure[data-run='00000000-0000-4000-8000-0000000000c1']")
     card.wait_for()
-    assert AGGREGATE_ERROR in card.locator(".failure-message").inner_text()
+    # The root cause headlines the failure; the message and stack are one click away.
+    assert card.locator(".failure-cause").inner_text().startswith("ZeroDivisionError")
     assert not card.locator(".stack-trace").is_visible()
     card.locator("details.stack summary").click()
+    assert AGGREGATE_ERROR in card.locator(".failure-message").inner_text()
     assert "ZeroDivisionError: division by zero" in card.locator(".stack-trace").inner_text()
     shot(page, "failures")
 
@@ -259,6 +261,8 @@ def test_names_and_error_messages_with_html_show_as_text_and_never_run(
 
     page.goto(f"{live_server.url}/failures")
     card = page.locator("article.failure[data-run='00000000-0000-4000-8000-0000000000d1']")
+    card.wait_for()
+    card.locator("details.stack summary").click()
     card.locator(".failure-message").get_by_text(EVIL_ERROR, exact=True).wait_for()
     assert card.locator(".failure-job").inner_text() == f"evil:{EVIL_JOB_NAME}"
     shot(page, "xss-as-text")

@@ -49,8 +49,11 @@ def test_the_impact_page_groups_a_datasets_downstream_by_owner_and_offers_every_
     assert CLEAN in assets(page, "team:payments")
     assert MART in assets(page, "(no owner)")
     row = page.locator(f"section.impact-group[data-owner='(no owner)'] tr[data-asset='{EXPORT}']")
-    assert row.locator(".impact-path").inner_text().startswith(
-        " → ".join([RAW, LOAD, CLEAN, "job:spark:aggregate", MART, EXPORT_JOB, EXPORT]))
+    # The path reads in short names and wraps at its arrows; its full ids are its title.
+    path = row.locator(".impact-path")
+    assert path.inner_text().startswith("raw.orders → load_orders → clean.orders → aggregate → mart.revenue")
+    full = [RAW, LOAD, CLEAN, "job:spark:aggregate", MART, EXPORT_JOB, EXPORT]
+    assert path.get_attribute("title") == " → ".join(node.split(":", 1)[1] for node in full)
     # Names that are markup stay text: the evil dataset and job are listed, nothing ran.
     evil = page.locator(f"tr[data-asset='{EVIL_DATASET}']")
     assert EVIL_DATASET_NAME in evil.inner_text()

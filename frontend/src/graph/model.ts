@@ -117,7 +117,7 @@ export function columnModel(response: ColumnLineageResponse): GraphModel {
     const group = `dataset:${node.data.namespace}:${node.data.dataset}`;
     if (!model.nodes.has(group)) {
       model.nodes.set(group, {
-        id: group, type: "DATASET_GROUP", label: node.data.dataset,
+        id: group, type: "DATASET_GROUP", label: datasetShortName(node.data.namespace, node.data.dataset),
         data: { namespace: node.data.namespace, name: node.data.dataset },
       });
     }

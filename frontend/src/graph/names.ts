@@ -50,6 +50,23 @@ export function jobShortName(name: string, application?: string | null): string 
   return middleEllipsis(name);
 }
 
+/**
+ * A short name from a node id alone (`dataset:file:/lake/silver/orders` → `silver/orders`,
+ * `job:spark:daily_revenue` → `daily_revenue`), for places that have no node data: the id's
+ * namespace and name cannot be told apart, so the part after its last `:` is taken as the name
+ * (a field keeps its dataset's short name before it).
+ */
+export function idShortName(id: string): string {
+  const type = id.slice(0, id.indexOf(":"));
+  const rest = id.slice(type.length + 1);
+  if (type === "datasetField") {
+    const field = rest.slice(rest.lastIndexOf(":") + 1);
+    return `${idShortName(`dataset:${rest.slice(0, rest.lastIndexOf(":"))}`)}.${field}`;
+  }
+  const name = rest.slice(rest.lastIndexOf(":") + 1) || rest;
+  return type === "job" ? middleEllipsis(name) : datasetShortName(name.includes("/") ? "file" : "", name);
+}
+
 /** A namespace as a chip: scheme and authority, without a long path (`s3://lake-bucket`, `file`). */
 export function namespaceChip(namespace: string): string {
   const match = /^([a-z][a-z0-9+.-]*):\/\/([^/]*)/i.exec(namespace);

@@ -6,6 +6,7 @@ import { h, link, replace } from "../../dom";
 import { formatTime, idLabel, idType } from "../../format";
 import { navigate } from "../../router";
 import { errorMessage, loading, nodeLink, stateBadge } from "../../shell/widgets";
+import { idShortName } from "../../graph/names";
 import { IMPACT_FORMATS, impactApi, type ImpactAsset, type ImpactResponse } from "./api";
 import { DEFAULT_DEPTH, NO_OWNER, edgeText, fieldId, groupByOwner, impactPageHref, ownerText } from "./model";
 
@@ -105,19 +106,17 @@ function impactView(response: ImpactResponse): HTMLElement {
 function pathSteps(path: string[]): HTMLElement {
   return h("span", { class: "path-steps" }, path.flatMap((id, i) => [
     i ? h("span", { class: "arrow" }, " → ") : "",
-    h("span", { class: "step", title: idLabel(id) }, shortId(id)),
+    h("span", { class: "step", title: idLabel(id) }, idShortName(id)),
   ]));
 }
 
-/** A node id shortened like the graph's labels: the tail of a dataset path, the name of a job. */
-function shortId(id: string): string {
-  const rest = idLabel(id);
-  const type = idType(id);
-  if (type === "job") return rest.slice(rest.indexOf(":") + 1);
-  const slash = rest.lastIndexOf("/");
-  if (slash >= 0) { const before = rest.lastIndexOf("/", slash - 1); return rest.slice(before + 1); }
-  return rest.slice(rest.indexOf(":") + 1);
+/** A link to a node, named by its short id (the full id is the cell's title). */
+function shortLink(id: string): HTMLElement {
+  const element = nodeLink(id);
+  element.textContent = idShortName(id);
+  return element;
 }
+
 
 function ownerSection(owner: string, inherited: boolean, assets: ImpactAsset[]): HTMLElement {
   const shown = assets.slice(0, ROWS_PER_GROUP);
@@ -129,7 +128,7 @@ function ownerSection(owner: string, inherited: boolean, assets: ImpactAsset[]):
       h("thead", {}, h("tr", {}, h("th", {}, "Asset"), h("th", {}, "Type"), h("th", { title: "Hops from what changes" }, "Distance"),
         h("th", {}, "Path"), h("th", {}, "Owners"), h("th", {}, "Last run"))),
       h("tbody", {}, shown.map((asset) => h("tr", { "data-asset": asset.id },
-        h("td", { class: "cell-asset", title: idLabel(asset.id) }, nodeLink(asset.id),
+        h("td", { class: "cell-asset", title: idLabel(asset.id) }, shortLink(asset.id),
           asset.actions?.length
             ? h("div", { class: "muted impact-actions" }, `${asset.actions.length} action${asset.actions.length === 1 ? "" : "s"}: `,
               asset.actions.map((id) => idLabel(id).slice(idLabel(asset.id).length + 1) || idLabel(id)).join(", "))

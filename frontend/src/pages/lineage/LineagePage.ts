@@ -10,6 +10,7 @@ import {
   transformationLabel, type GraphModel, type GraphNode,
 } from "../../graph/model";
 import { CLUSTER_PREFIX, COLLAPSE_ABOVE, clusteredModel, clusterNodes, type Clustering } from "../../graph/clusters";
+import { datasetShortName, idShortName } from "../../graph/names";
 import { GraphView, type Placement } from "../../graph/view";
 import { setQuery, type Cleanup } from "../../router";
 import { errorMessage, loading, nodeLink } from "../../shell/widgets";
@@ -123,7 +124,7 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
 
   const roots = h("div", { class: "roots" });
   const showRoots = () => replace(roots, ...(state.roots.length
-    ? state.roots.flatMap((id, i) => [i ? ", " : "", h("strong", { class: "root-name", title: idLabel(id) }, model.nodes.get(id)?.label ?? idLabel(id))])
+    ? state.roots.flatMap((id, i) => [i ? ", " : "", h("strong", { class: "root-name", title: idLabel(id) }, model.nodes.get(id)?.label ?? idShortName(id))])
     : ["No node chosen"]));
   showRoots();
   const toolbar = h("div", { class: "toolbar" },
@@ -407,7 +408,7 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
     if (!v) return;
     v.setClass("focus", [fieldId]);
     v.select(null);
-    setStatus(`column lineage of ${detail.name}.${state.field}${response.truncated ? ` · ${TRUNCATED}` : ""}`);
+    setStatus(`column lineage of ${datasetShortName(detail.namespace, detail.name)}.${state.field}${response.truncated ? ` · ${TRUNCATED}` : ""}`);
     replace(below, columnTable(response, fieldId));
   };
 
@@ -429,7 +430,7 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
       h("p", {}, link(`/dataset?nodeId=${encodeURIComponent(detail.id)}`, "Schema history →")));
 
   const columnTable = (response: ColumnLineageResponse, fieldId: string) => {
-    const names = new Map(response.graph.map((n) => [n.id, `${n.data.dataset}.${n.data.name}`]));
+    const names = new Map(response.graph.map((n) => [n.id, `${datasetShortName(n.data.namespace, n.data.dataset)}.${n.data.name}`]));
     const sides = columnSides({ ...response, nodeId: fieldId });
     const rows = (title: string, id: string, edges: typeof sides.upstream) => h("section", { class: "column-side", id },
       h("h3", {}, `${title} (${edges.length})`),
@@ -437,8 +438,8 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
         ? h("table", { class: "grid" },
           h("thead", {}, h("tr", {}, h("th", {}, "From field"), h("th", {}, "To field"), h("th", {}, "Transformation"), h("th", {}, "Job"))),
           h("tbody", {}, edges.map((edge) => h("tr", {},
-            h("td", {}, names.get(edge.origin) ?? idLabel(edge.origin)),
-            h("td", {}, names.get(edge.destination) ?? idLabel(edge.destination)),
+            h("td", { title: idLabel(edge.origin) }, names.get(edge.origin) ?? idShortName(edge.origin)),
+            h("td", { title: idLabel(edge.destination) }, names.get(edge.destination) ?? idShortName(edge.destination)),
             h("td", { class: "mono" }, transformationLabel(edge)),
             h("td", {}, edge.job ? nodeLink(edge.job) : "—")))))
         : h("p", { class: "muted" }, "None."));
