@@ -259,6 +259,9 @@ export interface SearchResult {
   namespace: string;
   name: string;
   dataset?: string;
+  /** A job: how many action jobs it has (an application), and the application it is an action of. */
+  actionCount?: number;
+  application?: string | null;
 }
 
 export interface SearchResponse {

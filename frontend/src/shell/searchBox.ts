@@ -44,7 +44,8 @@ export function searchBox(): HTMLElement {
           onmousedown: ((event: Event) => { event.preventDefault(); open(result); }) as EventListener },
         h("span", { class: `tag tag-${TYPE_LABEL[result.type]}` }, TYPE_LABEL[result.type] ?? result.type),
         h("span", { class: "search-name" }, result.type === "DATASET_FIELD" ? `${result.dataset}.${result.name}` : result.name),
-        h("span", { class: "search-ns" }, result.namespace))));
+        h("span", { class: "search-ns" }, result.namespace,
+          result.actionCount ? ` · application, ${result.actionCount} action${result.actionCount === 1 ? "" : "s"}` : ""))));
     list.hidden = false;
     input.setAttribute("aria-expanded", "true");
   };
