@@ -69,7 +69,7 @@ function split(columns: Column[], count: number): Column[][] {
 }
 
 /** Past this zoom a graph is as readable as it gets: folding it more buys nothing. */
-const READABLE_ZOOM = 0.85;
+const READABLE_ZOOM = 1;
 
 function zoomFor(width: number, height: number, canvas: BandInput["canvas"]): number {
   const fit = Math.min((canvas.width - 2 * PADDING) / Math.max(width, 1), (canvas.height - 2 * PADDING) / Math.max(height, 1));
