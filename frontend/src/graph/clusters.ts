@@ -10,7 +10,8 @@ import { middleEllipsis, namespaceChip, namespaceScheme } from "./names";
 export const COLLAPSE_ABOVE = 500;
 /** The finest grouping with at most this many clusters is chosen. */
 const MAX_CLUSTERS = 80;
-const PATH_DEPTHS = [4, 3, 2, 1, 0];
+/** How many trailing directories are dropped from where a dataset lives: its own directory first. */
+const COARSENESS = [0, 1, 2, 3, 4];
 
 export const CLUSTER_PREFIX = "cluster:";
 
@@ -18,25 +19,28 @@ function pathLike(namespace: string, name: string): boolean {
   return name.includes("/") || ["file", "s3", "s3a", "gs", "hdfs", "abfss", "wasbs", "dbfs"].includes(namespaceScheme(namespace));
 }
 
-/** What a dataset is grouped by at `depth`: its namespace and the first `depth` parts of where it lives. */
-function datasetGroup(namespace: string, name: string, depth: number): { key: string; label: string } {
+/** What a dataset is grouped by: its namespace and where it lives (its directory, or its schema),
+ * with the last `coarseness` parts of that dropped. */
+function datasetGroup(namespace: string, name: string, coarseness: number): { key: string; label: string } {
   if (pathLike(namespace, name)) {
-    const dirs = name.split("/").filter(Boolean).slice(0, -1).slice(0, depth);
+    const all = name.split("/").filter(Boolean).slice(0, -1);
+    const dirs = all.slice(0, Math.max(0, all.length - coarseness));
     const where = dirs.length ? `/${dirs.join("/")}` : "";
     return { key: `dataset|${namespace}|${where}`, label: where ? `…/${dirs.slice(-2).join("/")}` : namespaceChip(namespace) };
   }
-  const parts = name.split(".").slice(0, -1).slice(0, depth);
+  const all = name.split(".").slice(0, -1);
+  const parts = all.slice(0, Math.max(0, all.length - coarseness));
   return { key: `dataset|${namespace}|${parts.join(".")}`, label: parts.length ? parts.join(".") : namespaceChip(namespace) };
 }
 
-function groupOf(node: GraphNode, depth: number): { key: string; label: string; kind: string } | null {
+function groupOf(node: GraphNode, coarseness: number): { key: string; label: string; kind: string } | null {
   const { namespace, name, application } = node.data as { namespace?: string; name?: string; application?: string | null };
   if (typeof namespace !== "string" || typeof name !== "string") return null;
   if (node.type === "JOB") {
     if (application) return { key: `application|${application}`, label: application.slice(application.lastIndexOf(":") + 1), kind: "actions" };
     return { key: `job|${namespace}`, label: namespaceChip(namespace), kind: "jobs" };
   }
-  if (node.type === "DATASET") return { ...datasetGroup(namespace, name, depth), kind: "datasets" };
+  if (node.type === "DATASET") return { ...datasetGroup(namespace, name, coarseness), kind: "datasets" };
   return null;
 }
 
@@ -53,11 +57,11 @@ export interface Clustering {
  */
 export function clusterNodes(model: GraphModel, keep: Set<string>): Clustering {
   let best: Map<string, { label: string; kind: string; members: string[] }> = new Map();
-  for (const depth of PATH_DEPTHS) {
+  for (const coarseness of COARSENESS) {
     const groups = new Map<string, { label: string; kind: string; members: string[] }>();
     for (const node of model.nodes.values()) {
       if (keep.has(node.id)) continue;
-      const group = groupOf(node, depth);
+      const group = groupOf(node, coarseness);
       if (!group) continue;
       const found = groups.get(group.key) ?? groups.set(group.key, { label: group.label, kind: group.kind, members: [] }).get(group.key)!;
       found.members.push(node.id);

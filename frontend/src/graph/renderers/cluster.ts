@@ -21,6 +21,7 @@ export const clusterStyle: cytoscape.StylesheetJson = [
       "text-valign": "center",
       "text-halign": "center",
       "text-wrap": "wrap",
+      "line-height": 1.3,
       "font-size": 13,
       "font-weight": "bold",
       color: "#1f2328",

@@ -214,7 +214,7 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
     view.select(state.focus && model.nodes.has(state.focus) ? state.focus : null);
     view.setClass("root", state.roots);
     highlightPath();
-    view.center(centre);
+    if (centre) view.center(centre);
   };
 
   /** Replace an application node by its action jobs (an action-level answer one hop around it). */
@@ -288,8 +288,7 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
     const cluster = clustering?.clusters.get(id);
     if (!cluster) return;
     openClusters.add(id);
-    const members = cluster.data.members as string[];
-    await redraw(members[0]);
+    await redraw("");
     setStatus(`opened ${cluster.label}`);
   };
 
