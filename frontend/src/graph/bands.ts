@@ -89,9 +89,12 @@ export function foldIntoBands(input: BandInput): BandResult {
       top = Math.min(top, p.y - h / 2);
       bottom = Math.max(bottom, p.y + h / 2);
     }
+    // The bends of edges that stay in the band (an edge leaving it is routed through the gutters).
+    const inBand = new Set(band.flatMap((c) => c.ids));
     for (const [key, points] of Object.entries(input.routes)) {
-      const source = key.slice(0, key.indexOf("->"));
-      if (band.some((c) => c.ids.includes(source))) for (const p of points) { top = Math.min(top, p.y); bottom = Math.max(bottom, p.y); }
+      const arrow = key.indexOf("->");
+      if (!inBand.has(key.slice(0, arrow)) || !inBand.has(key.slice(arrow + 2))) continue;
+      for (const p of points) { top = Math.min(top, p.y); bottom = Math.max(bottom, p.y); }
     }
     return { top, bottom, left: band[0].left, right: band[band.length - 1].right };
   };

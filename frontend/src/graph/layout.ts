@@ -38,6 +38,8 @@ export function nodeSize(label: string, kind: "DATASET" | "JOB" | "DATASET_FIELD
   const lines = label.split("\n");
   const chars = Math.min(Math.max(...lines.map((line) => line.length)), 40);
   if (kind === "DATASET_FIELD") return { width: Math.max(70, chars * 7 + 20), height: 26 };
+  // Clusters stand for many nodes and are drawn larger, to read at the small zoom of a wide answer.
+  if (kind === "CLUSTER") return { width: Math.max(120, chars * 10 + 36), height: 48 };
   const extra = (lines.length - 1) * 16;
   return { width: Math.max(80, chars * 7.6 + 30), height: (kind === "JOB" ? 34 : 38) + extra };
 }

@@ -22,7 +22,7 @@ export const clusterStyle: cytoscape.StylesheetJson = [
       "text-halign": "center",
       "text-wrap": "wrap",
       "line-height": 1.3,
-      "font-size": 13,
+      "font-size": 16,
       "font-weight": "bold",
       color: "#1f2328",
       // A second card peeking out below says "several".
