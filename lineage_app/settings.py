@@ -162,6 +162,12 @@ SIGNATURE_POLICY_DEFAULT = env("SIGNATURE_POLICY_DEFAULT", "warn").lower()
 if SIGNATURE_POLICY_DEFAULT not in {"off", "warn", "enforce"}:
     raise ValueError(f"SIGNATURE_POLICY_DEFAULT must be off, warn or enforce (got {SIGNATURE_POLICY_DEFAULT!r})")
 
+# --- Facets: an event whose facet fails its schema is kept, applied without the facet and answered
+# with a warning (tolerant), or refused with a 400 (strict); FacetPolicy rows override per namespace ---
+FACET_POLICY = env("FACET_POLICY", "tolerant").lower()
+if FACET_POLICY not in {"strict", "tolerant"}:
+    raise ValueError(f"FACET_POLICY must be strict or tolerant (got {FACET_POLICY!r})")
+
 # --- Read API ----------------------------------------------------------------------------------
 LINEAGE_MAX_DEPTH = env_int("LINEAGE_MAX_DEPTH", 20)
 # The node budget of one lineage answer: past it the traversal stops and says `truncated`.

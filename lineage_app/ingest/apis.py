@@ -16,6 +16,7 @@ from lineage_app.accounts.permissions import CanIngest
 from lineage_app.api_errors import error_response
 from lineage_app.ingest import services
 from lineage_app.ingest.json_body import NotAJsonArray, json_array_items, json_decode
+from lineage_app.ingest.selectors import facet_policy_refusals
 from lineage_app.ingest.validation import EventInvalid, event_check
 
 
@@ -106,9 +107,13 @@ class LineageEventCreateApi(APIView):
             checked = event_check(json_decode(raw))
         except EventInvalid as exc:
             return _invalid(exc)
+        # A facet that fails its schema is a warning, unless the namespace's facet policy is strict.
+        if (refused := facet_policy_refusals(events=[checked])[0]) is not None:
+            return _invalid(refused)
         accepted = services.event_accept(checked=checked, raw=raw, token=request.auth)
         return Response(
-            {"id": accepted.id, "status": "duplicate" if accepted.duplicate else "accepted"},
+            {"id": accepted.id, "status": "duplicate" if accepted.duplicate else "accepted",
+             "warnings": [w.as_dict() for w in checked.warnings]},
             status=status.HTTP_200_OK if accepted.duplicate else status.HTTP_201_CREATED,
         )
 
@@ -145,14 +150,22 @@ class LineageBatchCreateApi(APIView):
                     )
                 valid.append((index, (event_check(event), event_raw)))
             except EventInvalid as exc:
-                results[index] = {"index": index, "status": "rejected", "id": None, "errors": [exc.as_dict()]}
+                results[index] = {"index": index, "status": "rejected", "id": None, "errors": [exc.as_dict()],
+                                  "warnings": []}
+        refusals = facet_policy_refusals(events=[checked for _, (checked, _) in valid])
+        for (index, _), refused in zip(valid, refusals, strict=True):
+            if refused is not None:
+                results[index] = {"index": index, "status": "rejected", "id": None, "errors": [refused.as_dict()],
+                                  "warnings": []}
+        valid = [item for item, refused in zip(valid, refusals, strict=True) if refused is None]
         accepted = services.events_accept(items=[item for _, item in valid], token=request.auth)
-        for (index, _), answer in zip(valid, accepted, strict=True):
+        for (index, (checked, _)), answer in zip(valid, accepted, strict=True):
             results[index] = {
                 "index": index,
                 "status": "duplicate" if answer.duplicate else "accepted",
                 "id": answer.id,
                 "errors": [],
+                "warnings": [w.as_dict() for w in checked.warnings],
             }
         counts = {s: sum(1 for r in results if r["status"] == s) for s in ("accepted", "duplicate", "rejected")}
         return Response({**counts, "results": results}, status=status.HTTP_200_OK)

@@ -4,11 +4,14 @@ Accepting is the ingest API's whole job, and the ORM's per-value preparation and
 re-encoding of every payload cost more than the database does. Here each value is adapted
 once by the backend's own operations, and the payload is stored as the canonical JSON text
 the content hash was taken over (the same JSON value the event decoded to). The SQL is
-plain `INSERT … VALUES … RETURNING`, which SQLite (3.35+) and PostgreSQL both run.
+plain `INSERT … VALUES … RETURNING`, which SQLite (3.35+) and PostgreSQL both run. Only a
+statement holding an event with facet warnings names the warnings column: a clean event costs
+nothing more.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -27,20 +30,32 @@ COLUMNS = (
     "content_hash", "raw", "payload", "kind", "event_type", "event_time", "run_id", "job_namespace", "job_name",
     "received_at", "token", "status", "status_reason", "verification", "attempts", "applied_at",
 )
+WITH_WARNINGS = (*COLUMNS, "facet_warnings")
 
 
 def log_insert(rows: Sequence[tuple[CheckedEvent, bytes, ApiToken | None]]) -> dict[str, int]:
     """Insert `rows` (none of them in the log yet) in the current transaction; their ids by content hash."""
-    fields = [LineageEvent._meta.get_field(name) for name in COLUMNS]
+    warned = any(checked.warnings for checked, _, _ in rows)
+    names = WITH_WARNINGS if warned else COLUMNS
+    fields = [LineageEvent._meta.get_field(name) for name in names]
     chunk = max(1, connection.ops.bulk_batch_size(fields, rows))
     received_at = timezone.now()
     ids: dict[str, int] = {}
     with connection.cursor() as cursor:
         for start in range(0, len(rows), chunk):
             part = rows[start : start + chunk]
-            cursor.execute(_statement(len(part)), [v for row in part for v in _values(*row, received_at)])
+            if warned:
+                params = [v for row in part for v in [*_values(*row, received_at), _warnings(row[0])]]
+            else:
+                params = [v for row in part for v in _values(*row, received_at)]
+            cursor.execute(_statement(len(part), names), params)
             ids.update((content_hash, pk) for pk, content_hash in cursor.fetchall())
     return ids
+
+
+def _warnings(checked: CheckedEvent) -> str | None:
+    stored = checked.warnings_stored()
+    return json.dumps(stored) if stored is not None else None
 
 
 def _values(checked: CheckedEvent, raw: bytes, token: ApiToken | None, received_at: datetime) -> list[object]:
@@ -53,11 +68,11 @@ def _values(checked: CheckedEvent, raw: bytes, token: ApiToken | None, received_
     ]
 
 
-def _statement(rows: int) -> str:
+def _statement(rows: int, names: Sequence[str] = COLUMNS) -> str:
     quote = connection.ops.quote_name
     meta = LineageEvent._meta
-    columns = ", ".join(quote(meta.get_field(name).column) for name in COLUMNS)
-    row = "(" + ", ".join(["%s"] * len(COLUMNS)) + ")"
+    columns = ", ".join(quote(meta.get_field(name).column) for name in names)
+    row = "(" + ", ".join(["%s"] * len(names)) + ")"
     return (
         f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES {', '.join([row] * rows)} "
         f"RETURNING {quote(meta.pk.column)}, {quote(meta.get_field('content_hash').column)}"

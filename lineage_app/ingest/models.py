@@ -1,4 +1,5 @@
-"""The durable event log: every accepted OpenLineage event, byte for byte, with its processing state."""
+"""The durable event log (every accepted OpenLineage event, byte for byte, with its processing state)
+and the per-namespace facet policies."""
 
 from __future__ import annotations
 
@@ -51,6 +52,10 @@ class LineageEvent(models.Model):
     verification = models.CharField(max_length=24, choices=Verification.choices, blank=True, db_index=True)
     attempts = models.PositiveIntegerField(default=0)
     applied_at = models.DateTimeField(null=True, blank=True)
+    facet_warnings = models.JSONField(
+        null=True, blank=True,
+        help_text="Facets that failed their schema: [{path, message, at}]; the event is applied without them.",
+    )
 
     class Meta:
         ordering = ["event_time", "id"]
@@ -59,3 +64,23 @@ class LineageEvent(models.Model):
     def __str__(self) -> str:
         subject = self.run_id or f"{self.job_namespace}:{self.job_name}"
         return f"{self.kind} {self.event_type} {subject} @ {self.event_time:%Y-%m-%d %H:%M:%S}"
+
+
+class FacetPolicy(models.Model):
+    """What an invalid facet in one namespace's events does; namespaces without a row use `FACET_POLICY`."""
+
+    class Mode(models.TextChoices):
+        TOLERANT = "tolerant", "Tolerant: store and apply the event without the facet, answer a warning"
+        STRICT = "strict", "Strict: refuse the event (400), store nothing"
+
+    namespace = models.CharField(
+        max_length=500, unique=True, help_text="Job namespace (dataset namespace for DatasetEvents), exact match."
+    )
+    mode = models.CharField(max_length=8, choices=Mode.choices)
+
+    class Meta:
+        verbose_name_plural = "facet policies"
+        ordering = ["namespace"]
+
+    def __str__(self) -> str:
+        return f"{self.namespace}: {self.mode}"

@@ -1,17 +1,20 @@
-"""Ingestion reads: which logged events still wait to be applied, and what the log holds for a run."""
+"""Ingestion reads: which logged events still wait to be applied, what the log holds for a run,
+which facet policy a namespace has, and how many facet warnings each producer has caused."""
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Sequence
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.utils import timezone
 
 from lineage_app.graph.events import utc_text
-from lineage_app.ingest.models import LineageEvent
+from lineage_app.ingest.models import FacetPolicy, LineageEvent
 from lineage_app.ingest.services import APPLYABLE
+from lineage_app.ingest.validation import CheckedEvent, EventInvalid
 
 
 def applyable_event_ids(*, event_ids: Sequence[int]) -> list[int]:
@@ -34,7 +37,7 @@ def run_events(*, run_id: str) -> list[dict[str, Any]]:
     rows = (
         LineageEvent.objects.filter(run_id=run_id.lower())
         .order_by("event_time", "id")
-        .values("id", "event_type", "event_time", "verification", "status")
+        .values("id", "event_type", "event_time", "verification", "status", "facet_warnings")
     )
     return [
         {
@@ -43,6 +46,7 @@ def run_events(*, run_id: str) -> list[dict[str, Any]]:
             "eventTime": utc_text(row["event_time"]),
             "verification": row["verification"] or None,
             "status": row["status"],
+            "warnings": [{"path": w["path"], "message": w["message"]} for w in row["facet_warnings"] or []],
         }
         for row in rows
     ]
@@ -54,3 +58,40 @@ def run_verification_statuses(*, run_ids: Sequence[str]) -> dict[str, list[str]]
     for run_id, status in LineageEvent.objects.filter(run_id__in=list(run_ids)).values_list("run_id", "verification"):
         statuses[run_id].append(status or "")
     return statuses
+
+
+def facet_policy_modes(*, namespaces: Iterable[str]) -> dict[str, str]:
+    """The facet policy of each namespace: its `FacetPolicy`, else `FACET_POLICY`."""
+    wanted = set(namespaces)
+    modes = dict(FacetPolicy.objects.filter(namespace__in=wanted).values_list("namespace", "mode"))
+    return {namespace: modes.get(namespace, settings.FACET_POLICY) for namespace in wanted}
+
+
+def facet_policy_refusals(*, events: Sequence[CheckedEvent]) -> list[EventInvalid | None]:
+    """For each event, the error a strict facet policy refuses it with (its first invalid facet), or None.
+
+    Only events with facet warnings are looked up (in one query): a clean event costs nothing.
+    """
+    warned = [event for event in events if event.warnings]
+    if not warned:
+        return [None] * len(events)
+    modes = facet_policy_modes(namespaces={event.policy_namespace for event in warned})
+    return [
+        event.warnings[0].as_error()
+        if event.warnings and modes[event.policy_namespace] == FacetPolicy.Mode.STRICT
+        else None
+        for event in events
+    ]
+
+
+def facet_warning_counts() -> list[dict[str, Any]]:
+    """How many stored events had each facet left out, per producer and facet, most first."""
+    counts: Counter[tuple[str, str]] = Counter()
+    rows = LineageEvent.objects.filter(facet_warnings__isnull=False).values_list("payload__producer", "facet_warnings")
+    for producer, warnings in rows.iterator():
+        for facet in {str(w["at"][-1]) if w.get("at") else w["path"] for w in warnings or []}:
+            counts[(str(producer or ""), facet)] += 1
+    return [
+        {"producer": producer, "facet": facet, "events": count}
+        for (producer, facet), count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    ]

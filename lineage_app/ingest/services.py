@@ -22,7 +22,7 @@ from lineage_app.graph.writer import graph_wipe, graph_writes_apply
 from lineage_app.ingest.event_log import log_insert
 from lineage_app.ingest.group_commit import group_committer, publisher
 from lineage_app.ingest.models import LineageEvent
-from lineage_app.ingest.validation import CheckedEvent
+from lineage_app.ingest.validation import CheckedEvent, payload_without
 from lineage_app.signatures.services import events_verify
 
 logger = logging.getLogger(__name__)
@@ -112,7 +112,15 @@ def events_enqueue(*, event_ids: list[int]) -> None:
 
 
 def _record(event: LineageEvent) -> EventRecord:
-    return EventRecord(content_hash=event.content_hash, event_time=event.event_time, payload=event.payload)
+    """The event as the graph sees it: without the facets its stored warnings name (invariant 8).
+
+    Every apply, incremental or `rebuild_graph`, and every run fold reads events through here, so
+    an invalid facet never reaches the projection. The content hash stays that of the event as sent.
+    """
+    payload = event.payload
+    if event.facet_warnings:
+        payload = payload_without(payload, (w["at"] for w in event.facet_warnings if w.get("at")))
+    return EventRecord(content_hash=event.content_hash, event_time=event.event_time, payload=payload)
 
 
 def _folds(run_ids: Iterable[str], extra: dict[str, list[EventRecord]]) -> dict[str, RunFold]:

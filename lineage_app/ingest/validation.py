@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
@@ -33,6 +33,16 @@ FACET_SECTIONS = (
     ("JobFacet", "facets.job"),
     ("RunFacet", "facets.run"),
 )
+# The spec definition every facet of a facet map must satisfy, whether standard or custom.
+GENERIC_FACET_DEFINITIONS = {
+    "facets.run": "RunFacet",
+    "facets.job": "JobFacet",
+    "facets.dataset": "DatasetFacet",
+    "inputFacets": "InputDatasetFacet",
+    "outputFacets": "OutputDatasetFacet",
+}
+# Only job and dataset facets may be deleted (`_deleted`); a deletion marker carries no content to check.
+DELETABLE_SECTIONS = frozenset({"facets.job", "facets.dataset"})
 
 
 class EventInvalid(Exception):
@@ -48,8 +58,34 @@ class EventInvalid(Exception):
 
 
 @dataclass(frozen=True, kw_only=True)
+class FacetWarning:
+    """A facet that fails its schema: the event is kept whole, and applied without the facet at `at`.
+
+    `path` / `message` are what the sender is told (the facet, and what is wrong inside it);
+    `detail_path` / `detail_message` are the precise error a strict facet policy refuses the event with.
+    """
+
+    path: str
+    message: str
+    at: tuple[str | int, ...]
+    detail_path: str
+    detail_message: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"path": self.path, "message": self.message}
+
+    def stored(self) -> dict[str, Any]:
+        """As the event log keeps it: `at` names the facet unambiguously (facet keys may hold dots)."""
+        return {"path": self.path, "message": self.message, "at": list(self.at)}
+
+    def as_error(self) -> EventInvalid:
+        return EventInvalid(self.detail_message, path=self.detail_path)
+
+
+@dataclass(frozen=True, kw_only=True)
 class CheckedEvent:
-    """An event that passed every check, with the fields the event log indexes."""
+    """An event whose core passed every check, with the fields the event log indexes and the
+    warnings of the facets that did not (empty for a fully valid event)."""
 
     payload: dict[str, Any]
     canonical: bytes
@@ -60,6 +96,17 @@ class CheckedEvent:
     run_id: str
     job_namespace: str
     job_name: str
+    warnings: tuple[FacetWarning, ...] = field(default=())
+
+    @property
+    def policy_namespace(self) -> str:
+        """The namespace policies are matched against: the job's, or the dataset's for a DatasetEvent."""
+        if self.kind == "dataset":
+            return str((self.payload.get("dataset") or {}).get("namespace", ""))
+        return self.job_namespace
+
+    def warnings_stored(self) -> list[dict[str, Any]] | None:
+        return [w.stored() for w in self.warnings] if self.warnings else None
 
 
 # How canonical JSON writes U+0000; only an event whose bytes hold it is searched for the character.
@@ -67,16 +114,24 @@ _NUL_ESCAPE = b"\\u0000"
 
 
 def event_check(payload: Any, *, path_prefix: str = "") -> CheckedEvent:
-    """Validate one decoded event against the OpenLineage 2-0-2 schema and its standard facets."""
+    """Validate one decoded event against the OpenLineage 2-0-2 schema and its standard facets.
+
+    The core (event type, times, run id, producer, schema URL, job and dataset identity) is
+    strict: `EventInvalid`. A facet, standard or custom, that fails its schema is a warning:
+    the event stands, and is applied without that facet (invariant 8).
+    """
     if not isinstance(payload, dict):
         raise EventInvalid("an event must be a JSON object", path=path_prefix)
     kind = _event_kind(payload)
+    warnings: tuple[FacetWarning, ...] = ()
     # The compiled (Rust) validators answer "valid?" far faster; only a failure pays for the
     # reference validator, which names the failing path precisely.
-    error = None if _fast_valid(payload, kind) else _reference_error(payload, kind)
-    if error is not None:
-        message = f"{error.message}: {error.cause}" if error.cause else error.message
-        raise EventInvalid(message, path=_join(path_prefix, _dotted(_error_path(error))))
+    if not _fast_valid(payload, kind):
+        error = _core_error(payload, kind)
+        if error is not None:
+            message = f"{error.message}: {error.cause}" if error.cause else error.message
+            raise EventInvalid(message, path=_join(path_prefix, _dotted(_error_path(error))))
+        warnings = tuple(_facet_warnings(payload, path_prefix))
     try:
         canonical = canonical_json(payload)
     except rfc8785.CanonicalizationError as exc:
@@ -97,7 +152,93 @@ def event_check(payload: Any, *, path_prefix: str = "") -> CheckedEvent:
         run_id=run.get("runId", "").lower(),
         job_namespace=job.get("namespace", ""),
         job_name=job.get("name", ""),
+        warnings=warnings,
     )
+
+
+def payload_without(payload: dict[str, Any], locations: Iterable[Iterable[str | int]]) -> dict[str, Any]:
+    """`payload` without the members at `locations` (the `at` of stored warnings); copies only
+    what it changes, so the stored payload is never altered. A location that is not there is skipped."""
+    result = payload
+    for location in locations:
+        *parents, last = list(location)
+        result = _copy_without(result, parents, last)
+    return result
+
+
+def _copy_without(node: Any, parents: list[str | int], last: str | int) -> Any:
+    if not parents:
+        if isinstance(node, dict) and isinstance(last, str) and last in node:
+            return {k: v for k, v in node.items() if k != last}
+        return node
+    step, rest = parents[0], parents[1:]
+    if isinstance(node, dict) and isinstance(step, str) and step in node:
+        return {**node, step: _copy_without(node[step], rest, last)}
+    if isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+        return [*node[:step], _copy_without(node[step], rest, last), *node[step + 1 :]]
+    return node
+
+
+def _core_error(payload: dict[str, Any], kind: str) -> ValidationError | None:
+    """The first error of the event with every facet map left out: what no facet can excuse."""
+    core = _without_facet_maps(payload)
+    if _compiled_validators()[0][kind].is_valid(core):
+        return None
+    return _first_error(_validators()[kind].iter_errors(core))
+
+
+def _without_facet_maps(payload: dict[str, Any]) -> dict[str, Any]:
+    def bare(obj: Any, *maps: str) -> Any:
+        return {k: v for k, v in obj.items() if k not in maps} if isinstance(obj, dict) else obj
+
+    core = dict(payload)
+    for member in ("run", "job", "dataset"):
+        if member in core:
+            core[member] = bare(core[member], "facets")
+    for side, extra in (("inputs", "inputFacets"), ("outputs", "outputFacets")):
+        if isinstance(core.get(side), list):
+            core[side] = [bare(dataset, "facets", extra) for dataset in core[side]]
+    return core
+
+
+def _facet_warnings(payload: dict[str, Any], path_prefix: str) -> Iterator[FacetWarning]:
+    """One warning per facet (or facet map) that fails its schema, in the order the event holds them."""
+    compiled_generic, compiled_standard = _compiled_facet_checks()
+    for section, base, facets in _facet_maps(payload, with_invalid=True):
+        if not isinstance(facets, dict):
+            yield _warning(base, [], f"{facets!r} is not of type 'object'", [], path_prefix)
+            continue
+        for key, value in facets.items():
+            error = None
+            if not compiled_generic[section].is_valid(value):
+                error = _first_error(_generic_facet_validators()[section].iter_errors(value))
+                inner = list(error.absolute_path) if error is not None else []
+            else:
+                validator = compiled_standard.get((section, key))
+                deleted = section in DELETABLE_SECTIONS and value.get("_deleted") is True
+                if validator is not None and not deleted and not validator.is_valid({key: value}):
+                    error = _first_error(_facet_validators()[(section, key)].iter_errors({key: value}))
+                    inner = list(error.absolute_path)[1:] if error is not None else []
+            if error is not None:
+                message = f"{error.message}: {error.cause}" if error.cause else error.message
+                yield _warning([*base, key], inner, message, _missing(error), path_prefix)
+
+
+def _warning(
+    at: list[Any], inner: list[Any], message: str, missing: list[str], path_prefix: str
+) -> FacetWarning:
+    return FacetWarning(
+        path=_join(path_prefix, _dotted(at)),
+        message=f"{_dotted(inner)}: {message}" if inner else message,
+        at=tuple(at),
+        detail_path=_join(path_prefix, _dotted([*at, *inner, *missing])),
+        detail_message=message,
+    )
+
+
+def _missing(error: ValidationError) -> list[str]:
+    """For a missing property, the property itself, so a strict answer names `run.runId`, not `run`."""
+    return _error_path(error)[len(error.absolute_path):]
 
 
 def _reference_error(payload: dict[str, Any], kind: str) -> ValidationError | None:
@@ -112,7 +253,7 @@ def _fast_valid(payload: dict[str, Any], kind: str) -> bool:
     for section, _, facets in _facet_maps(payload):
         for key, value in facets.items():
             validator = facet_validators.get((section, key))
-            deleted = isinstance(value, dict) and value.get("_deleted") is True
+            deleted = section in DELETABLE_SECTIONS and isinstance(value, dict) and value.get("_deleted") is True
             if validator is not None and not deleted and not validator.is_valid({key: value}):
                 return False
     return True
@@ -192,17 +333,23 @@ def _facet_errors(payload: dict[str, Any]) -> Iterator[ValidationError]:
     for section, base, facets in _facet_maps(payload):
         for key, value in facets.items():
             validator = facet_validators.get((section, key))
-            if validator is None or (isinstance(value, dict) and value.get("_deleted") is True):
+            deleted = section in DELETABLE_SECTIONS and isinstance(value, dict) and value.get("_deleted") is True
+            if validator is None or deleted:
                 continue  # a deletion marker carries no content to check
             for error in validator.iter_errors({key: value}):
                 error.path.extendleft(reversed(base))
                 yield error
 
 
-def _facet_maps(payload: dict[str, Any]) -> Iterator[tuple[str, list[Any], dict[str, Any]]]:
-    def facets_of(obj: Any, key: str) -> dict[str, Any]:
+def _facet_maps(payload: dict[str, Any], *, with_invalid: bool = False) -> Iterator[tuple[str, list[Any], Any]]:
+    """Every facet map of the event: (section, path, map). An absent map is `{}`; one that is not
+    an object is `{}` too, unless `with_invalid` asks for it as it is."""
+
+    def facets_of(obj: Any, key: str) -> Any:
         value = obj.get(key) if isinstance(obj, dict) else None
-        return value if isinstance(value, dict) else {}
+        if value is None or (not isinstance(value, dict) and not with_invalid):
+            return {}
+        return value
 
     yield "facets.run", ["run", "facets"], facets_of(payload.get("run"), "facets")
     yield "facets.job", ["job", "facets"], facets_of(payload.get("job"), "facets")
@@ -283,16 +430,20 @@ def _schema_store() -> dict[str, dict[str, Any]]:
     return store
 
 
-@cache
-def _compiled_validators() -> tuple[dict[str, Any], dict[tuple[str, str], Any]]:
-    """jsonschema-rs validators for the events and the standard facets; they agree with the
-    reference validator on every format: ours checked, "uri" left unchecked."""
+def _compiled_options() -> dict[str, Any]:
     store = _schema_store()
-    options: dict[str, Any] = {
+    return {
         "retriever": lambda uri: store[uri.split("#")[0]],
         "validate_formats": True,
         "formats": {**{name: _passes(check) for name, check in FORMAT_CHECKS.items()}, "uri": lambda _: True},
     }
+
+
+@cache
+def _compiled_validators() -> tuple[dict[str, Any], dict[tuple[str, str], Any]]:
+    """jsonschema-rs validators for the events and the standard facets; they agree with the
+    reference validator on every format: ours checked, "uri" left unchecked."""
+    store, options = _schema_store(), _compiled_options()
     events = {
         kind: jsonschema_rs.Draft202012Validator({"$ref": f"{SPEC_ID}#/$defs/{definition}"}, **options)
         for kind, definition in EVENT_DEFINITIONS
@@ -317,6 +468,25 @@ def _facet_schema_ids() -> dict[tuple[str, str], str]:
             if section is not None:
                 found[(section, key)] = schema_id
     return found
+
+
+@cache
+def _compiled_facet_checks() -> tuple[dict[str, Any], dict[tuple[str, str], Any]]:
+    """jsonschema-rs validators of the facet every map requires (by section), and of the standard facets."""
+    options = _compiled_options()
+    generic = {
+        section: jsonschema_rs.Draft202012Validator({"$ref": f"{SPEC_ID}#/$defs/{definition}"}, **options)
+        for section, definition in GENERIC_FACET_DEFINITIONS.items()
+    }
+    return generic, _compiled_validators()[1]
+
+
+@cache
+def _generic_facet_validators() -> dict[str, Draft202012Validator]:
+    return {
+        section: _reference_validator({"$ref": f"{SPEC_ID}#/$defs/{definition}"})
+        for section, definition in GENERIC_FACET_DEFINITIONS.items()
+    }
 
 
 @cache

@@ -113,7 +113,7 @@ def test_a_run_event_of_every_event_type_with_standard_facets_is_accepted_and_st
     response = post(ingest_client, event)
     assert response.status_code == 201, response.content
     body = response.json()
-    assert body == {"id": body["id"], "status": "accepted"}
+    assert body == {"id": body["id"], "status": "accepted", "warnings": []}
     row = LineageEvent.objects.get(id=body["id"])
     assert row.kind == "run"
     assert row.event_type == event_type
@@ -158,7 +158,7 @@ def test_the_same_event_posted_again_is_a_duplicate_answered_200_with_the_first_
     second = post(ingest_client, event)
     assert first.status_code == 201
     assert second.status_code == 200, second.content
-    assert second.json() == {"id": first.json()["id"], "status": "duplicate"}
+    assert second.json() == {"id": first.json()["id"], "status": "duplicate", "warnings": []}
     assert LineageEvent.objects.count() == 1
 
 
@@ -171,7 +171,7 @@ def test_the_same_event_reserialised_with_other_key_order_and_whitespace_is_a_du
     assert reordered != json.dumps(event).encode()
     second = post(ingest_client, b"\n  " + reordered + b"\n")
     assert second.status_code == 200, second.content
-    assert second.json() == {"id": first.json()["id"], "status": "duplicate"}
+    assert second.json() == {"id": first.json()["id"], "status": "duplicate", "warnings": []}
     assert LineageEvent.objects.count() == 1
 
 
@@ -336,48 +336,64 @@ SCHEMA_VIOLATIONS: list[tuple[str, Any, str, str]] = [
     ("missing job name", drop("name", "job"), "job.name", "name"),
     ("job namespace not a string", put(["a"], "job", "namespace"), "job.namespace", "not of type 'string'"),
     ("dataset without a name", drop("name", "inputs", 0), "inputs[0].name", "name"),
-    ("a facet that is not an object", put("x", "run", "facets", "custom"), "run.facets.custom", "object"),
-    ("a facet without _producer", drop("_producer", "job", "facets", "sql"), "job.facets.sql._producer", "_producer"),
+]
+
+# A facet that fails its schema: (name, change, the facet's path, the precise path a strict policy names, words).
+FACET_VIOLATIONS: list[tuple[str, Any, str, str, str]] = [
+    ("a facet map that is not an object", put(["x"], "run", "facets"), "run.facets", "run.facets",
+     "not of type 'object'"),
+    ("a facet that is not an object", put("x", "run", "facets", "custom"), "run.facets.custom",
+     "run.facets.custom", "object"),
+    ("a facet without _producer", drop("_producer", "job", "facets", "sql"), "job.facets.sql",
+     "job.facets.sql._producer", "_producer"),
     (
         "schema field name not a string",
         put(7, "inputs", 0, "facets", "schema", "fields", 0, "name"),
+        "inputs[0].facets.schema",
         "inputs[0].facets.schema.fields[0].name",
         "not of type 'string'",
     ),
     (
         "schema fields not a list",
         put({"id": "bigint"}, "outputs", 0, "facets", "schema", "fields"),
+        "outputs[0].facets.schema",
         "outputs[0].facets.schema.fields",
         "not of type 'array'",
     ),
-    ("sql facet without a query", drop("query", "job", "facets", "sql"), "job.facets.sql.query", "query"),
+    ("sql facet without a query", drop("query", "job", "facets", "sql"), "job.facets.sql", "job.facets.sql.query",
+     "query"),
     (
         "parent facet with a non-UUID runId",
         put("nope", "run", "facets", "parent", "run", "runId"),
+        "run.facets.parent",
         "run.facets.parent.run.runId",
         "nope",
     ),
     (
         "input statistics with a string rowCount",
         put("ten", "inputs", 0, "inputFacets", "inputStatistics", "rowCount"),
+        "inputs[0].inputFacets.inputStatistics",
         "inputs[0].inputFacets.inputStatistics.rowCount",
         "not of type 'integer'",
     ),
     (
         "output statistics with a string size",
         put("big", "outputs", 0, "outputFacets", "outputStatistics", "size"),
+        "outputs[0].outputFacets.outputStatistics",
         "outputs[0].outputFacets.outputStatistics.size",
         "not of type 'integer'",
     ),
     (
         "errorMessage facet without programmingLanguage",
         put(facet(message="boom"), "run", "facets", "errorMessage"),
+        "run.facets.errorMessage",
         "run.facets.errorMessage.programmingLanguage",
         "programmingLanguage",
     ),
     (
         "lifecycle state outside its enum",
         put("EXPLODE", "outputs", 0, "facets", "lifecycleStateChange", "lifecycleStateChange"),
+        "outputs[0].facets.lifecycleStateChange",
         "outputs[0].facets.lifecycleStateChange.lifecycleStateChange",
         "EXPLODE",
     ),
@@ -396,6 +412,39 @@ def test_an_event_that_breaks_the_spec_is_rejected_with_the_path_of_the_failing_
     rows_unchanged(before)
 
 
+@pytest.mark.parametrize(
+    ("change", "facet_path", "words"), [(c, f, w) for _, c, f, _, w in FACET_VIOLATIONS],
+    ids=[n for n, *_ in FACET_VIOLATIONS],
+)
+def test_an_event_with_a_facet_that_breaks_its_schema_is_stored_and_answered_with_a_warning(
+    ingest_client: APIClient, change: Any, facet_path: str, words: str
+) -> None:
+    event = with_change(change)
+    response = post(ingest_client, event)
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["status"] == "accepted"
+    assert [w["path"] for w in body["warnings"]] == [facet_path], body
+    assert words in body["warnings"][0]["message"], body
+    row = LineageEvent.objects.get(id=body["id"])
+    assert row.payload == event  # stored as sent, the invalid facet included
+    assert [{"path": w["path"], "message": w["message"]} for w in row.facet_warnings] == body["warnings"]
+
+
+@override_settings(FACET_POLICY="strict")
+@pytest.mark.parametrize(
+    ("change", "path", "words"), [(c, p, w) for _, c, _, p, w in FACET_VIOLATIONS],
+    ids=[n for n, *_ in FACET_VIOLATIONS],
+)
+def test_under_a_strict_facet_policy_a_facet_that_breaks_its_schema_is_rejected_with_its_precise_path(
+    ingest_client: APIClient, change: Any, path: str, words: str
+) -> None:
+    before = LineageEvent.objects.count()
+    body = assert_error(post(ingest_client, with_change(change)), 400, error="invalid_event", path=path)
+    assert words in body["message"], body
+    rows_unchanged(before)
+
+
 def test_a_dataset_event_without_its_dataset_name_is_rejected_with_its_path(ingest_client: APIClient) -> None:
     event = dataset_event()
     del event["dataset"]["name"]
@@ -403,7 +452,20 @@ def test_a_dataset_event_without_its_dataset_name_is_rejected_with_its_path(inge
     assert LineageEvent.objects.count() == 0
 
 
-def test_a_job_event_with_an_invalid_job_facet_is_rejected_with_its_path(ingest_client: APIClient) -> None:
+def test_a_job_event_with_an_invalid_job_facet_is_stored_with_a_warning(ingest_client: APIClient) -> None:
+    event = job_event()
+    event["job"]["facets"]["jobType"]["processingType"] = 1
+    response = post(ingest_client, event)
+    assert response.status_code == 201, response.content
+    assert response.json()["warnings"] == [
+        {"path": "job.facets.jobType", "message": "processingType: 1 is not of type 'string'"}
+    ]
+
+
+@override_settings(FACET_POLICY="strict")
+def test_under_a_strict_policy_a_job_event_with_an_invalid_job_facet_is_rejected_with_its_path(
+    ingest_client: APIClient,
+) -> None:
     event = job_event()
     event["job"]["facets"]["jobType"]["processingType"] = 1
     assert_error(post(ingest_client, event), 400, path="job.facets.jobType.processingType")

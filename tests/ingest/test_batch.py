@@ -72,7 +72,8 @@ def test_an_empty_batch_is_answered_with_zero_counts(ingest_client: APIClient) -
     assert ok(post_batch(ingest_client, [])) == {"accepted": 0, "duplicate": 0, "rejected": 0, "results": []}
 
 
-def test_in_a_mixed_batch_valid_events_are_stored_and_invalid_ones_are_not(ingest_client: APIClient) -> None:
+def mixed_batch() -> list[Any]:
+    """Three valid events, four the core refuses (index 1, 2, 4, 6) and one with an invalid facet (index 5)."""
     good_start, good_running, good_end = run_lifecycle()
     no_tz = run_event("START", run_id=new_run_id())
     no_tz["eventTime"] = "2026-01-05T08:00:00"
@@ -81,24 +82,60 @@ def test_in_a_mixed_batch_valid_events_are_stored_and_invalid_ones_are_not(inges
         run_id=new_run_id(),
         inputs=[{"namespace": "n", "name": "d", "facets": {"schema": facet(fields=[{"name": 7, "type": "int"}])}}],
     )
-    batch = [good_start, no_tz, "not an event", good_running, {"hello": "world"}, bad_facet, good_end]
-    body = ok(post_batch(ingest_client, batch))
-    assert (body["accepted"], body["duplicate"], body["rejected"]) == (3, 0, 4)
+    no_run_id = run_event("START", run_id=new_run_id())
+    del no_run_id["run"]["runId"]
+    return [good_start, no_tz, "not an event", good_running, {"hello": "world"}, bad_facet, no_run_id, good_end]
+
+
+def test_in_a_mixed_batch_valid_events_are_stored_and_invalid_ones_are_not(ingest_client: APIClient) -> None:
+    body = ok(post_batch(ingest_client, mixed_batch()))
+    assert (body["accepted"], body["duplicate"], body["rejected"]) == (4, 0, 4)
     statuses = [r["status"] for r in body["results"]]
-    assert statuses == ["accepted", "rejected", "rejected", "accepted", "rejected", "rejected", "accepted"]
+    assert statuses == ["accepted", "rejected", "rejected", "accepted", "rejected", "accepted", "rejected", "accepted"]
     rejected = {r["index"]: r for r in body["results"] if r["status"] == "rejected"}
-    assert all(r["id"] is None for r in rejected.values())
+    assert all(r["id"] is None and r["warnings"] == [] for r in rejected.values())
     assert rejected[1]["errors"][0]["path"] == "eventTime"
     assert "timezone" in rejected[1]["errors"][0]["message"]
     assert rejected[2]["errors"][0]["path"] == "$"
     assert rejected[4]["errors"][0]["path"] == "$"
-    assert rejected[5]["errors"] == [
-        {"path": "inputs[0].facets.schema.fields[0].name", "message": "7 is not of type 'string'"}
+    assert rejected[6]["errors"] == [{"path": "run.runId", "message": "'runId' is a required property"}]
+    # The event whose facet fails its schema is stored, and its answer says which facet and why.
+    warned = body["results"][5]
+    assert warned["errors"] == []
+    assert warned["warnings"] == [
+        {"path": "inputs[0].facets.schema", "message": "fields[0].name: 7 is not of type 'string'"}
     ]
-    assert LineageEvent.objects.count() == 3
+    assert all(r["warnings"] == [] for i, r in enumerate(body["results"]) if i != 5)
+    assert LineageEvent.objects.get(id=warned["id"]).facet_warnings == [
+        {"path": "inputs[0].facets.schema", "message": "fields[0].name: 7 is not of type 'string'",
+         "at": ["inputs", 0, "facets", "schema"]}
+    ]
+    assert LineageEvent.objects.count() == 4
     assert sorted(LineageEvent.objects.values_list("id", flat=True)) == sorted(
         r["id"] for r in body["results"] if r["status"] == "accepted"
     )
+
+
+@override_settings(FACET_POLICY="strict")
+def test_under_a_strict_facet_policy_the_event_with_an_invalid_facet_is_rejected_alone(
+    ingest_client: APIClient,
+) -> None:
+    body = ok(post_batch(ingest_client, mixed_batch()))
+    assert (body["accepted"], body["duplicate"], body["rejected"]) == (3, 0, 5)
+    assert body["results"][5] == {
+        "index": 5, "status": "rejected", "id": None, "warnings": [],
+        "errors": [{"path": "inputs[0].facets.schema.fields[0].name", "message": "7 is not of type 'string'"}],
+    }
+    assert LineageEvent.objects.count() == 3
+
+
+def test_a_duplicate_in_a_batch_is_answered_with_the_same_warnings(ingest_client: APIClient) -> None:
+    event = run_event("START", run_id=new_run_id(), run_facets={"processing_engine": facet(name="spark")})
+    first = ok(post_batch(ingest_client, [event]))["results"][0]
+    again = ok(post_batch(ingest_client, [event, event]))["results"]
+    warning = {"path": "run.facets.processing_engine", "message": "'version' is a required property"}
+    assert first["status"] == "accepted" and first["warnings"] == [warning]
+    assert [(r["status"], r["id"], r["warnings"]) for r in again] == [("duplicate", first["id"], [warning])] * 2
 
 
 def test_a_batch_of_only_invalid_events_stores_nothing(ingest_client: APIClient) -> None:
@@ -135,7 +172,7 @@ def test_an_event_from_a_batch_is_a_duplicate_when_posted_alone_later(ingest_cli
     stored = ok(post_batch(ingest_client, [event]))["results"][0]["id"]
     again = ingest_client.post("/api/v1/lineage", data=json.dumps(event), content_type="application/json")
     assert again.status_code == 200
-    assert again.json() == {"id": stored, "status": "duplicate"}
+    assert again.json() == {"id": stored, "status": "duplicate", "warnings": []}
 
 
 @pytest.mark.parametrize("body", [{"events": []}, "x", 3, None], ids=["object", "string", "number", "null"])
