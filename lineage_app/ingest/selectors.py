@@ -33,7 +33,8 @@ def pending_event_ids(*, older_than_seconds: int, limit: int) -> list[int]:
 
 
 def run_events(*, run_id: str) -> list[dict[str, Any]]:
-    """Every logged event of a run, quarantined ones included, in eventTime order."""
+    """Every logged event of a run, quarantined ones included, in eventTime order; an event stored
+    with facets left out (they failed their schema) has `warnings`."""
     rows = (
         LineageEvent.objects.filter(run_id=run_id.lower())
         .order_by("event_time", "id")
@@ -46,7 +47,9 @@ def run_events(*, run_id: str) -> list[dict[str, Any]]:
             "eventTime": utc_text(row["event_time"]),
             "verification": row["verification"] or None,
             "status": row["status"],
-            "warnings": [{"path": w["path"], "message": w["message"]} for w in row["facet_warnings"] or []],
+            # Only an event stored with facets left out names them (the answer it got when posted).
+            **({"warnings": [{"path": w["path"], "message": w["message"]} for w in row["facet_warnings"]]}
+               if row["facet_warnings"] else {}),
         }
         for row in rows
     ]
