@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
+from urllib.parse import unquote_plus
 
+from django.conf import settings
+from django.core.exceptions import TooManyFieldsSent
+from django.core.validators import MaxLengthValidator, MinLengthValidator, RegexValidator
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 
 MAX_PAGE = 500
+# Deeper pages than this are not browsing; past it offsets overflow what the graph engine will skip.
+MAX_OFFSET = 1_000_000
+# The longest text one query parameter may carry (a node id, a name, a search string, a time).
+MAX_TEXT = 2_000
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -25,16 +36,90 @@ ERRORS = {
 }
 
 
+class BearerTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
+    """Documents `Authorization: Bearer <token>` (an API token) in the served schema."""
+
+    target_class = "lineage_app.accounts.authentication.BearerTokenAuthentication"
+    name = "bearerAuth"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {"type": "http", "scheme": "bearer", "description": "an API token (`read`, `ingest` or `edit` scope)"}
+
+
+# DRF refuses NUL in text (`ProhibitNullCharactersValidator`); this says so in the schema too.
+_NO_NUL = RegexValidator(r"^[^\x00]*$", message="Null characters are not allowed.")
+
+
+class RequiredBodySchema(AutoSchema):
+    """Documents a view's request body as required: without one, the request is refused (e.g. a 415)."""
+
+    def _get_request_body(self, direction: str = "request") -> dict[str, Any] | None:
+        body = super()._get_request_body(direction)
+        if body is not None:
+            body["required"] = True
+        return body
+
+
+def _bounded(field: serializers.Field) -> serializers.Field:
+    """`field` with its text bounded by `MAX_TEXT` (unless it says its own) and free of NUL, in the schema too."""
+    if isinstance(field, serializers.ListField):
+        _bounded(field.child)
+    elif isinstance(field, serializers.CharField):
+        if field.max_length is None:
+            field.max_length = MAX_TEXT
+            field.validators.append(MaxLengthValidator(MAX_TEXT, message=f"at most {MAX_TEXT} characters"))
+        if not field.allow_blank and field.min_length is None:
+            field.min_length = 1  # said in the schema of a list's items too, not only of a single value
+            field.validators.append(MinLengthValidator(1, message="may not be empty"))
+        field.validators.append(_NO_NUL)
+        # An id or a name is matched as sent: trimming would turn " " into a blank the schema allows.
+        field.trim_whitespace = False
+    return field
+
+
+class QueryInput(serializers.Serializer):
+    """The base of every query-parameter serializer: each text parameter is bounded (`MAX_TEXT`), and an
+    empty value (`?since=`) is refused unless the parameter allows blank text: left out, it takes its default."""
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        return {name: _bounded(field) for name, field in super().get_fields().items()}
+
+    def to_internal_value(self, data: Any) -> Any:
+        # DRF reads an empty query value as "not given"; the schema (and so a client) says it is invalid.
+        for name, field in self.fields.items():
+            values = data.getlist(name) if hasattr(data, "getlist") else [data.get(name)]
+            if "" in values and not getattr(field, "allow_blank", False):
+                raise serializers.ValidationError({name: ["may not be empty: give a value or leave it out"]})
+        return super().to_internal_value(data)
+
+
 def query_params(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
     """The request's query parameters, validated (a 400 naming the parameter otherwise)."""
-    params = serializer_class(data=request.query_params)
-    params.is_valid(raise_exception=True)
+    try:
+        query = request.query_params
+    except TooManyFieldsSent:
+        # Django's own answer would be an HTML 400; name the parameter repeated most instead.
+        names = Counter(unquote_plus(part.partition("=")[0]) for part in request.META["QUERY_STRING"].split("&"))
+        name = names.most_common(1)[0][0]
+        raise serializers.ValidationError({name: [
+            f"more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} query parameters"]}) from None
+    params = serializer_class(data=query)
+    if not params.is_valid():
+        name, problem = next(iter(params.errors.items()))
+        raise serializers.ValidationError({name: [_first_message(problem)]})
     return dict(params.validated_data)
 
 
-class PageInput(serializers.Serializer):
+def _first_message(problem: Any) -> str:
+    """The first message in a field's errors, however nested (a list parameter's are keyed by position)."""
+    while isinstance(problem, (list, dict)) and problem:
+        problem = next(iter(problem.values())) if isinstance(problem, dict) else problem[0]
+    return str(problem)
+
+
+class PageInput(QueryInput):
     limit = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, default=50)
-    offset = serializers.IntegerField(min_value=0, default=0)
+    offset = serializers.IntegerField(min_value=0, max_value=MAX_OFFSET, default=0)
 
 
 def page_of(name: str, item: serializers.Serializer) -> serializers.Serializer:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -92,7 +92,9 @@ class OwnershipApi(APIView):
         responses={200: OpenApiResponse(
             inline_serializer(name="OwnershipPage", fields={
                 "count": serializers.IntegerField(),
-                "results": serializers.ListSerializer(child=EffectiveOwnerOutput()),
+                "results": serializers.ListSerializer(child=PolymorphicProxySerializer(
+                    component_name="OwnershipRow", serializers=[EffectiveOwnerOutput, AssignmentOutput],
+                    resource_type_field_name=None)),
             }),
             description="with `nodeId`: its effective owners; without: stored assignments (AssignmentOutput)"),
             **ERRORS},

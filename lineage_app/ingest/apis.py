@@ -6,7 +6,8 @@ import zlib
 from typing import Any
 
 from django.conf import settings
-from rest_framework import status
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
 from rest_framework.parsers import BaseParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,6 +15,7 @@ from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanIngest
 from lineage_app.api_errors import error_response
+from lineage_app.api_support import ErrorSerializer, RequiredBodySchema
 from lineage_app.ingest import services
 from lineage_app.ingest.json_body import NotAJsonArray, json_array_items, json_decode
 from lineage_app.ingest.selectors import facet_policy_refusals
@@ -93,6 +95,52 @@ def _invalid(exc: EventInvalid) -> Response:
     return error_response("invalid_event", exc.message, path=exc.path or "$", http_status=400)
 
 
+class EventProblemSerializer(serializers.Serializer):
+    path = serializers.CharField(help_text="where in the event, e.g. `$.run.runId`")
+    message = serializers.CharField()
+
+
+class EventAnswerSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "LineageEventAnswer"
+
+    id = serializers.IntegerField(help_text="the event's row in the event log")
+    status = serializers.ChoiceField(choices=["accepted", "duplicate"])
+    warnings = EventProblemSerializer(many=True, help_text="facets that failed their schema: stored, not applied")
+
+
+class BatchAnswerSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "LineageBatchAnswer"
+
+    class ItemSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "LineageBatchItem"
+
+        index = serializers.IntegerField(help_text="the event's position in the array")
+        status = serializers.ChoiceField(choices=["accepted", "duplicate", "rejected"])
+        id = serializers.IntegerField(allow_null=True, help_text="null when rejected")
+        errors = EventProblemSerializer(many=True)
+        warnings = EventProblemSerializer(many=True, help_text="facets that failed their schema: stored, not applied")
+
+    accepted = serializers.IntegerField()
+    duplicate = serializers.IntegerField()
+    rejected = serializers.IntegerField()
+    results = ItemSerializer(many=True, help_text="one per event, in the order sent")
+
+
+# What both ingest routes answer besides success (a 400 names the problem's `path`, e.g. `$.eventTime`).
+INGEST_ERRORS = {
+    code: OpenApiResponse(ErrorSerializer, description=text) for code, text in {
+        400: "malformed JSON, or not an acceptable event / batch (`path` says where)",
+        401: "no credentials, or an unknown token",
+        403: "the token may not ingest",
+        413: "the body (or, inflated, its gzip) is too large, or the batch has too many events",
+        415: "not `application/json`, or an unsupported `Content-Encoding`",
+    }.items()
+}
+
+
 class LineageEventCreateApi(APIView):
     """`POST /api/v1/lineage`: store one OpenLineage event; 201 when new, 200 when already stored."""
 
@@ -123,7 +171,16 @@ class LineageBatchCreateApi(APIView):
 
     permission_classes = [CanIngest]
     parser_classes = [RawJsonParser]
+    schema = RequiredBodySchema()
 
+    @extend_schema(
+        operation_id="lineage_batch_create",
+        description="Store a JSON array of OpenLineage events, each accepted or rejected on its own "
+                    "(`ingest`-scope token); an element that is not an event (not even an object) is "
+                    "rejected in its result, the rest still stored.",
+        request={"application/json": {"type": "array", "items": {}}},
+        responses={200: BatchAnswerSerializer, **INGEST_ERRORS},
+    )
     def post(self, request: Request) -> Response:
         raw = _request_json_bytes(request, limit=settings.INGEST_MAX_BATCH_BYTES)
         if isinstance(raw, Response):

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+from django.core.validators import RegexValidator
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -15,7 +16,16 @@ from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
 from lineage_app.api_errors import error_response
-from lineage_app.api_support import ERRORS, MAX_PAGE, ErrorSerializer, PageInput, page_of, query_params
+from lineage_app.api_support import (
+    ERRORS,
+    MAX_PAGE,
+    PageInput,
+    QueryInput,
+    RequiredBodySchema,
+    page_of,
+    query_params,
+)
+from lineage_app.ingest.apis import INGEST_ERRORS, EventAnswerSerializer
 from lineage_app.lineage import selectors
 
 
@@ -33,20 +43,15 @@ def _answer(read: Callable[[], dict[str, Any]], *, node_parameter: str = "nodeId
         return error_response("not_found", str(exc), path=node_parameter, http_status=404)
 
 
-class NodeInput(serializers.Serializer):
+class NodeInput(QueryInput):
     nodeId = serializers.CharField(help_text="e.g. `dataset:<namespace>:<name>`, URL-encoded")
 
 
 class GraphInput(NodeInput):
-    depth = serializers.IntegerField(min_value=0, default=2)
+    depth = serializers.IntegerField(min_value=0, max_value=settings.LINEAGE_MAX_DEPTH, default=2)
     direction = serializers.ChoiceField(choices=sorted(selectors.DIRECTIONS), default="both")
     asOf = serializers.DateTimeField(required=False, default=None,
                                      help_text="ISO 8601; edges first seen later are left out")
-
-    def validate_depth(self, value: int) -> int:
-        if value > settings.LINEAGE_MAX_DEPTH:
-            raise serializers.ValidationError(f"depth must be at most {settings.LINEAGE_MAX_DEPTH}")
-        return value
 
 
 class EdgeSerializer(serializers.Serializer):
@@ -569,24 +574,25 @@ class FailureJobListApi(APIView):
             node_parameter="job")
 
 
+_TYPE = "|".join(selectors.SEARCH_TYPES)
+_TYPES_PATTERN = rf"^({_TYPE})(,({_TYPE}))*$"
+_TYPES_MESSAGE = f"types must be a comma-separated subset of {', '.join(selectors.SEARCH_TYPES)}"
+
+
 class NodeSearchApi(APIView):
     """`GET /api/v1/search?q=&types=dataset,job,field&limit=`: nodes by name, best match first."""
 
     permission_classes = [CanRead]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(QueryInput):
         q = serializers.CharField()
-        types = serializers.CharField(required=False, default=",".join(selectors.SEARCH_TYPES),
-                                      help_text="comma-separated: dataset, job, field")
+        types = serializers.CharField(
+            required=False, default=",".join(selectors.SEARCH_TYPES), help_text="comma-separated: dataset, job, field",
+            validators=[RegexValidator(_TYPES_PATTERN, message=_TYPES_MESSAGE)])
         limit = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, default=50)
 
         def validate_types(self, value: str) -> list[str]:
-            types = [t.strip() for t in value.split(",") if t.strip()]
-            unknown = sorted(set(types) - set(selectors.SEARCH_TYPES))
-            if unknown or not types:
-                raise serializers.ValidationError(
-                    f"types must be a comma-separated subset of {', '.join(selectors.SEARCH_TYPES)}")
-            return list(dict.fromkeys(types))
+            return list(dict.fromkeys(value.split(",")))
 
     class OutputSerializer(serializers.Serializer):
         class Meta:
@@ -622,6 +628,7 @@ class LineageRouteSchema(APIView):
     """
 
     permission_classes = [CanRead]
+    schema = RequiredBodySchema()  # the POST's
 
     @extend_schema(operation_id="lineage_graph", parameters=[LineageGraphApi.InputSerializer],
                    responses=_responses(LineageGraphApi.OutputSerializer))
@@ -633,10 +640,9 @@ class LineageRouteSchema(APIView):
         description="Store one OpenLineage event (the OpenLineage HTTP transport's endpoint; `ingest`-scope token).",
         request={"application/json": OpenApiTypes.OBJECT},
         responses={
-            201: OpenApiResponse(description="stored"),
-            200: OpenApiResponse(description="already stored (duplicate)"),
-            400: OpenApiResponse(ErrorSerializer), 401: OpenApiResponse(ErrorSerializer),
-            403: OpenApiResponse(ErrorSerializer), 413: OpenApiResponse(ErrorSerializer),
+            201: OpenApiResponse(EventAnswerSerializer, description="stored"),
+            200: OpenApiResponse(EventAnswerSerializer, description="already stored (duplicate)"),
+            **INGEST_ERRORS,
         },
     )
     def post(self, request: Request) -> Response:

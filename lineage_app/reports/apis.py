@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
 from lineage_app.api_errors import error_response
-from lineage_app.api_support import ERRORS, query_params
+from lineage_app.api_support import ERRORS, QueryInput, query_params
 from lineage_app.reports import exports, selectors
 
 ROOT_CAUSE_DEFAULT_DEPTH = 10
@@ -32,17 +32,11 @@ class JsonOnly(BaseContentNegotiation):
         return renderers[0], renderers[0].media_type
 
 
-def _depth(value: int) -> int:
-    if value > settings.LINEAGE_MAX_DEPTH:
-        raise serializers.ValidationError(f"depth must be at most {settings.LINEAGE_MAX_DEPTH}")
-    return value
-
-
-class ImpactInput(serializers.Serializer):
+class ImpactInput(QueryInput):
     nodeId = serializers.ListField(
         child=serializers.CharField(), min_length=1, max_length=500,
         help_text="repeatable: `dataset:…`, `job:…` or `datasetField:…` (several fields of one change)")
-    depth = serializers.IntegerField(min_value=1, default=10, validators=[_depth])
+    depth = serializers.IntegerField(min_value=1, max_value=settings.LINEAGE_MAX_DEPTH, default=10)
     asOf = serializers.DateTimeField(required=False, default=None,
                                      help_text="ISO 8601; edges first seen later are left out")
     level = serializers.ChoiceField(
@@ -115,9 +109,10 @@ class RootCauseApi(APIView):
 
     permission_classes = [CanRead]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(QueryInput):
         nodeId = serializers.CharField(help_text="a `dataset:…` id")
-        depth = serializers.IntegerField(min_value=1, default=ROOT_CAUSE_DEFAULT_DEPTH, validators=[_depth])
+        depth = serializers.IntegerField(min_value=1, max_value=settings.LINEAGE_MAX_DEPTH,
+                                       default=ROOT_CAUSE_DEFAULT_DEPTH)
 
     @extend_schema(operation_id="root_cause", parameters=[InputSerializer],
                    responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description="`results`, culprit first"),
