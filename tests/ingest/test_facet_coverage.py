@@ -1,0 +1,49 @@
+"""docs/facets.md is generated from the code (`manage.py facet_coverage`) and must not go stale."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from lineage_app.ingest.facet_coverage import DOC, facet_coverage, facet_coverage_markdown, facet_keys_read
+
+
+def test_docs_facets_md_is_what_the_code_generates() -> None:
+    assert DOC.read_text() == facet_coverage_markdown(), "docs/facets.md is stale: run `manage.py facet_coverage`"
+
+
+def test_the_check_command_passes_on_the_committed_doc() -> None:
+    out = StringIO()
+    call_command("facet_coverage", "--check", stdout=out)
+    assert "up to date" in out.getvalue()
+
+
+def test_the_check_command_fails_on_a_stale_doc(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    stale = tmp_path / "facets.md"
+    stale.write_text(DOC.read_text().replace("| `parent` |", "| `parentRun` |"))
+    monkeypatch.setattr("lineage_app.ingest.management.commands.facet_coverage.DOC", stale)
+    with pytest.raises(CommandError, match="stale"):
+        call_command("facet_coverage", "--check", stdout=StringIO())
+
+
+def test_the_facets_the_graph_reads_are_found_in_its_code() -> None:
+    read = facet_keys_read()
+    for key in ("parent", "errorMessage", "nominalTime"):
+        assert "graph/run_state.py" in read[key]
+    for key in ("schema", "columnLineage", "jobType", "ownership", "inputStatistics", "outputStatistics"):
+        assert "graph/projection.py" in read[key]
+    assert "processing_engine" not in read and "symlinks" not in read
+
+
+def test_every_facet_schema_file_is_covered_and_every_sectioned_facet_is_validated() -> None:
+    from lineage_app.ingest.validation import SPEC_DIR
+
+    rows = facet_coverage()
+    assert {r.schema_file for r in rows} == {p.name for p in (SPEC_DIR / "facets").glob("*.json")}
+    assert all(r.validated for r in rows if r.section)
+    by_key = {(r.section, r.key): r for r in rows}
+    assert by_key[("facets.run", "processing_engine")].kept_on == "Run"
+    assert by_key[("facets.dataset", "schema")].kept_on is None  # structure of its own, not a blob
+    assert by_key[("inputFacets", "dataQualityMetrics")].kept_on is None
