@@ -1,4 +1,5 @@
-// A job's run history: a timeline of runs, durations and states, with each run's error and stack trace.
+// A job's run history: a timeline of runs, durations and states, with each run's error and stack trace,
+// and the facets its events were applied without (they failed their schema).
 
 import { api } from "../../api/client";
 import type { JobDetail, RunSummary } from "../../api/types";
@@ -78,6 +79,7 @@ function runRows(run: RunSummary): HTMLElement[] {
         full.stackTrace ? h("details", { class: "stack" }, h("summary", {}, "Stack trace"), h("pre", { class: "stack-trace" }, full.stackTrace)) : null,
         h("div", {}, "Read: ", full.inputs.length ? full.inputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—"),
         h("div", {}, "Wrote: ", full.outputs.length ? full.outputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—"),
+        eventWarnings(full.events),
         full.outputs.length ? link(lineageHref(full.outputs, { depth: 5, direction: "downstream" }), "Downstream of this run's outputs") : null);
     } catch (error) {
       replace(cell, errorMessage(error));
@@ -94,6 +96,24 @@ function runRows(run: RunSummary): HTMLElement[] {
       h("td", {}, toggle)),
     detail,
   ];
+}
+
+/** An event of a run as `GET /jobs/runs/<runId>` lists it; `warnings` only when facets were left out. */
+export interface RunEventEntry {
+  id: number;
+  eventType: string;
+  eventTime: string;
+  warnings?: { path: string; message: string }[];
+}
+
+/** The facets a run's events were applied without, one short line each; null when there are none. */
+export function eventWarnings(events: unknown[]): HTMLElement | null {
+  const warned = (events as RunEventEntry[]).filter((event) => event.warnings?.length);
+  if (!warned.length) return null;
+  return h("div", { class: "facet-warnings" },
+    h("div", { class: "muted" }, "Facets left out (they failed their schema; the stored events keep them):"),
+    h("ul", {}, warned.flatMap((event) => (event.warnings ?? []).map((warning) =>
+      h("li", {}, `${event.eventType} ${formatTime(event.eventTime)}: `, h("code", {}, warning.path), ` — ${warning.message}`)))));
 }
 
 /** A failed run's classification and root cause (the full error in the title); else its error, if any. */
