@@ -1,5 +1,5 @@
-"""Strict decoding of ingest request bodies: UTF-8 only, no NaN / Infinity, bounded nesting,
-and for a batch each element's exact bytes as sent."""
+"""Strict decoding of ingest request bodies: UTF-8 only, no NaN / Infinity, bounded nesting, no
+duplicate member names, and for a batch each element's exact bytes as sent."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from django.conf import settings
 
-from lineage_app.ingest.json_text import nesting_depth_bound
+from lineage_app.ingest.json_text import member_count, nesting_depth_bound
 from lineage_app.ingest.validation import EventInvalid
 
 
@@ -29,9 +29,11 @@ def json_decode(body: bytes, *, max_depth: int | None = None) -> Any:
     """The JSON value of `body`, nesting bounded by `max_depth` (default `INGEST_MAX_JSON_DEPTH`)."""
     text = _text(body, max_depth=max_depth or settings.INGEST_MAX_JSON_DEPTH)
     try:
-        return _DECODER.decode(text)
+        value = _DECODER.decode(text)
     except ValueError as exc:
         raise _malformed(exc) from exc
+    _check_unique_names(text, value, path="")
+    return value
 
 
 def json_array_items(body: bytes, *, max_depth: int) -> list[tuple[Any, bytes]]:
@@ -56,6 +58,7 @@ def json_array_items(body: bytes, *, max_depth: int) -> list[tuple[Any, bytes]]:
                 raise EventInvalid(f"JSON is nested deeper than {max_depth} levels") from None
             element = text[index:end]
             _check_depth(element, max_depth)
+            _check_unique_names(element, value, path=f"[{len(items)}]")
             items.append((value, element.encode("utf-8")))
             index = _skip_space(text, end)
             if text.startswith(",", index):
@@ -89,6 +92,58 @@ def _check_depth(text: str, max_depth: int) -> None:
     parser's stack; counting brackets first spares the measurement for ordinary events."""
     if text.count("[") + text.count("{") > max_depth and nesting_depth_bound(text) > max_depth:
         raise EventInvalid(f"JSON is nested deeper than {max_depth} levels")
+
+
+def _check_unique_names(text: str, value: Any, *, path: str) -> None:
+    """Refuse an object that names a member twice (`path` says where): readers disagree on which value
+    wins, so a signature over one reading would vouch for a document others read differently. A decoded
+    value holding fewer members than its text names is the cheap sign; only then is the text read again."""
+    if _members(value) != member_count(text):
+        where, name = _first_duplicate(_PAIRS_DECODER.decode(text), path) or (path, "?")
+        raise EventInvalid(f"duplicate member name {name!r}: each name may appear once in an object",
+                           path=where or "$")
+
+
+def _members(value: Any) -> int:
+    count, stack = 0, [value]
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            count += len(node)
+            stack.extend(node.values())
+        elif type(node) is list:
+            stack.extend(node)
+    return count
+
+
+class _Pairs(list):  # type: ignore[type-arg]
+    """An object as its members were written, duplicates kept."""
+
+
+_PAIRS_DECODER = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_Pairs)
+
+
+def _first_duplicate(node: Any, path: str) -> tuple[str, str] | None:
+    """The path and name of the first member named twice in its object, depth first."""
+    if isinstance(node, _Pairs):
+        names: set[str] = set()
+        for name, _ in node:
+            if name in names:
+                return _member_path(path, name), name
+            names.add(name)
+        children = [(_member_path(path, name), child) for name, child in node]
+    elif isinstance(node, list):
+        children = [(f"{path}[{i}]", child) for i, child in enumerate(node)]
+    else:
+        return None
+    for child_path, child in children:
+        if (found := _first_duplicate(child, child_path)) is not None:
+            return found
+    return None
+
+
+def _member_path(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
 
 
 def _skip_space(text: str, index: int) -> int:

@@ -1,4 +1,4 @@
-"""Cheap, C-speed looks at JSON text: how deep it nests."""
+"""Cheap, C-speed looks at JSON text: how deep it nests, how many object members it has."""
 
 from __future__ import annotations
 
@@ -24,3 +24,8 @@ def nesting_depth_bound(text: str) -> int:
             return depth + brackets.count("[") + brackets.count("{")
         depth += 1
     return depth
+
+
+def member_count(text: str) -> int:
+    """How many object members valid JSON `text` holds: outside strings, a `:` only ever ends a member name."""
+    return outside_strings(text).count(":")

@@ -568,3 +568,59 @@ def test_the_stored_event_records_which_token_sent_it(db: None) -> None:
     response = post(client, run_event("START", run_id=new_run_id(), at=T0))
     assert response.status_code == 201
     assert LineageEvent.objects.get().token == token
+
+
+# ---- duplicate member names: one answer on the server and in the agent's verifier ----
+
+def with_duplicate(event: dict[str, Any], parent: tuple[str, ...], name: str, first: Any) -> bytes:
+    """`event` serialised with `name` written twice in the object at `parent`: `first`, then its real value."""
+    text = json.dumps(event)
+    holder = event
+    for key in parent:
+        holder = holder[key]
+    real = f"{json.dumps(name)}: {json.dumps(holder[name])}"
+    assert text.count(real) == 1
+    return text.replace(real, f"{json.dumps(name)}: {json.dumps(first)}, {real}").encode()
+
+
+@pytest.mark.parametrize(("parent", "name", "first", "path"), [
+    ((), "eventType", "FAIL", "eventType"),
+    (("run",), "runId", new_run_id(), "run.runId"),
+    (("job",), "name", "someone.else", "job.name"),
+])
+def test_an_event_naming_a_member_twice_is_rejected_with_the_path_of_the_repeat_and_nothing_is_stored(
+    ingest_client: APIClient, parent: tuple[str, ...], name: str, first: Any, path: str
+) -> None:
+    from spark_agent.signing import EventParseError, parse_event
+
+    body = with_duplicate(run_event("START", run_id=new_run_id()), parent, name, first)
+    before = LineageEvent.objects.count()
+    answer = assert_error(post(ingest_client, body), 400, error="invalid_event", path=path)
+    assert repr(name) in answer["message"]
+    rows_unchanged(before)
+    with pytest.raises(EventParseError, match="duplicate"):  # the agent's verifier refuses the same bytes
+        parse_event(body)
+
+
+def test_a_duplicate_inside_a_facet_or_a_dataset_list_is_named_by_its_full_path(ingest_client: APIClient) -> None:
+    event = run_event("START", run_id=new_run_id(), inputs=[dataset("db", "a"), dataset("db", "b")])
+    text = json.dumps(event).replace('"name": "b"', '"name": "b", "name": "c"', 1)
+    assert_error(post(ingest_client, text.encode()), 400, error="invalid_event", path="inputs[1].name")
+
+
+def test_a_batch_element_naming_a_member_twice_rejects_the_batch_naming_the_element(ingest_client: APIClient) -> None:
+    good = json.dumps(run_event("START", run_id=new_run_id()))
+    bad = with_duplicate(run_event("START", run_id=new_run_id()), ("job",), "namespace", "x").decode()
+    before = LineageEvent.objects.count()
+    response = ingest_client.post(f"{URL}/batch", data=f"[{good}, {bad}]".encode(), content_type="application/json")
+    assert_error(response, 400, error="invalid_event", path="[1].job.namespace")
+    rows_unchanged(before)
+
+
+def test_names_repeated_in_different_objects_and_colons_or_quotes_in_strings_are_not_duplicates(
+    ingest_client: APIClient,
+) -> None:
+    event = run_event("START", run_id=new_run_id(), job='quoted \\": name: x', inputs=[dataset("s3://b", "k:v")])
+    event["run"]["facets"] = {"note": facet(text='a "quoted": colon', name="name")}
+    response = post(ingest_client, event)
+    assert response.status_code == 201, response.content
