@@ -346,10 +346,10 @@ def _facet_maps(payload: dict[str, Any], *, with_invalid: bool = False) -> Itera
     an object is `{}` too, unless `with_invalid` asks for it as it is."""
 
     def facets_of(obj: Any, key: str) -> Any:
-        value = obj.get(key) if isinstance(obj, dict) else None
-        if value is None or (not isinstance(value, dict) and not with_invalid):
+        if not isinstance(obj, dict) or key not in obj:
             return {}
-        return value
+        value = obj[key]
+        return value if isinstance(value, dict) or with_invalid else {}
 
     yield "facets.run", ["run", "facets"], facets_of(payload.get("run"), "facets")
     yield "facets.job", ["job", "facets"], facets_of(payload.get("job"), "facets")
