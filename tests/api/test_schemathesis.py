@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis.generation.modes import GenerationMode
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
+from tests.events import new_run_id, run_event
 from tests.lineage.known_graph import build_known_graph
 
 pytestmark = pytest.mark.django_db
@@ -88,7 +89,7 @@ def test_an_ingester_never_gets_a_server_error_or_an_undocumented_answer(api_sch
     assert not failed, "\n\n".join(failed)
 
 
-STATEFUL = settings(max_examples=EXAMPLES, stateful_step_count=6, derandomize=True, deadline=None, database=None,
+STATEFUL = settings(max_examples=2 * EXAMPLES, stateful_step_count=6, derandomize=True, deadline=None, database=None,
                     suppress_health_check=list(HealthCheck))
 
 
@@ -117,3 +118,23 @@ def test_an_ingester_following_links_never_gets_a_server_error_or_an_undocumente
     api_schema: Any, ingest_token: str
 ) -> None:
     stateful(api_schema, ingest_token)
+
+
+def test_accepted_duplicate_warned_and_rejected_events_are_answered_as_documented(
+    api_schema: Any, ingest_token: str
+) -> None:
+    """Generated bodies are rarely events, so the success answers are checked here with real ones."""
+    headers = {"Authorization": f"Bearer {ingest_token}"}
+    event = run_event("START", run_id=new_run_id())
+    warned = run_event("START", run_id=new_run_id(), run_facets={"custom": "not an object"})
+    single = api_schema["/api/v1/lineage"]["POST"]
+    answers = [single.Case(body=body, media_type="application/json").call_and_validate(headers=headers)
+               for body in (event, event, warned)]
+    assert [a.status_code for a in answers] == [201, 200, 201]
+    assert answers[2].json()["warnings"], answers[2].json()
+    batch = api_schema["/api/v1/lineage/batch"]["POST"]
+    fresh = run_event("COMPLETE", run_id=new_run_id())
+    answer = batch.Case(body=[fresh, event, {"not": "an event"}, None], media_type="application/json") \
+        .call_and_validate(headers=headers)
+    assert {k: answer.json()[k] for k in ("accepted", "duplicate", "rejected")} == {
+        "accepted": 1, "duplicate": 1, "rejected": 2}
