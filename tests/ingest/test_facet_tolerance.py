@@ -335,3 +335,19 @@ def test_warnings_are_counted_per_producer_and_facet(ingest_client: APIClient) -
         {"producer": "https://example.com/other-producer", "facet": "processing_engine", "events": 1},
     ]
     assert LineageEvent.objects.filter(facet_warnings__isnull=True).count() == 1
+
+
+def test_the_admin_filters_events_with_warnings_and_shows_them(ingest_client: APIClient, admin_client: Any) -> None:
+    warned, clean = lifecycle()
+    warned["run"]["facets"]["processing_engine"] = facet(name="spark")
+    warned_id = accepted(post(ingest_client, warned))["id"]
+    clean_id = accepted(post(ingest_client, clean))["id"]
+    listing = admin_client.get("/admin/ingest/lineageevent/", {"has_warnings": "yes"})
+    assert listing.status_code == 200
+    assert list(listing.context["cl"].queryset.values_list("id", flat=True)) == [warned_id]
+    assert list(admin_client.get("/admin/ingest/lineageevent/", {"has_warnings": "no"})
+                .context["cl"].queryset.values_list("id", flat=True)) == [clean_id]
+    detail = admin_client.get(f"/admin/ingest/lineageevent/{warned_id}/change/")
+    assert detail.status_code == 200
+    assert "run.facets.processing_engine: &#x27;version&#x27; is a required property" in detail.content.decode()
+    assert admin_client.get("/admin/ingest/facetpolicy/").status_code == 200
