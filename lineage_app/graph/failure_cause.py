@@ -215,8 +215,9 @@ def failure_cause(*, message: str | None, stack_trace: str | None) -> FailureCau
         chain = exception_chain(text or "")
         if chain:
             return FailureCause(cause=_bounded(chain[-1].line()), classification=failure_classify(chain=chain))
-    first = next((line for line in (message or stack_trace or "").splitlines() if line.strip()), "")
+    # The first line that still says something once folded to one line (";" alone says nothing).
+    first = next((_one_line(line) for line in (message or stack_trace or "").splitlines() if _one_line(line)), "")
     if not first:
         return FailureCause(cause=None, classification=UNKNOWN)
-    thrown = Thrown(name="", message=_one_line(first))
+    thrown = Thrown(name="", message=first)
     return FailureCause(cause=_bounded(thrown.message), classification=failure_classify(chain=[thrown]))
