@@ -173,6 +173,16 @@ LINEAGE_MAX_DEPTH = env_int("LINEAGE_MAX_DEPTH", 20)
 # The node budget of one lineage answer: past it the traversal stops and says `truncated`.
 LINEAGE_MAX_NODES = env_int("LINEAGE_MAX_NODES", 2000)
 
+# --- Dataset identity (invariant 9, docs/identity.md) ----------------------------------------------
+# Site rules renaming whole namespaces, e.g. "hdfs://nn1:8020=hdfs://prod-nn,hdfs://nn2:8020=hdfs://prod-nn".
+# Changing them renames datasets: run `manage.py rebuild_graph` afterwards.
+NAMESPACE_ALIASES: dict[str, str] = {}
+for _rule in env("NAMESPACE_ALIASES").replace(",", " ").split():
+    _source, _sep, _target = _rule.partition("=")
+    if not (_sep and _source and _target):
+        raise ValueError(f"NAMESPACE_ALIASES: expected 'from=to', got {_rule!r}")
+    NAMESPACE_ALIASES[_source] = _target
+
 # --- API tokens --------------------------------------------------------------------------------
 # How long a process trusts a token it has verified; a revocation elsewhere takes effect within it.
 API_TOKEN_CACHE_SECONDS = env_int("API_TOKEN_CACHE_SECONDS", 5)

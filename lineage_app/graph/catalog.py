@@ -224,3 +224,35 @@ def search_rows(*, q: str, labels: list[Label], limit: int) -> Rows:
         return found
 
     return graph_read(work)
+
+
+def dataset_alias_resolve(*, candidate_keys: list[str]) -> str | None:
+    """The key of the canonical dataset one of `candidate_keys` (a spelling, or its normalised key) names."""
+    found = graph_read(lambda tx: records(tx, reads.DATASET_ALIAS_RESOLVE, keys=candidate_keys))
+    return found[0]["key"] if found else None
+
+
+def dataset_aliases(*, key: str) -> Rows:
+    """The other names of a dataset, each with who named it so first (event, producer, job)."""
+    return graph_read(lambda tx: records(tx, reads.DATASET_ALIASES, key=key))
+
+
+def dataset_alias_search_rows(*, q: str, limit: int) -> Rows:
+    """Datasets one of whose alias names contains `q` (rank as in `search_rows`)."""
+    rows = graph_read(lambda tx: records(tx, reads.SEARCH_DATASET_ALIASES, q=q.lower(), limit=limit))
+    return [{**row, "label": Label.DATASET} for row in rows]
+
+
+def near_miss_facts(*, key: str, name: str, limit: int) -> dict[str, Any]:
+    """A dataset's names, the datasets one job away, and the datasets that share its name elsewhere."""
+
+    def work(tx: ManagedTransaction) -> dict[str, Any]:
+        node = records(tx, reads.NEAR_MISS_DATASET, key=key)[0]
+        return {
+            **node,
+            "aliases": [tuple(pair) for pair in node["aliases"] if pair[0] is not None],
+            "neighbours": records(tx, reads.NEAR_MISS_NEIGHBOURS, key=key, limit=limit),
+            "sameName": records(tx, reads.NEAR_MISS_SAME_NAME, key=key, name=name, limit=limit),
+        }
+
+    return graph_read(work)

@@ -15,6 +15,8 @@ class Label(StrEnum):
     JOB = "Job"
     RUN = "Run"
     OWNER = "Owner"
+    # The alias registry: one node per dataset name as events spelled it (docs/identity.md).
+    DATASET_ALIAS = "DatasetAlias"
 
 
 class Rel(StrEnum):
@@ -28,6 +30,7 @@ class Rel(StrEnum):
     DERIVES = "DERIVES"
     CHILD_OF = "CHILD_OF"
     OWNED_BY = "OWNED_BY"
+    SAME_AS = "SAME_AS"  # (DatasetAlias)-[:SAME_AS]->(DatasetAlias): a `symlinks` identifier
 
 
 class NodeType(StrEnum):

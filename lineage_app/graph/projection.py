@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from lineage_app.graph import queries
 from lineage_app.graph.events import EventRecord
+from lineage_app.graph.identity import identity_key, identity_normalise, symlink_identifiers
 from lineage_app.graph.model import NodeType, natural_key, node_id, owner_kind, run_order_key
 from lineage_app.graph.run_state import RunFold
 
 # Facets kept as graph structure of their own, not in a node's facet blob.
 STRUCTURAL_DATASET_FACETS = frozenset({"schema", "columnLineage"})
+
+# A dataset name as an event spells it -> the (namespace, name) of the dataset it means.
+Resolve = Callable[[str, str], tuple[str, str]]
 
 
 class _Rows:
@@ -58,10 +62,22 @@ class _Rows:
         return list(self._rows.values())
 
 
+# What `project` keeps: the events, the names they spell, and the rows from run folds.
+_KEPT_BY_PROJECT = frozenset({"runs", "run_parents", "events", "aliases", "alias_links"})
+
+
 @dataclass
 class GraphWrites:
-    """All rows a batch of events writes, by statement, in the order they must run."""
+    """All rows a batch of events writes, by statement, in the order they must run.
 
+    Dataset names are resolved to canonical datasets only inside the write transaction (the
+    alias registry is read there): `graph_writes_for` keeps the events and the names they spell
+    (`aliases`, `alias_links`), and `project` turns the events into rows once names resolve.
+    """
+
+    events: list[EventRecord] = field(default_factory=list)
+    aliases: _Rows = field(default_factory=_Rows)
+    alias_links: _Rows = field(default_factory=_Rows)
     namespaces: _Rows = field(default_factory=_Rows)
     datasets: _Rows = field(default_factory=_Rows)
     dataset_facets: _Rows = field(default_factory=_Rows)
@@ -80,6 +96,15 @@ class GraphWrites:
     derivations: _Rows = field(default_factory=_Rows)
     dataset_owners: _Rows = field(default_factory=_Rows)
     job_owners: _Rows = field(default_factory=_Rows)
+
+    def project(self, resolve: Resolve) -> None:
+        """(Re)build every event row with dataset names resolved by `resolve` (idempotent, so a
+        retried transaction projects again from scratch)."""
+        for item in fields(self):
+            if item.name not in _KEPT_BY_PROJECT:
+                setattr(self, item.name, _Rows())
+        for event in self.events:
+            _project_event(self, event, resolve)
 
     def statements(self) -> Iterator[tuple[str, list[dict[str, Any]]]]:
         ordered = (
@@ -111,12 +136,48 @@ class GraphWrites:
 
 
 def graph_writes_for(events: Iterable[EventRecord], folds: Iterable[RunFold]) -> GraphWrites:
-    """Every row that `events` write, plus the run nodes for the already-folded `folds`."""
-    writes = GraphWrites()
-    for event in events:
-        _project_event(writes, event)
+    """The writes of `events` (projected by `graph_writes_apply` once their dataset names resolve),
+    plus the run nodes for the already-folded `folds`."""
+    writes = GraphWrites(events=list(events))
+    for event in writes.events:
+        _add_spellings(writes, event)
     writes_add_runs(writes, folds)
     return writes
+
+
+def _add_spellings(writes: GraphWrites, event: EventRecord) -> None:
+    """Every dataset name `event` spells, and the symlinks it declares, for the alias registry."""
+    payload = event.payload
+    job = payload.get("job")
+    source = {"sourceEvent": event.content_hash, "sourceProducer": payload.get("producer"),
+              "sourceJob": node_id(NodeType.JOB, job["namespace"], job["name"]) if job else None}
+
+    def spelling(namespace: str, name: str, kind: str, type_: str | None = None) -> str:
+        key = natural_key(namespace, name)
+        normal = identity_normalise(namespace, name)
+        writes.aliases.add(
+            (key,), event,
+            fixed={"key": key, "namespace": namespace, "name": name, "normalKey": identity_key(*normal),
+                   "normalNamespace": normal[0], "normalName": normal[1]},
+            earliest={**source, "sourceKind": kind, "sourceType": type_},
+        )
+        return key
+
+    named = [payload["dataset"]] if "dataset" in payload else []
+    named += [*(payload.get("inputs") or []), *(payload.get("outputs") or [])]
+    for dataset in named:
+        key = spelling(dataset["namespace"], dataset["name"], "dataset")
+        for namespace, name, type_ in symlink_identifiers(dataset):
+            other = spelling(namespace, name, "symlink", type_)
+            if other != key:
+                writes.alias_links.add((key, other), event, fixed={"fromKey": key, "toKey": other},
+                                       earliest=source)
+        lineage = (dataset.get("facets") or {}).get("columnLineage") or {}
+        for mapping in (lineage.get("fields") or {}).values():
+            for item in mapping.get("inputFields") or []:
+                spelling(item["namespace"], item["name"], "dataset")
+        for item in lineage.get("dataset") or []:
+            spelling(item["namespace"], item["name"], "dataset")
 
 
 def writes_add_runs(writes: GraphWrites, folds: Iterable[RunFold]) -> None:
@@ -155,22 +216,22 @@ def _latest_run_facts(run_id: str, state: str, last_event_time: str) -> dict[str
             "runOrder": run_order_key(last_event_time, run_id)}
 
 
-def _project_event(writes: GraphWrites, event: EventRecord) -> None:
+def _project_event(writes: GraphWrites, event: EventRecord, resolve: Resolve) -> None:
     payload = event.payload
     job = payload.get("job")
     job_key = _add_job(writes, event, job) if job else None
     run_id = payload["run"]["runId"].lower() if "run" in payload else None
     if "dataset" in payload:
-        _add_dataset(writes, event, payload["dataset"], run_id=None)
+        _add_dataset(writes, event, payload["dataset"], run_id=None, resolve=resolve)
     for side in ("inputs", "outputs"):
         for dataset in payload.get(side) or []:
-            dataset_key = _add_dataset(writes, event, dataset, run_id=run_id)
+            dataset_key = _add_dataset(writes, event, dataset, run_id=run_id, resolve=resolve)
             if job_key is not None:
                 _add_job_io(writes, event, side, job_key, dataset_key)
             if run_id is not None:
                 _add_run_io(writes, event, side, run_id, dataset_key, dataset)
             if side == "outputs" and job is not None:
-                _add_column_lineage(writes, event, dataset, job)
+                _add_column_lineage(writes, event, dataset, job, resolve)
 
 
 def _add_job(writes: GraphWrites, event: EventRecord, job: dict[str, Any]) -> str:
@@ -199,10 +260,12 @@ def _add_job(writes: GraphWrites, event: EventRecord, job: dict[str, Any]) -> st
 
 
 def _add_dataset(
-    writes: GraphWrites, event: EventRecord, dataset: dict[str, Any], *, run_id: str | None
+    writes: GraphWrites, event: EventRecord, dataset: dict[str, Any], *, run_id: str | None, resolve: Resolve
 ) -> str:
-    namespace, name = dataset["namespace"], dataset["name"]
-    key = _add_dataset_node(writes, event, namespace, name)
+    namespace, name = resolve(dataset["namespace"], dataset["name"])
+    key = _add_dataset_node(writes, event, namespace, name, spelled=dataset["namespace"])
+    for symlink_namespace, _, _ in symlink_identifiers(dataset):
+        _add_namespace(writes, event, symlink_namespace)
     facets = dataset.get("facets") or {}
     descriptive = {k: v for k, v in facets.items() if k not in STRUCTURAL_DATASET_FACETS}
     if descriptive:
@@ -288,31 +351,33 @@ def _add_run_io(
 
 
 def _add_column_lineage(
-    writes: GraphWrites, event: EventRecord, dataset: dict[str, Any], job: dict[str, Any]
+    writes: GraphWrites, event: EventRecord, dataset: dict[str, Any], job: dict[str, Any], resolve: Resolve
 ) -> None:
     facet = (dataset.get("facets") or {}).get("columnLineage")
     if not facet:
         return
-    namespace, name = dataset["namespace"], dataset["name"]
+    namespace, name = resolve(dataset["namespace"], dataset["name"])
     job_id = node_id(NodeType.JOB, job["namespace"], job["name"])
     output_fields = facet.get("fields") or {}
     for output_field, mapping in output_fields.items():
         target = _add_field(writes, event, namespace, name, output_field)
         for source in mapping.get("inputFields") or []:
-            _add_derivation(writes, event, source, target, job_id)
+            _add_derivation(writes, event, source, target, job_id, resolve)
     # Whole-dataset dependencies (filters, joins, grouping) reach every output field.
     for source in facet.get("dataset") or []:
         for output_field in output_fields:
             target = natural_key(namespace, name, output_field)
-            _add_derivation(writes, event, source, target, job_id)
+            _add_derivation(writes, event, source, target, job_id, resolve)
 
 
 def _add_derivation(
-    writes: GraphWrites, event: EventRecord, source: dict[str, Any], target_key: str, job_id: str
+    writes: GraphWrites, event: EventRecord, source: dict[str, Any], target_key: str, job_id: str,
+    resolve: Resolve,
 ) -> None:
     # A dataset named only by column lineage still gets its node, so its field has a home.
-    _add_dataset_node(writes, event, source["namespace"], source["name"])
-    source_key = _add_field(writes, event, source["namespace"], source["name"], source["field"])
+    namespace, name = resolve(source["namespace"], source["name"])
+    _add_dataset_node(writes, event, namespace, name, spelled=source["namespace"])
+    source_key = _add_field(writes, event, namespace, name, source["field"])
     transformations = source.get("transformations") or []
     first = transformations[0] if transformations else {}
     writes.derivations.add(
@@ -329,9 +394,18 @@ def _add_derivation(
     )
 
 
-def _add_dataset_node(writes: GraphWrites, event: EventRecord, namespace: str, name: str) -> str:
-    key = natural_key(namespace, name)
+def _add_namespace(writes: GraphWrites, event: EventRecord, spelled: str) -> None:
+    """The namespace as the event spells it, normalised: never the canonical dataset's, so which
+    namespaces exist (and when they were seen) does not depend on when an alias became known."""
+    namespace = identity_normalise(spelled, "x")[0]
     writes.namespaces.add((namespace,), event, fixed={"name": namespace})
+
+
+def _add_dataset_node(
+    writes: GraphWrites, event: EventRecord, namespace: str, name: str, *, spelled: str
+) -> str:
+    key = natural_key(namespace, name)
+    _add_namespace(writes, event, spelled)
     writes.datasets.add(
         (key,), event,
         fixed={"key": key, "nodeId": node_id(NodeType.DATASET, namespace, name),

@@ -372,6 +372,60 @@ RETURN {returned}, rank ORDER BY rank, size(n.name), n.nodeId LIMIT $limit
 """
 
 
+# ---- dataset identity (docs/identity.md) ----
+
+# The canonical dataset a name resolves to, by its spelling as sent or its normalised form.
+DATASET_ALIAS_RESOLVE = f"""
+UNWIND $keys AS k
+MATCH (a:{Label.DATASET_ALIAS}) WHERE a.key = k OR a.normalKey = k
+MATCH (d:{Label.DATASET} {{key: a.canonicalKey}})
+RETURN DISTINCT d.key AS key ORDER BY key LIMIT 1
+"""
+
+DATASET_ALIASES = f"""
+MATCH (a:{Label.DATASET_ALIAS} {{canonicalKey: $key}}) WHERE a.key <> $key
+RETURN a.namespace AS namespace, a.name AS name, a.sourceKind AS kind, a.sourceType AS type,
+       a.sourceJob AS job, a.sourceProducer AS producer, a.sourceEvent AS event, a.firstSeen AS firstSeen
+ORDER BY namespace, name
+"""
+
+SEARCH_DATASET_ALIASES = f"""
+MATCH (a:{Label.DATASET_ALIAS}) WHERE toLower(a.name) CONTAINS $q AND a.canonicalKey IS NOT NULL
+MATCH (n:{Label.DATASET} {{key: a.canonicalKey}})
+WITH n, CASE WHEN toLower(a.name) = $q THEN 0 WHEN toLower(a.name) STARTS WITH $q THEN 1 ELSE 2 END AS rank
+RETURN n.nodeId AS id, n.namespace AS namespace, n.name AS name, min(rank) AS rank
+ORDER BY rank, id LIMIT $limit
+"""
+
+# What a near-miss explanation needs of one dataset: its id, names (its own and its aliases'), and the
+# datasets its consumers wrote / its producers read (one job away).
+NEAR_MISS_DATASET = f"""
+MATCH (d:{Label.DATASET} {{key: $key}})
+OPTIONAL MATCH (a:{Label.DATASET_ALIAS} {{canonicalKey: $key}})
+RETURN d.nodeId AS id, d.namespace AS namespace, d.name AS name,
+       collect(DISTINCT [a.namespace, a.name]) AS aliases
+"""
+
+NEAR_MISS_NEIGHBOURS = f"""
+MATCH (:{Label.DATASET} {{key: $key}})-[:{Rel.INPUT_TO}]->(j:{Label.JOB})-[:{Rel.OUTPUTS}]->(x:{Label.DATASET})
+RETURN 'wrote' AS relation, j.nodeId AS job, x.nodeId AS id, x.namespace AS namespace, x.name AS name
+LIMIT $limit
+UNION
+MATCH (x:{Label.DATASET})-[:{Rel.INPUT_TO}]->(j:{Label.JOB})-[:{Rel.OUTPUTS}]->(:{Label.DATASET} {{key: $key}})
+RETURN 'read' AS relation, j.nodeId AS job, x.nodeId AS id, x.namespace AS namespace, x.name AS name
+LIMIT $limit
+"""
+
+# Datasets one of whose aliases (not their canonical name) has the name `$name`.
+NEAR_MISS_SAME_NAME = f"""
+MATCH (a:{Label.DATASET_ALIAS})
+WHERE a.normalName = $name AND a.canonicalKey IS NOT NULL AND a.canonicalKey <> $key
+  AND a.normalKey <> a.canonicalKey
+MATCH (d:{Label.DATASET} {{key: a.canonicalKey}})
+RETURN DISTINCT d.nodeId AS id, a.namespace AS namespace, a.name AS name LIMIT $limit
+"""
+
+
 SEARCH = {
     Label.DATASET: _search(Label.DATASET),
     Label.JOB: _search(Label.JOB, "n.key AS key", "elementId(n) AS elementId"),

@@ -9,19 +9,94 @@ from neo4j import ManagedTransaction
 
 from lineage_app.graph import queries
 from lineage_app.graph.driver import graph_write, records
-from lineage_app.graph.model import natural_key
+from lineage_app.graph.identity import Identity, canonical_of, identity_key, identity_normalise
+from lineage_app.graph.model import KEY_SEPARATOR, NodeType, natural_key, node_id
 from lineage_app.graph.projection import GraphWrites
 
 
 def graph_writes_apply(writes: GraphWrites) -> None:
-    """Run every statement of `writes`, and re-derive current schemas, in one transaction."""
+    """Run every statement of `writes`, and re-derive current schemas, in one transaction.
+
+    First the names the batch spells join the alias registry and resolve to canonical datasets
+    (merging any node an alias had until now); then the events are projected under those names.
+    """
 
     def work(tx: ManagedTransaction) -> None:
+        canonical, merged = _identity_settle(tx, writes)
+
+        def resolve(namespace: str, name: str) -> tuple[str, str]:
+            normal = identity_normalise(namespace, name)
+            return canonical.get(identity_key(*normal), normal)
+
+        writes.project(resolve)
         for query, rows in writes.statements():
             tx.run(query, rows=rows).consume()
-        _settle_current_versions(tx, writes.touched_dataset_keys())
+        _settle_current_versions(tx, sorted({*writes.touched_dataset_keys(), *merged}))
 
     graph_write(work)
+
+
+def _identity_settle(tx: ManagedTransaction, writes: GraphWrites) -> tuple[dict[str, Identity], list[str]]:
+    """Register the batch's spellings and symlinks; answer the canonical identity of every normalised
+    key they reach, and the canonical keys that absorbed an alias's node.
+
+    The canonical name of a set of linked names is `canonical_of` the whole set as the graph now
+    holds it, so it is the same whatever order the links arrived in. Writing the registry nodes
+    first takes their write locks, so a concurrent batch naming the same names waits and then
+    resolves against what this one committed.
+    """
+    spellings = writes.aliases.rows()
+    if not spellings:
+        return {}, []
+    tx.run(queries.MERGE_DATASET_ALIASES, rows=spellings).consume()
+    if writes.alias_links.rows():
+        tx.run(queries.MERGE_ALIAS_LINKS, rows=writes.alias_links.rows()).consume()
+    # The connected components (symlinks either way, or the same normalised name) of the batch's names.
+    neighbours: dict[str, set[str]] = defaultdict(set)
+    normal: dict[str, Identity] = {}
+    frontier = {row["key"] for row in spellings}
+    while frontier:
+        keys = sorted(frontier)
+        for row in records(tx, queries.READ_ALIAS_SPELLINGS, keys=keys):
+            normal[row["key"]] = (row["namespace"], row["name"])
+            neighbours[row["key"]].add(row["other"])
+        for row in records(tx, queries.READ_ALIAS_LINKED, keys=keys):
+            neighbours[row["key"]].add(row["other"])
+            neighbours[row["other"]].add(row["key"])
+        frontier = {other for key in keys for other in neighbours[key]} - normal.keys()
+    canonical: dict[str, Identity] = {}
+    alias_rows: list[dict[str, str]] = []
+    merges: list[dict[str, str]] = []
+    done: set[str] = set()
+    for start in sorted(normal):
+        if start in done:
+            continue
+        component, stack = set(), [start]
+        while stack:
+            key = stack.pop()
+            if key not in component:
+                component.add(key)
+                stack.extend(neighbours[key] - component)
+        done |= component
+        identities = {normal[key] for key in component}
+        chosen = canonical_of(identities)
+        chosen_key = identity_key(*chosen)
+        alias_rows += [{"key": key, "canonicalKey": chosen_key} for key in sorted(component)]
+        for identity in identities:
+            canonical[identity_key(*identity)] = chosen
+        stale = sorted({identity_key(*i) for i in identities} - {chosen_key})
+        if stale:
+            merges += [
+                {"fromKey": row["key"], "toKey": chosen_key, "sep": KEY_SEPARATOR,
+                 "toNodeId": node_id(NodeType.DATASET, *chosen), "toNamespace": chosen[0], "toName": chosen[1],
+                 "fieldIdPrefix": node_id(NodeType.DATASET_FIELD, *chosen) + ":"}
+                for row in records(tx, queries.READ_DATASET_KEYS, keys=stale)
+            ]
+    tx.run(queries.SET_ALIAS_CANONICAL, rows=alias_rows).consume()
+    if merges:
+        for query in queries.MERGE_ALIAS_STATEMENTS:
+            tx.run(query, rows=merges).consume()
+    return canonical, sorted({row["toKey"] for row in merges})
 
 
 def _settle_current_versions(tx: ManagedTransaction, dataset_keys: list[str]) -> None:

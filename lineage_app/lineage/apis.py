@@ -313,12 +313,72 @@ class DatasetDetailApi(APIView):
         owners = OwnerSerializer(many=True)
         producers = serializers.ListField(child=serializers.CharField())
         consumers = serializers.ListField(child=serializers.CharField())
+        class AliasSerializer(serializers.Serializer):
+            class Meta:
+                ref_name = "DatasetDetailAlias"
+
+            class SourceSerializer(serializers.Serializer):
+                class Meta:
+                    ref_name = "DatasetDetailAliasSource"
+
+                kind = serializers.ChoiceField(choices=["dataset", "symlink"],
+                                               help_text="named as a dataset, or as a `symlinks` identifier")
+                type = serializers.CharField(allow_null=True, help_text="the symlink identifier's type, e.g. TABLE")
+                job = serializers.CharField(allow_null=True)
+                producer = serializers.CharField(allow_null=True)
+                event = serializers.CharField(help_text="content hash of the earliest event that named it so")
+                firstSeen = serializers.CharField()
+
+            namespace = serializers.CharField()
+            name = serializers.CharField()
+            source = SourceSerializer(help_text="who named the dataset so first")
+
         lastRuns = LastRunSerializer(many=True, help_text="the runs that wrote the dataset, newest first, at most 10")
+        aliases = AliasSerializer(many=True, help_text="other names of this dataset (docs/identity.md)")
 
     @extend_schema(operation_id="dataset_detail", parameters=[InputSerializer], responses=_responses(OutputSerializer))
     def get(self, request: Request) -> Response:
         data = query_params(self.InputSerializer, request)
         return _answer(lambda: selectors.dataset_detail(node_id=data["nodeId"]))
+
+
+class DatasetNearMissApi(APIView):
+    """`GET /api/v1/datasets/near-miss?a=dataset:…&b=dataset:…`: why two datasets are not connected."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(QueryInput):
+        a = serializers.CharField(help_text="a dataset id, `dataset:<namespace>:<name>` (an alias resolves)")
+        b = serializers.CharField(help_text="another dataset id")
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "DatasetNearMiss"
+
+        class MissSerializer(serializers.Serializer):
+            class Meta:
+                ref_name = "DatasetNearMissItem"
+
+            kind = serializers.ChoiceField(choices=["same_name_other_namespace", "same_table_name",
+                                                    "alias_seen_elsewhere", "similar_name_one_job_away"])
+            message = serializers.CharField()
+            via = serializers.ListField(child=serializers.CharField(), help_text="the job and dataset in between")
+
+        a = serializers.CharField(help_text="the canonical id of `a`")
+        b = serializers.CharField(help_text="the canonical id of `b`")
+        connected = serializers.BooleanField()
+        pathLength = serializers.IntegerField(allow_null=True, help_text="edges on the shortest lineage path")
+        direction = serializers.CharField(allow_null=True, help_text="`a to b`, `b to a` or `same dataset`")
+        nearMisses = MissSerializer(many=True, help_text=f"at most {selectors.NEAR_MISS_LIMIT}, when not connected")
+
+    @extend_schema(operation_id="dataset_near_miss", parameters=[InputSerializer],
+                   responses=_responses(OutputSerializer))
+    def get(self, request: Request) -> Response:
+        data = query_params(self.InputSerializer, request)
+        try:
+            return Response(selectors.dataset_near_miss(a=data["a"], b=data["b"]))
+        except selectors.NodeParameterNotFound as exc:
+            return error_response("not_found", str(exc), path=exc.parameter, http_status=404)
 
 
 class DatasetVersionDiffApi(APIView):

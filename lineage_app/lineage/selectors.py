@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import defaultdict, deque
 from datetime import datetime
+from difflib import SequenceMatcher
 from typing import Any
 
 from django.conf import settings
@@ -12,6 +13,7 @@ from django.conf import settings
 from lineage_app.graph import catalog, impact
 from lineage_app.graph.events import utc_text
 from lineage_app.graph.failure_cause import CLASSIFICATIONS, UNKNOWN
+from lineage_app.graph.identity import identity_key, identity_normalise
 from lineage_app.graph.lineage import (
     LineageGraph,
     NodeRef,
@@ -77,6 +79,10 @@ def node_resolve(*, node_id: str, kinds: tuple[NodeType, ...] = (NodeType.DATASE
     label = NODE_LABELS[allowed[kind]]
     candidates = _candidates(rest, 3 if label is Label.FIELD else 2)
     key = node_find(label=label, candidate_keys=candidates) if candidates else None
+    if key is None and label is Label.DATASET and candidates:
+        # An alias (another spelling, a symlinked name) names its canonical dataset (invariant 9).
+        normal = [identity_key(*identity_normalise(*c.split(KEY_SEPARATOR, 1))) for c in candidates]
+        key = catalog.dataset_alias_resolve(candidate_keys=list(dict.fromkeys(candidates + normal)))
     if key is None:
         raise NodeNotFound(f"no {kind} with id {node_id!r}")
     return (label, key)
@@ -224,6 +230,12 @@ def dataset_detail(*, node_id: str) -> dict[str, Any]:
         "producers": found["producers"],
         "consumers": found["consumers"],
         "lastRuns": found["lastRuns"],
+        "aliases": [
+            {"namespace": a["namespace"], "name": a["name"],
+             "source": {"kind": a["kind"], "type": a["type"], "job": a["job"], "producer": a["producer"],
+                        "event": a["event"], "firstSeen": a["firstSeen"]}}
+            for a in catalog.dataset_aliases(key=key)
+        ],
     }
 
 
@@ -416,6 +428,12 @@ def node_search(*, q: str, types: list[str], limit: int) -> dict[str, Any]:
     """Datasets, jobs and fields whose name contains `q`: exact match, then prefix, then substring;
     shorter names first; case-insensitive."""
     rows = catalog.search_rows(q=q, labels=[SEARCH_TYPES[t] for t in types], limit=limit)
+    if "dataset" in types:  # a dataset is found by any of its names; listed once, at its best rank
+        best = {row["id"]: row for row in rows if row["label"] is Label.DATASET}
+        for row in catalog.dataset_alias_search_rows(q=q, limit=limit):
+            if row["id"] not in best or row["rank"] < best[row["id"]]["rank"]:
+                best[row["id"]] = row
+        rows = [row for row in rows if row["label"] is not Label.DATASET] + list(best.values())
     rows.sort(key=lambda row: (row["rank"], len(row["name"]), row["id"]))
     results = []
     for row in rows[:limit]:
@@ -448,3 +466,101 @@ def run_for_id(*, run_id: str) -> dict[str, Any]:
         "verification": verification_worst(statuses=[event["verification"] or "" for event in events]),
         "events": events,
     }
+
+
+# ---- "why isn't this connected?" ----
+
+NEAR_MISS_LIMIT = 10  # explanations in one answer
+NEAR_MISS_SCAN = 200  # datasets one job away, and same-name datasets, looked at per side
+SIMILAR = 0.8  # table-name similarity (difflib ratio) that counts as "similarly named"
+
+
+class NodeParameterNotFound(NodeNotFound):
+    def __init__(self, message: str, *, parameter: str) -> None:
+        super().__init__(message)
+        self.parameter = parameter
+
+
+def _table_name(name: str) -> str:
+    """The last path segment or dotted part of a dataset name: `warehouse/orders` and `sales.orders` -> `orders`."""
+    return name.rstrip("/").rsplit("/", 1)[-1].rsplit(".", 1)[-1].lower()
+
+
+def _similar(left: str, right: str) -> bool:
+    a, b = _table_name(left), _table_name(right)
+    return a == b or SequenceMatcher(None, a, b).ratio() >= SIMILAR
+
+
+def _path_length(start_id: str, goal_id: str) -> int | None:
+    """Edges on the shortest downstream lineage path from `start_id` to `goal_id` (bounded), or None."""
+    body = lineage_for_node(node_id=start_id, depth=settings.LINEAGE_MAX_DEPTH, direction="downstream", as_of=None)
+    out = {node["id"]: [e["destination"] for e in node["outEdges"]] for node in body["graph"]}
+    seen, queue = {start_id: 0}, deque([start_id])
+    while queue:
+        current = queue.popleft()
+        if current == goal_id:
+            return seen[current]
+        for nxt in out.get(current, []):
+            if nxt not in seen:
+                seen[nxt] = seen[current] + 1
+                queue.append(nxt)
+    return None
+
+
+def dataset_near_miss(*, a: str, b: str) -> dict[str, Any]:
+    """Why two datasets have no lineage path, as the nearest near-misses: same name in another namespace,
+    an alias of one seen elsewhere, a job that read one and wrote a similarly named one; or that they are
+    connected, with the path length."""
+    refs = {}
+    for parameter, value in (("a", a), ("b", b)):
+        try:
+            refs[parameter] = node_resolve(node_id=value, kinds=(NodeType.DATASET,))[1]
+        except NodeNotFound as exc:
+            raise NodeParameterNotFound(str(exc), parameter=parameter) from exc
+    facts = {side: catalog.near_miss_facts(key=key, name=key.split(KEY_SEPARATOR, 1)[1], limit=NEAR_MISS_SCAN)
+             for side, key in refs.items()}
+    ids = {side: facts[side]["id"] for side in refs}
+    answer: dict[str, Any] = {"a": ids["a"], "b": ids["b"], "connected": False, "pathLength": None,
+                              "direction": None, "nearMisses": []}
+    if refs["a"] == refs["b"]:
+        return {**answer, "connected": True, "pathLength": 0, "direction": "same dataset"}
+    for direction, (start, goal) in (("a to b", ("a", "b")), ("b to a", ("b", "a"))):
+        length = _path_length(ids[start], ids[goal])
+        if length is not None:
+            return {**answer, "connected": True, "pathLength": length, "direction": direction}
+    misses: list[dict[str, Any]] = []
+    fa, fb = facts["a"], facts["b"]
+    if fa["name"] == fb["name"]:
+        misses.append({"kind": "same_name_other_namespace", "via": [],
+                       "message": f"both are named {fa['name']!r}, in namespaces {fa['namespace']!r} and "
+                                  f"{fb['namespace']!r}: one table under two namespaces? Add a site rule "
+                                  "(NAMESPACE_ALIASES) or a symlinks facet."})
+    elif _table_name(fa["name"]) == _table_name(fb["name"]):
+        misses.append({"kind": "same_table_name", "via": [],
+                       "message": f"both end in {_table_name(fa['name'])!r} ({fa['name']!r} in {fa['namespace']!r}, "
+                                  f"{fb['name']!r} in {fb['namespace']!r})"})
+    for this, other in (("a", "b"), ("b", "a")):
+        for namespace, name in facts[this]["aliases"]:
+            own = (namespace, name) == (facts[this]["namespace"], facts[this]["name"])
+            if not own and _similar(name, facts[other]["name"]):
+                misses.append({"kind": "alias_seen_elsewhere", "via": [],
+                               "message": f"{ids[this]} is also named {name!r} in {namespace!r}, like "
+                                          f"{ids[other]}; no event links it to {ids[other]}"})
+        for row in facts[this]["sameName"]:
+            if row["id"] == ids[other]:
+                misses.append({"kind": "alias_seen_elsewhere", "via": [],
+                               "message": f"{ids[other]} was also named {row['name']!r} (in {row['namespace']!r}), "
+                                          f"the name of {ids[this]}"})
+    for this, other in (("a", "b"), ("b", "a")):
+        for row in facts[this]["neighbours"]:
+            if row["id"] in ids.values() or not _similar(row["name"], facts[other]["name"]):
+                continue
+            if row["relation"] == "wrote":
+                message = (f"{row['job']} read {ids[this]} and wrote {row['id']}, named like {ids[other]}: "
+                           "the same table under another name?")
+            else:
+                message = (f"{row['job']} read {row['id']}, named like {ids[other]}, and wrote {ids[this]}: "
+                           "the same table under another name?")
+            misses.append({"kind": "similar_name_one_job_away", "via": [row["job"], row["id"]], "message": message})
+    answer["nearMisses"] = misses[:NEAR_MISS_LIMIT]
+    return answer

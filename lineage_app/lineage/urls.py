@@ -11,6 +11,7 @@ urlpatterns = [
     path("namespaces", apis.NamespaceListApi.as_view(), name="namespace-list"),
     path("datasets", apis.DatasetListApi.as_view(), name="dataset-list"),
     path("datasets/detail", apis.DatasetDetailApi.as_view(), name="dataset-detail"),
+    path("datasets/near-miss", apis.DatasetNearMissApi.as_view(), name="dataset-near-miss"),
     path("datasets/versions/diff", apis.DatasetVersionDiffApi.as_view(), name="dataset-version-diff"),
     path("jobs", apis.JobListApi.as_view(), name="job-list"),
     path("jobs/detail", apis.JobDetailApi.as_view(), name="job-detail"),

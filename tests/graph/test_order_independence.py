@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from itertools import pairwise
 
@@ -17,13 +18,15 @@ from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_accept, events_apply
 from lineage_app.ingest.validation import event_check
 from tests.events import T0, dataset, facet, new_run_id, run_event, run_lifecycle
+from tests.graph.identity_events import alias_events
 from tests.graph_dump import graph_dump
 
 pytestmark = pytest.mark.django_db
 
 
 def _scenario() -> list[dict]:
-    """Two runs of one job with a schema change between them, a failed run, and a child run."""
+    """Two runs of one job with a schema change between them, a failed run, a child run, and one
+    table named three ways (`s3a://` path, catalog name, location with its symlink: invariant 9)."""
     first = run_lifecycle()
     second_id = new_run_id()
     wider = dataset("file:///data", "clean/orders",
@@ -43,7 +46,7 @@ def _scenario() -> list[dict]:
     child = [run_event("START", run_id=child_id, job="etl.daily.write", at=T0, run_facets=parent),
              run_event("COMPLETE", run_id=child_id, job="etl.daily.write", at=T0 + timedelta(minutes=2),
                        run_facets=parent)]
-    return first + second + failed + child
+    return first + second + failed + child + alias_events()
 
 
 SCENARIO = _scenario()
@@ -111,3 +114,10 @@ def test_start_is_the_earliest_start_or_running_event() -> None:
               run_event("START", run_id=run_id, at=T0 + timedelta(minutes=2))]
     fold = run_fold([_record(e) for e in events])
     assert (fold.state, fold.started_at) == ("RUNNING", "2026-01-05T08:01:00.000000Z")
+
+
+def test_the_scenario_names_one_table_three_ways_and_it_converges(graph, reference_dump):  # type: ignore[no-untyped-def]
+    datasets = [row for row in reference_dump if '"Dataset"' in row.split('"props"')[0]]
+    ids = sorted(json.loads(row)["props"]["nodeId"] for row in datasets)
+    assert "dataset:s3://lake:warehouse/orders" in ids
+    assert not [i for i in ids if "sales.orders" in i or "s3a:" in i]

@@ -91,6 +91,21 @@ export interface DatasetDetail {
   producers: string[];
   consumers: string[];
   lastRuns: RecentRun[];
+  /** Other names of this dataset (symlinks, s3a:// paths, …), each with who named it so first. */
+  aliases: DatasetAlias[];
+}
+
+export interface DatasetAlias {
+  namespace: string;
+  name: string;
+  source: {
+    kind: "dataset" | "symlink";
+    type: string | null;
+    job: string | null;
+    producer: string | null;
+    event: string;
+    firstSeen: string;
+  };
 }
 
 export interface VersionDiff {
