@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { foldIntoBands, segmentsFor } from "../src/graph/bands";
 import { computeLayout } from "../src/graph/layoutCompute";
-import { clusteredModel, clusterNodes } from "../src/graph/clusters";
+import { COLLAPSE_ABOVE, Grouping, clusteredModel, clusterNodes } from "../src/graph/clusters";
 import { collapseApplication, emptyModel, expandApplication, mergeLineage } from "../src/graph/model";
 import { datasetShortName, idShortName, jobShortName, middleEllipsis, namespaceChip } from "../src/graph/names";
 import type { LineageResponse } from "../src/api/types";
@@ -192,5 +192,21 @@ describe("clusters", () => {
     for (const member of bronze.data.members as string[]) expect(shown.nodes.has(member)).toBe(true);
     // an opened member's edge leads to the cluster its neighbour is still folded in
     expect(shown.edges.has("dataset:file:/lake/bronze/t1->cluster:application|job:spark:app1")).toBe(true);
+  });
+
+  it("groups only a model past the threshold, and keeps opened clusters open when it regroups", () => {
+    const grouping = new Grouping();
+    const small = bigModel(100);
+    expect(grouping.shown(small, new Set())).toBe(small);
+    const model = bigModel(300);
+    expect(model.nodes.size).toBeGreaterThan(COLLAPSE_ABOVE);
+    const folded = grouping.shown(model, new Set());
+    const bronze = [...folded.nodes.keys()].find((id) => id.endsWith("/lake/bronze"))!;
+    expect(grouping.openCluster(bronze)?.id).toBe(bronze);
+    grouping.regroup();
+    expect(grouping.shown(model, new Set()).nodes.has(bronze)).toBe(false);
+    grouping.reset();
+    expect(grouping.shown(model, new Set()).nodes.has(bronze)).toBe(true);
+    expect(grouping.openCluster("cluster:nothing")).toBeUndefined();
   });
 });

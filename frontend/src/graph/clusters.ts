@@ -88,6 +88,45 @@ export function clusterNodes(model: GraphModel, keep: Set<string>): Clustering {
 }
 
 /**
+ * What a very large model is drawn as, and which of its clusters the user opened: the grouping is
+ * made once per model shape (`regroup` after it changes) and kept while clusters are opened.
+ */
+export class Grouping {
+  private clustering: Clustering | null = null;
+  private readonly open = new Set<string>();
+
+  /** `model` as drawn: unchanged up to `COLLAPSE_ABOVE` nodes, else with its unopened clusters folded. */
+  shown(model: GraphModel, keep: Set<string>): GraphModel {
+    if (model.nodes.size <= COLLAPSE_ABOVE) return model;
+    this.clustering ??= clusterNodes(model, keep);
+    return clusteredModel(model, this.clustering, this.open);
+  }
+
+  /** The model changed shape: group it afresh next time, keeping open what was open. */
+  regroup(): void {
+    this.clustering = null;
+  }
+
+  /** Forget the grouping and every opened cluster (a different model). */
+  reset(): void {
+    this.clustering = null;
+    this.open.clear();
+  }
+
+  /** Draw cluster `id` as its nodes; its node, or undefined when there is no such cluster. */
+  openCluster(id: string): GraphNode | undefined {
+    const cluster = this.clustering?.clusters.get(id);
+    if (cluster) this.open.add(id);
+    return cluster;
+  }
+
+  /** How many clusters are drawn folded, or 0 when the model is not grouped. */
+  folded(): number {
+    return this.clustering ? this.clustering.clusters.size - this.open.size : 0;
+  }
+}
+
+/**
  * The model as drawn: every clustered node replaced by its cluster unless that cluster is in
  * `open`, edges re-pointed to what is drawn and merged.
  */

@@ -9,7 +9,7 @@ import {
   collapseApplication, columnModel, columnSides, emptyModel, expandApplication, mergeLineage, pathEdgeIds, shortestPath,
   transformationLabel, type GraphModel, type GraphNode,
 } from "../../graph/model";
-import { CLUSTER_PREFIX, COLLAPSE_ABOVE, clusteredModel, clusterNodes, type Clustering } from "../../graph/clusters";
+import { CLUSTER_PREFIX, COLLAPSE_ABOVE, Grouping } from "../../graph/clusters";
 import { datasetShortName, idShortName } from "../../graph/names";
 import { GraphView, type Placement } from "../../graph/view";
 import { setQuery, type Cleanup } from "../../router";
@@ -52,17 +52,13 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
   // Application nodes the user expanded into their actions, kept to fold them back.
   const expanded = new Map<string, GraphNode>();
   // Very large answers are drawn grouped into clusters; the ones the user opened are drawn as their nodes.
-  let clustering: Clustering | null = null;
-  const openClusters = new Set<string>();
+  const grouping = new Grouping();
   const clustered = () => state.view === "table" && !state.all && model.nodes.size > COLLAPSE_ABOVE;
   /** What is drawn: the model, or the model with its unopened clusters folded. */
-  const displayed = (): GraphModel => {
-    if (!clustered()) return model;
-    clustering ??= clusterNodes(model, new Set([...state.roots, ...(state.focus ? [state.focus] : [])]));
-    return clusteredModel(model, clustering, openClusters);
-  };
-  /** The model changed shape: group it afresh, keeping open what was open. */
-  const regroup = () => { clustering = null; };
+  const displayed = (): GraphModel => clustered()
+    ? grouping.shown(model, new Set([...state.roots, ...(state.focus ? [state.focus] : [])]))
+    : model;
+  const regroup = () => grouping.regroup();
   const abort = new AbortController();
 
   const save = () => {
@@ -274,27 +270,26 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
   };
 
   const setStatus = (extra = "") => {
-    const grouping = clustered() && clustering
-      ? [" · ", h("span", { id: "cluster-info" }, `grouped into ${clustering.clusters.size - openClusters.size} clusters: click one to open it`), " ",
+    const groups = clustered() && grouping.folded()
+      ? [" · ", h("span", { id: "cluster-info" }, `grouped into ${grouping.folded()} clusters: click one to open it`), " ",
         h("button", { type: "button", class: "link-button", id: "show-all", onclick: () => void showEverything(true) }, "show every node")]
       : state.all && model.nodes.size > COLLAPSE_ABOVE
         ? [" · ", h("button", { type: "button", class: "link-button", id: "group-again", onclick: () => void showEverything(false) }, "group into clusters")]
         : [];
-    replace(status, h("span", { id: "graph-count" }, `${model.nodes.size} nodes, ${model.edges.size} edges`), ...grouping, extra ? ` · ${extra}` : "");
+    replace(status, h("span", { id: "graph-count" }, `${model.nodes.size} nodes, ${model.edges.size} edges`), ...groups, extra ? ` · ${extra}` : "");
   };
 
   /** Draw a cluster as its nodes. */
   const openCluster = async (id: string) => {
-    const cluster = clustering?.clusters.get(id);
+    const cluster = grouping.openCluster(id);
     if (!cluster) return;
-    openClusters.add(id);
     await redraw("");
     setStatus(`opened ${cluster.label}`);
   };
 
   const showEverything = async (all: boolean) => {
     state.all = all;
-    openClusters.clear();
+    grouping.reset();
     save();
     await redraw(state.focus ?? state.roots[0] ?? "");
     setStatus();
@@ -343,7 +338,7 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
   // Draw a saved picture: laid out afresh and fitted the first time, exactly as left on a return.
   // Answers null when a newer load has started meanwhile.
   const showSaved = async (saved: Saved, store: Map<string, Saved>, mine: number) => {
-    if (model !== saved.model) { regroup(); openClusters.clear(); }
+    if (model !== saved.model) grouping.reset();
     model = saved.model;
     const v = ensureView();
     const restoring = saved.placement !== null;
