@@ -13,6 +13,7 @@ UNIQUE_KEYS: tuple[tuple[Label, str], ...] = (
     (Label.JOB, "key"),
     (Label.RUN, "runId"),
     (Label.OWNER, "name"),
+    (Label.DATASET_ALIAS, "key"),
 )
 
 LOOKUP_INDEXES: tuple[tuple[Label, str], ...] = (
@@ -22,6 +23,9 @@ LOOKUP_INDEXES: tuple[tuple[Label, str], ...] = (
     (Label.JOB, "namespace"),
     (Label.FIELD, "name"),
     (Label.RUN, "state"),
+    # Every applied batch resolves its datasets' names through the alias registry by these.
+    (Label.DATASET_ALIAS, "normalKey"),
+    (Label.DATASET_ALIAS, "canonicalKey"),
 )
 
 SCHEMA_STATEMENTS: tuple[str, ...] = tuple(
