@@ -6,12 +6,18 @@ from collections import defaultdict
 from typing import Any
 
 from neo4j import ManagedTransaction
+from neo4j.exceptions import ConstraintError
 
 from lineage_app.graph import queries
 from lineage_app.graph.driver import graph_write, records
 from lineage_app.graph.identity import Identity, canonical_of, identity_key, identity_normalise
 from lineage_app.graph.model import KEY_SEPARATOR, NodeType, natural_key, node_id
 from lineage_app.graph.projection import GraphWrites
+
+# Two workers that MERGE the same new node at once (a Namespace, a DatasetAlias) both try to create
+# it; the engine refuses the later create with a ConstraintError. Run again, the MERGE finds the
+# node the other committed, so a few more tries settle it; a lasting violation still raises.
+CONSTRAINT_RACE_TRIES = 4
 
 
 def graph_writes_apply(writes: GraphWrites) -> None:
@@ -33,7 +39,13 @@ def graph_writes_apply(writes: GraphWrites) -> None:
             tx.run(query, rows=rows).consume()
         _settle_current_versions(tx, sorted({*writes.touched_dataset_keys(), *merged}))
 
-    graph_write(work)
+    for attempt in range(CONSTRAINT_RACE_TRIES):
+        try:
+            graph_write(work)
+            return
+        except ConstraintError:
+            if attempt == CONSTRAINT_RACE_TRIES - 1:
+                raise
 
 
 def _identity_settle(tx: ManagedTransaction, writes: GraphWrites) -> tuple[dict[str, Identity], list[str]]:

@@ -16,7 +16,10 @@ from lineage_app.ingest.validation import FACET_SECTIONS, SPEC_DIR, _facet_schem
 ROOT = Path(settings.BASE_DIR)
 DOC = ROOT / "docs" / "facets.md"
 # The modules that read event payloads when they are applied (after invalid facets are left out).
-READERS = ("lineage_app/graph/projection.py", "lineage_app/graph/run_state.py", "lineage_app/catalog/services.py")
+READERS = (
+    "lineage_app/graph/projection.py", "lineage_app/graph/identity.py", "lineage_app/graph/run_state.py",
+    "lineage_app/catalog/services.py",
+)
 # Where the graph keeps a facet map's facets whole, as JSON on the node (the read API's `facets`).
 KEPT_WHOLE = {"facets.run": "Run", "facets.job": "Job", "facets.dataset": "Dataset"}
 # The read API fields a facet becomes; the facet is shown in the UI when a page reads one of them.
