@@ -34,7 +34,8 @@ def test_the_facets_the_graph_reads_are_found_in_its_code() -> None:
         assert "graph/run_state.py" in read[key]
     for key in ("schema", "columnLineage", "jobType", "ownership", "inputStatistics", "outputStatistics"):
         assert "graph/projection.py" in read[key]
-    assert "processing_engine" not in read and "symlinks" not in read
+    assert "graph/identity.py" in read["symlinks"]  # aliases of a dataset (docs/identity.md)
+    assert "processing_engine" not in read
 
 
 def test_every_facet_schema_file_is_covered_and_every_sectioned_facet_is_validated() -> None:
