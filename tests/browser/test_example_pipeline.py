@@ -10,7 +10,9 @@ import pytest
 
 from tests.browser.conftest import shot
 from tests.browser.example_pipeline import ExamplePipeline, example_pipeline_run
-from tests.browser.test_explorer import click_node, node_ids, open_lineage
+from tests.browser.scenario import apply
+from tests.browser.test_explorer import click_node, graph_ready, node_ids, open_lineage
+from tests.events import dataset, run_event
 
 pytestmark = [pytest.mark.browser, pytest.mark.spark, pytest.mark.django_db(transaction=True)]
 
@@ -168,3 +170,23 @@ def test_column_lineage_of_the_daily_revenue_traces_revenue_back_to_the_raw_amou
     upstream = page.locator("#upstream-fields").inner_text()
     assert "orders_clean.amount" in upstream and "AGGREGATION" in upstream
     shot(page, "example-column-lineage", readme="column-lineage")
+
+
+def test_two_datasets_with_no_path_between_them_say_why_they_are_not_connected(
+    logged_in: Any, live_server: Any, example: ExamplePipeline
+) -> None:
+    # A BI export reads the revenue table by its copy in an object store: the same table name in
+    # another namespace, which no event ties to the lake's path.
+    copy = dataset("s3://reports-bucket", "finance/daily_revenue")
+    apply(run_event("COMPLETE", run_id="5f0c2c51-0000-4000-8000-000000000001", job="export_revenue",
+                    namespace="airflow", inputs=[copy]))
+    page = logged_in
+    revenue, copy_id = example.dataset_id("warehouse/daily_revenue"), "dataset:s3://reports-bucket:finance/daily_revenue"
+    page.goto(f"{live_server.url}/lineage?nodeId={quote(revenue, safe='')}&nodeId={quote(copy_id, safe='')}&depth=1")
+    graph_ready(page)
+    click_node(page, revenue, shift=True)
+    click_node(page, copy_id, shift=True)
+    page.locator("#near-miss").wait_for()
+    assert "No path between warehouse/daily_revenue and finance/daily_revenue" in page.inner_text("#path-result")
+    assert "daily_revenue" in page.inner_text("#near-miss")
+    shot(page, "example-near-miss")

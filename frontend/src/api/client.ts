@@ -2,7 +2,7 @@
 
 import type {
   ApiErrorBody, ColumnLineageResponse, DatasetDetail, DatasetSummary, Direction, Failure, FailureClassification, FailureGroup, JobDetail,
-  JobSummary, Level, LineageResponse, Namespace, Page, RunDetail, RunSummary, SearchResponse, VersionDiff,
+  JobSummary, Level, LineageResponse, Namespace, NearMissResponse, Page, RunDetail, RunSummary, SearchResponse, VersionDiff,
 } from "./types";
 
 export const API_ROOT = "/api/v1";
@@ -119,6 +119,7 @@ export const api = {
   namespaces: (p: PageParams = {}) => get<Page<Namespace>>("/namespaces", { ...p }),
   datasets: (p: PageParams & { namespace?: string; q?: string } = {}) => get<Page<DatasetSummary>>("/datasets", { ...p }),
   dataset: (nodeId: string) => get<DatasetDetail>("/datasets/detail", { nodeId }),
+  nearMiss: (a: string, b: string, signal?: AbortSignal) => get<NearMissResponse>("/datasets/near-miss", { a, b }, signal),
   versionDiff: (nodeId: string, from: string, to: string) =>
     get<VersionDiff>("/datasets/versions/diff", { nodeId, from, to }),
   jobs: (p: PageParams & { namespace?: string; q?: string } = {}) => get<Page<JobSummary>>("/jobs", { ...p }),

@@ -279,6 +279,16 @@ export interface SearchResult {
   application?: string | null;
 }
 
+/** `GET /api/v1/datasets/near-miss`: whether two datasets are connected, and if not, why not. */
+export interface NearMissResponse {
+  a: string;
+  b: string;
+  connected: boolean;
+  pathLength: number | null;
+  direction: string | null;
+  nearMisses: { kind: string; message: string; via: string[] }[];
+}
+
 export interface SearchResponse {
   results: SearchResult[];
 }

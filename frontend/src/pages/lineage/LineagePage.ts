@@ -172,11 +172,26 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
     const path = shortestPath(model, pathEnds[0], pathEnds[1]);
     if (!path) {
       view.setClass("on-path", []);
-      replace(pathInfo, h("span", { id: "path-result" }, `No path between ${idLabel(pathEnds[0])} and ${idLabel(pathEnds[1])}.`), " ", clearPath());
+      const [a, b] = pathEnds;
+      replace(pathInfo, h("span", { id: "path-result" }, `No path between ${idShortName(a)} and ${idShortName(b)} here.`), " ", clearPath());
+      if (a.startsWith("dataset:") && b.startsWith("dataset:")) void explainNoPath(a, b);
       return;
     }
     view.setClass("on-path", [...path, ...pathEdgeIds(model, path)]);
     replace(pathInfo, h("span", { id: "path-result" }, `Path (${path.length - 1} hops): ${path.map(idLabel).join(" → ")}`), " ", clearPath());
+  };
+  /** Why two datasets are not connected: the server's nearest near-miss (another namespace, an alias, a similar name one job away). */
+  const explainNoPath = async (a: string, b: string) => {
+    try {
+      const answer = await api.nearMiss(a, b, abort.signal);
+      if (pathEnds[0] !== a || pathEnds[1] !== b) return; // the user picked other nodes meanwhile
+      const why = answer.connected
+        ? `They are connected beyond this view (${answer.pathLength} hops, ${answer.direction}): raise the depth.`
+        : answer.nearMisses.length ? `Why not: ${answer.nearMisses[0].message}` : "No near-miss found: nothing links them.";
+      pathInfo.append(" ", h("span", { id: "near-miss", title: answer.nearMisses.map((m) => m.message).join("\n") }, why));
+    } catch (error) {
+      if ((error as Error).name !== "AbortError") pathInfo.append(" ", errorMessage(error));
+    }
   };
   const clearPath = () => h("button", { type: "button", class: "link-button", onclick: () => { pathEnds = []; highlightPath(); } }, "clear");
 
