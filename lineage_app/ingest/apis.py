@@ -13,12 +13,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from lineage_app.accounts.permissions import CanIngest
+from lineage_app.accounts.permissions import CanIngest, CanRead
 from lineage_app.api_errors import error_response
-from lineage_app.api_support import ErrorSerializer, RequiredBodySchema
+from lineage_app.api_support import ERRORS, ErrorSerializer, RequiredBodySchema
 from lineage_app.ingest import services
 from lineage_app.ingest.json_body import NotAJsonArray, json_array_items, json_decode
-from lineage_app.ingest.selectors import facet_policy_refusals
+from lineage_app.ingest.selectors import facet_policy_refusals, facet_warning_counts
 from lineage_app.ingest.validation import EventInvalid, event_check
 
 
@@ -226,3 +226,28 @@ class LineageBatchCreateApi(APIView):
             }
         counts = {s: sum(1 for r in results if r["status"] == s) for s in ("accepted", "duplicate", "rejected")}
         return Response({**counts, "results": results}, status=status.HTTP_200_OK)
+
+
+class FacetWarningListApi(APIView):
+    """`GET /api/v1/facet-warnings`: how many stored events had each facet left out, per producer
+    and facet, most first: which producer ships which imperfect facet."""
+
+    permission_classes = [CanRead]
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "FacetWarningList"
+
+        class CountSerializer(serializers.Serializer):
+            class Meta:
+                ref_name = "FacetWarningCount"
+
+            producer = serializers.CharField(allow_blank=True, help_text="the events' `producer` URI")
+            facet = serializers.CharField(help_text="the facet left out (its key)")
+            events = serializers.IntegerField(help_text="stored events that had it left out")
+
+        results = CountSerializer(many=True)
+
+    @extend_schema(operation_id="facet_warning_list", responses={200: OutputSerializer, **ERRORS})
+    def get(self, request: Request) -> Response:
+        return Response({"results": facet_warning_counts()})

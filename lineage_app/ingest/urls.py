@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from lineage_app.ingest.apis import LineageBatchCreateApi, LineageEventCreateApi
+from lineage_app.ingest.apis import FacetWarningListApi, LineageBatchCreateApi, LineageEventCreateApi
 from lineage_app.lineage.apis import LineageGraphApi, LineageRouteSchema
 from lineage_app.routing import by_method
 
@@ -16,4 +16,5 @@ lineage_route.initkwargs = {}  # type: ignore[attr-defined]
 urlpatterns = [
     path("lineage", lineage_route, name="lineage"),
     path("lineage/batch", LineageBatchCreateApi.as_view(), name="lineage-ingest-batch"),
+    path("facet-warnings", FacetWarningListApi.as_view(), name="facet-warning-list"),
 ]

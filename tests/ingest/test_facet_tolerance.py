@@ -337,6 +337,19 @@ def test_warnings_are_counted_per_producer_and_facet(ingest_client: APIClient) -
     assert LineageEvent.objects.filter(facet_warnings__isnull=True).count() == 1
 
 
+def test_the_read_api_lists_warnings_per_producer_and_facet_to_readers_only(
+    ingest_client: APIClient, read_client: APIClient
+) -> None:
+    warned, _ = lifecycle()
+    warned["run"]["facets"]["processing_engine"] = facet(name="spark")
+    accepted(post(ingest_client, warned))
+    answer = read_client.get("/api/v1/facet-warnings")
+    assert answer.status_code == 200
+    assert answer.json() == {"results": [{"producer": PRODUCER, "facet": "processing_engine", "events": 1}]}
+    assert ingest_client.get("/api/v1/facet-warnings").status_code == 403
+    assert APIClient().get("/api/v1/facet-warnings").status_code == 401
+
+
 def test_the_admin_filters_events_with_warnings_and_shows_them(ingest_client: APIClient, admin_client: Any) -> None:
     warned, clean = lifecycle()
     warned["run"]["facets"]["processing_engine"] = facet(name="spark")

@@ -1,7 +1,7 @@
 // The read API client: session cookie auth, CSRF header for writes, typed endpoints.
 
 import type {
-  ApiErrorBody, ColumnLineageResponse, DatasetDetail, DatasetSummary, Direction, Failure, FailureClassification, FailureGroup, JobDetail,
+  ApiErrorBody, ColumnLineageResponse, DatasetDetail, DatasetSummary, Direction, FacetWarningCount, Failure, FailureClassification, FailureGroup, JobDetail,
   JobSummary, Level, LineageResponse, Namespace, NearMissResponse, Page, RunDetail, RunSummary, SearchResponse, VersionDiff,
 } from "./types";
 
@@ -119,6 +119,7 @@ export const api = {
   namespaces: (p: PageParams = {}) => get<Page<Namespace>>("/namespaces", { ...p }),
   datasets: (p: PageParams & { namespace?: string; q?: string } = {}) => get<Page<DatasetSummary>>("/datasets", { ...p }),
   dataset: (nodeId: string) => get<DatasetDetail>("/datasets/detail", { nodeId }),
+  facetWarnings: () => get<{ results: FacetWarningCount[] }>("/facet-warnings"),
   nearMiss: (a: string, b: string, signal?: AbortSignal) => get<NearMissResponse>("/datasets/near-miss", { a, b }, signal),
   versionDiff: (nodeId: string, from: string, to: string) =>
     get<VersionDiff>("/datasets/versions/diff", { nodeId, from, to }),

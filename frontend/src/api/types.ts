@@ -279,6 +279,13 @@ export interface SearchResult {
   application?: string | null;
 }
 
+/** `GET /api/v1/facet-warnings`: stored events that had a facet left out, per producer and facet. */
+export interface FacetWarningCount {
+  producer: string;
+  facet: string;
+  events: number;
+}
+
 /** `GET /api/v1/datasets/near-miss`: whether two datasets are connected, and if not, why not. */
 export interface NearMissResponse {
   a: string;
