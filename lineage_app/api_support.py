@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import unquote_plus
 
 from django.conf import settings
 from django.core.exceptions import TooManyFieldsSent
 from django.core.validators import MaxLengthValidator, MinLengthValidator, RegexValidator
+from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
@@ -20,6 +22,21 @@ MAX_PAGE = 500
 MAX_OFFSET = 1_000_000
 # The longest text one query parameter may carry (a node id, a name, a search string, a time).
 MAX_TEXT = 2_000
+
+
+class InstantField(serializers.DateTimeField):
+    """An ISO 8601 moment, as UTC. One that falls outside the years 1 to 9999 once in UTC
+    (`0001-01-01T00:00+01:00`) is the first (or the last) moment there is: as an `asOf` or a bound
+    it still means "from the start" or "to the end", where the plain field answers 400."""
+
+    def enforce_timezone(self, value: datetime) -> datetime:
+        if timezone.is_aware(value):
+            try:
+                return value.astimezone(UTC)
+            except OverflowError:
+                edge = datetime.min if value.year == datetime.min.year else datetime.max
+                return edge.replace(tzinfo=UTC)
+        return super().enforce_timezone(value)
 
 
 class ErrorSerializer(serializers.Serializer):

@@ -19,6 +19,7 @@ from lineage_app.api_errors import error_response
 from lineage_app.api_support import (
     ERRORS,
     MAX_PAGE,
+    InstantField,
     PageInput,
     QueryInput,
     RequiredBodySchema,
@@ -50,7 +51,7 @@ class NodeInput(QueryInput):
 class GraphInput(NodeInput):
     depth = serializers.IntegerField(min_value=0, max_value=settings.LINEAGE_MAX_DEPTH, default=2)
     direction = serializers.ChoiceField(choices=sorted(selectors.DIRECTIONS), default="both")
-    asOf = serializers.DateTimeField(required=False, default=None,
+    asOf = InstantField(required=False, default=None,
                                      help_text="ISO 8601; edges first seen later are left out")
 
 
@@ -525,8 +526,8 @@ class FailureFilterInput(PageInput):
     job = serializers.CharField(required=False, default=None, help_text="a job nodeId")
     classification = serializers.ChoiceField(choices=selectors.FAILURE_CLASSIFICATIONS, required=False,
                                              default=None, help_text="only failures of this kind")
-    since = serializers.DateTimeField(required=False, default=None, help_text="ended at or after (ISO 8601)")
-    until = serializers.DateTimeField(required=False, default=None, help_text="ended at or before (ISO 8601)")
+    since = InstantField(required=False, default=None, help_text="ended at or after (ISO 8601)")
+    until = InstantField(required=False, default=None, help_text="ended at or before (ISO 8601)")
 
 
 class FailureSerializer(serializers.Serializer):

@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
 from lineage_app.api_errors import error_response
-from lineage_app.api_support import ERRORS, QueryInput, query_params
+from lineage_app.api_support import ERRORS, InstantField, QueryInput, query_params
 from lineage_app.reports import exports, selectors
 
 ROOT_CAUSE_DEFAULT_DEPTH = 10
@@ -37,7 +37,7 @@ class ImpactInput(QueryInput):
         child=serializers.CharField(), min_length=1, max_length=500,
         help_text="repeatable: `dataset:…`, `job:…` or `datasetField:…` (several fields of one change)")
     depth = serializers.IntegerField(min_value=1, max_value=settings.LINEAGE_MAX_DEPTH, default=10)
-    asOf = serializers.DateTimeField(required=False, default=None,
+    asOf = InstantField(required=False, default=None,
                                      help_text="ISO 8601; edges first seen later are left out")
     level = serializers.ChoiceField(
         choices=selectors.LEVELS, default="application",

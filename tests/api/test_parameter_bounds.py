@@ -51,8 +51,7 @@ def test_the_largest_offset_allowed_is_an_empty_page(known: None, read_client: A
     ("search", "limit", "99999999999999999999999"),
     ("lineage", "depth", "21"), ("lineage", "depth", "-1"), ("column-lineage", "depth", "9" * 30),
     ("impact", "depth", "0"), ("root-cause", "depth", "1000"),
-    ("lineage", "asOf", "yesterday"), ("lineage", "asOf", "9999-12-31T23:59:59-23:59"),
-    ("impact", "asOf", "0001-01-01T00:00:00+01:00"), ("failures", "since", "2026-13-01"),
+    ("lineage", "asOf", "yesterday"), ("failures", "since", "2026-13-01"),
     ("failures/jobs", "until", "not a time"),
     ("lineage", "level", "planet"), ("lineage", "direction", "sideways"), ("failures", "classification", "doom"),
     ("search", "types", "dataset,planet"), ("search", "types", "dataset, job"),
@@ -63,6 +62,20 @@ def test_an_out_of_range_or_malformed_value_is_a_400_naming_the_parameter(
     required = {"lineage": {"nodeId": CLEAN}, "column-lineage": {"nodeId": CLEAN}, "impact": {"nodeId": CLEAN},
                 "root-cause": {"nodeId": CLEAN}, "search": {"q": "orders"}}.get(path, {})
     refused(read_client, path, parameter, urlencode({**required, parameter: value}))
+
+
+@pytest.mark.parametrize(("path", "parameter", "value"), [
+    ("lineage", "asOf", "9999-12-31T23:59:59-23:59"), ("impact", "asOf", "0001-01-01T00:00:00+01:00"),
+    ("failures", "since", "0001-01-01T00:00:00+14:00"), ("failures/jobs", "until", "9999-12-31T23:59:59-12:00"),
+])
+def test_a_time_past_the_first_or_last_moment_in_utc_means_that_moment(
+    known: None, read_client: APIClient, path: str, parameter: str, value: str
+) -> None:
+    # A valid ISO 8601 time whose UTC form falls outside years 1-9999 (schema-valid, so a reader's
+    # tool may send it) is the start or the end of time, not an error.
+    required = {"lineage": {"nodeId": CLEAN}, "impact": {"nodeId": CLEAN}}.get(path, {})
+    response = read_client.get(f"/api/v1/{path}?{urlencode({**required, parameter: value})}")
+    assert response.status_code == 200, response.content
 
 
 @pytest.mark.parametrize(("path", "parameter"), [
