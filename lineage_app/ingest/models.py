@@ -6,6 +6,8 @@ from __future__ import annotations
 from django.db import models
 from django.utils import timezone
 
+from lineage_app.namespace_policy import NamespacePolicy
+
 
 class LineageEvent(models.Model):
     class Status(models.TextChoices):
@@ -66,21 +68,14 @@ class LineageEvent(models.Model):
         return f"{self.kind} {self.event_type} {subject} @ {self.event_time:%Y-%m-%d %H:%M:%S}"
 
 
-class FacetPolicy(models.Model):
+class FacetPolicy(NamespacePolicy):
     """What an invalid facet in one namespace's events does; namespaces without a row use `FACET_POLICY`."""
 
     class Mode(models.TextChoices):
         TOLERANT = "tolerant", "Tolerant: store and apply the event without the facet, answer a warning"
         STRICT = "strict", "Strict: refuse the event (400), store nothing"
 
-    namespace = models.CharField(
-        max_length=500, unique=True, help_text="Job namespace (dataset namespace for DatasetEvents), exact match."
-    )
     mode = models.CharField(max_length=8, choices=Mode.choices)
 
-    class Meta:
+    class Meta(NamespacePolicy.Meta):
         verbose_name_plural = "facet policies"
-        ordering = ["namespace"]
-
-    def __str__(self) -> str:
-        return f"{self.namespace}: {self.mode}"

@@ -8,6 +8,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from lineage_app.namespace_policy import NamespacePolicy
 from spark_agent.signing import key_id as signing_key_id
 from spark_agent.signing import load_public_key
 
@@ -78,7 +79,7 @@ class ProducerKey(models.Model):
         return "active"
 
 
-class SignaturePolicy(models.Model):
+class SignaturePolicy(NamespacePolicy):
     """What an unverified event of one namespace does; namespaces without a row use the default."""
 
     class Mode(models.TextChoices):
@@ -86,14 +87,7 @@ class SignaturePolicy(models.Model):
         WARN = "warn", "Warn: apply, flag anything not verified"
         ENFORCE = "enforce", "Enforce: quarantine anything not verified"
 
-    namespace = models.CharField(
-        max_length=500, unique=True, help_text="Job namespace (dataset namespace for DatasetEvents), exact match."
-    )
     mode = models.CharField(max_length=8, choices=Mode.choices)
 
-    class Meta:
+    class Meta(NamespacePolicy.Meta):
         verbose_name_plural = "signature policies"
-        ordering = ["namespace"]
-
-    def __str__(self) -> str:
-        return f"{self.namespace}: {self.mode}"
