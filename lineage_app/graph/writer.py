@@ -20,6 +20,11 @@ from lineage_app.graph.projection import GraphWrites
 CONSTRAINT_RACE_TRIES = 4
 
 
+class AliasRegistryRace(Exception):
+    """The alias registry read back half of another worker's batch (a link to a name not yet
+    visible, seen under ArcadeDB's read-committed isolation): run the transaction again."""
+
+
 def graph_writes_apply(writes: GraphWrites) -> None:
     """Run every statement of `writes`, and re-derive current schemas, in one transaction.
 
@@ -43,7 +48,7 @@ def graph_writes_apply(writes: GraphWrites) -> None:
         try:
             graph_write(work)
             return
-        except ConstraintError:
+        except (ConstraintError, AliasRegistryRace):
             if attempt == CONSTRAINT_RACE_TRIES - 1:
                 raise
 
@@ -76,6 +81,9 @@ def _identity_settle(tx: ManagedTransaction, writes: GraphWrites) -> tuple[dict[
             neighbours[row["key"]].add(row["other"])
             neighbours[row["other"]].add(row["key"])
         frontier = {other for key in keys for other in neighbours[key]} - normal.keys()
+    unseen = sorted(neighbours.keys() - normal.keys())
+    if unseen:
+        raise AliasRegistryRace(f"alias names linked but not readable yet: {unseen[:3]}")
     canonical: dict[str, Identity] = {}
     alias_rows: list[dict[str, str]] = []
     merges: list[dict[str, str]] = []
