@@ -217,9 +217,9 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
   };
 
   /** Draw the graph again after it changed shape, keeping selection, roots and path. */
-  const redraw = async (centre: string) => {
+  const redraw = async (centre: string, options: { keepViewport?: boolean } = {}) => {
     if (!view) return;
-    await view.show(displayed(), { keepViewport: false });
+    await view.show(displayed(), { keepViewport: options.keepViewport ?? false });
     const saved = savedTable.get(tableKey(state));
     if (saved) saved.placement = view.currentPlacement();
     view.select(state.focus && model.nodes.has(state.focus) ? state.focus : null);
@@ -268,15 +268,9 @@ export function LineagePage(root: HTMLElement, url: URL): Cleanup {
     try {
       const response = await api.lineage(id, 1, "both", abort.signal, state.level);
       const added = mergeLineage(model, response);
-      if (added.length && view) {
+      if (added.length) {
         regroup();
-        const saved = savedTable.get(tableKey(state));
-        await view.show(displayed(), { keepViewport: true });
-        if (saved) saved.placement = view.currentPlacement();
-        view.select(state.focus);
-        view.setClass("root", state.roots);
-        highlightPath();
-        view.center(id);
+        await redraw(id, { keepViewport: true });
       }
       setStatus(added.length ? `${added.length} nodes added around ${idLabel(id)}.` : "");
     } catch (error) {
