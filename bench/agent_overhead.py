@@ -50,17 +50,15 @@ def child(mode: str, url: str, rows: int, workdir: Path) -> None:
     cpu_started = _cpu_seconds(jvm_pid)
     started = time.perf_counter()
     agent = spark_agent.install(spark, url=url, flush_timeout_s=10) if mode != "no agent" else None
-    base = spark.range(0, rows).selectExpr(
-        "id", "id % 1000 AS k", "rand(42) * 100 AS v", "cast(id AS string) AS s"
-    )
+    base = spark.range(0, rows).selectExpr("id", "id % 1000 AS k", "rand(42) * 100 AS v", "cast(id AS string) AS s")
     base.write.mode("overwrite").parquet(f"{out}/base")
     facts = spark.read.parquet(f"{out}/base")
     totals = facts.groupBy("k").agg(F.sum("v").alias("total"), F.count("id").alias("n"))
     totals.write.mode("overwrite").parquet(f"{out}/totals")
     joined = facts.join(spark.read.parquet(f"{out}/totals"), "k").where("v > total / n")
-    joined.select("id", "k", "v", (F.col("v") / F.col("total")).alias("share")).write.mode(
-        "overwrite"
-    ).parquet(f"{out}/above_average")
+    joined.select("id", "k", "v", (F.col("v") / F.col("total")).alias("share")).write.mode("overwrite").parquet(
+        f"{out}/above_average"
+    )
     ranked = spark.read.parquet(f"{out}/above_average").withColumn(
         "rank", F.row_number().over(Window.partitionBy("k").orderBy(F.desc("share")))
     )
@@ -111,9 +109,7 @@ def _measure(mode: str, url: str, rows: int) -> dict[str, float]:
         cmd = [sys.executable, __file__, "--child", mode, "--url", url, "--rows", str(rows)]
         env = {k: v for k, v in os.environ.items() if not k.startswith("TRIBUTARY_")}
         env["PYTHONPATH"] = str(ROOT)
-        done = subprocess.run(
-            [*cmd, "--workdir", workdir], env=env, capture_output=True, text=True, check=True
-        )
+        done = subprocess.run([*cmd, "--workdir", workdir], env=env, capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

@@ -68,12 +68,18 @@ def main() -> None:
         applications = args.jobs // args.actions
         if fresh:
             rng = random.Random(args.seed + 2)
-            rows = [{"key": natural_key("apps", f"app{a}"), "nodeId": f"job:apps:app{a}", "name": f"app{a}",
-                     "runId": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
-                     "children": [natural_key(*job_name(j)) for j in range(a * args.actions, (a + 1) * args.actions)]}
-                    for a in range(applications)]
+            rows = [
+                {
+                    "key": natural_key("apps", f"app{a}"),
+                    "nodeId": f"job:apps:app{a}",
+                    "name": f"app{a}",
+                    "runId": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+                    "children": [natural_key(*job_name(j)) for j in range(a * args.actions, (a + 1) * args.actions)],
+                }
+                for a in range(applications)
+            ]
             for start in range(0, len(rows), 1000):
-                batch = rows[start:start + 1000]
+                batch = rows[start : start + 1000]
                 graph_write(lambda tx, batch=batch: tx.run(ADD_APPLICATIONS, rows=batch).consume())
             marker.write_text(json.dumps(shape))
             print(f"added {applications} applications of {args.actions} jobs each")
@@ -89,13 +95,23 @@ def main() -> None:
 
         print(f"\n{args.datasets} datasets, {args.jobs} jobs in {applications} applications; depth {args.depth}")
         for level in ("action", "application"):
-            measure(f"from a dataset, {level} (selector)",
-                    lambda n, level=level: lineage_for_node(node_id=n, depth=args.depth, direction="both",
-                                                            as_of=None, level=level), dataset_starts)
-            measure(f"from a dataset, {level} (HTTP)",
-                    lambda n, level=level: http(nodeId=n, depth=args.depth, level=level), dataset_starts)
-            measure(f"from an application, {level} (HTTP)",
-                    lambda n, level=level: http(nodeId=n, depth=args.depth, level=level), app_starts)
+            measure(
+                f"from a dataset, {level} (selector)",
+                lambda n, level=level: lineage_for_node(
+                    node_id=n, depth=args.depth, direction="both", as_of=None, level=level
+                ),
+                dataset_starts,
+            )
+            measure(
+                f"from a dataset, {level} (HTTP)",
+                lambda n, level=level: http(nodeId=n, depth=args.depth, level=level),
+                dataset_starts,
+            )
+            measure(
+                f"from an application, {level} (HTTP)",
+                lambda n, level=level: http(nodeId=n, depth=args.depth, level=level),
+                app_starts,
+            )
 
 
 if __name__ == "__main__":

@@ -49,8 +49,10 @@ class Connection:
 
 def prepared(url: str, token: str, bodies: list[bytes]) -> tuple[str, int, list[bytes]]:
     parts = urlsplit(url)
-    head = (f"POST {parts.path} HTTP/1.1\r\nHost: {parts.netloc}\r\nAuthorization: Bearer {token}\r\n"
-            "Content-Type: application/json\r\nContent-Length: ")
+    head = (
+        f"POST {parts.path} HTTP/1.1\r\nHost: {parts.netloc}\r\nAuthorization: Bearer {token}\r\n"
+        "Content-Type: application/json\r\nContent-Length: "
+    )
     requests = [f"{head}{len(body)}\r\n\r\n".encode() + body for body in bodies]
     return parts.hostname or "127.0.0.1", parts.port or 80, requests
 

@@ -101,15 +101,21 @@ def main() -> None:
         body = json.loads(fetch("impact"))
         summary = body["summary"]
         print(f"report: {summary['total']} assets {summary['byType']}, depth {max(map(int, summary['byDepth']))}")
-        for label, path, params in (("API JSON", "impact", {}), ("CSV", "impact/report", {"format": "csv"}),
-                                    ("PDF", "impact/report", {"format": "pdf"})):
+        for label, path, params in (
+            ("API JSON", "impact", {}),
+            ("CSV", "impact/report", {"format": "csv"}),
+            ("PDF", "impact/report", {"format": "pdf"}),
+        ):
             timings, sizes = [], []
             for _ in range(args.runs):
                 began = time.perf_counter()
                 sizes.append(len(fetch(path, **params)))
                 timings.append(time.perf_counter() - began)
-            print(f"  {label:<8} median {statistics.median(timings):6.2f} s   min {min(timings):6.2f} s   "
-                  f"max {max(timings):6.2f} s   {sizes[-1] / 1e6:6.1f} MB", flush=True)
+            print(
+                f"  {label:<8} median {statistics.median(timings):6.2f} s   min {min(timings):6.2f} s   "
+                f"max {max(timings):6.2f} s   {sizes[-1] / 1e6:6.1f} MB",
+                flush=True,
+            )
         print("\ntargets: JSON < 1 s, PDF < 10 s")
 
 

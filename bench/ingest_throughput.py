@@ -40,16 +40,33 @@ def make_event(i: int, when: datetime) -> dict:
     fields = [{"name": f"c{k}", "type": "string"} for k in range(12)]
     facet = {"_producer": "https://example.com/bench", "_schemaURL": "https://example.com/schema.json"}
     return {
-        "eventType": "COMPLETE", "eventTime": when.isoformat(), "producer": "https://example.com/bench",
+        "eventType": "COMPLETE",
+        "eventTime": when.isoformat(),
+        "producer": "https://example.com/bench",
         "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
         "run": {"runId": run_id, "facets": {}},
         "job": {"namespace": "bench", "name": f"job_{i % 200}", "facets": {}},
-        "inputs": [{"namespace": "bench", "name": f"table_{i % 500}",
-                    "facets": {"schema": {**facet, "fields": fields}}}],
-        "outputs": [{"namespace": "bench", "name": f"table_{(i + 1) % 500}_out",
-                     "facets": {"schema": {**facet, "fields": fields}, "columnLineage": {**facet, "fields": {
-                         f["name"]: {"inputFields": [{"namespace": "bench", "name": f"table_{i % 500}",
-                                                      "field": f["name"]}]} for f in fields[:4]}}}}],
+        "inputs": [
+            {"namespace": "bench", "name": f"table_{i % 500}", "facets": {"schema": {**facet, "fields": fields}}}
+        ],
+        "outputs": [
+            {
+                "namespace": "bench",
+                "name": f"table_{(i + 1) % 500}_out",
+                "facets": {
+                    "schema": {**facet, "fields": fields},
+                    "columnLineage": {
+                        **facet,
+                        "fields": {
+                            f["name"]: {
+                                "inputFields": [{"namespace": "bench", "name": f"table_{i % 500}", "field": f["name"]}]
+                            }
+                            for f in fields[:4]
+                        },
+                    },
+                },
+            }
+        ],
     }
 
 
@@ -62,10 +79,16 @@ class Stack:
     def __init__(self, tmp: Path) -> None:
         self.tmp = tmp
         self.web_port, self.bolt_port, self.redis_port = free_port(), free_port(), free_port()
-        self.env = {**os.environ, "TRIBUTARY_VAR_DIR": str(tmp), "DATABASE_URL": f"sqlite:///{tmp}/bench.sqlite3",
-                    "REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0",
-                    "NEO4J_URI": f"bolt://127.0.0.1:{self.bolt_port}", "GRAPH_EMBEDDED_HTTP_PORT": str(free_port()),
-                    "LOG_LEVEL": "WARNING", "DJANGO_SETTINGS_MODULE": "lineage_app.settings"}
+        self.env = {
+            **os.environ,
+            "TRIBUTARY_VAR_DIR": str(tmp),
+            "DATABASE_URL": f"sqlite:///{tmp}/bench.sqlite3",
+            "REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0",
+            "NEO4J_URI": f"bolt://127.0.0.1:{self.bolt_port}",
+            "GRAPH_EMBEDDED_HTTP_PORT": str(free_port()),
+            "LOG_LEVEL": "WARNING",
+            "DJANGO_SETTINGS_MODULE": "lineage_app.settings",
+        }
         os.environ.update(self.env)
         self.processes: list[subprocess.Popen] = []
         self.log = (tmp / "stack.log").open("ab")
@@ -89,14 +112,16 @@ class Stack:
 
         wait(graph_ping, 120)
         graph_schema_init()
-        self.web = self.spawn(py, "-m", "gunicorn", "-c", "python:lineage_app.gunicorn_conf",
-                              "--bind", f"127.0.0.1:{self.web_port}")
+        self.web = self.spawn(
+            py, "-m", "gunicorn", "-c", "python:lineage_app.gunicorn_conf", "--bind", f"127.0.0.1:{self.web_port}"
+        )
         self.start_worker()
         wait(lambda: _up(f"{self.url}/healthz"), 60)
 
     def start_worker(self) -> None:
-        self.worker = self.spawn(sys.executable, "-m", "celery", "-A", "lineage_app", "worker", "--pool", "solo",
-                                 "--loglevel", "WARNING")
+        self.worker = self.spawn(
+            sys.executable, "-m", "celery", "-A", "lineage_app", "worker", "--pool", "solo", "--loglevel", "WARNING"
+        )
 
     def stop_worker(self) -> None:
         """Warm shutdown: the worker finishes its task (and lets go of the database) before it exits."""
@@ -114,14 +139,23 @@ class Stack:
     def worker_cpu_seconds(self) -> float:
         return cpu_seconds(self.worker.pid)
 
-    def post_all(self, bodies: list[bytes], *, clients: int | None = None, rate: float | None = None,
-                 path: str = "/api/v1/lineage") -> list[list]:
+    def post_all(
+        self,
+        bodies: list[bytes],
+        *,
+        clients: int | None = None,
+        rate: float | None = None,
+        path: str = "/api/v1/lineage",
+    ) -> list[list]:
         """Send every body once from a separate client process: `[sent_at, latency, status, id]` each."""
         file = self.tmp / "bodies.jsonl"
         file.write_bytes(b"\n".join(bodies))
         mode = ["--clients", str(clients)] if clients else ["--rate", str(rate)]
-        done = subprocess.run([sys.executable, str(ROOT / "bench" / "http_load.py"), f"{self.url}{path}",
-                               self.token, str(file), *mode], capture_output=True, check=True)
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "bench" / "http_load.py"), f"{self.url}{path}", self.token, str(file), *mode],
+            capture_output=True,
+            check=True,
+        )
         results = json.loads(done.stdout)
         refused = [r for r in results if r[2] not in (200, 201)]
         if refused:
@@ -212,9 +246,11 @@ def single_posts(stack: Stack, args: argparse.Namespace, start: datetime, label:
     web_cpu = stack.web_cpu_seconds() - web_cpu
     elapsed = max(sent + latency for sent, latency, _, _ in results) - min(r[0] for r in results)
     latencies = [latency for _, latency, _, _ in results]
-    print(f"single posts, {label}: {args.events} events, {args.clients} clients: {args.events / elapsed:,.0f} events/s "
-          f"accepted; latency p50 {statistics.median(latencies) * 1000:.1f} ms, "
-          f"p99 {percentile(latencies, 0.99) * 1000:.1f} ms; web CPU {web_cpu / args.events * 1000:.2f} ms/event")
+    print(
+        f"single posts, {label}: {args.events} events, {args.clients} clients: {args.events / elapsed:,.0f} events/s "
+        f"accepted; latency p50 {statistics.median(latencies) * 1000:.1f} ms, "
+        f"p99 {percentile(latencies, 0.99) * 1000:.1f} ms; web CPU {web_cpu / args.events * 1000:.2f} ms/event"
+    )
     return elapsed
 
 
@@ -232,8 +268,10 @@ def run(stack: Stack, args: argparse.Namespace) -> None:
     worker_cpu = stack.worker_cpu_seconds()
     single_elapsed = single_posts(stack, args, base, "worker applying concurrently")
     single_drain = wait_applied(WARM_UP_EVENTS + args.events)
-    print(f"  end-to-end {args.events / (single_elapsed + single_drain):,.0f} events/s applied; worker CPU "
-          f"{(stack.worker_cpu_seconds() - worker_cpu) / args.events * 1000:.2f} ms/event")
+    print(
+        f"  end-to-end {args.events / (single_elapsed + single_drain):,.0f} events/s applied; worker CPU "
+        f"{(stack.worker_cpu_seconds() - worker_cpu) / args.events * 1000:.2f} ms/event"
+    )
 
     # 2. The same with no worker running: what accepting alone costs and reaches.
     stack.stop_worker()
@@ -249,21 +287,27 @@ def run(stack: Stack, args: argparse.Namespace) -> None:
     web_cpu = stack.web_cpu_seconds() - web_cpu
     batch_elapsed = max(sent + latency for sent, latency, _, _ in results) - min(r[0] for r in results)
     batch_drain = wait_applied(WARM_UP_EVENTS + 2 * args.events + args.batch_events)
-    print(f"batch posts ({args.batch}/request, {args.batch_events} events, worker applying concurrently): "
-          f"{args.batch_events / batch_elapsed:,.0f} events/s accepted; request p50 "
-          f"{statistics.median(r[1] for r in results) * 1000:.0f} ms; web CPU "
-          f"{web_cpu / args.batch_events * 1000:.2f} ms/event; end-to-end "
-          f"{args.batch_events / (batch_elapsed + batch_drain):,.0f} events/s applied")
+    print(
+        f"batch posts ({args.batch}/request, {args.batch_events} events, worker applying concurrently): "
+        f"{args.batch_events / batch_elapsed:,.0f} events/s accepted; request p50 "
+        f"{statistics.median(r[1] for r in results) * 1000:.0f} ms; web CPU "
+        f"{web_cpu / args.batch_events * 1000:.2f} ms/event; end-to-end "
+        f"{args.batch_events / (batch_elapsed + batch_drain):,.0f} events/s applied"
+    )
 
     # 4. End-to-end lag at a steady rate: time from POST to the event being applied.
     lags = lag_run(stack, args.lag_rate, args.lag_seconds, base + timedelta(days=2))
-    print(f"end-to-end lag at {args.lag_rate} events/s for {args.lag_seconds}s: p50 {statistics.median(lags):.2f} s, "
-          f"p95 {percentile(lags, 0.95):.2f} s, max {max(lags):.2f} s")
+    print(
+        f"end-to-end lag at {args.lag_rate} events/s for {args.lag_seconds}s: p50 {statistics.median(lags):.2f} s, "
+        f"p95 {percentile(lags, 0.95):.2f} s, max {max(lags):.2f} s"
+    )
 
     # 5. Raw engine throughput for comparison, same machine, same run.
     raw_rate = raw_unwind_merge(args.events)
-    print(f"engine raw UNWIND … MERGE: {raw_rate:,.0f} nodes/s; graph apply end-to-end (batched above): "
-          f"{args.batch_events / batch_drain if batch_drain else float('inf'):,.0f} events/s after accept")
+    print(
+        f"engine raw UNWIND … MERGE: {raw_rate:,.0f} nodes/s; graph apply end-to-end (batched above): "
+        f"{args.batch_events / batch_drain if batch_drain else float('inf'):,.0f} events/s after accept"
+    )
 
 
 def lag_run(stack: Stack, rate: int, seconds: int, start: datetime) -> list[float]:
@@ -289,8 +333,11 @@ def raw_unwind_merge(count: int) -> float:
     started = time.perf_counter()
     for i in range(0, count, 500):
         chunk = rows[i : i + 500]
-        graph_write(lambda tx, c=chunk: tx.run(
-            "UNWIND $rows AS row MERGE (d:Dataset {key: row.key}) SET d.name = row.name", rows=c).consume())
+        graph_write(
+            lambda tx, c=chunk: tx.run(
+                "UNWIND $rows AS row MERGE (d:Dataset {key: row.key}) SET d.name = row.name", rows=c
+            ).consume()
+        )
     return count / (time.perf_counter() - started)
 
 

@@ -61,15 +61,28 @@ class Engine:
         from neo4j import GraphDatabase
 
         self.process = subprocess.Popen(
-            [sys.executable, "-c", SERVE, str(self.root), DATABASE, PASSWORD, str(self.bolt_port),
-             str(self.http_port), self.heap],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                sys.executable,
+                "-c",
+                SERVE,
+                str(self.root),
+                DATABASE,
+                PASSWORD,
+                str(self.bolt_port),
+                str(self.http_port),
+                self.heap,
+            ],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline:
             try:
-                with GraphDatabase.driver(self.uri, auth=("root", PASSWORD)) as driver, \
-                        driver.session(database=DATABASE) as session:
+                with (
+                    GraphDatabase.driver(self.uri, auth=("root", PASSWORD)) as driver,
+                    driver.session(database=DATABASE) as session,
+                ):
                     session.run("RETURN 1").consume()
                 return self
             except Exception:
@@ -127,10 +140,17 @@ class WsgiClient:
     def get(self, url: str) -> WsgiAnswer:
         path, _, query = url.partition("?")
         environ = {
-            "REQUEST_METHOD": "GET", "PATH_INFO": path, "QUERY_STRING": query, "SERVER_NAME": "127.0.0.1",
-            "SERVER_PORT": "8000", "HTTP_HOST": "127.0.0.1", "SERVER_PROTOCOL": "HTTP/1.1",
-            "HTTP_AUTHORIZATION": f"Bearer {self.token}", "wsgi.input": io.BytesIO(b""),
-            "wsgi.url_scheme": "http", "wsgi.errors": sys.stderr,
+            "REQUEST_METHOD": "GET",
+            "PATH_INFO": path,
+            "QUERY_STRING": query,
+            "SERVER_NAME": "127.0.0.1",
+            "SERVER_PORT": "8000",
+            "HTTP_HOST": "127.0.0.1",
+            "SERVER_PROTOCOL": "HTTP/1.1",
+            "HTTP_AUTHORIZATION": f"Bearer {self.token}",
+            "wsgi.input": io.BytesIO(b""),
+            "wsgi.url_scheme": "http",
+            "wsgi.errors": sys.stderr,
         }
         status: list[str] = []
         result = self.application(environ, lambda line, headers, exc_info=None: status.append(line))
@@ -148,9 +168,16 @@ def read_api_client(*, cache: Path, heap: str) -> Iterator[WsgiClient]:
     SQLite database), and a client of the web process's WSGI application holding a read token."""
     var = Path(tempfile.mkdtemp(prefix="tributary-bench-var-"))
     with Engine(cache / "graph", heap) as engine:
-        os.environ.update({"DJANGO_SETTINGS_MODULE": "lineage_app.settings", "TRIBUTARY_VAR_DIR": str(var),
-                           "NEO4J_URI": engine.uri, "NEO4J_DATABASE": DATABASE, "NEO4J_PASSWORD": PASSWORD,
-                           "DATABASE_URL": f"sqlite:///{var / 'bench.sqlite3'}"})
+        os.environ.update(
+            {
+                "DJANGO_SETTINGS_MODULE": "lineage_app.settings",
+                "TRIBUTARY_VAR_DIR": str(var),
+                "NEO4J_URI": engine.uri,
+                "NEO4J_DATABASE": DATABASE,
+                "NEO4J_PASSWORD": PASSWORD,
+                "DATABASE_URL": f"sqlite:///{var / 'bench.sqlite3'}",
+            }
+        )
         import django
 
         django.setup()
@@ -186,9 +213,11 @@ def measure(label: str, call: Callable[[str], Any], starts: list[str]) -> dict[s
         nodes.append(len(body["graph"]))
         truncated += bool(body.get("truncated"))
     p50, p95, worst = percentiles(timings)
-    print(f"  {label:<38} p50 {p50:7.1f} ms   p95 {p95:7.1f} ms   max {worst:7.1f} ms   "
-          f"nodes p50 {statistics.median(nodes):6.0f} max {max(nodes):5d}   truncated {truncated}/{len(starts)}",
-          flush=True)
+    print(
+        f"  {label:<38} p50 {p50:7.1f} ms   p95 {p95:7.1f} ms   max {worst:7.1f} ms   "
+        f"nodes p50 {statistics.median(nodes):6.0f} max {max(nodes):5d}   truncated {truncated}/{len(starts)}",
+        flush=True,
+    )
     return {"label": label, "p50": p50, "p95": p95, "max": worst, "truncated": truncated}
 
 
@@ -202,8 +231,12 @@ def main() -> None:
     parser.add_argument("--heap", default="4g")
     parser.add_argument("--max-nodes", type=int, default=None, help="override LINEAGE_MAX_NODES")
     parser.add_argument("--depths", default="5,10,20", help="dataset lineage depths to time")
-    parser.add_argument("--cache", type=Path, default=None,
-                        help="database directory to reuse (default: a temp dir named after the shape)")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        help="database directory to reuse (default: a temp dir named after the shape)",
+    )
     args = parser.parse_args()
     cache = args.cache or Path(tempfile.gettempdir()) / f"tributary-bench-{args.datasets}-{args.jobs}-{args.seed}"
     ensure_loaded(cache=cache, datasets=args.datasets, jobs=args.jobs, seed=args.seed, heap=args.heap)
@@ -236,27 +269,43 @@ def main() -> None:
             assert response.status_code == 200, response.content[:300]
             return response
 
-        print(f"\n{args.datasets} datasets, {args.jobs} jobs, {edge_count} edges; {args.samples} random "
-              f"starts; direction={args.direction}; node budget {getattr(settings, 'LINEAGE_MAX_NODES', 2000)}")
+        print(
+            f"\n{args.datasets} datasets, {args.jobs} jobs, {edge_count} edges; {args.samples} random "
+            f"starts; direction={args.direction}; node budget {getattr(settings, 'LINEAGE_MAX_NODES', 2000)}"
+        )
         results = []
         for depth in [int(d) for d in args.depths.split(",")]:
-            results.append(measure(
-                f"lineage depth {depth:>2} (selector)",
-                lambda n, d=depth: lineage_for_node(node_id=n, depth=d, direction=args.direction, as_of=None),
-                dataset_starts))
-            results.append(measure(
-                f"lineage depth {depth:>2} (HTTP)",
-                lambda n, d=depth: http("lineage", nodeId=n, depth=d, direction=args.direction), dataset_starts))
+            results.append(
+                measure(
+                    f"lineage depth {depth:>2} (selector)",
+                    lambda n, d=depth: lineage_for_node(node_id=n, depth=d, direction=args.direction, as_of=None),
+                    dataset_starts,
+                )
+            )
+            results.append(
+                measure(
+                    f"lineage depth {depth:>2} (HTTP)",
+                    lambda n, d=depth: http("lineage", nodeId=n, depth=d, direction=args.direction),
+                    dataset_starts,
+                )
+            )
         for depth in (5, 10):
-            results.append(measure(
-                f"column lineage depth {depth:>2} (selector)",
-                lambda n, d=depth: column_lineage_for_node(node_id=n, depth=d, direction=args.direction,
-                                                           as_of=None),
-                field_starts))
-            results.append(measure(
-                f"column lineage depth {depth:>2} (HTTP)",
-                lambda n, d=depth: http("column-lineage", nodeId=n, depth=d, direction=args.direction),
-                field_starts))
+            results.append(
+                measure(
+                    f"column lineage depth {depth:>2} (selector)",
+                    lambda n, d=depth: column_lineage_for_node(
+                        node_id=n, depth=d, direction=args.direction, as_of=None
+                    ),
+                    field_starts,
+                )
+            )
+            results.append(
+                measure(
+                    f"column lineage depth {depth:>2} (HTTP)",
+                    lambda n, d=depth: http("column-lineage", nodeId=n, depth=d, direction=args.direction),
+                    field_starts,
+                )
+            )
         print("\ntargets: lineage p95 < 150 ms at depth 10, column lineage p95 < 200 ms")
 
 

@@ -160,8 +160,10 @@ def main() -> None:
     frames: list[float] = []
     with sync_playwright() as playwright:
         browser = chromium_launch(playwright)
-        print(f"chromium {browser.version}; {options.nodes} nodes, {edge_count} edges, {options.names} names, "
-              f"{options.runs} runs; build {options.dist}")
+        print(
+            f"chromium {browser.version}; {options.nodes} nodes, {edge_count} edges, {options.names} names, "
+            f"{options.runs} runs; build {options.dist}"
+        )
         for run in range(options.runs):
             context = browser.new_context(viewport={"width": 1440, "height": 900})
             page = context.new_page()

@@ -30,8 +30,13 @@ SYNTHETIC_MODEL = 2  # bumped when the graph model changes, so cached benchmark 
 LAYERS = 25
 BATCH = 5000
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
-TRANSFORMATIONS = [("DIRECT", "IDENTITY", False), ("DIRECT", "TRANSFORMATION", False),
-                   ("DIRECT", "AGGREGATION", False), ("INDIRECT", "FILTER", True), ("INDIRECT", "JOIN", True)]
+TRANSFORMATIONS = [
+    ("DIRECT", "IDENTITY", False),
+    ("DIRECT", "TRANSFORMATION", False),
+    ("DIRECT", "AGGREGATION", False),
+    ("INDIRECT", "FILTER", True),
+    ("INDIRECT", "JOIN", True),
+]
 TYPES = ["bigint", "string", "double", "timestamp", "boolean", "decimal(10,2)"]
 
 
@@ -115,8 +120,16 @@ def synthetic_graph_generate(*, datasets: int, jobs: int, seed: int) -> Syntheti
             for column in range(graph.fields_of_dataset[out]):
                 for _ in range(rng.choice((1, 1, 1, 2))):
                     src = rng.choice(graph.job_inputs[j])
-                    graph.derivations.append((src, rng.randrange(graph.fields_of_dataset[src]), out, column, j,
-                                              rng.randrange(len(TRANSFORMATIONS))))
+                    graph.derivations.append(
+                        (
+                            src,
+                            rng.randrange(graph.fields_of_dataset[src]),
+                            out,
+                            column,
+                            j,
+                            rng.randrange(len(TRANSFORMATIONS)),
+                        )
+                    )
     graph.run_states = [rng.choices(["COMPLETED", "FAILED", "ABORTED"], weights=[90, 8, 2])[0] for _ in range(jobs)]
     return graph
 
@@ -152,8 +165,9 @@ CREATE (j)-[:{Rel.HAS_RUN}]->(:{Label.RUN} {{runId: row.runId, nodeId: row.nodeI
 """
 
 
-def _load_edges(start: Label, rel: Rel, end: Label, start_key: str = "key", end_key: str = "key",
-                extra: str = "") -> str:
+def _load_edges(
+    start: Label, rel: Rel, end: Label, start_key: str = "key", end_key: str = "key", extra: str = ""
+) -> str:
     return f"""
 UNWIND $rows AS row
 MATCH (a:{start} {{{start_key}: row.a}})
@@ -167,14 +181,16 @@ LOAD_OUTPUTS = _load_edges(Label.JOB, Rel.OUTPUTS, Label.DATASET)
 LOAD_READ = _load_edges(Label.RUN, Rel.READ, Label.DATASET, start_key="runId")
 LOAD_WROTE = _load_edges(Label.RUN, Rel.WROTE, Label.DATASET, start_key="runId")
 LOAD_DERIVES = _load_edges(
-    Label.FIELD, Rel.DERIVES, Label.FIELD,
+    Label.FIELD,
+    Rel.DERIVES,
+    Label.FIELD,
     extra=", job: row.job, transformation: row.transformation, subtype: row.subtype, indirect: row.indirect",
 )
 
 
 def _batches(rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
     for start in range(0, len(rows), BATCH):
-        yield rows[start:start + BATCH]
+        yield rows[start : start + BATCH]
 
 
 def _run_id(seed: int, j: int) -> str:
@@ -183,12 +199,17 @@ def _run_id(seed: int, j: int) -> str:
 
 def _latest_run_properties(run_id: str, state: str, time: str) -> dict[str, str]:
     """What the projection keeps on a job, and on each dataset its runs wrote, about its latest run."""
-    return {"latestRunId": run_id, "latestRunState": state, "latestRunTime": time,
-            "latestRunOrder": run_order_key(time, run_id)}
+    return {
+        "latestRunId": run_id,
+        "latestRunState": state,
+        "latestRunTime": time,
+        "latestRunOrder": run_order_key(time, run_id),
+    }
 
 
-def synthetic_graph_load(*, driver: Driver, database: str, datasets: int, jobs: int, seed: int,
-                         log: bool = True) -> SyntheticGraph:
+def synthetic_graph_load(
+    *, driver: Driver, database: str, datasets: int, jobs: int, seed: int, log: bool = True
+) -> SyntheticGraph:
     """Generate the graph and write it into an empty database, statement by statement in batches."""
     from lineage_app.graph.schema import SCHEMA_STATEMENTS
 
@@ -199,8 +220,9 @@ def synthetic_graph_load(*, driver: Driver, database: str, datasets: int, jobs: 
         if log:
             print(f"  {time.monotonic() - began:7.1f}s  {what}", flush=True)
 
-    say(f"generated {datasets} datasets, {jobs} jobs, {sum(graph.fields_of_dataset)} fields, "
-        f"{graph.edge_count()} edges")
+    say(
+        f"generated {datasets} datasets, {jobs} jobs, {sum(graph.fields_of_dataset)} fields, {graph.edge_count()} edges"
+    )
     with driver.session(database=database) as session:
         for statement in SCHEMA_STATEMENTS:
             session.run(statement).consume()
@@ -210,8 +232,10 @@ def synthetic_graph_load(*, driver: Driver, database: str, datasets: int, jobs: 
                 session.execute_write(lambda tx, b=batch: tx.run(query, rows=b).consume())
             say(f"{len(rows):>9} {what}")
 
-        job_runs = [_latest_run_properties(_run_id(seed, j), graph.run_states[j], _time(graph.job_layer[j] + 24.5))
-                    for j in range(jobs)]
+        job_runs = [
+            _latest_run_properties(_run_id(seed, j), graph.run_states[j], _time(graph.job_layer[j] + 24.5))
+            for j in range(jobs)
+        ]
         dataset_runs: dict[int, dict[str, str]] = {}
         for j, outputs in enumerate(graph.job_outputs):
             for i in outputs:
@@ -221,16 +245,35 @@ def synthetic_graph_load(*, driver: Driver, database: str, datasets: int, jobs: 
         for i in range(datasets):
             namespace, name = dataset_name(i)
             layer = graph.layer_of_dataset[i]
-            dataset_rows.append({"key": _key(namespace, name), "nodeId": dataset_id(i), "namespace": namespace,
-                                 "name": name, "version": f"{i:016x}", "fieldCount": graph.fields_of_dataset[i],
-                                 "first": _time(layer), "last": _time(layer + 24),
-                                 "latestRun": dataset_runs.get(i, {})})
+            dataset_rows.append(
+                {
+                    "key": _key(namespace, name),
+                    "nodeId": dataset_id(i),
+                    "namespace": namespace,
+                    "name": name,
+                    "version": f"{i:016x}",
+                    "fieldCount": graph.fields_of_dataset[i],
+                    "first": _time(layer),
+                    "last": _time(layer + 24),
+                    "latestRun": dataset_runs.get(i, {}),
+                }
+            )
             for column in range(graph.fields_of_dataset[i]):
-                field_rows.append({"datasetKey": _key(namespace, name), "key": _key(namespace, name, f"col{column}"),
-                                   "nodeId": field_id(i, column), "namespace": namespace, "dataset": name,
-                                   "name": f"col{column}", "type": TYPES[(i + column) % len(TYPES)]})
-        namespaces = sorted({dataset_name(i)[0] for i in range(min(datasets, NAMESPACES))}
-                            | {job_name(j)[0] for j in range(min(jobs, NAMESPACES))})
+                field_rows.append(
+                    {
+                        "datasetKey": _key(namespace, name),
+                        "key": _key(namespace, name, f"col{column}"),
+                        "nodeId": field_id(i, column),
+                        "namespace": namespace,
+                        "dataset": name,
+                        "name": f"col{column}",
+                        "type": TYPES[(i + column) % len(TYPES)],
+                    }
+                )
+        namespaces = sorted(
+            {dataset_name(i)[0] for i in range(min(datasets, NAMESPACES))}
+            | {job_name(j)[0] for j in range(min(jobs, NAMESPACES))}
+        )
         write(LOAD_NAMESPACES, [{"name": n, "first": _time(0), "last": _time(48)} for n in namespaces], "namespaces")
         write(LOAD_DATASETS, dataset_rows, "datasets")
         job_rows, run_rows, io_rows = [], [], {Rel.INPUT_TO: [], Rel.OUTPUTS: [], Rel.READ: [], Rel.WROTE: []}
@@ -238,12 +281,30 @@ def synthetic_graph_load(*, driver: Driver, database: str, datasets: int, jobs: 
             namespace, name = job_name(j)
             layer = graph.job_layer[j]
             key, run_id = _key(namespace, name), _run_id(seed, j)
-            job_rows.append({"key": key, "nodeId": ":".join([NodeType.JOB.value, namespace, name]),
-                             "namespace": namespace, "name": name, "first": _time(layer), "last": _time(layer + 24),
-                             "latestRun": job_runs[j]})
-            run_rows.append({"jobKey": key, "runId": run_id, "nodeId": f"run:{run_id}", "state": graph.run_states[j],
-                             "started": _time(layer + 24), "ended": _time(layer + 24.5), "durationMs": 1_800_000,
-                             "jobNamespace": namespace, "jobName": name})
+            job_rows.append(
+                {
+                    "key": key,
+                    "nodeId": ":".join([NodeType.JOB.value, namespace, name]),
+                    "namespace": namespace,
+                    "name": name,
+                    "first": _time(layer),
+                    "last": _time(layer + 24),
+                    "latestRun": job_runs[j],
+                }
+            )
+            run_rows.append(
+                {
+                    "jobKey": key,
+                    "runId": run_id,
+                    "nodeId": f"run:{run_id}",
+                    "state": graph.run_states[j],
+                    "started": _time(layer + 24),
+                    "ended": _time(layer + 24.5),
+                    "durationMs": 1_800_000,
+                    "jobNamespace": namespace,
+                    "jobName": name,
+                }
+            )
             seen = {"first": _time(layer), "last": _time(layer + 24)}
             for i in graph.job_inputs[j]:
                 io_rows[Rel.INPUT_TO].append({"a": _key(*dataset_name(i)), "b": key, **seen})
@@ -264,10 +325,18 @@ def synthetic_graph_load(*, driver: Driver, database: str, datasets: int, jobs: 
             src_ns, src_name = dataset_name(src)
             dst_ns, dst_name = dataset_name(dst)
             layer = graph.job_layer[j]
-            derives.append({"a": _key(src_ns, src_name, f"col{src_col}"), "b": _key(dst_ns, dst_name, f"col{dst_col}"),
-                            "job": ":".join([NodeType.JOB.value, *job_name(j)]), "transformation": kind,
-                            "subtype": subtype, "indirect": indirect, "first": _time(layer),
-                            "last": _time(layer + 24)})
+            derives.append(
+                {
+                    "a": _key(src_ns, src_name, f"col{src_col}"),
+                    "b": _key(dst_ns, dst_name, f"col{dst_col}"),
+                    "job": ":".join([NodeType.JOB.value, *job_name(j)]),
+                    "transformation": kind,
+                    "subtype": subtype,
+                    "indirect": indirect,
+                    "first": _time(layer),
+                    "last": _time(layer + 24),
+                }
+            )
         write(LOAD_DERIVES, derives, "DERIVES")
     return graph
 
@@ -283,8 +352,9 @@ def main() -> None:
     parser.add_argument("--database", default="lineage")
     args = parser.parse_args()
     with GraphDatabase.driver(args.uri, auth=(args.user, args.password)) as driver:
-        synthetic_graph_load(driver=driver, database=args.database, datasets=args.datasets, jobs=args.jobs,
-                             seed=args.seed)
+        synthetic_graph_load(
+            driver=driver, database=args.database, datasets=args.datasets, jobs=args.jobs, seed=args.seed
+        )
 
 
 if __name__ == "__main__":

@@ -66,8 +66,7 @@ def _dataset(rng: random.Random, columns: list[tuple[str, str]]) -> dict[str, An
             },
             "dataSource": {
                 "_producer": PRODUCER,
-                "_schemaURL": f"{FACETS}/1-0-1/DatasourceDatasetFacet.json"
-                "#/$defs/DatasourceDatasetFacet",
+                "_schemaURL": f"{FACETS}/1-0-1/DatasourceDatasetFacet.json#/$defs/DatasourceDatasetFacet",
                 "name": f"s3://lake-{rng.randrange(4)}",
                 "uri": f"s3://lake-{rng.randrange(4)}",
             },
@@ -75,9 +74,7 @@ def _dataset(rng: random.Random, columns: list[tuple[str, str]]) -> dict[str, An
     }
 
 
-def _column_lineage(
-    rng: random.Random, inputs: list[dict[str, Any]], columns: list[tuple[str, str]]
-) -> dict[str, Any]:
+def _column_lineage(rng: random.Random, inputs: list[dict[str, Any]], columns: list[tuple[str, str]]) -> dict[str, Any]:
     fields = {}
     for name, _ in columns:
         sources = []
@@ -95,8 +92,7 @@ def _column_lineage(
         fields[name] = {"inputFields": sources}
     return {
         "_producer": PRODUCER,
-        "_schemaURL": f"{FACETS}/1-2-0/ColumnLineageDatasetFacet.json"
-        "#/$defs/ColumnLineageDatasetFacet",
+        "_schemaURL": f"{FACETS}/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet",
         "fields": fields,
     }
 
@@ -130,8 +126,7 @@ def make_event(rng: random.Random) -> dict[str, Any]:
             "facets": {
                 "processing_engine": {
                     "_producer": PRODUCER,
-                    "_schemaURL": f"{FACETS}/1-1-1/ProcessingEngineRunFacet.json"
-                    "#/$defs/ProcessingEngineRunFacet",
+                    "_schemaURL": f"{FACETS}/1-1-1/ProcessingEngineRunFacet.json#/$defs/ProcessingEngineRunFacet",
                     "version": "3.5.1",
                     "name": "spark",
                     "openlineageAdapterVersion": "0.1.0",
@@ -203,7 +198,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=4)
     parser.add_argument("--repeat", type=int, default=3, help="passes; each event's best counts")
     parser.add_argument(
-        "--from-jsonl", type=Path,
+        "--from-jsonl",
+        type=Path,
         help="real agent events (a file-transport output, e.g. of examples/pipeline.py), cycled to --events "
         "with a fresh runId each, instead of generated ones",
     )
@@ -212,8 +208,9 @@ def main() -> None:
     rng = random.Random(args.seed)
     key = generate_private_key()
     public_key = key.public_key()
-    source = _real_events(args.from_jsonl, args.events) if args.from_jsonl else (
-        make_event(rng) for _ in range(args.events))
+    source = (
+        _real_events(args.from_jsonl, args.events) if args.from_jsonl else (make_event(rng) for _ in range(args.events))
+    )
     lines = [json.dumps(sign_event(event, key)) for event in source]
     events = [json.loads(line) for line in lines]
     sizes = sorted(len(line.encode()) for line in lines)

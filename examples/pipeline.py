@@ -52,9 +52,7 @@ def generate_raw(raw: Path, seed: int = 7) -> None:
 
 
 def ingest_orders(spark: SparkSession, lake: Path) -> None:
-    orders = (
-        spark.read.schema(ORDERS_SCHEMA).option("header", True).csv(str(lake / "raw/orders.csv"))
-    )
+    orders = spark.read.schema(ORDERS_SCHEMA).option("header", True).csv(str(lake / "raw/orders.csv"))
     typed = orders.withColumn("ordered_on", F.to_date("ordered_on"))
     typed.write.mode("overwrite").parquet(str(lake / "bronze/orders"))
 
@@ -181,8 +179,10 @@ def main(argv: list[str] | None = None) -> int:
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.sql.warehouse.dir", str(data_dir / "lake" / "warehouse"))
         .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.extraJavaOptions",
-                f"-Dderby.system.home={data_dir} -Dlog4j2.configurationFile={SPARK_LOGGING.as_uri()}")
+        .config(
+            "spark.driver.extraJavaOptions",
+            f"-Dderby.system.home={data_dir} -Dlog4j2.configurationFile={SPARK_LOGGING.as_uri()}",
+        )
         .getOrCreate()
     )
     try:

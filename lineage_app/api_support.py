@@ -118,8 +118,9 @@ def query_params(serializer_class: type[serializers.Serializer], request: Reques
         # Django's own answer would be an HTML 400; name the parameter repeated most instead.
         names = Counter(unquote_plus(part.partition("=")[0]) for part in request.META["QUERY_STRING"].split("&"))
         name = names.most_common(1)[0][0]
-        raise serializers.ValidationError({name: [
-            f"more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} query parameters"]}) from None
+        raise serializers.ValidationError(
+            {name: [f"more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} query parameters"]}
+        ) from None
     params = serializer_class(data=query)
     if not params.is_valid():
         name, problem = next(iter(params.errors.items()))
@@ -141,5 +142,6 @@ class PageInput(QueryInput):
 
 def page_of(name: str, item: serializers.Serializer) -> serializers.Serializer:
     """The schema of one page of a list: `{"count", "results": [item…]}`."""
-    return inline_serializer(name=name, fields={"count": serializers.IntegerField(),
-                                                "results": serializers.ListSerializer(child=item)})
+    return inline_serializer(
+        name=name, fields={"count": serializers.IntegerField(), "results": serializers.ListSerializer(child=item)}
+    )

@@ -24,9 +24,7 @@ class ActionAssembler:
         self._lock = threading.Lock()
         self._pending: list[tuple[float, ActionFacts]] = []
         self._stop = threading.Event()
-        self._thread = threading.Thread(
-            target=self._tick_loop, name="tributary-actions", daemon=True
-        )
+        self._thread = threading.Thread(target=self._tick_loop, name="tributary-actions", daemon=True)
         self._thread.start()
 
     def add(self, facts: ActionFacts) -> None:

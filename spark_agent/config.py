@@ -71,9 +71,7 @@ class AgentConfig:
         return out
 
 
-def resolve_config(
-    overrides: Mapping[str, Any], environ: Mapping[str, str] | None = None
-) -> AgentConfig:
+def resolve_config(overrides: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> AgentConfig:
     """Build the configuration: `overrides` (non-None) > environment > defaults."""
     env = os.environ if environ is None else environ
     known = {f.name: f for f in fields(AgentConfig)}

@@ -21,15 +21,9 @@ _FACET_SCHEMAS = {
     "schema": "1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
     "columnLineage": "1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet",
     "symlinks": "1-0-1/SymlinksDatasetFacet.json#/$defs/SymlinksDatasetFacet",
-    "lifecycleStateChange": (
-        "1-0-1/LifecycleStateChangeDatasetFacet.json#/$defs/LifecycleStateChangeDatasetFacet"
-    ),
-    "inputStatistics": (
-        "1-0-0/InputStatisticsInputDatasetFacet.json#/$defs/InputStatisticsInputDatasetFacet"
-    ),
-    "outputStatistics": (
-        "1-0-2/OutputStatisticsOutputDatasetFacet.json#/$defs/OutputStatisticsOutputDatasetFacet"
-    ),
+    "lifecycleStateChange": ("1-0-1/LifecycleStateChangeDatasetFacet.json#/$defs/LifecycleStateChangeDatasetFacet"),
+    "inputStatistics": ("1-0-0/InputStatisticsInputDatasetFacet.json#/$defs/InputStatisticsInputDatasetFacet"),
+    "outputStatistics": ("1-0-2/OutputStatisticsOutputDatasetFacet.json#/$defs/OutputStatisticsOutputDatasetFacet"),
     "processing_engine": "1-1-1/ProcessingEngineRunFacet.json#/$defs/ProcessingEngineRunFacet",
     "parent": "1-2-0/ParentRunFacet.json#/$defs/ParentRunFacet",
     "errorMessage": "1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet",
@@ -46,11 +40,7 @@ def facet(kind: str, **body: Any) -> dict[str, Any]:
 
 def iso_time(epoch_s: float) -> str:
     """`2026-11-21T15:59:10.123Z`."""
-    return (
-        datetime.fromtimestamp(epoch_s, UTC)
-        .isoformat(timespec="milliseconds")
-        .replace("+00:00", "Z")
-    )
+    return datetime.fromtimestamp(epoch_s, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def run_event(
@@ -156,9 +146,7 @@ def dataset(
     if output and info.column_lineage is not None:
         facets["columnLineage"] = facet("columnLineage", **info.column_lineage)
     if output and info.lifecycle is not None:
-        facets["lifecycleStateChange"] = facet(
-            "lifecycleStateChange", lifecycleStateChange=info.lifecycle
-        )
+        facets["lifecycleStateChange"] = facet("lifecycleStateChange", lifecycleStateChange=info.lifecycle)
     if owners:
         facets["ownership"] = facet("datasetOwnership", owners=[o.as_facet_entry() for o in owners])
     out: dict[str, Any] = {"namespace": info.id.namespace, "name": info.id.name, "facets": facets}

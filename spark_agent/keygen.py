@@ -50,9 +50,7 @@ def main(argv: list[str]) -> int:
             private_path.unlink()
             raise
     except FileExistsError as exc:
-        print(
-            f"keygen: {exc.filename} already exists; refusing to overwrite a key", file=sys.stderr
-        )
+        print(f"keygen: {exc.filename} already exists; refusing to overwrite a key", file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"keygen: {exc}", file=sys.stderr)

@@ -183,14 +183,8 @@ class Agent:
                     job,
                     {**run_facets, **extra},
                     job_facets,
-                    [
-                        facets.dataset(d, output=False, final=final, owners=self._owners_of(d))
-                        for d in facts.inputs
-                    ],
-                    [
-                        facets.dataset(d, output=True, final=final, owners=self._owners_of(d))
-                        for d in facts.outputs
-                    ],
+                    [facets.dataset(d, output=False, final=final, owners=self._owners_of(d)) for d in facts.inputs],
+                    [facets.dataset(d, output=True, final=final, owners=self._owners_of(d)) for d in facts.outputs],
                 )
             )
 
@@ -224,9 +218,7 @@ class Agent:
                 event = sign_event(event, self._signing_key)
             except Exception:
                 self.counters.add("events_signing_failed_total")
-                log.warning(
-                    "tributary: could not sign an event; sending it unsigned", exc_info=True
-                )
+                log.warning("tributary: could not sign an event; sending it unsigned", exc_info=True)
         self._emitter.put(event)
 
 
@@ -282,7 +274,5 @@ def _load_signing_key(path: str | None) -> Any:
 
         return load_private_key(path)
     except Exception:
-        log.warning(
-            "tributary: cannot load signing key %s; events will be unsigned", path, exc_info=True
-        )
+        log.warning("tributary: cannot load signing key %s; events will be unsigned", path, exc_info=True)
         return None

@@ -48,10 +48,7 @@ __all__ = [
 SIGNATURE_FACET = "tributary_signature"
 ALGORITHM = "Ed25519"
 DEFAULT_PRODUCER = "https://github.com/tributary/tributary/tree/0.1.0/spark_agent"
-SCHEMA_URL = (
-    "https://github.com/tributary/tributary/blob/main/"
-    "spark_agent/schemas/TributarySignatureRunFacet.json"
-)
+SCHEMA_URL = "https://github.com/tributary/tributary/blob/main/spark_agent/schemas/TributarySignatureRunFacet.json"
 
 _KEY_ID_PREFIX = "ed25519:"
 _KEY_ID_RE = re.compile(r"ed25519:[0-9a-f]{32}")
@@ -148,9 +145,9 @@ def private_key_pem(private_key: Ed25519PrivateKey) -> str:
 
 def public_key_pem(public_key: Ed25519PublicKey) -> str:
     """SubjectPublicKeyInfo PEM (`-----BEGIN PUBLIC KEY-----`)."""
-    return public_key.public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-    ).decode("ascii")
+    return public_key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode(
+        "ascii"
+    )
 
 
 def load_private_key(path: str | Path) -> Ed25519PrivateKey:
@@ -224,9 +221,7 @@ def _decode_signature(value: str) -> bytes:
     if _b64url(raw) != value:
         raise SignatureFormatError("`signature` is not unpadded canonical base64url")
     if len(raw) != _SIGNATURE_BYTES:
-        raise SignatureFormatError(
-            f"`signature` decodes to {len(raw)} bytes, an Ed25519 signature has 64"
-        )
+        raise SignatureFormatError(f"`signature` decodes to {len(raw)} bytes, an Ed25519 signature has 64")
     return raw
 
 
@@ -246,13 +241,9 @@ def read_signature(event: Mapping[str, Any]) -> Signature | None:
             problem = "missing" if field not in facet else "not a string"
             raise SignatureFormatError(f"`{field}` is {problem}")
     if facet["algorithm"] != ALGORITHM:
-        raise SignatureFormatError(
-            f"unsupported algorithm {facet['algorithm']!r}, expected {ALGORITHM!r}"
-        )
+        raise SignatureFormatError(f"unsupported algorithm {facet['algorithm']!r}, expected {ALGORITHM!r}")
     if not _KEY_ID_RE.fullmatch(facet["keyId"]):
-        raise SignatureFormatError(
-            f"`keyId` {facet['keyId']!r} is not `ed25519:` + 32 lowercase hex digits"
-        )
+        raise SignatureFormatError(f"`keyId` {facet['keyId']!r} is not `ed25519:` + 32 lowercase hex digits")
     return Signature(
         algorithm=facet["algorithm"],
         key_id=facet["keyId"],
@@ -294,9 +285,7 @@ def check_event(event: Mapping[str, Any], *, keys: Mapping[str, Ed25519PublicKey
         return Verification(VerificationStatus.UNSIGNED, detail=f"no `{SIGNATURE_FACET}` facet")
     public_key = keys.get(signature.key_id)
     if public_key is None:
-        return Verification(
-            VerificationStatus.UNKNOWN_KEY, signature.key_id, f"no public key {signature.key_id}"
-        )
+        return Verification(VerificationStatus.UNKNOWN_KEY, signature.key_id, f"no public key {signature.key_id}")
     reason = _matches(event, signature, public_key)
     if reason:
         return Verification(VerificationStatus.MISMATCH, signature.key_id, reason)

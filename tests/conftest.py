@@ -60,7 +60,9 @@ class EmbeddedGraph:
     def start(self) -> None:
         self.process = subprocess.Popen(
             [sys.executable, str(ROOT / "manage.py"), "graph_server"],
-            env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         graph_driver_reset()
         wait_until(graph_ping, timeout=90, interval=0.5, what="the embedded graph engine")

@@ -15,30 +15,51 @@ def facet(**fields: Any) -> dict[str, Any]:
     return {"_producer": PRODUCER, "_schemaURL": "https://openlineage.io/spec/facets/1-0-0/X.json", **fields}
 
 
-def dataset(namespace: str, name: str, *, fields: list[tuple[str, str]] | None = None,
-            column_lineage: dict[str, list[tuple[str, str, str]]] | None = None,
-            owners: list[str] | None = None, **extra: Any) -> dict[str, Any]:
+def dataset(
+    namespace: str,
+    name: str,
+    *,
+    fields: list[tuple[str, str]] | None = None,
+    column_lineage: dict[str, list[tuple[str, str, str]]] | None = None,
+    owners: list[str] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
     facets: dict[str, Any] = {}
     if fields is not None:
         facets["schema"] = facet(fields=[{"name": n, "type": t} for n, t in fields])
     if column_lineage is not None:
-        facets["columnLineage"] = facet(fields={
-            out: {"inputFields": [
-                {"namespace": ns, "name": ds, "field": f,
-                 "transformations": [{"type": "DIRECT", "subtype": "IDENTITY"}]}
-                for ns, ds, f in sources
-            ]}
-            for out, sources in column_lineage.items()
-        })
+        facets["columnLineage"] = facet(
+            fields={
+                out: {
+                    "inputFields": [
+                        {
+                            "namespace": ns,
+                            "name": ds,
+                            "field": f,
+                            "transformations": [{"type": "DIRECT", "subtype": "IDENTITY"}],
+                        }
+                        for ns, ds, f in sources
+                    ]
+                }
+                for out, sources in column_lineage.items()
+            }
+        )
     if owners:
         facets["ownership"] = facet(owners=[{"name": o, "type": "MAINTAINER"} for o in owners])
     return {"namespace": namespace, "name": name, "facets": facets, **extra}
 
 
-def run_event(event_type: str, *, run_id: str, job: str = "etl.daily", namespace: str = "spark",
-              at: datetime = T0, inputs: list[dict[str, Any]] | None = None,
-              outputs: list[dict[str, Any]] | None = None,
-              run_facets: dict[str, Any] | None = None) -> dict[str, Any]:
+def run_event(
+    event_type: str,
+    *,
+    run_id: str,
+    job: str = "etl.daily",
+    namespace: str = "spark",
+    at: datetime = T0,
+    inputs: list[dict[str, Any]] | None = None,
+    outputs: list[dict[str, Any]] | None = None,
+    run_facets: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     return {
         "eventType": event_type,
         "eventTime": at.isoformat().replace("+00:00", "Z"),
@@ -59,14 +80,33 @@ def run_lifecycle(*, run_id: str | None = None, minutes: int = 5, fail: bool = F
     """START, RUNNING and an end event of one run reading `raw.orders` and writing `clean.orders`."""
     run_id = run_id or new_run_id()
     source = dataset("file:///data", "raw/orders", fields=[("id", "bigint"), ("amount", "double")])
-    target = dataset("file:///data", "clean/orders", fields=[("id", "bigint"), ("amount_eur", "double")],
-                     column_lineage={"id": [("file:///data", "raw/orders", "id")],
-                                     "amount_eur": [("file:///data", "raw/orders", "amount")]})
-    end_facets = ({"errorMessage": facet(message="boom", programmingLanguage="python",
-                                         stackTrace="Traceback...\nValueError: boom")} if fail else {})
+    target = dataset(
+        "file:///data",
+        "clean/orders",
+        fields=[("id", "bigint"), ("amount_eur", "double")],
+        column_lineage={
+            "id": [("file:///data", "raw/orders", "id")],
+            "amount_eur": [("file:///data", "raw/orders", "amount")],
+        },
+    )
+    end_facets = (
+        {
+            "errorMessage": facet(
+                message="boom", programmingLanguage="python", stackTrace="Traceback...\nValueError: boom"
+            )
+        }
+        if fail
+        else {}
+    )
     return [
         run_event("START", run_id=run_id, at=T0, inputs=[source], outputs=[target]),
         run_event("RUNNING", run_id=run_id, at=T0 + timedelta(minutes=1), inputs=[source]),
-        run_event("FAIL" if fail else "COMPLETE", run_id=run_id, at=T0 + timedelta(minutes=minutes),
-                  inputs=[source], outputs=[target], run_facets=end_facets),
+        run_event(
+            "FAIL" if fail else "COMPLETE",
+            run_id=run_id,
+            at=T0 + timedelta(minutes=minutes),
+            inputs=[source],
+            outputs=[target],
+            run_facets=end_facets,
+        ),
     ]

@@ -27,8 +27,12 @@ def graph_dump() -> list[str]:
         ]
         edges = [
             json.dumps(
-                {"type": row["type"], "props": row["props"],
-                 "from": _identity(row["aLabels"], row["a"]), "to": _identity(row["bLabels"], row["b"])},
+                {
+                    "type": row["type"],
+                    "props": row["props"],
+                    "from": _identity(row["aLabels"], row["a"]),
+                    "to": _identity(row["bLabels"], row["b"]),
+                },
                 sort_keys=True,
             )
             for row in records(tx, ALL_RELATIONSHIPS)

@@ -23,15 +23,26 @@ CONNECTIONS = 8
 @pytest.fixture
 def web(tmp_path: Path) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
     port = free_port()
-    env = {**os.environ, "WEB_CONCURRENCY": str(WORKERS), "TRIBUTARY_VAR_DIR": str(tmp_path),
-           "DATABASE_URL": f"sqlite:///{tmp_path / 'web.sqlite3'}"}
+    env = {
+        **os.environ,
+        "WEB_CONCURRENCY": str(WORKERS),
+        "TRIBUTARY_VAR_DIR": str(tmp_path),
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'web.sqlite3'}",
+    }
     with (tmp_path / "gunicorn.log").open("wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "-c", "python:lineage_app.gunicorn_conf", "--bind", f"127.0.0.1:{port}"],
-            cwd=ROOT, env=env, stdout=log, stderr=log)
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=log,
+        )
     try:
-        wait_until(lambda: len(_children(process.pid)) == WORKERS and _answers(port), timeout=60,
-                   what="gunicorn and its workers")
+        wait_until(
+            lambda: len(_children(process.pid)) == WORKERS and _answers(port),
+            timeout=60,
+            what="gunicorn and its workers",
+        )
         yield port, process
     finally:
         process.terminate()
@@ -56,8 +67,9 @@ def _get(sock: socket.socket) -> bytes:
 
 
 def _children(pid: int) -> list[int]:
-    return [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
-            for child in (task / "children").read_text().split()]
+    return [
+        int(child) for task in Path(f"/proc/{pid}/task").iterdir() for child in (task / "children").read_text().split()
+    ]
 
 
 def _server_side_inodes(port: int) -> dict[int, str]:

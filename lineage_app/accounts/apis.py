@@ -17,12 +17,23 @@ class MeApi(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(operation_id="me", responses=inline_serializer(name="Me", fields={
-        "username": serializers.CharField(),
-        "roles": serializers.ListSerializer(child=serializers.CharField()),
-        "canEditOwnership": serializers.BooleanField(),
-    }))
+    @extend_schema(
+        operation_id="me",
+        responses=inline_serializer(
+            name="Me",
+            fields={
+                "username": serializers.CharField(),
+                "roles": serializers.ListSerializer(child=serializers.CharField()),
+                "canEditOwnership": serializers.BooleanField(),
+            },
+        ),
+    )
     def get(self, request: Request) -> Response:
         roles = roles_of(request.user, request.auth)
-        return Response({"username": str(getattr(request.user, "username", request.user)),
-                         "roles": roles, "canEditOwnership": EDITOR in roles})
+        return Response(
+            {
+                "username": str(getattr(request.user, "username", request.user)),
+                "roles": roles,
+                "canEditOwnership": EDITOR in roles,
+            }
+        )

@@ -15,9 +15,7 @@ class ApiToken(models.Model):
     scope = models.CharField(max_length=10, choices=Scope.choices)
     prefix = models.CharField(max_length=12, unique=True, editable=False)
     digest = models.CharField(max_length=64, editable=False)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
     revoked_at = models.DateTimeField(null=True, blank=True)

@@ -22,9 +22,7 @@ def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def token_create(
-    *, name: str, scope: str, created_by: AbstractBaseUser | None = None
-) -> tuple[ApiToken, str]:
+def token_create(*, name: str, scope: str, created_by: AbstractBaseUser | None = None) -> tuple[ApiToken, str]:
     """Create a token and return it with its plaintext, which is shown once and never stored."""
     if scope not in ApiToken.Scope.values:
         raise ValueError(f"unknown scope {scope!r}: expected one of {', '.join(ApiToken.Scope.values)}")

@@ -49,9 +49,13 @@ class AssignmentForm(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         owner = data.get("owner")
-        row = {"owner": owner.name if owner else "", "target_type": data.get("target_type") or "",
-               "namespace": data.get("namespace") or "", "name": data.get("name") or "",
-               "role": data.get("role") or ""}
+        row = {
+            "owner": owner.name if owner else "",
+            "target_type": data.get("target_type") or "",
+            "namespace": data.get("namespace") or "",
+            "name": data.get("name") or "",
+            "role": data.get("role") or "",
+        }
         for problem in services.assignment_problems(row):
             if problem.column in self.fields and problem.column not in self.errors:
                 self.add_error(problem.column, problem.problem)
@@ -98,8 +102,9 @@ class OwnershipAssignmentAdmin(EditorMixin, admin.ModelAdmin):
         skipped = queryset.count() - manual.count()
         services.assignments_delete(assignments=manual)
         if skipped:
-            self.message_user(request, f"Kept {skipped} event-sourced assignment(s): events own them.",
-                              messages.WARNING)
+            self.message_user(
+                request, f"Kept {skipped} event-sourced assignment(s): events own them.", messages.WARNING
+            )
 
     def get_urls(self) -> list[URLPattern]:
         wrap = self.admin_site.admin_view
@@ -127,26 +132,36 @@ class OwnershipAssignmentAdmin(EditorMixin, admin.ModelAdmin):
             try:
                 if upload.size > MAX_CSV_BYTES:
                     raise services.CsvImportInvalid(
-                        [services.RowProblem(1, "-", f"the file is larger than {MAX_CSV_BYTES} bytes")])
+                        [services.RowProblem(1, "-", f"the file is larger than {MAX_CSV_BYTES} bytes")]
+                    )
                 try:
                     text = upload.read().decode("utf-8")
                 except UnicodeDecodeError as exc:
                     raise services.CsvImportInvalid(
-                        [services.RowProblem(1, "-", "the file is not UTF-8 text")]) from exc
+                        [services.RowProblem(1, "-", "the file is not UTF-8 text")]
+                    ) from exc
                 result = services.assignments_import_csv(text=text)
             except services.CsvImportInvalid as exc:
                 problems = exc.problems
-                self.message_user(request, f"Nothing was imported: {len(problems)} problem(s), listed below.",
-                                  messages.ERROR)
+                self.message_user(
+                    request, f"Nothing was imported: {len(problems)} problem(s), listed below.", messages.ERROR
+                )
             else:
                 self.message_user(
-                    request, f"Imported: {result.created} new assignment(s), {result.unchanged} already present, "
-                             f"{result.skipped_event_rows} event-sourced row(s) skipped.", messages.SUCCESS)
+                    request,
+                    f"Imported: {result.created} new assignment(s), {result.unchanged} already present, "
+                    f"{result.skipped_event_rows} event-sourced row(s) skipped.",
+                    messages.SUCCESS,
+                )
                 return redirect("admin:catalog_ownershipassignment_changelist")
         context = {
             **self.admin_site.each_context(request),
-            "opts": self.model._meta, "title": "Import ownership assignments from CSV",
-            "form": form, "problems": problems, "columns": ",".join(services.CSV_COLUMNS),
+            "opts": self.model._meta,
+            "title": "Import ownership assignments from CSV",
+            "form": form,
+            "problems": problems,
+            "columns": ",".join(services.CSV_COLUMNS),
         }
-        return TemplateResponse(request, "admin/catalog/ownershipassignment/import_csv.html", context,
-                                status=400 if problems else 200)
+        return TemplateResponse(
+            request, "admin/catalog/ownershipassignment/import_csv.html", context, status=400 if problems else 200
+        )

@@ -34,8 +34,11 @@ class OwnerListApi(APIView):
     class InputSerializer(PageInput):
         q = serializers.CharField(required=False, default=None, help_text="case-insensitive substring of the name")
 
-    @extend_schema(operation_id="owner_list", parameters=[InputSerializer],
-                   responses={200: page_of("OwnerPage", OwnerOutput()), **ERRORS})
+    @extend_schema(
+        operation_id="owner_list",
+        parameters=[InputSerializer],
+        responses={200: page_of("OwnerPage", OwnerOutput()), **ERRORS},
+    )
     def get(self, request: Request) -> Response:
         data = query_params(self.InputSerializer, request)
         return Response(selectors.owner_page(q=data["q"], limit=data["limit"], offset=data["offset"]))
@@ -81,23 +84,36 @@ class OwnershipApi(APIView):
 
     class InputSerializer(PageInput):
         nodeId = serializers.CharField(
-            required=False, default=None,
+            required=False,
+            default=None,
             help_text="`dataset:<ns>:<name>`, `job:<ns>:<name>` or `namespace:<ns>`: its effective owners; "
-                      "without it, the stored assignments")
+            "without it, the stored assignments",
+        )
         namespace = serializers.CharField(required=False, default=None)
         source = serializers.ChoiceField(choices=OwnershipAssignment.Source.values, required=False, default=None)
 
     @extend_schema(
-        operation_id="ownership_list", parameters=[InputSerializer],
-        responses={200: OpenApiResponse(
-            inline_serializer(name="OwnershipPage", fields={
-                "count": serializers.IntegerField(),
-                "results": serializers.ListSerializer(child=PolymorphicProxySerializer(
-                    component_name="OwnershipRow", serializers=[EffectiveOwnerOutput, AssignmentOutput],
-                    resource_type_field_name=None)),
-            }),
-            description="with `nodeId`: its effective owners; without: stored assignments (AssignmentOutput)"),
-            **ERRORS},
+        operation_id="ownership_list",
+        parameters=[InputSerializer],
+        responses={
+            200: OpenApiResponse(
+                inline_serializer(
+                    name="OwnershipPage",
+                    fields={
+                        "count": serializers.IntegerField(),
+                        "results": serializers.ListSerializer(
+                            child=PolymorphicProxySerializer(
+                                component_name="OwnershipRow",
+                                serializers=[EffectiveOwnerOutput, AssignmentOutput],
+                                resource_type_field_name=None,
+                            )
+                        ),
+                    },
+                ),
+                description="with `nodeId`: its effective owners; without: stored assignments (AssignmentOutput)",
+            ),
+            **ERRORS,
+        },
     )
     def get(self, request: Request) -> Response:
         data = query_params(self.InputSerializer, request)
@@ -106,28 +122,42 @@ class OwnershipApi(APIView):
                 return Response(selectors.ownership_for_node(node_id=data["nodeId"]))
             except NodeNotFound as exc:
                 return error_response("not_found", str(exc), path="nodeId", http_status=404)
-        return Response(selectors.assignment_page(namespace=data["namespace"], source=data["source"],
-                                                  limit=data["limit"], offset=data["offset"]))
+        return Response(
+            selectors.assignment_page(
+                namespace=data["namespace"], source=data["source"], limit=data["limit"], offset=data["offset"]
+            )
+        )
 
-    @extend_schema(operation_id="ownership_create", request=AssignmentInput,
-                   responses={201: AssignmentOutput, 200: AssignmentOutput, **ERRORS})
+    @extend_schema(
+        operation_id="ownership_create",
+        request=AssignmentInput,
+        responses={201: AssignmentOutput, 200: AssignmentOutput, **ERRORS},
+    )
     def post(self, request: Request) -> Response:
         data = _valid(request.data)
         try:
             assignment, created = services.assignment_create(**data)
         except services.OwnershipInvalid as exc:
             first = exc.problems[0]
-            return error_response("invalid", f"{first.column} {first.problem}", path=_API_NAMES.get(
-                first.column, first.column), http_status=400)
+            return error_response(
+                "invalid",
+                f"{first.column} {first.problem}",
+                path=_API_NAMES.get(first.column, first.column),
+                http_status=400,
+            )
         return Response(selectors.assignment_row(assignment), status=201 if created else 200)
 
-    @extend_schema(operation_id="ownership_delete", request=AssignmentInput,
-                   responses={204: None, **ERRORS})
+    @extend_schema(operation_id="ownership_delete", request=AssignmentInput, responses={204: None, **ERRORS})
     def delete(self, request: Request) -> Response:
         data = _valid(request.data or request.query_params)
         found = OwnershipAssignment.objects.filter(
-            owner__name=data["owner"], target_type=data["target_type"], namespace=data["namespace"],
-            name=data["name"], role=data["role"], source=OwnershipAssignment.Source.MANUAL)
+            owner__name=data["owner"],
+            target_type=data["target_type"],
+            namespace=data["namespace"],
+            name=data["name"],
+            role=data["role"],
+            source=OwnershipAssignment.Source.MANUAL,
+        )
         if not found.exists():
             return error_response("not_found", "no such hand-set assignment", http_status=404)
         services.assignments_delete(assignments=found)

@@ -21,15 +21,34 @@ def owner_page(*, q: str | None, limit: int, offset: int) -> dict[str, Any]:
     if q:
         owners = owners.filter(name__icontains=q)
     page = owners.annotate(assignment_count=Count("assignments")).order_by("name")[offset : offset + limit]
-    return {"count": owners.count(),
-            "results": [{"name": o.name, "kind": o.kind, "email": o.email, "channel": o.channel,
-                         "assignmentCount": o.assignment_count} for o in page]}
+    return {
+        "count": owners.count(),
+        "results": [
+            {
+                "name": o.name,
+                "kind": o.kind,
+                "email": o.email,
+                "channel": o.channel,
+                "assignmentCount": o.assignment_count,
+            }
+            for o in page
+        ],
+    }
 
 
 def assignment_row(a: OwnershipAssignment) -> dict[str, Any]:
-    return {"id": a.pk, "owner": a.owner.name, "kind": a.owner.kind, "email": a.owner.email,
-            "channel": a.owner.channel, "targetType": a.target_type, "namespace": a.namespace,
-            "name": a.name, "role": a.role, "source": a.source}
+    return {
+        "id": a.pk,
+        "owner": a.owner.name,
+        "kind": a.owner.kind,
+        "email": a.owner.email,
+        "channel": a.owner.channel,
+        "targetType": a.target_type,
+        "namespace": a.namespace,
+        "name": a.name,
+        "role": a.role,
+        "source": a.source,
+    }
 
 
 def assignment_page(*, namespace: str | None, source: str | None, limit: int, offset: int) -> dict[str, Any]:
@@ -45,7 +64,7 @@ def assignment_page(*, namespace: str | None, source: str | None, limit: int, of
 def ownership_for_node(*, node_id: str) -> dict[str, Any]:
     """The effective owners of `dataset:…`, `job:…` or `namespace:<name>` (hand-set, else event, else inherited)."""
     if node_id.startswith(NAMESPACE_PREFIX):
-        ref = (Label.NAMESPACE, node_id[len(NAMESPACE_PREFIX):])
+        ref = (Label.NAMESPACE, node_id[len(NAMESPACE_PREFIX) :])
         if not ref[1]:
             raise NodeNotFound("nodeId 'namespace:' needs a namespace name")
     else:
@@ -54,7 +73,8 @@ def ownership_for_node(*, node_id: str) -> dict[str, Any]:
         except NodeNotFound as exc:
             if ":" in node_id and node_id.partition(":")[0] not in ("dataset", "job"):
                 raise NodeNotFound(
-                    f"nodeId must start with 'dataset:', 'job:' or 'namespace:' (got {node_id!r})") from exc
+                    f"nodeId must start with 'dataset:', 'job:' or 'namespace:' (got {node_id!r})"
+                ) from exc
             raise
     owners = graph_read(lambda tx: owners_for(tx, refs=[ref]))[ref]
     return {"nodeId": node_id, "count": len(owners), "results": owners}

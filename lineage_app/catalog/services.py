@@ -43,10 +43,15 @@ def target_ref(*, target_type: str, namespace: str, name: str) -> tuple[Label, s
 
 def _graph_row(assignment: Assignment, owner: Owner | None = None) -> dict[str, Any]:
     owner = owner or assignment.owner
-    label, key = target_ref(target_type=assignment.target_type, namespace=assignment.namespace,
-                            name=assignment.name)
-    return {"label": label, "targetKey": key, "owner": owner.name, "kind": owner.kind,
-            "contact": owner.contact, "role": assignment.role}
+    label, key = target_ref(target_type=assignment.target_type, namespace=assignment.namespace, name=assignment.name)
+    return {
+        "label": label,
+        "targetKey": key,
+        "owner": owner.name,
+        "kind": owner.kind,
+        "contact": owner.contact,
+        "role": assignment.role,
+    }
 
 
 def _mirror(*, merge: Iterable[dict[str, Any]] = (), delete: Iterable[dict[str, Any]] = ()) -> None:
@@ -62,6 +67,7 @@ def _mirror(*, merge: Iterable[dict[str, Any]] = (), delete: Iterable[dict[str, 
 
 
 # ---- validation (shared by the API, the admin's forms and the CSV import) ----
+
 
 @dataclass(frozen=True)
 class FieldProblem:
@@ -87,8 +93,11 @@ def assignment_problems(row: dict[str, str]) -> list[FieldProblem]:
         problems.append(FieldProblem("channel", "is longer than 200 characters"))
     target_type = row.get("target_type") or ""
     if target_type not in Assignment.TargetType.values:
-        problems.append(FieldProblem(
-            "target_type", f"must be one of {', '.join(Assignment.TargetType.values)} (got {target_type!r})"))
+        problems.append(
+            FieldProblem(
+                "target_type", f"must be one of {', '.join(Assignment.TargetType.values)} (got {target_type!r})"
+            )
+        )
     if not row.get("namespace"):
         problems.append(FieldProblem("namespace", "is required"))
     if target_type == Assignment.TargetType.NAMESPACE and row.get("name"):
@@ -96,8 +105,9 @@ def assignment_problems(row: dict[str, str]) -> list[FieldProblem]:
     if target_type in (Assignment.TargetType.DATASET, Assignment.TargetType.JOB) and not row.get("name"):
         problems.append(FieldProblem("name", f"is required for a {target_type}"))
     if (row.get("role") or "") not in Assignment.Role.values:
-        problems.append(FieldProblem(
-            "role", f"must be one of {', '.join(Assignment.Role.values)} (got {row.get('role')!r})"))
+        problems.append(
+            FieldProblem("role", f"must be one of {', '.join(Assignment.Role.values)} (got {row.get('role')!r})")
+        )
     return problems
 
 
@@ -109,14 +119,17 @@ class OwnershipInvalid(ValueError):
 
 # ---- owners and hand-set assignments ----
 
+
 def owner_upsert(*, name: str, kind: str = "", email: str = "", channel: str = "") -> Owner:
     """The owner called `name`, created or with its kind and contact updated (blank values leave them)."""
     owner, created = Owner.objects.get_or_create(
-        name=name, defaults={"kind": kind or Owner.Kind.TEAM, "email": email, "channel": channel})
+        name=name, defaults={"kind": kind or Owner.Kind.TEAM, "email": email, "channel": channel}
+    )
     if created:
         return owner
-    changes = {k: v for k, v in {"kind": kind, "email": email, "channel": channel}.items()
-               if v and getattr(owner, k) != v}
+    changes = {
+        k: v for k, v in {"kind": kind, "email": email, "channel": channel}.items() if v and getattr(owner, k) != v
+    }
     if changes:
         for attr, value in changes.items():
             setattr(owner, attr, value)
@@ -131,10 +144,10 @@ def owner_save(*, owner: Owner, previous_name: str | None) -> Owner:
     owner.save()
     manual = list(owner.assignments.filter(source=Assignment.Source.MANUAL))
     old = Owner(name=previous_name) if previous_name and previous_name != owner.name else None
-    _mirror(merge=[_graph_row(a, owner) for a in manual],
-            delete=[_graph_row(a, old) for a in manual] if old else ())
-    graph_write(lambda tx: owner_contacts_set(
-        tx, rows=[{"owner": owner.name, "kind": owner.kind, "contact": owner.contact}]))
+    _mirror(merge=[_graph_row(a, owner) for a in manual], delete=[_graph_row(a, old) for a in manual] if old else ())
+    graph_write(
+        lambda tx: owner_contacts_set(tx, rows=[{"owner": owner.name, "kind": owner.kind, "contact": owner.contact}])
+    )
     return owner
 
 
@@ -149,18 +162,37 @@ def owners_delete(*, owners: QuerySet[Owner] | Sequence[Owner]) -> int:
 
 @transaction.atomic
 def assignment_create(
-    *, owner: str, target_type: str, namespace: str, name: str = "", role: str,
-    kind: str = "", email: str = "", channel: str = "",
+    *,
+    owner: str,
+    target_type: str,
+    namespace: str,
+    name: str = "",
+    role: str,
+    kind: str = "",
+    email: str = "",
+    channel: str = "",
 ) -> tuple[Assignment, bool]:
     """A hand-set assignment (created unless it exists), mirrored into the graph now; returns it and `created`."""
-    fields = {"owner": owner, "kind": kind, "email": email, "channel": channel, "target_type": target_type,
-              "namespace": namespace, "name": name, "role": role}
+    fields = {
+        "owner": owner,
+        "kind": kind,
+        "email": email,
+        "channel": channel,
+        "target_type": target_type,
+        "namespace": namespace,
+        "name": name,
+        "role": role,
+    }
     problems = assignment_problems(fields)
     if problems:
         raise OwnershipInvalid(problems)
     the_owner = owner_upsert(name=owner, kind=kind, email=email, channel=channel)
     assignment, created = Assignment.objects.get_or_create(
-        owner=the_owner, target_type=target_type, namespace=namespace, name=name, role=role,
+        owner=the_owner,
+        target_type=target_type,
+        namespace=namespace,
+        name=name,
+        role=role,
         source=Assignment.Source.MANUAL,
     )
     _mirror(merge=[_graph_row(assignment)])
@@ -196,6 +228,7 @@ def ownership_mirror_all() -> int:
 
 # ---- event-sourced assignments ----
 
+
 def ownership_record_events(*, events: Sequence[EventRecord]) -> None:
     """Record the ownership facets of applied `events` as event-sourced assignments, in a few queries.
 
@@ -207,8 +240,9 @@ def ownership_record_events(*, events: Sequence[EventRecord]) -> None:
     for event in events:
         payload = event.payload
         targets = [(Assignment.TargetType.JOB, payload.get("job") or {})]
-        targets += [(Assignment.TargetType.DATASET, d) for side in ("inputs", "outputs")
-                    for d in payload.get(side) or []]
+        targets += [
+            (Assignment.TargetType.DATASET, d) for side in ("inputs", "outputs") for d in payload.get(side) or []
+        ]
         targets += [(Assignment.TargetType.DATASET, payload.get("dataset") or {})]  # a DatasetEvent
         for target_type, node in targets:
             if not node.get("namespace") or not node.get("name"):
@@ -221,21 +255,27 @@ def ownership_record_events(*, events: Sequence[EventRecord]) -> None:
     if found:
         with transaction.atomic():
             Owner.objects.bulk_create(
-                [Owner(name=n, kind=owner_kind(n)) for n in sorted({f[0] for f in found})],
-                ignore_conflicts=True)
+                [Owner(name=n, kind=owner_kind(n)) for n in sorted({f[0] for f in found})], ignore_conflicts=True
+            )
             ids = dict(Owner.objects.filter(name__in={f[0] for f in found}).values_list("name", "pk"))
             Assignment.objects.bulk_create(
-                [Assignment(owner_id=ids[o], target_type=t, namespace=ns, name=n, role=r,
-                            source=Assignment.Source.EVENT) for o, t, ns, n, r in sorted(found)],
-                ignore_conflicts=True)
+                [
+                    Assignment(
+                        owner_id=ids[o], target_type=t, namespace=ns, name=n, role=r, source=Assignment.Source.EVENT
+                    )
+                    for o, t, ns, n, r in sorted(found)
+                ],
+                ignore_conflicts=True,
+            )
     if touched:
-        manual = (Assignment.objects.filter(source=Assignment.Source.MANUAL,
-                                            namespace__in={ns for _, ns, _ in touched})
-                  .select_related("owner"))
+        manual = Assignment.objects.filter(
+            source=Assignment.Source.MANUAL, namespace__in={ns for _, ns, _ in touched}
+        ).select_related("owner")
         _mirror(merge=[_graph_row(a) for a in manual if (a.target_type, a.namespace, a.name) in touched])
 
 
 # ---- CSV ----
+
 
 @dataclass(frozen=True)
 class RowProblem:
@@ -265,10 +305,22 @@ def assignments_export_csv() -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(EXPORT_COLUMNS)
-    for a in Assignment.objects.select_related("owner").order_by("target_type", "namespace", "name", "role",
-                                                                 "owner__name", "source"):
-        writer.writerow([a.owner.name, a.owner.kind, a.owner.email, a.owner.channel, a.target_type,
-                         a.namespace, a.name, a.role, a.source])
+    for a in Assignment.objects.select_related("owner").order_by(
+        "target_type", "namespace", "name", "role", "owner__name", "source"
+    ):
+        writer.writerow(
+            [
+                a.owner.name,
+                a.owner.kind,
+                a.owner.email,
+                a.owner.channel,
+                a.target_type,
+                a.namespace,
+                a.name,
+                a.role,
+                a.source,
+            ]
+        )
     return out.getvalue()
 
 
@@ -317,13 +369,18 @@ def assignments_import_csv(*, text: str) -> CsvImported:
         seen.setdefault(identity, number)
         # Blank cells say nothing; a value that differs from an earlier row's for the same owner is a conflict.
         first, known = contacts.get(row["owner"], (number, ("", "", "")))
-        for column, mine, theirs in zip(("kind", "email", "channel"), (row["kind"], row["email"], row["channel"]),
-                                        known, strict=True):
+        for column, mine, theirs in zip(
+            ("kind", "email", "channel"), (row["kind"], row["email"], row["channel"]), known, strict=True
+        ):
             if mine and theirs and mine != theirs:
-                problems.append(RowProblem(number, column, f"differs from row {first} for the same owner "
-                                                           f"{row['owner']!r} ({theirs!r})"))
-        merged = tuple(theirs or mine for mine, theirs in zip((row["kind"], row["email"], row["channel"]), known,
-                                                               strict=True))
+                problems.append(
+                    RowProblem(
+                        number, column, f"differs from row {first} for the same owner {row['owner']!r} ({theirs!r})"
+                    )
+                )
+        merged = tuple(
+            theirs or mine for mine, theirs in zip((row["kind"], row["email"], row["channel"]), known, strict=True)
+        )
         contacts[row["owner"]] = (first, merged)
         manual.append(row)
     if problems:
@@ -333,20 +390,32 @@ def assignments_import_csv(*, text: str) -> CsvImported:
         owners: dict[str, Owner] = {}
         for name, (_, (kind, email, channel)) in contacts.items():
             owner, new = Owner.objects.get_or_create(
-                name=name, defaults={"kind": kind or Owner.Kind.TEAM, "email": email, "channel": channel})
-            changes = {k: v for k, v in {"kind": kind, "email": email, "channel": channel}.items()
-                       if v and getattr(owner, k) != v}
+                name=name, defaults={"kind": kind or Owner.Kind.TEAM, "email": email, "channel": channel}
+            )
+            changes = {
+                k: v
+                for k, v in {"kind": kind, "email": email, "channel": channel}.items()
+                if v and getattr(owner, k) != v
+            }
             if changes and not new:
                 Owner.objects.filter(pk=owner.pk).update(**changes)
                 owner.refresh_from_db()
             owners[name] = owner
         for row in manual:
             created += Assignment.objects.get_or_create(
-                owner=owners[row["owner"]], target_type=row["target_type"], namespace=row["namespace"],
-                name=row["name"], role=row["role"], source=Assignment.Source.MANUAL)[1]
+                owner=owners[row["owner"]],
+                target_type=row["target_type"],
+                namespace=row["namespace"],
+                name=row["name"],
+                role=row["role"],
+                source=Assignment.Source.MANUAL,
+            )[1]
         # Every hand-set edge of these owners, so changed contacts reach the graph too.
         touched = Assignment.objects.filter(owner__in=owners.values(), source=Assignment.Source.MANUAL)
         _mirror(merge=[_graph_row(a) for a in touched.select_related("owner")])
-        graph_write(lambda tx: owner_contacts_set(
-            tx, rows=[{"owner": o.name, "kind": o.kind, "contact": o.contact} for o in owners.values()]))
+        graph_write(
+            lambda tx: owner_contacts_set(
+                tx, rows=[{"owner": o.name, "kind": o.kind, "contact": o.contact} for o in owners.values()]
+            )
+        )
     return CsvImported(created=created, unchanged=len(manual) - created, skipped_event_rows=skipped)

@@ -35,8 +35,14 @@ def namespace_page(*, limit: int, offset: int) -> tuple[int, Rows]:
 
 
 def _summary_page(
-    *, count_query: str, page_query: str, label: Label, namespace: str | None, q: str | None,
-    limit: int, offset: int,
+    *,
+    count_query: str,
+    page_query: str,
+    label: Label,
+    namespace: str | None,
+    q: str | None,
+    limit: int,
+    offset: int,
 ) -> tuple[int, Rows]:
     params = {"namespace": namespace, "q": q.lower() if q else None}
 
@@ -50,14 +56,28 @@ def _summary_page(
 
 def dataset_page(*, namespace: str | None, q: str | None, limit: int, offset: int) -> tuple[int, Rows]:
     """Datasets by namespace and name (optionally in one namespace, or whose name contains `q`)."""
-    return _summary_page(count_query=reads.DATASET_COUNT, page_query=reads.DATASET_PAGE,
-                         label=Label.DATASET, namespace=namespace, q=q, limit=limit, offset=offset)
+    return _summary_page(
+        count_query=reads.DATASET_COUNT,
+        page_query=reads.DATASET_PAGE,
+        label=Label.DATASET,
+        namespace=namespace,
+        q=q,
+        limit=limit,
+        offset=offset,
+    )
 
 
 def job_page(*, namespace: str | None, q: str | None, limit: int, offset: int) -> tuple[int, Rows]:
     """Jobs by namespace and name (optionally in one namespace, or whose name contains `q`)."""
-    return _summary_page(count_query=reads.JOB_COUNT, page_query=reads.JOB_PAGE,
-                         label=Label.JOB, namespace=namespace, q=q, limit=limit, offset=offset)
+    return _summary_page(
+        count_query=reads.JOB_COUNT,
+        page_query=reads.JOB_PAGE,
+        label=Label.JOB,
+        namespace=namespace,
+        q=q,
+        limit=limit,
+        offset=offset,
+    )
 
 
 def dataset_find(*, key: str, last_runs: int) -> dict[str, Any] | None:
@@ -100,7 +120,9 @@ def job_find(*, key: str) -> dict[str, Any] | None:
         actions = sorted(action for _, action in application_actions(tx, application=ref))
         application = job_applications(tx, jobs=element_ids(tx, [ref])).get(ref)
         return {
-            **nodes[0], "latestRun": latest[0] if latest else None, "actions": actions,
+            **nodes[0],
+            "latestRun": latest[0] if latest else None,
+            "actions": actions,
             "actionIo": records(tx, reads.JOB_IO, keys=actions) if actions else [],
             "application": application[0][1] if application else None,
         }
@@ -130,21 +152,40 @@ def _with_children(tx: ManagedTransaction, rows: Rows, states: list[str]) -> Row
 
 
 def _failure_params(
-    *, states: list[str], namespace: str | None, job_key: str | None, classification: str | None,
-    since: str | None, until: str | None,
+    *,
+    states: list[str],
+    namespace: str | None,
+    job_key: str | None,
+    classification: str | None,
+    since: str | None,
+    until: str | None,
 ) -> dict[str, Any]:
-    return {"states": states, "namespace": namespace, "jobKey": job_key, "classification": classification,
-            "since": since, "until": until}
+    return {
+        "states": states,
+        "namespace": namespace,
+        "jobKey": job_key,
+        "classification": classification,
+        "since": since,
+        "until": until,
+    }
 
 
 def failure_page(
-    *, states: list[str], namespace: str | None, job_key: str | None, classification: str | None,
-    since: str | None, until: str | None, limit: int, offset: int,
+    *,
+    states: list[str],
+    namespace: str | None,
+    job_key: str | None,
+    classification: str | None,
+    since: str | None,
+    until: str | None,
+    limit: int,
+    offset: int,
 ) -> tuple[int, Rows]:
     """Failed / aborted runs, newest end first, filtered by job namespace, job, classification and end time;
     each with its failed child runs (`children`)."""
-    params = _failure_params(states=states, namespace=namespace, job_key=job_key, classification=classification,
-                             since=since, until=until)
+    params = _failure_params(
+        states=states, namespace=namespace, job_key=job_key, classification=classification, since=since, until=until
+    )
 
     def work(tx: ManagedTransaction) -> tuple[int, Rows]:
         run_ids = [row["runId"] for row in records(tx, reads.FAILURE_PAGE, limit=limit, offset=offset, **params)]
@@ -177,20 +218,31 @@ def _streak(tx: ManagedTransaction, *, key: str, states: list[str], limit: int) 
 
 
 def failure_job_page(
-    *, states: list[str], namespace: str | None, job_key: str | None, classification: str | None,
-    since: str | None, until: str | None, limit: int, offset: int, streak_limit: int,
+    *,
+    states: list[str],
+    namespace: str | None,
+    job_key: str | None,
+    classification: str | None,
+    since: str | None,
+    until: str | None,
+    limit: int,
+    offset: int,
+    streak_limit: int,
 ) -> tuple[int, Rows]:
     """Jobs with a matching failure, the latest failure first (a child run whose parent run failed
     too counts under the parent's job). Each group has `lastFailure` (a `failure_page` row) and
     `streak` (its current run of failures, newest first, at most `streak_limit` runs)."""
-    params = _failure_params(states=states, namespace=namespace, job_key=job_key, classification=classification,
-                             since=since, until=until)
+    params = _failure_params(
+        states=states, namespace=namespace, job_key=job_key, classification=classification, since=since, until=until
+    )
 
     def work(tx: ManagedTransaction) -> tuple[int, Rows]:
         groups = records(tx, reads.FAILURE_JOB_PAGE, limit=limit, offset=offset, **params)
         pairs = [[group["key"], group["lastAt"]] for group in groups]
-        last = {row["key"]: row["runId"]
-                for row in (records(tx, reads.FAILURE_JOB_LAST, groups=pairs, states=states) if pairs else [])}
+        last = {
+            row["key"]: row["runId"]
+            for row in (records(tx, reads.FAILURE_JOB_LAST, groups=pairs, states=states) if pairs else [])
+        }
         details = records(tx, reads.FAILURE_DETAILS, runIds=list(last.values())) if last else []
         by_run = {row["runId"]: row for row in _with_children(tx, details, states)}
         for group in groups:

@@ -70,7 +70,7 @@ def _one_line(text: str) -> str:
 
 
 def _bounded(line: str) -> str:
-    return line if len(line) <= MAX_CAUSE else line[:MAX_CAUSE - 1].rstrip() + "…"
+    return line if len(line) <= MAX_CAUSE else line[: MAX_CAUSE - 1].rstrip() + "…"
 
 
 def _is_frame(line: str) -> bool:
@@ -84,8 +84,14 @@ def _header(line: str, following: list[str]) -> Thrown | None:
         return None
     message = (found["message"] if found["message"] is not None else found["rest"] or "").strip()
     if not message:  # `ParseException: ` then the message on the next line; PySpark does the same
-        message = next((ahead.strip() for ahead in following[:3] if ahead.strip()
-                        and not ahead.lstrip().startswith(("at ", "File ", "Traceback"))), "")
+        message = next(
+            (
+                ahead.strip()
+                for ahead in following[:3]
+                if ahead.strip() and not ahead.lstrip().startswith(("at ", "File ", "Traceback"))
+            ),
+            "",
+        )
     return Thrown(name=found["name"], message=_one_line(message), separator=": " if found["rest"] is None else " ")
 
 
@@ -98,7 +104,7 @@ def _chain_of_block(lines: list[str]) -> list[Thrown]:
             line = line[2:]
         if _is_frame(line):
             continue
-        thrown = _header(line, lines[index + 1:index + 4])
+        thrown = _header(line, lines[index + 1 : index + 4])
         if thrown is None:
             continue
         chain.append(thrown)
@@ -124,48 +130,88 @@ def exception_chain(text: str) -> list[Thrown]:
 
 # ---- classification: (classification, exception names, message pattern), tried in order ----
 
+
 def _names(*names: str) -> frozenset[str]:
     return frozenset(names)
 
 
 _OOM = (
     _names("OutOfMemoryError", "SparkOutOfMemoryError", "MemoryError"),
-    re.compile(r"java heap space|gc overhead limit exceeded|direct buffer memory|exceeding (?:\w+ )?memory limits"
-               r"|unable to acquire \d+ bytes of memory|not enough memory to build and broadcast"
-               r"|oomkilled|possible container oom|out of memory", re.I),
+    re.compile(
+        r"java heap space|gc overhead limit exceeded|direct buffer memory|exceeding (?:\w+ )?memory limits"
+        r"|unable to acquire \d+ bytes of memory|not enough memory to build and broadcast"
+        r"|oomkilled|possible container oom|out of memory",
+        re.I,
+    ),
 )
 _CANCELLED = (
-    _names("InterruptedException", "TaskKilledException", "CancellationException", "KeyboardInterrupt",
-           "TimeoutException", "TimeoutError", "SocketTimeoutException", "ClosedByInterruptException"),
-    re.compile(r"\bcancell?ed\b|\btask killed\b|\bkilled (?:by|via|on request)|\binterrupted\b"
-               r"|sparkcontext (?:was|has been) shut ?down|stopped sparkcontext|\btimed out\b|\btimeout\b", re.I),
+    _names(
+        "InterruptedException",
+        "TaskKilledException",
+        "CancellationException",
+        "KeyboardInterrupt",
+        "TimeoutException",
+        "TimeoutError",
+        "SocketTimeoutException",
+        "ClosedByInterruptException",
+    ),
+    re.compile(
+        r"\bcancell?ed\b|\btask killed\b|\bkilled (?:by|via|on request)|\binterrupted\b"
+        r"|sparkcontext (?:was|has been) shut ?down|stopped sparkcontext|\btimed out\b|\btimeout\b",
+        re.I,
+    ),
 )
 _PERMISSION = (
-    _names("AccessDeniedException", "AccessControlException", "SecurityException", "PermissionError",
-           "AuthorizationException", "AccessDenied"),
-    re.compile(r"access denied|permission denied|\b403 forbidden|status code: 403\b|\(403\)|http 403\b"
-               r"|not authori[sz]ed|insufficient (?:privileges|permissions)|\bforbidden\b", re.I),
+    _names(
+        "AccessDeniedException",
+        "AccessControlException",
+        "SecurityException",
+        "PermissionError",
+        "AuthorizationException",
+        "AccessDenied",
+    ),
+    re.compile(
+        r"access denied|permission denied|\b403 forbidden|status code: 403\b|\(403\)|http 403\b"
+        r"|not authori[sz]ed|insufficient (?:privileges|permissions)|\bforbidden\b",
+        re.I,
+    ),
 )
 _MISSING_INPUT = (
-    _names("FileNotFoundException", "SparkFileNotFoundException", "NoSuchFileException", "FileNotFoundError",
-           "NoSuchTableException", "NoSuchDatabaseException", "NoSuchNamespaceException",
-           "NoSuchPartitionException"),
-    re.compile(r"\[PATH_NOT_FOUND\]|path does not exist|no such file or directory|\[TABLE_OR_VIEW_NOT_FOUND\]"
-               r"|table or view not found|\[SCHEMA_NOT_FOUND\]|database '[^']*' not found"
-               r"|specified (?:key|bucket) does not exist|\b(?:file|path|table|directory) \S+ does not exist", re.I),
+    _names(
+        "FileNotFoundException",
+        "SparkFileNotFoundException",
+        "NoSuchFileException",
+        "FileNotFoundError",
+        "NoSuchTableException",
+        "NoSuchDatabaseException",
+        "NoSuchNamespaceException",
+        "NoSuchPartitionException",
+    ),
+    re.compile(
+        r"\[PATH_NOT_FOUND\]|path does not exist|no such file or directory|\[TABLE_OR_VIEW_NOT_FOUND\]"
+        r"|table or view not found|\[SCHEMA_NOT_FOUND\]|database '[^']*' not found"
+        r"|specified (?:key|bucket) does not exist|\b(?:file|path|table|directory) \S+ does not exist",
+        re.I,
+    ),
 )
 _SCHEMA = (
     _names("AnalysisException", "ParseException", "SchemaColumnConvertNotSupportedException"),
-    re.compile(r"\[UNRESOLVED_|cannot resolve|\[PARSE_SYNTAX_ERROR\]|mismatched input|schema mismatch"
-               r"|\[CANNOT_MERGE_|\[INCOMPATIBLE_DATA_|cannot write incompatible data|\[DATATYPE_MISMATCH"
-               r"|parquet column cannot be converted|failed to merge fields|\[FIELD_NOT_FOUND\]"
-               r"|\[AMBIGUOUS_REFERENCE\]|found duplicate column", re.I),
+    re.compile(
+        r"\[UNRESOLVED_|cannot resolve|\[PARSE_SYNTAX_ERROR\]|mismatched input|schema mismatch"
+        r"|\[CANNOT_MERGE_|\[INCOMPATIBLE_DATA_|cannot write incompatible data|\[DATATYPE_MISMATCH"
+        r"|parquet column cannot be converted|failed to merge fields|\[FIELD_NOT_FOUND\]"
+        r"|\[AMBIGUOUS_REFERENCE\]|found duplicate column",
+        re.I,
+    ),
 )
 # Checked against the root cause only: a wrapper (`RuntimeException`, …) says nothing about the data.
 _DATA_VALIDATION = (
     _names("RuntimeException", "AssertionError", "ValueError", "PythonException", "ArithmeticException"),
-    re.compile(r"\[USER_RAISED_EXCEPTION\]|\[CAST_INVALID_INPUT\]|\[DIVIDE_BY_ZERO\]|\[ARITHMETIC_OVERFLOW\]"
-               r"|assertion failed", re.I),
+    re.compile(
+        r"\[USER_RAISED_EXCEPTION\]|\[CAST_INVALID_INPUT\]|\[DIVIDE_BY_ZERO\]|\[ARITHMETIC_OVERFLOW\]"
+        r"|assertion failed",
+        re.I,
+    ),
 )
 _CUSTOM_VALIDATION = re.compile(r"(?:Validation|Quality|Expectation|Check)(?:Error|Exception|Failure|Failed)$")
 

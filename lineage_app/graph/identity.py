@@ -24,10 +24,27 @@ from lineage_app.graph.model import natural_key
 
 SCHEME_ALIASES = {"s3a": "s3", "s3n": "s3"}
 # Namespaces that are storage locations: their names win over catalog names.
-PHYSICAL_SCHEMES = frozenset({
-    "s3", "gs", "gcs", "abfs", "abfss", "wasb", "wasbs", "adl", "hdfs", "viewfs", "maprfs",
-    "file", "dbfs", "oss", "cos", "obs", "r2",
-})
+PHYSICAL_SCHEMES = frozenset(
+    {
+        "s3",
+        "gs",
+        "gcs",
+        "abfs",
+        "abfss",
+        "wasb",
+        "wasbs",
+        "adl",
+        "hdfs",
+        "viewfs",
+        "maprfs",
+        "file",
+        "dbfs",
+        "oss",
+        "cos",
+        "obs",
+        "r2",
+    }
+)
 _FILE_ROOTS = frozenset({"file", "file:", "file:/", "file://", "file:///"})
 
 Identity = tuple[str, str]
@@ -57,7 +74,7 @@ def _file_path(uri: str) -> str | None:
         return None
     rest = uri[5:]
     if rest.startswith("//localhost/"):
-        rest = rest[len("//localhost"):]
+        rest = rest[len("//localhost") :]
     path = "/" + rest.lstrip("/")
     return path.rstrip("/") or "/"
 
@@ -111,4 +128,3 @@ def symlink_identifiers(dataset: dict[str, Any]) -> Iterator[tuple[str, str, str
         if isinstance(namespace, str) and isinstance(name, str) and name:
             kind = identifier.get("type")
             yield namespace, name, kind if isinstance(kind, str) else None
-

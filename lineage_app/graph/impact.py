@@ -47,7 +47,7 @@ def ref_id(ref: NodeRef) -> str:
 def chunks(items: list[Any], size: int | None = None) -> Iterator[list[Any]]:
     size = size or CHUNK
     for start in range(0, len(items), size):
-        yield items[start:start + size]
+        yield items[start : start + size]
 
 
 @dataclass(frozen=True)
@@ -96,8 +96,9 @@ class Traversal:
 
     def actions(self, ref: NodeRef) -> list[str]:
         """The ids of the action jobs reached (not as starts) that the application job `ref` stands for."""
-        return sorted(ref_id(action) for action, app in self.applications.items()
-                      if app == ref and self.seen[action].distance > 0)
+        return sorted(
+            ref_id(action) for action, app in self.applications.items() if app == ref and self.seen[action].distance > 0
+        )
 
     def application(self, ref: NodeRef) -> str | None:
         """The id of the application job of the action job `ref`, if it is one."""
@@ -132,8 +133,9 @@ def _sorted(rows: list[Row]) -> list[Row]:
     return sorted(rows, key=lambda row: (row[0][1], row[1][1], str(row[2])))
 
 
-def _hop(tx: ManagedTransaction, traversal: Traversal, frontier: list[NodeRef], direction: str,
-         as_of: str | None) -> list[Row]:
+def _hop(
+    tx: ManagedTransaction, traversal: Traversal, frontier: list[NodeRef], direction: str, as_of: str | None
+) -> list[Row]:
     """Every edge one hop from `frontier`, a chunk of nodes per statement."""
     rows: list[Row] = []
     for label, keys in by_label(frontier):
@@ -172,7 +174,12 @@ def _reach(traversal: Traversal, rows: list[Row], distance: int) -> list[NodeRef
 
 
 def _breadth_first(
-    tx: ManagedTransaction, traversal: Traversal, seeds: list[NodeRef], *, depth: int, direction: str,
+    tx: ManagedTransaction,
+    traversal: Traversal,
+    seeds: list[NodeRef],
+    *,
+    depth: int,
+    direction: str,
     as_of: str | None,
 ) -> None:
     traversal.element_ids.update(element_ids(tx, [ref for ref in seeds if ref not in traversal.element_ids]))
@@ -203,7 +210,7 @@ def _job_keys(tx: ManagedTransaction, job_ids: set[str]) -> dict[str, str]:
         rest = job.partition(":")[2]
         for i, char in enumerate(rest):
             if char == ":":
-                candidates.setdefault(natural_key(rest[:i], rest[i + 1:]), job)
+                candidates.setdefault(natural_key(rest[:i], rest[i + 1 :]), job)
     found: dict[str, str] = {}
     for chunk in chunks(sorted(candidates)):
         for row in records(tx, q.FIND_NODES[Label.JOB], keys=chunk):
@@ -309,6 +316,7 @@ def upstream_traverse(*, start: NodeRef, depth: int) -> Traversal:
 
 # ---- details, one chunk at a time ----
 
+
 def impact_details(*, refs: Iterable[NodeRef]) -> dict[NodeRef, dict[str, Any]]:
     """Names, owners and last run of each of `refs` (one chunk); a field has its dataset's owners and run."""
     refs = list(refs)
@@ -337,6 +345,7 @@ def impact_details(*, refs: Iterable[NodeRef]) -> dict[NodeRef, dict[str, Any]]:
 
 # ---- root cause: what happened upstream, and when ----
 
+
 def root_cause_events(*, refs: list[NodeRef]) -> dict[NodeRef, list[dict[str, Any]]]:
     """For each job its failed / aborted runs, for each dataset its schema changes (versions after the first)."""
 
@@ -344,10 +353,12 @@ def root_cause_events(*, refs: list[NodeRef]) -> dict[NodeRef, list[dict[str, An
         events: dict[NodeRef, list[dict[str, Any]]] = {ref: [] for ref in refs}
         jobs = sorted(key for label, key in refs if label is Label.JOB)
         for chunk in chunks(jobs):
-            for key, at, run_id, state, message in records(tx, q.JOB_FAILURES, keys=chunk,
-                                                           states=FAILED_STATES)[0]["rows"]:
-                events[(Label.JOB, key)].append({"kind": "failure", "at": at or None, "runId": run_id,
-                                                 "state": state, "message": message})
+            for key, at, run_id, state, message in records(tx, q.JOB_FAILURES, keys=chunk, states=FAILED_STATES)[0][
+                "rows"
+            ]:
+                events[(Label.JOB, key)].append(
+                    {"kind": "failure", "at": at or None, "runId": run_id, "state": state, "message": message}
+                )
         datasets = sorted(key for label, key in refs if label is Label.DATASET)
         versions: dict[str, list[list[Any]]] = {}
         for chunk in chunks(datasets):
@@ -370,8 +381,18 @@ def _schema_change(before: list[Any], after: list[Any]) -> dict[str, Any]:
     added = [name for name in new if name not in old]
     removed = [name for name in old if name not in new]
     changed = [name for name in new if name in old and old[name] != new[name]]
-    parts = [f"{label}: {', '.join(names)}" for label, names in
-             (("added", added), ("removed", removed), ("retyped", changed)) if names]
-    return {"kind": "schema_change", "at": after[1], "runId": after[3], "version": after[2],
-            "message": "; ".join(parts) or "new schema version", "added": added, "removed": removed,
-            "retyped": changed}
+    parts = [
+        f"{label}: {', '.join(names)}"
+        for label, names in (("added", added), ("removed", removed), ("retyped", changed))
+        if names
+    ]
+    return {
+        "kind": "schema_change",
+        "at": after[1],
+        "runId": after[3],
+        "version": after[2],
+        "message": "; ".join(parts) or "new schema version",
+        "added": added,
+        "removed": removed,
+        "retyped": changed,
+    }

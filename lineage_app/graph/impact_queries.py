@@ -18,11 +18,16 @@ RETURN collect(f.key) AS keys
 # latest run are kept on the node by the writes.
 _RUN_COLUMNS = (("lastRunState", "latestRunState"), ("lastRunTime", "latestRunTime"))
 DETAIL_COLUMNS: dict[Label, tuple[tuple[str, str], ...]] = {
-    Label.DATASET: (("key", "key"), ("nodeId", "nodeId"), ("namespace", "namespace"), ("name", "name"),
-                    *_RUN_COLUMNS),
+    Label.DATASET: (("key", "key"), ("nodeId", "nodeId"), ("namespace", "namespace"), ("name", "name"), *_RUN_COLUMNS),
     Label.JOB: (("key", "key"), ("nodeId", "nodeId"), ("namespace", "namespace"), ("name", "name"), *_RUN_COLUMNS),
-    Label.FIELD: (("key", "key"), ("nodeId", "nodeId"), ("namespace", "namespace"), ("dataset", "dataset"),
-                  ("name", "name"), ("type", "type")),
+    Label.FIELD: (
+        ("key", "key"),
+        ("nodeId", "nodeId"),
+        ("namespace", "namespace"),
+        ("dataset", "dataset"),
+        ("name", "name"),
+        ("type", "type"),
+    ),
 }
 
 # ---- root cause ----

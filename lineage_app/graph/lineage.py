@@ -73,7 +73,12 @@ def lineage_traverse(
 
 
 def job_lineage_traverse(
-    *, start: NodeRef, depth: int, directions: tuple[str, ...], as_of: str | None, max_nodes: int,
+    *,
+    start: NodeRef,
+    depth: int,
+    directions: tuple[str, ...],
+    as_of: str | None,
+    max_nodes: int,
     roll_up: bool,
 ) -> LineageGraph:
     """Dataset and job lineage around `start` (a dataset or a job) that knows applications.
@@ -103,8 +108,10 @@ def job_lineage_traverse(
         applications = job_applications(tx, jobs={ref: i for ref, i in reached.items() if ref[0] is Label.JOB})
         graph.applications = {ref: app for ref, (app, _) in applications.items()}
         if roll_up:
-            graph.edges = {(_up(origin, applications), _up(destination, applications), properties)
-                           for origin, destination, properties in graph.edges}
+            graph.edges = {
+                (_up(origin, applications), _up(destination, applications), properties)
+                for origin, destination, properties in graph.edges
+            }
             for ref, (app, app_id) in applications.items():
                 del reached[ref]
                 reached[app] = app_id
@@ -170,8 +177,14 @@ def application_actions(tx: ManagedTransaction, *, application: NodeRef) -> Elem
 
 
 def _walk(
-    tx: ManagedTransaction, graph: LineageGraph, reached: ElementIds, starts: list[NodeRef], depth: int,
-    directions: tuple[str, ...], as_of: str | None, max_nodes: int,
+    tx: ManagedTransaction,
+    graph: LineageGraph,
+    reached: ElementIds,
+    starts: list[NodeRef],
+    depth: int,
+    directions: tuple[str, ...],
+    as_of: str | None,
+    max_nodes: int,
 ) -> None:
     """Breadth-first from `starts` (already in `reached`), each direction in turn, into `graph`."""
     field_lineage = any(ref[0] is Label.FIELD for ref in starts)
@@ -227,22 +240,33 @@ def by_label(nodes: Iterable[NodeRef]) -> list[tuple[Label, list[str]]]:
 
 
 def _step(
-    tx: ManagedTransaction, graph: LineageGraph, reached: ElementIds, frontier: set[NodeRef],
-    direction: str, as_of: str | None, max_nodes: int,
+    tx: ManagedTransaction,
+    graph: LineageGraph,
+    reached: ElementIds,
+    frontier: set[NodeRef],
+    direction: str,
+    as_of: str | None,
+    max_nodes: int,
 ) -> set[NodeRef]:
     rows: list[Row] = []
     found: ElementIds = {}
     for label, keys in by_label(frontier):
-        hop, ids = hop_rows(tx, label=label, ids=[reached[(label, key)] for key in keys], direction=direction,
-                            as_of=as_of)
+        hop, ids = hop_rows(
+            tx, label=label, ids=[reached[(label, key)] for key in keys], direction=direction, as_of=as_of
+        )
         rows.extend(hop)
         found.update(ids)
     return _advance(graph, reached, rows, found, direction, max_nodes)
 
 
 def _double_step(
-    tx: ManagedTransaction, graph: LineageGraph, reached: ElementIds, frontier: set[NodeRef],
-    direction: str, as_of: str | None, max_nodes: int,
+    tx: ManagedTransaction,
+    graph: LineageGraph,
+    reached: ElementIds,
+    frontier: set[NodeRef],
+    direction: str,
+    as_of: str | None,
+    max_nodes: int,
 ) -> set[NodeRef]:
     """Two hops from one round trip, applied one after the other exactly as two `_step`s would:
     the second hop goes on only from middle nodes the first one newly reached."""
@@ -251,7 +275,8 @@ def _double_step(
     found: ElementIds = {}
     for label, keys in by_label(frontier):
         hop_one, hop_two, ids = double_hop_rows(
-            tx, label=label, ids=[reached[(label, key)] for key in keys], direction=direction, as_of=as_of)
+            tx, label=label, ids=[reached[(label, key)] for key in keys], direction=direction, as_of=as_of
+        )
         first.extend(hop_one)
         beyond.extend(hop_two)
         found.update(ids)
@@ -293,15 +318,18 @@ def node_summaries(tx: ManagedTransaction, *, label: Label, keys: list[str]) -> 
 
 
 def node_rows(
-    tx: ManagedTransaction, *, label: Label, columns: tuple[tuple[str, str], ...],
-    keys: list[str] | None = None, ids: list[str] | None = None,
+    tx: ManagedTransaction,
+    *,
+    label: Label,
+    columns: tuple[tuple[str, str], ...],
+    keys: list[str] | None = None,
+    ids: list[str] | None = None,
 ) -> list[dict[str, Any]]:
     """The `columns` ((name, property) pairs) of each `label` node named by `keys` (natural keys)
     or by `ids` (element ids), as dicts by name."""
     names = [name for name, _ in columns]
     statement = reads.node_columns(label, columns, by_id=ids is not None)
-    return [dict(zip(names, values, strict=True))
-            for values in records(tx, statement, keys=keys, ids=ids)[0]["rows"]]
+    return [dict(zip(names, values, strict=True)) for values in records(tx, statement, keys=keys, ids=ids)[0]["rows"]]
 
 
 def run_find(*, run_id: str) -> dict[str, Any] | None:

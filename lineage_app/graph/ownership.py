@@ -34,8 +34,14 @@ def _namespace_of(label: Label, key: str) -> str:
 
 
 def _owner(row: dict[str, Any], *, inherited: bool) -> dict[str, Any]:
-    return {"name": row["name"], "kind": row["kind"], "contact": row["contact"] or "",
-            "role": row["role"], "source": row["source"], "inherited": inherited}
+    return {
+        "name": row["name"],
+        "kind": row["kind"],
+        "contact": row["contact"] or "",
+        "role": row["role"],
+        "source": row["source"],
+        "inherited": inherited,
+    }
 
 
 def _own(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

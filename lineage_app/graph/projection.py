@@ -45,8 +45,13 @@ class _Rows:
         row = self._rows.get(identity)
         if row is None:
             self._rows[identity] = {
-                **fixed, **(facts or {}), **(earliest or {}),
-                "first": time, "last": time, "order": order, "firstOrder": order,
+                **fixed,
+                **(facts or {}),
+                **(earliest or {}),
+                "first": time,
+                "last": time,
+                "order": order,
+                "firstOrder": order,
             }
             return
         row["first"] = min(row["first"], time)
@@ -149,16 +154,26 @@ def _add_spellings(writes: GraphWrites, event: EventRecord) -> None:
     """Every dataset name `event` spells, and the symlinks it declares, for the alias registry."""
     payload = event.payload
     job = payload.get("job")
-    source = {"sourceEvent": event.content_hash, "sourceProducer": payload.get("producer"),
-              "sourceJob": node_id(NodeType.JOB, job["namespace"], job["name"]) if job else None}
+    source = {
+        "sourceEvent": event.content_hash,
+        "sourceProducer": payload.get("producer"),
+        "sourceJob": node_id(NodeType.JOB, job["namespace"], job["name"]) if job else None,
+    }
 
     def spelling(namespace: str, name: str, kind: str, type_: str | None = None) -> str:
         key = natural_key(namespace, name)
         normal = identity_normalise(namespace, name)
         writes.aliases.add(
-            (key,), event,
-            fixed={"key": key, "namespace": namespace, "name": name, "normalKey": identity_key(*normal),
-                   "normalNamespace": normal[0], "normalName": normal[1]},
+            (key,),
+            event,
+            fixed={
+                "key": key,
+                "namespace": namespace,
+                "name": name,
+                "normalKey": identity_key(*normal),
+                "normalNamespace": normal[0],
+                "normalName": normal[1],
+            },
             earliest={**source, "sourceKind": kind, "sourceType": type_},
         )
         return key
@@ -170,8 +185,7 @@ def _add_spellings(writes: GraphWrites, event: EventRecord) -> None:
         for namespace, name, type_ in symlink_identifiers(dataset):
             other = spelling(namespace, name, "symlink", type_)
             if other != key:
-                writes.alias_links.add((key, other), event, fixed={"fromKey": key, "toKey": other},
-                                       earliest=source)
+                writes.alias_links.add((key, other), event, fixed={"fromKey": key, "toKey": other}, earliest=source)
         lineage = (dataset.get("facets") or {}).get("columnLineage") or {}
         for mapping in (lineage.get("fields") or {}).values():
             for item in mapping.get("inputFields") or []:
@@ -212,8 +226,12 @@ def writes_add_runs(writes: GraphWrites, folds: Iterable[RunFold]) -> None:
 def _latest_run_facts(run_id: str, state: str, last_event_time: str) -> dict[str, str]:
     """What a run offers its job and the datasets it wrote as their latest run, with the order
     key (time, then runId) the graph keeps the newest by."""
-    return {"latestRunId": run_id, "latestRunState": state, "latestRunTime": last_event_time or None,
-            "runOrder": run_order_key(last_event_time, run_id)}
+    return {
+        "latestRunId": run_id,
+        "latestRunState": state,
+        "latestRunTime": last_event_time or None,
+        "runOrder": run_order_key(last_event_time, run_id),
+    }
 
 
 def _project_event(writes: GraphWrites, event: EventRecord, resolve: Resolve) -> None:
@@ -239,15 +257,17 @@ def _add_job(writes: GraphWrites, event: EventRecord, job: dict[str, Any]) -> st
     key = natural_key(namespace, name)
     writes.namespaces.add((namespace,), event, fixed={"name": namespace})
     writes.jobs.add(
-        (key,), event,
-        fixed={"key": key, "nodeId": node_id(NodeType.JOB, namespace, name),
-               "namespace": namespace, "name": name},
+        (key,),
+        event,
+        fixed={"key": key, "nodeId": node_id(NodeType.JOB, namespace, name), "namespace": namespace, "name": name},
     )
     facets = job.get("facets") or {}
     if facets:
         job_type = facets.get("jobType") or {}
         writes.job_facets.add(
-            (key,), event, fixed={"key": key},
+            (key,),
+            event,
+            fixed={"key": key},
             facts={
                 "facetsJson": _json(facets),
                 "jobType": job_type.get("jobType"),
@@ -269,8 +289,7 @@ def _add_dataset(
     facets = dataset.get("facets") or {}
     descriptive = {k: v for k, v in facets.items() if k not in STRUCTURAL_DATASET_FACETS}
     if descriptive:
-        writes.dataset_facets.add((key,), event, fixed={"key": key},
-                                  facts={"facetsJson": _json(descriptive)})
+        writes.dataset_facets.add((key,), event, fixed={"key": key}, facts={"facetsJson": _json(descriptive)})
     schema_fields = (facets.get("schema") or {}).get("fields")
     if schema_fields is not None:
         _add_schema_version(writes, event, namespace, name, key, schema_fields, run_id)
@@ -287,18 +306,29 @@ def _flatten_fields(fields: list[dict[str, Any]], prefix: str = "") -> Iterator[
 
 
 def _add_schema_version(
-    writes: GraphWrites, event: EventRecord, namespace: str, name: str, dataset_key: str,
-    schema_fields: list[dict[str, Any]], run_id: str | None,
+    writes: GraphWrites,
+    event: EventRecord,
+    namespace: str,
+    name: str,
+    dataset_key: str,
+    schema_fields: list[dict[str, Any]],
+    run_id: str | None,
 ) -> None:
     flat = list(_flatten_fields(schema_fields))
     version = hashlib.sha256(_json(flat).encode()).hexdigest()[:16]
     key = natural_key(namespace, name, version)
     writes.versions.add(
-        (key,), event,
+        (key,),
+        event,
         fixed={
-            "key": key, "datasetKey": dataset_key, "namespace": namespace, "name": name,
-            "version": version, "fieldNames": [n for n, _ in flat],
-            "fieldTypes": [t for _, t in flat], "fieldsJson": _json(schema_fields),
+            "key": key,
+            "datasetKey": dataset_key,
+            "namespace": namespace,
+            "name": name,
+            "version": version,
+            "fieldNames": [n for n, _ in flat],
+            "fieldTypes": [t for _, t in flat],
+            "fieldsJson": _json(schema_fields),
             # A version's fields are created once, when the version is first seen.
             "fields": [_field_row(namespace, name, field_name) for field_name, _ in flat],
         },
@@ -310,7 +340,9 @@ def _field_row(namespace: str, dataset: str, name: str) -> dict[str, str]:
     return {
         "key": natural_key(namespace, dataset, name),
         "nodeId": node_id(NodeType.DATASET_FIELD, namespace, dataset, name),
-        "namespace": namespace, "dataset": dataset, "name": name,
+        "namespace": namespace,
+        "dataset": dataset,
+        "name": name,
     }
 
 
@@ -327,7 +359,11 @@ def _add_job_io(writes: GraphWrites, event: EventRecord, side: str, job_key: str
 
 
 def _add_run_io(
-    writes: GraphWrites, event: EventRecord, side: str, run_id: str, dataset_key: str,
+    writes: GraphWrites,
+    event: EventRecord,
+    side: str,
+    run_id: str,
+    dataset_key: str,
     dataset: dict[str, Any],
 ) -> None:
     edges, statistics = (
@@ -344,9 +380,10 @@ def _add_run_io(
         stats = (dataset.get("outputFacets") or {}).get("outputStatistics")
     if stats:
         statistics.add(
-            identity, event, fixed=fixed,
-            facts={"rowCount": stats.get("rowCount"), "bytes": stats.get("size"),
-                   "fileCount": stats.get("fileCount")},
+            identity,
+            event,
+            fixed=fixed,
+            facts={"rowCount": stats.get("rowCount"), "bytes": stats.get("size"), "fileCount": stats.get("fileCount")},
         )
 
 
@@ -371,7 +408,11 @@ def _add_column_lineage(
 
 
 def _add_derivation(
-    writes: GraphWrites, event: EventRecord, source: dict[str, Any], target_key: str, job_id: str,
+    writes: GraphWrites,
+    event: EventRecord,
+    source: dict[str, Any],
+    target_key: str,
+    job_id: str,
     resolve: Resolve,
 ) -> None:
     # A dataset named only by column lineage still gets its node, so its field has a home.
@@ -381,7 +422,8 @@ def _add_derivation(
     transformations = source.get("transformations") or []
     first = transformations[0] if transformations else {}
     writes.derivations.add(
-        (source_key, target_key, job_id), event,
+        (source_key, target_key, job_id),
+        event,
         fixed={"sourceKey": source_key, "targetKey": target_key, "job": job_id},
         facts={
             "transformation": first.get("type"),
@@ -401,15 +443,13 @@ def _add_namespace(writes: GraphWrites, event: EventRecord, spelled: str) -> Non
     writes.namespaces.add((namespace,), event, fixed={"name": namespace})
 
 
-def _add_dataset_node(
-    writes: GraphWrites, event: EventRecord, namespace: str, name: str, *, spelled: str
-) -> str:
+def _add_dataset_node(writes: GraphWrites, event: EventRecord, namespace: str, name: str, *, spelled: str) -> str:
     key = natural_key(namespace, name)
     _add_namespace(writes, event, spelled)
     writes.datasets.add(
-        (key,), event,
-        fixed={"key": key, "nodeId": node_id(NodeType.DATASET, namespace, name),
-               "namespace": namespace, "name": name},
+        (key,),
+        event,
+        fixed={"key": key, "nodeId": node_id(NodeType.DATASET, namespace, name), "namespace": namespace, "name": name},
     )
     return key
 
@@ -418,12 +458,11 @@ def _add_owners(rows: _Rows, event: EventRecord, target_key: str, facets: dict[s
     for owner in (facets.get("ownership") or {}).get("owners") or []:
         role = owner.get("type") or "OWNER"
         rows.add(
-            (target_key, owner["name"], role), event,
-            fixed={"targetKey": target_key, "owner": owner["name"], "role": role,
-                   "kind": owner_kind(owner["name"])},
+            (target_key, owner["name"], role),
+            event,
+            fixed={"targetKey": target_key, "owner": owner["name"], "role": role, "kind": owner_kind(owner["name"])},
         )
 
 
 def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
-

@@ -33,8 +33,7 @@ def _latest(var: str, *props: str, guard: str = "factsKey", order: str = "row.or
 def _latest_run(var: str) -> str:
     """SET items that keep on a job or dataset its latest run: the newest by last event time, then
     runId (the row's `runOrder`). Reads then take a node's latest run from the node itself."""
-    return _latest(var, "latestRunId", "latestRunState", "latestRunTime", guard="latestRunOrder",
-                   order="row.runOrder")
+    return _latest(var, "latestRunId", "latestRunState", "latestRunTime", guard="latestRunOrder", order="row.runOrder")
 
 
 MERGE_NAMESPACES = f"""
@@ -181,8 +180,7 @@ MATCH (s:{Label.FIELD} {{key: row.sourceKey}})
 MATCH (t:{Label.FIELD} {{key: row.targetKey}})
 MERGE (s)-[e:{Rel.DERIVES} {{job: row.job}}]->(t)
 SET {_seen("e")},
-    {_latest("e", "transformation", "subtype", "indirect", "description", "masking",
-             "transformationsJson")}
+    {_latest("e", "transformation", "subtype", "indirect", "description", "masking", "transformationsJson")}
 """
 
 
@@ -263,6 +261,7 @@ MATCH (o:{Label.OWNER} {{name: row.owner}})
 SET o.kind = row.kind, o.contact = row.contact
 """
 
+
 # The OWNED_BY edges of each node named by `$keys`, one statement per label (namespaces by name),
 # answering one record: [key, owner name, kind, contact, role, source] per edge.
 def _read_owners(label: Label, key: str) -> str:
@@ -286,9 +285,12 @@ UNWIND $rows AS row
 MERGE (a:{Label.DATASET_ALIAS} {{key: row.key}})
 SET a.namespace = row.namespace, a.name = row.name, a.normalKey = row.normalKey,
     a.normalNamespace = row.normalNamespace, a.normalName = row.normalName, {_seen("a")},
-    {", ".join(f"a.{p} = CASE WHEN a.sourceOrder IS NULL OR row.firstOrder < a.sourceOrder "
-               f"THEN row.{p} ELSE a.{p} END"
-               for p in ("sourceEvent", "sourceProducer", "sourceJob", "sourceKind", "sourceType"))},
+    {
+    ", ".join(
+        f"a.{p} = CASE WHEN a.sourceOrder IS NULL OR row.firstOrder < a.sourceOrder THEN row.{p} ELSE a.{p} END"
+        for p in ("sourceEvent", "sourceProducer", "sourceJob", "sourceKind", "sourceType")
+    )
+},
     a.sourceOrder = CASE WHEN a.sourceOrder IS NULL OR row.firstOrder < a.sourceOrder
                          THEN row.firstOrder ELSE a.sourceOrder END
 """
@@ -299,9 +301,12 @@ MATCH (a:{Label.DATASET_ALIAS} {{key: row.fromKey}})
 MATCH (b:{Label.DATASET_ALIAS} {{key: row.toKey}})
 MERGE (a)-[e:{Rel.SAME_AS}]->(b)
 SET {_seen("e")},
-    {", ".join(f"e.{p} = CASE WHEN e.sourceOrder IS NULL OR row.firstOrder < e.sourceOrder "
-               f"THEN row.{p} ELSE e.{p} END"
-               for p in ("sourceEvent", "sourceProducer", "sourceJob"))},
+    {
+    ", ".join(
+        f"e.{p} = CASE WHEN e.sourceOrder IS NULL OR row.firstOrder < e.sourceOrder THEN row.{p} ELSE e.{p} END"
+        for p in ("sourceEvent", "sourceProducer", "sourceJob")
+    )
+},
     e.sourceOrder = CASE WHEN e.sourceOrder IS NULL OR row.firstOrder < e.sourceOrder
                          THEN row.firstOrder ELSE e.sourceOrder END
 """
@@ -376,20 +381,36 @@ SET {_widen("m", "e")}{", " + _newer("m", "e", *props) if props else ""}
 
 
 MOVE_ALIAS_INPUTS = _move_dataset_edge(
-    Rel.INPUT_TO, f"(a:{Label.DATASET} {{key: row.fromKey}})-[e:{Rel.INPUT_TO}]->(x:{Label.JOB})",
-    f"(c)-[m:{Rel.INPUT_TO}]->(x)")
+    Rel.INPUT_TO,
+    f"(a:{Label.DATASET} {{key: row.fromKey}})-[e:{Rel.INPUT_TO}]->(x:{Label.JOB})",
+    f"(c)-[m:{Rel.INPUT_TO}]->(x)",
+)
 MOVE_ALIAS_OUTPUTS = _move_dataset_edge(
-    Rel.OUTPUTS, f"(x:{Label.JOB})-[e:{Rel.OUTPUTS}]->(a:{Label.DATASET} {{key: row.fromKey}})",
-    f"(x)-[m:{Rel.OUTPUTS}]->(c)")
+    Rel.OUTPUTS,
+    f"(x:{Label.JOB})-[e:{Rel.OUTPUTS}]->(a:{Label.DATASET} {{key: row.fromKey}})",
+    f"(x)-[m:{Rel.OUTPUTS}]->(c)",
+)
 MOVE_ALIAS_READS = _move_dataset_edge(
-    Rel.READ, f"(x:{Label.RUN})-[e:{Rel.READ}]->(a:{Label.DATASET} {{key: row.fromKey}})",
-    f"(x)-[m:{Rel.READ}]->(c)", "rowCount", "bytes", "fileCount")
+    Rel.READ,
+    f"(x:{Label.RUN})-[e:{Rel.READ}]->(a:{Label.DATASET} {{key: row.fromKey}})",
+    f"(x)-[m:{Rel.READ}]->(c)",
+    "rowCount",
+    "bytes",
+    "fileCount",
+)
 MOVE_ALIAS_WRITES = _move_dataset_edge(
-    Rel.WROTE, f"(x:{Label.RUN})-[e:{Rel.WROTE}]->(a:{Label.DATASET} {{key: row.fromKey}})",
-    f"(x)-[m:{Rel.WROTE}]->(c)", "rowCount", "bytes", "fileCount")
+    Rel.WROTE,
+    f"(x:{Label.RUN})-[e:{Rel.WROTE}]->(a:{Label.DATASET} {{key: row.fromKey}})",
+    f"(x)-[m:{Rel.WROTE}]->(c)",
+    "rowCount",
+    "bytes",
+    "fileCount",
+)
 MOVE_ALIAS_OWNERS = _move_dataset_edge(
-    Rel.OWNED_BY, f"(a:{Label.DATASET} {{key: row.fromKey}})-[e:{Rel.OWNED_BY}]->(x:{Label.OWNER})",
-    f"(c)-[m:{Rel.OWNED_BY} {{role: e.role, source: e.source}}]->(x)")
+    Rel.OWNED_BY,
+    f"(a:{Label.DATASET} {{key: row.fromKey}})-[e:{Rel.OWNED_BY}]->(x:{Label.OWNER})",
+    f"(c)-[m:{Rel.OWNED_BY} {{role: e.role, source: e.source}}]->(x)",
+)
 
 MOVE_ALIAS_VERSIONS = f"""
 UNWIND $rows AS row
@@ -459,7 +480,17 @@ DETACH DELETE a
 # In the order they run: the canonical node, every edge kind, versions, fields and their
 # derivations, then the alias's own nodes.
 MERGE_ALIAS_STATEMENTS = (
-    MERGE_ALIAS_DATASET, MOVE_ALIAS_INPUTS, MOVE_ALIAS_OUTPUTS, MOVE_ALIAS_READS, MOVE_ALIAS_WRITES,
-    MOVE_ALIAS_OWNERS, MOVE_ALIAS_VERSIONS, MOVE_ALIAS_FIELDS, MOVE_ALIAS_DERIVED_FROM,
-    MOVE_ALIAS_DERIVES_INTO, DELETE_ALIAS_FIELDS, DELETE_ALIAS_VERSIONS, DELETE_ALIAS_DATASETS,
+    MERGE_ALIAS_DATASET,
+    MOVE_ALIAS_INPUTS,
+    MOVE_ALIAS_OUTPUTS,
+    MOVE_ALIAS_READS,
+    MOVE_ALIAS_WRITES,
+    MOVE_ALIAS_OWNERS,
+    MOVE_ALIAS_VERSIONS,
+    MOVE_ALIAS_FIELDS,
+    MOVE_ALIAS_DERIVED_FROM,
+    MOVE_ALIAS_DERIVES_INTO,
+    DELETE_ALIAS_FIELDS,
+    DELETE_ALIAS_VERSIONS,
+    DELETE_ALIAS_DATASETS,
 )

@@ -59,8 +59,16 @@ HOPS: dict[tuple[str, Label, bool], tuple[str, Label]] = {
     for as_of in (False, True)
 } | {
     (direction, Label.FIELD, as_of): (
-        _hop(Label.FIELD, Rel.DERIVES, Label.FIELD, forward=direction == "downstream", as_of=as_of,
-             extra=_DERIVES_PROPERTIES), Label.FIELD)
+        _hop(
+            Label.FIELD,
+            Rel.DERIVES,
+            Label.FIELD,
+            forward=direction == "downstream",
+            as_of=as_of,
+            extra=_DERIVES_PROPERTIES,
+        ),
+        Label.FIELD,
+    )
     for direction in ("downstream", "upstream")
     for as_of in (False, True)
 }
@@ -90,7 +98,10 @@ def _double_hop(direction: str, start: Label, *, as_of: bool) -> str:
 
 DOUBLE_HOPS: dict[tuple[str, Label, bool], tuple[str, Label, Label]] = {
     (direction, start, as_of): (
-        _double_hop(direction, start, as_of=as_of), middle, _TABLE_STEPS[(direction, middle)][1])
+        _double_hop(direction, start, as_of=as_of),
+        middle,
+        _TABLE_STEPS[(direction, middle)][1],
+    )
     for (direction, start), (_, middle) in _TABLE_STEPS.items()
     for as_of in (False, True)
 }
@@ -127,8 +138,11 @@ def node_columns(label: Label, columns: tuple[tuple[str, str], ...], *, by_id: b
     element id, when `by_id`), one list of the node's properties in `columns` order
     ((name, property) pairs): lists cost the engines less than maps."""
     values = ", ".join(f"n.{prop}" for _, prop in columns)
-    match = f"UNWIND $ids AS i MATCH (n:{label}) WHERE elementId(n) = i" if by_id else (
-        f"UNWIND $keys AS k MATCH (n:{label} {{key: k}})")
+    match = (
+        f"UNWIND $ids AS i MATCH (n:{label}) WHERE elementId(n) = i"
+        if by_id
+        else (f"UNWIND $keys AS k MATCH (n:{label} {{key: k}})")
+    )
     return f"{match} RETURN collect([{values}]) AS rows"
 
 
@@ -136,18 +150,36 @@ def node_columns(label: Label, columns: tuple[tuple[str, str], ...], *, by_id: b
 # latest run are kept on the node by the writes (`latestRun*`), so no run is read here.
 SUMMARY_COLUMNS: dict[Label, tuple[tuple[str, str], ...]] = {
     Label.DATASET: (
-        ("key", "key"), ("nodeId", "nodeId"), ("namespace", "namespace"), ("name", "name"),
-        ("currentVersion", "currentVersion"), ("fieldCount", "fieldCount"), ("firstSeen", "firstSeen"),
-        ("lastSeen", "lastSeen"), ("lastRunState", "latestRunState"), ("lastRunTime", "latestRunTime"),
+        ("key", "key"),
+        ("nodeId", "nodeId"),
+        ("namespace", "namespace"),
+        ("name", "name"),
+        ("currentVersion", "currentVersion"),
+        ("fieldCount", "fieldCount"),
+        ("firstSeen", "firstSeen"),
+        ("lastSeen", "lastSeen"),
+        ("lastRunState", "latestRunState"),
+        ("lastRunTime", "latestRunTime"),
     ),
     Label.JOB: (
-        ("key", "key"), ("nodeId", "nodeId"), ("namespace", "namespace"), ("name", "name"),
-        ("jobType", "jobType"), ("firstSeen", "firstSeen"), ("lastSeen", "lastSeen"),
-        ("latestRunId", "latestRunId"), ("latestRunState", "latestRunState"), ("latestRunTime", "latestRunTime"),
+        ("key", "key"),
+        ("nodeId", "nodeId"),
+        ("namespace", "namespace"),
+        ("name", "name"),
+        ("jobType", "jobType"),
+        ("firstSeen", "firstSeen"),
+        ("lastSeen", "lastSeen"),
+        ("latestRunId", "latestRunId"),
+        ("latestRunState", "latestRunState"),
+        ("latestRunTime", "latestRunTime"),
     ),
     Label.FIELD: (
-        ("key", "key"), ("nodeId", "nodeId"), ("namespace", "namespace"), ("dataset", "dataset"),
-        ("name", "name"), ("type", "type"),
+        ("key", "key"),
+        ("nodeId", "nodeId"),
+        ("namespace", "namespace"),
+        ("dataset", "dataset"),
+        ("name", "name"),
+        ("type", "type"),
     ),
 }
 
@@ -172,6 +204,7 @@ RETURN ns AS name, datasetCount, count(j) AS jobCount
 
 # ---- dataset and job lists: `$namespace` and `$q` (lower-cased) are optional filters ----
 
+
 def _list_filter(var: str) -> str:
     return (
         f"WHERE ($namespace IS NULL OR {var}.namespace = $namespace) "
@@ -181,13 +214,13 @@ def _list_filter(var: str) -> str:
 
 DATASET_COUNT = f"MATCH (d:{Label.DATASET}) {_list_filter('d')} RETURN count(d) AS count"
 DATASET_PAGE = f"""
-MATCH (d:{Label.DATASET}) {_list_filter('d')}
+MATCH (d:{Label.DATASET}) {_list_filter("d")}
 RETURN d.key AS key ORDER BY d.namespace, d.name, d.nodeId SKIP $offset LIMIT $limit
 """
 
 JOB_COUNT = f"MATCH (j:{Label.JOB}) {_list_filter('j')} RETURN count(j) AS count"
 JOB_PAGE = f"""
-MATCH (j:{Label.JOB}) {_list_filter('j')}
+MATCH (j:{Label.JOB}) {_list_filter("j")}
 RETURN j.key AS key ORDER BY j.namespace, j.name, j.nodeId SKIP $offset LIMIT $limit
 """
 
@@ -339,18 +372,24 @@ RETURN id AS parentRunId, c.runId AS runId, cj.nodeId AS job, coalesce(c.endedAt
 # ---- failures grouped by job: one group per job with a matching failure, its latest first ----
 # A child run whose parent run failed too is told under its application's group, not its own.
 
-_FAILURE_JOB_MATCH = _FAILURE_MATCH + f"""
+_FAILURE_JOB_MATCH = (
+    _FAILURE_MATCH
+    + f"""
 OPTIONAL MATCH (r)-[:{Rel.CHILD_OF}]->(p:{Label.RUN})
 WITH j, r, at, p WHERE p IS NULL OR NOT p.state IN $states
 """
+)
 
 FAILURE_JOB_COUNT = _FAILURE_JOB_MATCH + "RETURN count(DISTINCT j) AS count"
 
-FAILURE_JOB_PAGE = _FAILURE_JOB_MATCH + """
+FAILURE_JOB_PAGE = (
+    _FAILURE_JOB_MATCH
+    + """
 WITH j, max(at) AS lastAt, count(r) AS failureCount
 RETURN j.key AS key, j.nodeId AS job, j.namespace AS namespace, j.name AS name, lastAt, failureCount
 ORDER BY lastAt DESC, key SKIP $offset LIMIT $limit
 """
+)
 
 # The latest matching failure of each `[key, at]` in `$groups` (ties: the least runId, as in FAILURE_PAGE).
 FAILURE_JOB_LAST = f"""
@@ -362,6 +401,7 @@ RETURN g[0] AS key, min(r.runId) AS runId
 
 
 # ---- search: exact name, then prefix, then substring; shorter names first; case-insensitive ----
+
 
 def _search(label: Label, *extra: str) -> str:
     returned = ", ".join(("n.nodeId AS id", "n.namespace AS namespace", "n.name AS name", *extra))

@@ -92,8 +92,9 @@ def _failure(state: str, error: dict[str, Any] | None) -> tuple[str | None, str 
     message, stack = (error or {}).get("message"), (error or {}).get("stackTrace")
     if state == "ABORTED" and not (message or stack):
         return None, CANCELLED
-    found = failure_cause(message=message if isinstance(message, str) else None,
-                          stack_trace=stack if isinstance(stack, str) else None)
+    found = failure_cause(
+        message=message if isinstance(message, str) else None, stack_trace=stack if isinstance(stack, str) else None
+    )
     return found.cause, found.classification
 
 

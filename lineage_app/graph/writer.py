@@ -107,9 +107,15 @@ def _identity_settle(tx: ManagedTransaction, writes: GraphWrites) -> tuple[dict[
         stale = sorted({identity_key(*i) for i in identities} - {chosen_key})
         if stale:
             merges += [
-                {"fromKey": row["key"], "toKey": chosen_key, "sep": KEY_SEPARATOR,
-                 "toNodeId": node_id(NodeType.DATASET, *chosen), "toNamespace": chosen[0], "toName": chosen[1],
-                 "fieldIdPrefix": node_id(NodeType.DATASET_FIELD, *chosen) + ":"}
+                {
+                    "fromKey": row["key"],
+                    "toKey": chosen_key,
+                    "sep": KEY_SEPARATOR,
+                    "toNodeId": node_id(NodeType.DATASET, *chosen),
+                    "toNamespace": chosen[0],
+                    "toName": chosen[1],
+                    "fieldIdPrefix": node_id(NodeType.DATASET_FIELD, *chosen) + ":",
+                }
                 for row in records(tx, queries.READ_DATASET_KEYS, keys=stale)
             ]
     tx.run(queries.SET_ALIAS_CANONICAL, rows=alias_rows).consume()
@@ -137,8 +143,12 @@ def _settle_current_versions(tx: ManagedTransaction, dataset_keys: list[str]) ->
             continue  # the newest version is already current: nothing derived changes
         current_types = dict(zip(current["fieldNames"], current["fieldTypes"], strict=True))
         dataset_rows.append(
-            {"datasetKey": dataset_key, "version": current["version"],
-             "versionCount": len(found), "fieldCount": len(current_types)}
+            {
+                "datasetKey": dataset_key,
+                "version": current["version"],
+                "versionCount": len(found),
+                "fieldCount": len(current_types),
+            }
         )
         last_types: dict[str, str] = {}
         for version in sorted(found, key=lambda v: v["lastKey"]):
@@ -146,9 +156,11 @@ def _settle_current_versions(tx: ManagedTransaction, dataset_keys: list[str]) ->
         namespace, name = current["namespace"], current["name"]
         for field_name, field_type in last_types.items():
             field_rows.append(
-                {"key": natural_key(namespace, name, field_name),
-                 "type": current_types.get(field_name, field_type),
-                 "current": field_name in current_types}
+                {
+                    "key": natural_key(namespace, name, field_name),
+                    "type": current_types.get(field_name, field_type),
+                    "current": field_name in current_types,
+                }
             )
     if dataset_rows:
         tx.run(queries.SET_DATASET_CURRENT_VERSIONS, rows=dataset_rows).consume()

@@ -10,5 +10,6 @@ from lineage_app.health.selectors import service_health
 def healthz(request: HttpRequest) -> JsonResponse:
     services = service_health()
     healthy = all(state == "up" for state in services.values())
-    return JsonResponse({"status": "ok" if healthy else "degraded", "services": services},
-                        status=200 if healthy else 503)
+    return JsonResponse(
+        {"status": "ok" if healthy else "degraded", "services": services}, status=200 if healthy else 503
+    )

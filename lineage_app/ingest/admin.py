@@ -34,14 +34,23 @@ class HasWarningsFilter(admin.SimpleListFilter):
 @admin.register(LineageEvent)
 class LineageEventAdmin(admin.ModelAdmin):
     list_display = (
-        "id", "kind", "event_type", "job_namespace", "job_name", "event_time", "status", "verification", "attempts",
+        "id",
+        "kind",
+        "event_type",
+        "job_namespace",
+        "job_name",
+        "event_time",
+        "status",
+        "verification",
+        "attempts",
         "warning_count",
     )
     list_filter = ("status", "verification", HasWarningsFilter, "kind", "event_type")
     search_fields = ("run_id", "job_name", "job_namespace", "content_hash")
     date_hierarchy = "event_time"
     readonly_fields = [f.name for f in LineageEvent._meta.fields if f.name not in ("raw", "facet_warnings")] + [
-        "warning_list", "pretty_payload"
+        "warning_list",
+        "pretty_payload",
     ]
     exclude = ("raw", "payload", "facet_warnings")
     actions = ("reapply", "reverify")

@@ -131,7 +131,8 @@ class BatchAnswerSerializer(serializers.Serializer):
 
 # What both ingest routes answer besides success (a 400 names the problem's `path`, e.g. `$.eventTime`).
 INGEST_ERRORS = {
-    code: OpenApiResponse(ErrorSerializer, description=text) for code, text in {
+    code: OpenApiResponse(ErrorSerializer, description=text)
+    for code, text in {
         400: "malformed JSON, or not an acceptable event / batch (`path` says where)",
         401: "no credentials, or an unknown token",
         403: "the token may not ingest",
@@ -160,8 +161,11 @@ class LineageEventCreateApi(APIView):
             return _invalid(refused)
         accepted = services.event_accept(checked=checked, raw=raw, token=request.auth)
         return Response(
-            {"id": accepted.id, "status": "duplicate" if accepted.duplicate else "accepted",
-             "warnings": [w.as_dict() for w in checked.warnings]},
+            {
+                "id": accepted.id,
+                "status": "duplicate" if accepted.duplicate else "accepted",
+                "warnings": [w.as_dict() for w in checked.warnings],
+            },
             status=status.HTTP_200_OK if accepted.duplicate else status.HTTP_201_CREATED,
         )
 
@@ -176,8 +180,8 @@ class LineageBatchCreateApi(APIView):
     @extend_schema(
         operation_id="lineage_batch_create",
         description="Store a JSON array of OpenLineage events, each accepted or rejected on its own "
-                    "(`ingest`-scope token); an element that is not an event (not even an object) is "
-                    "rejected in its result, the rest still stored.",
+        "(`ingest`-scope token); an element that is not an event (not even an object) is "
+        "rejected in its result, the rest still stored.",
         request={"application/json": {"type": "array", "items": {}}},
         responses={200: BatchAnswerSerializer, **INGEST_ERRORS},
     )
@@ -207,13 +211,23 @@ class LineageBatchCreateApi(APIView):
                     )
                 valid.append((index, (event_check(event), event_raw)))
             except EventInvalid as exc:
-                results[index] = {"index": index, "status": "rejected", "id": None, "errors": [exc.as_dict()],
-                                  "warnings": []}
+                results[index] = {
+                    "index": index,
+                    "status": "rejected",
+                    "id": None,
+                    "errors": [exc.as_dict()],
+                    "warnings": [],
+                }
         refusals = facet_policy_refusals(events=[checked for _, (checked, _) in valid])
         for (index, _), refused in zip(valid, refusals, strict=True):
             if refused is not None:
-                results[index] = {"index": index, "status": "rejected", "id": None, "errors": [refused.as_dict()],
-                                  "warnings": []}
+                results[index] = {
+                    "index": index,
+                    "status": "rejected",
+                    "id": None,
+                    "errors": [refused.as_dict()],
+                    "warnings": [],
+                }
         valid = [item for item, refused in zip(valid, refusals, strict=True) if refused is None]
         accepted = services.events_accept(items=[item for _, item in valid], token=request.auth)
         for (index, (checked, _)), answer in zip(valid, accepted, strict=True):

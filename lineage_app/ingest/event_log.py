@@ -27,8 +27,22 @@ if TYPE_CHECKING:
 
 # Every column a new row sets, in the order `_values` gives them (the id is the database's).
 COLUMNS = (
-    "content_hash", "raw", "payload", "kind", "event_type", "event_time", "run_id", "job_namespace", "job_name",
-    "received_at", "token", "status", "status_reason", "verification", "attempts", "applied_at",
+    "content_hash",
+    "raw",
+    "payload",
+    "kind",
+    "event_type",
+    "event_time",
+    "run_id",
+    "job_namespace",
+    "job_name",
+    "received_at",
+    "token",
+    "status",
+    "status_reason",
+    "verification",
+    "attempts",
+    "applied_at",
 )
 WITH_WARNINGS = (*COLUMNS, "facet_warnings")
 
@@ -61,10 +75,22 @@ def _warnings(checked: CheckedEvent) -> str | None:
 def _values(checked: CheckedEvent, raw: bytes, token: ApiToken | None, received_at: datetime) -> list[object]:
     adapt_time = connection.ops.adapt_datetimefield_value
     return [
-        checked.content_hash, raw, checked.canonical.decode("utf-8"), checked.kind, checked.event_type,
-        adapt_time(checked.event_time), checked.run_id, checked.job_namespace, checked.job_name,
-        adapt_time(received_at), token.pk if token is not None else None, LineageEvent.Status.PENDING.value,
-        "", "", 0, None,
+        checked.content_hash,
+        raw,
+        checked.canonical.decode("utf-8"),
+        checked.kind,
+        checked.event_type,
+        adapt_time(checked.event_time),
+        checked.run_id,
+        checked.job_namespace,
+        checked.job_name,
+        adapt_time(received_at),
+        token.pk if token is not None else None,
+        LineageEvent.Status.PENDING.value,
+        "",
+        "",
+        0,
+        None,
     ]
 
 

@@ -17,7 +17,9 @@ ROOT = Path(settings.BASE_DIR)
 DOC = ROOT / "docs" / "facets.md"
 # The modules that read event payloads when they are applied (after invalid facets are left out).
 READERS = (
-    "lineage_app/graph/projection.py", "lineage_app/graph/identity.py", "lineage_app/graph/run_state.py",
+    "lineage_app/graph/projection.py",
+    "lineage_app/graph/identity.py",
+    "lineage_app/graph/run_state.py",
     "lineage_app/catalog/services.py",
 )
 # Where the graph keeps a facet map's facets whole, as JSON on the node (the read API's `facets`).
@@ -36,8 +38,11 @@ API_FIELDS = {
 }
 UI_PAGES = ROOT / "frontend" / "src" / "pages"
 SECTION_NAMES = {
-    "facets.run": "run", "facets.job": "job", "facets.dataset": "dataset",
-    "inputFacets": "input", "outputFacets": "output",
+    "facets.run": "run",
+    "facets.job": "job",
+    "facets.dataset": "dataset",
+    "inputFacets": "input",
+    "outputFacets": "output",
 }
 
 
@@ -65,13 +70,17 @@ def facet_coverage() -> list[FacetCoverage]:
             kept = KEPT_WHOLE.get(section)
             if section == "facets.dataset" and key in STRUCTURAL_DATASET_FACETS:
                 kept = None
-            rows.append(FacetCoverage(
-                key=key, section=section, schema_file=path.name,
-                validated=(section, key) in validated,
-                read_by=tuple(read.get(key, ())),
-                kept_on=kept,
-                shown_by=_pages_reading(API_FIELDS.get(key, ())),
-            ))
+            rows.append(
+                FacetCoverage(
+                    key=key,
+                    section=section,
+                    schema_file=path.name,
+                    validated=(section, key) in validated,
+                    read_by=tuple(read.get(key, ())),
+                    kept_on=kept,
+                    shown_by=_pages_reading(API_FIELDS.get(key, ())),
+                )
+            )
     return sorted(rows, key=lambda r: (list(SECTION_NAMES).index(r.section) if r.section else 9, r.key))
 
 
@@ -128,7 +137,7 @@ def facet_coverage_markdown() -> str:
         "",
         "- **Validated**: checked against its schema on ingest. A facet that fails (standard or custom,",
         "  whose `_producer` / `_schemaURL` must be strings) is left out of the graph and answered as a",
-        "  warning (`201 {\"id\", \"status\", \"warnings\": [{\"path\", \"message\"}]}`); under a strict facet",
+        '  warning (`201 {"id", "status", "warnings": [{"path", "message"}]}`); under a strict facet',
         "  policy (`FACET_POLICY=strict`, or a per-namespace facet policy) the event is refused with a 400.",
         "- **Read by the graph**: the modules applying events look the facet up by name"
         f" ({', '.join(f'`{m}`' for m in READERS)}) and turn it into graph structure or node properties.",
@@ -141,16 +150,25 @@ def facet_coverage_markdown() -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for row in facet_coverage():
-        lines.append("| " + " | ".join([
-            f"`{row.key}`",
-            SECTION_NAMES.get(row.section, "dataset / job (combined)"),
-            row.schema_file,
-            "yes" if row.validated else "no (no single section; stored as sent)",
-            ", ".join(f"`{m}`" for m in row.read_by) or "—",
-            row.kept_on or "—",
-            ", ".join(row.shown_by) or "—",
-        ]) + " |")
-    only_stored = [f"`{r.key}` ({SECTION_NAMES.get(r.section, 'combined')})" for r in facet_coverage()
-                   if not (r.read_by or r.kept_on or r.shown_by)]
+        lines.append(
+            "| "
+            + " | ".join(
+                [
+                    f"`{row.key}`",
+                    SECTION_NAMES.get(row.section, "dataset / job (combined)"),
+                    row.schema_file,
+                    "yes" if row.validated else "no (no single section; stored as sent)",
+                    ", ".join(f"`{m}`" for m in row.read_by) or "—",
+                    row.kept_on or "—",
+                    ", ".join(row.shown_by) or "—",
+                ]
+            )
+            + " |"
+        )
+    only_stored = [
+        f"`{r.key}` ({SECTION_NAMES.get(r.section, 'combined')})"
+        for r in facet_coverage()
+        if not (r.read_by or r.kept_on or r.shown_by)
+    ]
     lines += ["", "Kept only in the stored event: " + (", ".join(only_stored) or "none") + ".", ""]
     return "\n".join(lines)

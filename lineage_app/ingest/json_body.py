@@ -100,8 +100,7 @@ def _check_unique_names(text: str, value: Any, *, path: str) -> None:
     value holding fewer members than its text names is the cheap sign; only then is the text read again."""
     if _members(value) != member_count(text):
         where, name = _first_duplicate(_PAIRS_DECODER.decode(text), path) or (path, "?")
-        raise EventInvalid(f"duplicate member name {name!r}: each name may appear once in an object",
-                           path=where or "$")
+        raise EventInvalid(f"duplicate member name {name!r}: each name may appear once in an object", path=where or "$")
 
 
 def _members(value: Any) -> int:

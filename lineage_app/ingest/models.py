@@ -44,18 +44,15 @@ class LineageEvent(models.Model):
     job_namespace = models.TextField(blank=True)
     job_name = models.TextField(blank=True)
     received_at = models.DateTimeField(default=timezone.now, db_index=True)
-    token = models.ForeignKey(
-        "accounts.ApiToken", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    status = models.CharField(
-        max_length=12, choices=Status.choices, default=Status.PENDING, db_index=True
-    )
+    token = models.ForeignKey("accounts.ApiToken", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING, db_index=True)
     status_reason = models.TextField(blank=True)
     verification = models.CharField(max_length=24, choices=Verification.choices, blank=True, db_index=True)
     attempts = models.PositiveIntegerField(default=0)
     applied_at = models.DateTimeField(null=True, blank=True)
     facet_warnings = models.JSONField(
-        null=True, blank=True,
+        null=True,
+        blank=True,
         help_text="Facets that failed their schema: [{path, message, at}]; the event is applied without them.",
     )
 

@@ -48,8 +48,11 @@ def run_events(*, run_id: str) -> list[dict[str, Any]]:
             "verification": row["verification"] or None,
             "status": row["status"],
             # Only an event stored with facets left out names them (the answer it got when posted).
-            **({"warnings": [{"path": w["path"], "message": w["message"]} for w in row["facet_warnings"]]}
-               if row["facet_warnings"] else {}),
+            **(
+                {"warnings": [{"path": w["path"], "message": w["message"]} for w in row["facet_warnings"]]}
+                if row["facet_warnings"]
+                else {}
+            ),
         }
         for row in rows
     ]

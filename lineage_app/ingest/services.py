@@ -50,9 +50,7 @@ def event_accept(*, checked: CheckedEvent, raw: bytes, token: ApiToken | None) -
     return group_committer().submit((checked, raw, token))
 
 
-def events_accept(
-    *, items: Sequence[tuple[CheckedEvent, bytes]], token: ApiToken | None
-) -> list[Accepted]:
+def events_accept(*, items: Sequence[tuple[CheckedEvent, bytes]], token: ApiToken | None) -> list[Accepted]:
     """Store many checked events in one transaction; answers in the order given."""
     return events_store(rows=[(checked, raw, token) for checked, raw in items])
 
@@ -66,9 +64,7 @@ def events_store(*, rows: Sequence[tuple[CheckedEvent, bytes, ApiToken | None]])
     return answers
 
 
-def events_insert(
-    *, rows: Sequence[tuple[CheckedEvent, bytes, ApiToken | None]]
-) -> tuple[list[Accepted], list[int]]:
+def events_insert(*, rows: Sequence[tuple[CheckedEvent, bytes, ApiToken | None]]) -> tuple[list[Accepted], list[int]]:
     """Insert the rows not yet in the log in one transaction; the answers, and the new ids to enqueue.
 
     Two transactions racing to insert the same new content: the loser's unique-key violation
@@ -161,8 +157,7 @@ def events_apply(*, event_ids: Sequence[int]) -> int:
 def _refold_until_settled(folds: dict[str, RunFold]) -> None:
     for _ in range(REFOLD_ROUNDS):
         current = _folds(folds, {})
-        stale = {run_id: fold for run_id, fold in current.items()
-                 if fold.event_hashes != folds[run_id].event_hashes}
+        stale = {run_id: fold for run_id, fold in current.items() if fold.event_hashes != folds[run_id].event_hashes}
         if not stale:
             return
         writes = GraphWrites()
@@ -179,7 +174,8 @@ def events_reverify(*, event_ids: Sequence[int]) -> int:
     """
     ids = list(
         LineageEvent.objects.filter(id__in=event_ids, status=LineageEvent.Status.QUARANTINED)
-        .order_by("event_time", "id").values_list("id", flat=True)
+        .order_by("event_time", "id")
+        .values_list("id", flat=True)
     )
     LineageEvent.objects.filter(id__in=ids).update(status=LineageEvent.Status.PENDING, status_reason="")
     size = settings.INGEST_APPLY_BATCH_SIZE

@@ -138,8 +138,10 @@ def event_check(payload: Any, *, path_prefix: str = "") -> CheckedEvent:
         where = _dotted(_first_path(payload, _uncanonical) or [])
         raise EventInvalid(f"cannot be canonicalised (RFC 8785): {exc}", path=_join(path_prefix, where)) from exc
     if _NUL_ESCAPE in canonical and (where := _first_path(payload, _holds_nul)) is not None:
-        raise EventInvalid("contains a NUL character (U+0000), which the event log cannot store",
-                           path=_join(path_prefix, _dotted(where)))
+        raise EventInvalid(
+            "contains a NUL character (U+0000), which the event log cannot store",
+            path=_join(path_prefix, _dotted(where)),
+        )
     run = payload.get("run") or {}
     job = payload.get("job") or {}
     return CheckedEvent(
@@ -224,9 +226,7 @@ def _facet_warnings(payload: dict[str, Any], path_prefix: str) -> Iterator[Facet
                 yield _warning([*base, key], inner, message, _missing(error), path_prefix)
 
 
-def _warning(
-    at: list[Any], inner: list[Any], message: str, missing: list[str], path_prefix: str
-) -> FacetWarning:
+def _warning(at: list[Any], inner: list[Any], message: str, missing: list[str], path_prefix: str) -> FacetWarning:
     return FacetWarning(
         path=_join(path_prefix, _dotted(at)),
         message=f"{_dotted(inner)}: {message}" if inner else message,
@@ -238,7 +238,7 @@ def _warning(
 
 def _missing(error: ValidationError) -> list[str]:
     """For a missing property, the property itself, so a strict answer names `run.runId`, not `run`."""
-    return _error_path(error)[len(error.absolute_path):]
+    return _error_path(error)[len(error.absolute_path) :]
 
 
 def _reference_error(payload: dict[str, Any], kind: str) -> ValidationError | None:
@@ -503,8 +503,7 @@ def _reference_validator(schema: dict[str, Any]) -> Draft202012Validator:
 @cache
 def _validators() -> dict[str, Draft202012Validator]:
     return {
-        kind: _reference_validator({"$ref": f"{SPEC_ID}#/$defs/{definition}"})
-        for kind, definition in EVENT_DEFINITIONS
+        kind: _reference_validator({"$ref": f"{SPEC_ID}#/$defs/{definition}"}) for kind, definition in EVENT_DEFINITIONS
     }
 
 

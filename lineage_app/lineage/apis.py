@@ -51,8 +51,7 @@ class NodeInput(QueryInput):
 class GraphInput(NodeInput):
     depth = serializers.IntegerField(min_value=0, max_value=settings.LINEAGE_MAX_DEPTH, default=2)
     direction = serializers.ChoiceField(choices=sorted(selectors.DIRECTIONS), default="both")
-    asOf = InstantField(required=False, default=None,
-                                     help_text="ISO 8601; edges first seen later are left out")
+    asOf = InstantField(required=False, default=None, help_text="ISO 8601; edges first seen later are left out")
 
 
 class EdgeSerializer(serializers.Serializer):
@@ -79,11 +78,13 @@ class LineageGraphApi(APIView):
 
     class InputSerializer(GraphInput):
         level = serializers.ChoiceField(
-            choices=selectors.LEVELS, default="application",
+            choices=selectors.LEVELS,
+            default="application",
             help_text="`application`: each action job (a job whose runs have a parent run, OpenLineage "
-                      "ParentRunFacet: a Spark action, an Airflow task) is drawn as its application job; "
-                      "`action`: action jobs as recorded, each naming its `application`. An application "
-                      "job as `nodeId` starts from its action jobs at either level.")
+            "ParentRunFacet: a Spark action, an Airflow task) is drawn as its application job; "
+            "`action`: action jobs as recorded, each naming its `application`. An application "
+            "job as `nodeId` starts from its action jobs at either level.",
+        )
 
     class OutputSerializer(serializers.Serializer):
         class Meta:
@@ -111,13 +112,19 @@ class LineageGraphApi(APIView):
                 latestRunState = serializers.CharField(allow_null=True, required=False, help_text="jobs")
                 latestRunTime = serializers.CharField(allow_null=True, required=False, help_text="jobs")
                 actions = serializers.ListField(
-                    child=serializers.CharField(), required=False,
+                    child=serializers.CharField(),
+                    required=False,
                     help_text="`level=application`, application jobs only: the ids of its action jobs that "
-                              "this answer reached (rolled up into this node), sorted")
-                level = serializers.ChoiceField(choices=["application"], required=False,
-                                                help_text="set on application job nodes at `level=application`")
+                    "this answer reached (rolled up into this node), sorted",
+                )
+                level = serializers.ChoiceField(
+                    choices=["application"],
+                    required=False,
+                    help_text="set on application job nodes at `level=application`",
+                )
                 application = serializers.CharField(
-                    required=False, help_text="`level=action`, action jobs only: the id of its application job")
+                    required=False, help_text="`level=action`, action jobs only: the id of its application job"
+                )
 
             id = serializers.CharField()
             type = serializers.ChoiceField(choices=["DATASET", "JOB"])
@@ -135,9 +142,15 @@ class LineageGraphApi(APIView):
     @extend_schema(operation_id="lineage_graph", parameters=[InputSerializer], responses=_responses(OutputSerializer))
     def get(self, request: Request) -> Response:
         data = query_params(self.InputSerializer, request)
-        return _answer(lambda: selectors.lineage_for_node(
-            node_id=data["nodeId"], depth=data["depth"], direction=data["direction"], as_of=data["asOf"],
-            level=data["level"]))
+        return _answer(
+            lambda: selectors.lineage_for_node(
+                node_id=data["nodeId"],
+                depth=data["depth"],
+                direction=data["direction"],
+                as_of=data["asOf"],
+                level=data["level"],
+            )
+        )
 
 
 class ColumnLineageGraphApi(APIView):
@@ -177,12 +190,16 @@ class ColumnLineageGraphApi(APIView):
         truncated = serializers.BooleanField()
         graph = FieldNodeSerializer(many=True)
 
-    @extend_schema(operation_id="column_lineage_graph", parameters=[InputSerializer],
-                   responses=_responses(OutputSerializer))
+    @extend_schema(
+        operation_id="column_lineage_graph", parameters=[InputSerializer], responses=_responses(OutputSerializer)
+    )
     def get(self, request: Request) -> Response:
         data = query_params(self.InputSerializer, request)
-        return _answer(lambda: selectors.column_lineage_for_node(
-            node_id=data["nodeId"], depth=data["depth"], direction=data["direction"], as_of=data["asOf"]))
+        return _answer(
+            lambda: selectors.column_lineage_for_node(
+                node_id=data["nodeId"], depth=data["depth"], direction=data["direction"], as_of=data["asOf"]
+            )
+        )
 
 
 class NamespaceListApi(APIView):
@@ -201,8 +218,11 @@ class NamespaceListApi(APIView):
         datasetCount = serializers.IntegerField()
         jobCount = serializers.IntegerField()
 
-    @extend_schema(operation_id="namespace_list", parameters=[InputSerializer],
-                   responses=_responses(page_of("NamespacePage", OutputSerializer())))
+    @extend_schema(
+        operation_id="namespace_list",
+        parameters=[InputSerializer],
+        responses=_responses(page_of("NamespacePage", OutputSerializer())),
+    )
     def get(self, request: Request) -> Response:
         data = query_params(self.InputSerializer, request)
         return _answer(lambda: selectors.namespace_list(limit=data["limit"], offset=data["offset"]))
@@ -233,12 +253,18 @@ class DatasetListApi(APIView):
         lastSeen = serializers.CharField(allow_null=True)
         lastRunState = serializers.CharField(allow_null=True)
 
-    @extend_schema(operation_id="dataset_list", parameters=[InputSerializer],
-                   responses=_responses(page_of("DatasetPage", OutputSerializer())))
+    @extend_schema(
+        operation_id="dataset_list",
+        parameters=[InputSerializer],
+        responses=_responses(page_of("DatasetPage", OutputSerializer())),
+    )
     def get(self, request: Request) -> Response:
         data = query_params(self.InputSerializer, request)
-        return _answer(lambda: selectors.dataset_list(
-            namespace=data["namespace"], q=data["q"], limit=data["limit"], offset=data["offset"]))
+        return _answer(
+            lambda: selectors.dataset_list(
+                namespace=data["namespace"], q=data["q"], limit=data["limit"], offset=data["offset"]
+            )
+        )
 
 
 class RunSummarySerializer(serializers.Serializer):
@@ -249,8 +275,9 @@ class RunSummarySerializer(serializers.Serializer):
     durationMs = serializers.IntegerField(allow_null=True)
     errorMessage = serializers.CharField(allow_null=True)
     cause = serializers.CharField(allow_null=True, help_text="a failed / aborted run's root cause, one line")
-    classification = serializers.ChoiceField(choices=selectors.FAILURE_CLASSIFICATIONS, allow_null=True,
-                                             help_text="a failed / aborted run's kind of failure")
+    classification = serializers.ChoiceField(
+        choices=selectors.FAILURE_CLASSIFICATIONS, allow_null=True, help_text="a failed / aborted run's kind of failure"
+    )
     verification = serializers.CharField(allow_null=True)
 
 
@@ -314,6 +341,7 @@ class DatasetDetailApi(APIView):
         owners = OwnerSerializer(many=True)
         producers = serializers.ListField(child=serializers.CharField())
         consumers = serializers.ListField(child=serializers.CharField())
+
         class AliasSerializer(serializers.Serializer):
             class Meta:
                 ref_name = "DatasetDetailAlias"
@@ -322,8 +350,9 @@ class DatasetDetailApi(APIView):
                 class Meta:
                     ref_name = "DatasetDetailAliasSource"
 
-                kind = serializers.ChoiceField(choices=["dataset", "symlink"],
-                                               help_text="named as a dataset, or as a `symlinks` identifier")
+                kind = serializers.ChoiceField(
+                    choices=["dataset", "symlink"], help_text="named as a dataset, or as a `symlinks` identifier"
+                )
                 type = serializers.CharField(allow_null=True, help_text="the symlink identifier's type, e.g. TABLE")
                 job = serializers.CharField(allow_null=True)
                 producer = serializers.CharField(allow_null=True)
@@ -360,8 +389,14 @@ class DatasetNearMissApi(APIView):
             class Meta:
                 ref_name = "DatasetNearMissItem"
 
-            kind = serializers.ChoiceField(choices=["same_name_other_namespace", "same_table_name",
-                                                    "alias_seen_elsewhere", "similar_name_one_job_away"])
+            kind = serializers.ChoiceField(
+                choices=[
+                    "same_name_other_namespace",
+                    "same_table_name",
+                    "alias_seen_elsewhere",
+                    "similar_name_one_job_away",
+                ]
+            )
             message = serializers.CharField()
             via = serializers.ListField(child=serializers.CharField(), help_text="the job and dataset in between")
 
@@ -372,8 +407,9 @@ class DatasetNearMissApi(APIView):
         direction = serializers.CharField(allow_null=True, help_text="`a to b`, `b to a` or `same dataset`")
         nearMisses = MissSerializer(many=True, help_text=f"at most {selectors.NEAR_MISS_LIMIT}, when not connected")
 
-    @extend_schema(operation_id="dataset_near_miss", parameters=[InputSerializer],
-                   responses=_responses(OutputSerializer))
+    @extend_schema(
+        operation_id="dataset_near_miss", parameters=[InputSerializer], responses=_responses(OutputSerializer)
+    )
     def get(self, request: Request) -> Response:
         data = query_params(self.InputSerializer, request)
         try:
@@ -393,8 +429,9 @@ class DatasetVersionDiffApi(APIView):
         def get_fields(self) -> dict[str, serializers.Field]:
             fields = super().get_fields()
             # `from` is a Python keyword, so the field is added by name.
-            fields["from"] = serializers.CharField(required=False, default=None,
-                                                   help_text="default: the version before `to`")
+            fields["from"] = serializers.CharField(
+                required=False, default=None, help_text="default: the version before `to`"
+            )
             return fields
 
     class OutputSerializer(serializers.Serializer):
@@ -413,8 +450,9 @@ class DatasetVersionDiffApi(APIView):
         added = NameTypeSerializer(many=True)
         removed = NameTypeSerializer(many=True)
         changed = ChangedSerializer(many=True)
-        downstream = serializers.ListField(child=serializers.CharField(),
-                                           help_text="dataset ids downstream, depth ≤ LINEAGE_MAX_DEPTH")
+        downstream = serializers.ListField(
+            child=serializers.CharField(), help_text="dataset ids downstream, depth ≤ LINEAGE_MAX_DEPTH"
+        )
         truncated = serializers.BooleanField()
 
         def get_fields(self) -> dict[str, serializers.Field]:
@@ -422,12 +460,16 @@ class DatasetVersionDiffApi(APIView):
             fields["from"] = serializers.CharField()
             return fields
 
-    @extend_schema(operation_id="dataset_version_diff", parameters=[InputSerializer],
-                   responses=_responses(OutputSerializer))
+    @extend_schema(
+        operation_id="dataset_version_diff", parameters=[InputSerializer], responses=_responses(OutputSerializer)
+    )
     def get(self, request: Request) -> Response:
         data = query_params(self.InputSerializer, request)
-        return _answer(lambda: selectors.dataset_version_diff(
-            node_id=data["nodeId"], from_version=data["from"], to_version=data["to"]))
+        return _answer(
+            lambda: selectors.dataset_version_diff(
+                node_id=data["nodeId"], from_version=data["from"], to_version=data["to"]
+            )
+        )
 
 
 class JobListApi(APIView):
@@ -449,12 +491,18 @@ class JobListApi(APIView):
         latestRunState = serializers.CharField(allow_null=True)
         latestRunTime = serializers.CharField(allow_null=True)
 
-    @extend_schema(operation_id="job_list", parameters=[InputSerializer],
-                   responses=_responses(page_of("JobPage", OutputSerializer())))
+    @extend_schema(
+        operation_id="job_list",
+        parameters=[InputSerializer],
+        responses=_responses(page_of("JobPage", OutputSerializer())),
+    )
     def get(self, request: Request) -> Response:
         data = query_params(self.InputSerializer, request)
-        return _answer(lambda: selectors.job_list(
-            namespace=data["namespace"], q=data["q"], limit=data["limit"], offset=data["offset"]))
+        return _answer(
+            lambda: selectors.job_list(
+                namespace=data["namespace"], q=data["q"], limit=data["limit"], offset=data["offset"]
+            )
+        )
 
 
 class JobDetailApi(APIView):
@@ -474,17 +522,21 @@ class JobDetailApi(APIView):
         name = serializers.CharField()
         jobType = serializers.CharField(allow_null=True)
         facets = serializers.DictField()
-        inputs = serializers.ListField(child=serializers.CharField(),
-                                       help_text="an application job's: its own and its action jobs'")
-        outputs = serializers.ListField(child=serializers.CharField(),
-                                        help_text="an application job's: its own and its action jobs'")
+        inputs = serializers.ListField(
+            child=serializers.CharField(), help_text="an application job's: its own and its action jobs'"
+        )
+        outputs = serializers.ListField(
+            child=serializers.CharField(), help_text="an application job's: its own and its action jobs'"
+        )
         latestRun = RunSummarySerializer(allow_null=True)
         actions = serializers.ListField(
             child=serializers.CharField(),
             help_text="the job ids whose latest run's parent run is a run of this job (nested ones too); "
-                      "empty unless this is an application job")
-        application = serializers.CharField(allow_null=True,
-                                            help_text="the (outermost) application job this job is an action of")
+            "empty unless this is an application job",
+        )
+        application = serializers.CharField(
+            allow_null=True, help_text="the (outermost) application job this job is an action of"
+        )
 
     @extend_schema(operation_id="job_detail", parameters=[InputSerializer], responses=_responses(OutputSerializer))
     def get(self, request: Request) -> Response:
@@ -500,12 +552,16 @@ class JobRunListApi(APIView):
     class InputSerializer(PageInput, NodeInput):
         pass
 
-    @extend_schema(operation_id="job_run_list", parameters=[InputSerializer],
-                   responses=_responses(page_of("RunPage", RunSummarySerializer())))
+    @extend_schema(
+        operation_id="job_run_list",
+        parameters=[InputSerializer],
+        responses=_responses(page_of("RunPage", RunSummarySerializer())),
+    )
     def get(self, request: Request) -> Response:
         data = query_params(self.InputSerializer, request)
-        return _answer(lambda: selectors.job_run_list(node_id=data["nodeId"], limit=data["limit"],
-                                                      offset=data["offset"]))
+        return _answer(
+            lambda: selectors.job_run_list(node_id=data["nodeId"], limit=data["limit"], offset=data["offset"])
+        )
 
 
 class RunDetailApi(APIView):
@@ -524,8 +580,9 @@ class RunDetailApi(APIView):
 class FailureFilterInput(PageInput):
     namespace = serializers.CharField(required=False, default=None, help_text="the job's namespace")
     job = serializers.CharField(required=False, default=None, help_text="a job nodeId")
-    classification = serializers.ChoiceField(choices=selectors.FAILURE_CLASSIFICATIONS, required=False,
-                                             default=None, help_text="only failures of this kind")
+    classification = serializers.ChoiceField(
+        choices=selectors.FAILURE_CLASSIFICATIONS, required=False, default=None, help_text="only failures of this kind"
+    )
     since = InstantField(required=False, default=None, help_text="ended at or after (ISO 8601)")
     until = InstantField(required=False, default=None, help_text="ended at or before (ISO 8601)")
 
@@ -541,18 +598,29 @@ class FailureSerializer(serializers.Serializer):
     endedAt = serializers.CharField(allow_null=True)
     errorMessage = serializers.CharField(allow_null=True)
     stackTrace = serializers.CharField(allow_null=True)
-    cause = serializers.CharField(allow_null=True, help_text=(
-        "the root cause, one line: the innermost exception (`<class>: <message>`) of the error"))
-    classification = serializers.ChoiceField(choices=selectors.FAILURE_CLASSIFICATIONS, allow_null=True, help_text=(
-        "what kind of failure the cause is (null for runs recorded before classification: rebuild_graph)"))
-    causeRunId = serializers.CharField(help_text=(
-        "the run whose error is the headline: this run, or a failed child (action) run when this run's "
-        "own error says nothing"))
+    cause = serializers.CharField(
+        allow_null=True,
+        help_text=("the root cause, one line: the innermost exception (`<class>: <message>`) of the error"),
+    )
+    classification = serializers.ChoiceField(
+        choices=selectors.FAILURE_CLASSIFICATIONS,
+        allow_null=True,
+        help_text=("what kind of failure the cause is (null for runs recorded before classification: rebuild_graph)"),
+    )
+    causeRunId = serializers.CharField(
+        help_text=(
+            "the run whose error is the headline: this run, or a failed child (action) run when this run's "
+            "own error says nothing"
+        )
+    )
     parentRunId = serializers.CharField(allow_null=True, help_text="the application run of a child (action) run")
-    failedActions = serializers.ListField(child=serializers.CharField(),
-                                          help_text="jobs of this run's failed child (action) runs")
-    outputs = serializers.ListField(child=serializers.CharField(), help_text=(
-        "datasets the run (and its failed child runs) wrote plus their jobs' declared outputs"))
+    failedActions = serializers.ListField(
+        child=serializers.CharField(), help_text="jobs of this run's failed child (action) runs"
+    )
+    outputs = serializers.ListField(
+        child=serializers.CharField(),
+        help_text=("datasets the run (and its failed child runs) wrote plus their jobs' declared outputs"),
+    )
 
 
 class FailureListApi(APIView):
@@ -566,14 +634,25 @@ class FailureListApi(APIView):
 
     OutputSerializer = FailureSerializer
 
-    @extend_schema(operation_id="failure_list", parameters=[InputSerializer],
-                   responses=_responses(page_of("FailurePage", OutputSerializer())))
+    @extend_schema(
+        operation_id="failure_list",
+        parameters=[InputSerializer],
+        responses=_responses(page_of("FailurePage", OutputSerializer())),
+    )
     def get(self, request: Request) -> Response:
         data = query_params(self.InputSerializer, request)
-        return _answer(lambda: selectors.failure_list(
-            namespace=data["namespace"], job=data["job"], classification=data["classification"],
-            since=data["since"], until=data["until"], limit=data["limit"], offset=data["offset"]),
-            node_parameter="job")
+        return _answer(
+            lambda: selectors.failure_list(
+                namespace=data["namespace"],
+                job=data["job"],
+                classification=data["classification"],
+                since=data["since"],
+                until=data["until"],
+                limit=data["limit"],
+                offset=data["offset"],
+            ),
+            node_parameter="job",
+        )
 
 
 class FailureJobListApi(APIView):
@@ -613,26 +692,44 @@ class FailureJobListApi(APIView):
         namespace = serializers.CharField()
         name = serializers.CharField()
         failureCount = serializers.IntegerField(help_text="the job's failures that match the filters")
-        consecutiveFailures = serializers.IntegerField(help_text=(
-            "the latest run and the runs before it that failed, up to the first that did not"))
-        consecutiveFailuresCapped = serializers.BooleanField(help_text=(
-            f"true when the count stopped at {selectors.STREAK_LIMIT} runs"))
-        failingSince = serializers.CharField(allow_null=True, help_text=(
-            "when the current streak of failures began (its first run's start); null when the latest run did "
-            "not fail"))
+        consecutiveFailures = serializers.IntegerField(
+            help_text=("the latest run and the runs before it that failed, up to the first that did not")
+        )
+        consecutiveFailuresCapped = serializers.BooleanField(
+            help_text=(f"true when the count stopped at {selectors.STREAK_LIMIT} runs")
+        )
+        failingSince = serializers.CharField(
+            allow_null=True,
+            help_text=(
+                "when the current streak of failures began (its first run's start); null when the latest run did "
+                "not fail"
+            ),
+        )
         latestRunState = serializers.CharField(allow_null=True)
         lastFailure = FailureSerializer(allow_null=True, help_text="the latest failure matching the filters")
-        blastRadius = BlastRadiusSerializer(help_text=(
-            "datasets downstream of what the last failure should have written, and their owners"))
+        blastRadius = BlastRadiusSerializer(
+            help_text=("datasets downstream of what the last failure should have written, and their owners")
+        )
 
-    @extend_schema(operation_id="failure_job_list", parameters=[InputSerializer],
-                   responses=_responses(page_of("FailureJobPage", OutputSerializer())))
+    @extend_schema(
+        operation_id="failure_job_list",
+        parameters=[InputSerializer],
+        responses=_responses(page_of("FailureJobPage", OutputSerializer())),
+    )
     def get(self, request: Request) -> Response:
         data = query_params(self.InputSerializer, request)
-        return _answer(lambda: selectors.failure_job_list(
-            namespace=data["namespace"], job=data["job"], classification=data["classification"],
-            since=data["since"], until=data["until"], limit=data["limit"], offset=data["offset"]),
-            node_parameter="job")
+        return _answer(
+            lambda: selectors.failure_job_list(
+                namespace=data["namespace"],
+                job=data["job"],
+                classification=data["classification"],
+                since=data["since"],
+                until=data["until"],
+                limit=data["limit"],
+                offset=data["offset"],
+            ),
+            node_parameter="job",
+        )
 
 
 _TYPE = "|".join(selectors.SEARCH_TYPES)
@@ -648,8 +745,11 @@ class NodeSearchApi(APIView):
     class InputSerializer(QueryInput):
         q = serializers.CharField()
         types = serializers.CharField(
-            required=False, default=",".join(selectors.SEARCH_TYPES), help_text="comma-separated: dataset, job, field",
-            validators=[RegexValidator(_TYPES_PATTERN, message=_TYPES_MESSAGE)])
+            required=False,
+            default=",".join(selectors.SEARCH_TYPES),
+            help_text="comma-separated: dataset, job, field",
+            validators=[RegexValidator(_TYPES_PATTERN, message=_TYPES_MESSAGE)],
+        )
         limit = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, default=50)
 
         def validate_types(self, value: str) -> list[str]:
@@ -669,9 +769,11 @@ class NodeSearchApi(APIView):
             name = serializers.CharField()
             dataset = serializers.CharField(required=False, help_text="fields only")
             actionCount = serializers.IntegerField(
-                required=False, help_text="jobs only: how many jobs this job is the application of (0: none)")
+                required=False, help_text="jobs only: how many jobs this job is the application of (0: none)"
+            )
             application = serializers.CharField(
-                required=False, allow_null=True, help_text="jobs only: the application job this job is an action of")
+                required=False, allow_null=True, help_text="jobs only: the application job this job is an action of"
+            )
 
         results = HitSerializer(many=True)
 
@@ -691,8 +793,11 @@ class LineageRouteSchema(APIView):
     permission_classes = [CanRead]
     schema = RequiredBodySchema()  # the POST's
 
-    @extend_schema(operation_id="lineage_graph", parameters=[LineageGraphApi.InputSerializer],
-                   responses=_responses(LineageGraphApi.OutputSerializer))
+    @extend_schema(
+        operation_id="lineage_graph",
+        parameters=[LineageGraphApi.InputSerializer],
+        responses=_responses(LineageGraphApi.OutputSerializer),
+    )
     def get(self, request: Request) -> Response:
         return LineageGraphApi.as_view()(request._request)
 

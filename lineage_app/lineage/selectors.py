@@ -58,10 +58,11 @@ def _candidates(rest: str, parts: int) -> list[str]:
     """Every way to split `rest` at ':' into `parts` non-empty-looking parts, as natural keys."""
     positions = [i for i, char in enumerate(rest) if char == ":"]
     if parts == 2:
-        return [natural_key(rest[:i], rest[i + 1:]) for i in positions]
+        return [natural_key(rest[:i], rest[i + 1 :]) for i in positions]
     return [
-        natural_key(rest[:i], rest[i + 1:j], rest[j + 1:])
-        for n, i in enumerate(positions) for j in positions[n + 1:]
+        natural_key(rest[:i], rest[i + 1 : j], rest[j + 1 :])
+        for n, i in enumerate(positions)
+        for j in positions[n + 1 :]
     ]
 
 
@@ -90,6 +91,7 @@ def node_resolve(*, node_id: str, kinds: tuple[NodeType, ...] = (NodeType.DATASE
 
 # ---- lineage ----
 
+
 def _job_id(ref: NodeRef) -> str:
     return api_node_id(NodeType.JOB, *ref[1].split(KEY_SEPARATOR))
 
@@ -110,7 +112,12 @@ def _application_data(graph: LineageGraph, level: str) -> dict[NodeRef, dict[str
 
 
 def _graph_body(
-    graph: LineageGraph, start: NodeRef, *, depth: int, direction: str, edge_fields: bool,
+    graph: LineageGraph,
+    start: NodeRef,
+    *,
+    depth: int,
+    direction: str,
+    edge_fields: bool,
     level: str | None = None,
 ) -> dict[str, Any]:
     ids = {ref: summary["nodeId"] for ref, summary in graph.nodes.items()}
@@ -128,14 +135,30 @@ def _graph_body(
     for ref, summary in sorted(graph.nodes.items(), key=lambda item: ids[item[0]]):
         data = summary  # read for this answer alone
         if ref[0] is Label.FIELD:
-            data = {"namespace": data["namespace"], "dataset": data["dataset"], "name": data["name"],
-                    "type": data["type"]}
+            data = {
+                "namespace": data["namespace"],
+                "dataset": data["dataset"],
+                "name": data["name"],
+                "type": data["type"],
+            }
         elif ref in extra:
             data.update(extra[ref])
-        nodes.append({"id": ids[ref], "type": API_TYPES[ref[0]], "data": data,
-                      "inEdges": in_edges[ref], "outEdges": out_edges[ref]})
-    body = {"nodeId": ids[start] if start in ids else _job_id(start), "depth": depth, "direction": direction,
-            "truncated": graph.truncated, "graph": nodes}
+        nodes.append(
+            {
+                "id": ids[ref],
+                "type": API_TYPES[ref[0]],
+                "data": data,
+                "inEdges": in_edges[ref],
+                "outEdges": out_edges[ref],
+            }
+        )
+    body = {
+        "nodeId": ids[start] if start in ids else _job_id(start),
+        "depth": depth,
+        "direction": direction,
+        "truncated": graph.truncated,
+        "graph": nodes,
+    }
     if level:
         body["level"] = level
     return body
@@ -153,25 +176,31 @@ def lineage_for_node(
     """
     start = node_resolve(node_id=node_id)
     graph = job_lineage_traverse(
-        start=start, depth=depth, directions=DIRECTIONS[direction],
-        as_of=utc_text(as_of) if as_of else None, max_nodes=_max_nodes(), roll_up=level == "application",
+        start=start,
+        depth=depth,
+        directions=DIRECTIONS[direction],
+        as_of=utc_text(as_of) if as_of else None,
+        max_nodes=_max_nodes(),
+        roll_up=level == "application",
     )
     return _graph_body(graph, start, depth=depth, direction=direction, edge_fields=False, level=level)
 
 
-def column_lineage_for_node(
-    *, node_id: str, depth: int, direction: str, as_of: datetime | None
-) -> dict[str, Any]:
+def column_lineage_for_node(*, node_id: str, depth: int, direction: str, as_of: datetime | None) -> dict[str, Any]:
     """Fields within `depth` derivations of the field `node_id`, with each edge's job and transformation."""
     start = node_resolve(node_id=node_id, kinds=(NodeType.DATASET_FIELD,))
     graph = lineage_traverse(
-        start=start, depth=depth, directions=DIRECTIONS[direction],
-        as_of=utc_text(as_of) if as_of else None, max_nodes=_max_nodes(),
+        start=start,
+        depth=depth,
+        directions=DIRECTIONS[direction],
+        as_of=utc_text(as_of) if as_of else None,
+        max_nodes=_max_nodes(),
     )
     return _graph_body(graph, start, depth=depth, direction=direction, edge_fields=True)
 
 
 # ---- catalog ----
+
 
 def namespace_list(*, limit: int, offset: int) -> dict[str, Any]:
     count, rows = catalog.namespace_page(limit=limit, offset=offset)
@@ -183,9 +212,15 @@ def dataset_list(*, namespace: str | None, q: str | None, limit: int, offset: in
     return {
         "count": count,
         "results": [
-            {"id": row["nodeId"], "namespace": row["namespace"], "name": row["name"],
-             "fieldCount": row["fieldCount"] or 0, "currentVersion": row["currentVersion"],
-             "lastSeen": row["lastSeen"], "lastRunState": row["lastRunState"]}
+            {
+                "id": row["nodeId"],
+                "namespace": row["namespace"],
+                "name": row["name"],
+                "fieldCount": row["fieldCount"] or 0,
+                "currentVersion": row["currentVersion"],
+                "lastSeen": row["lastSeen"],
+                "lastRunState": row["lastRunState"],
+            }
             for row in rows
         ],
     }
@@ -196,8 +231,14 @@ def job_list(*, namespace: str | None, q: str | None, limit: int, offset: int) -
     return {
         "count": count,
         "results": [
-            {"id": row["nodeId"], "namespace": row["namespace"], "name": row["name"], "jobType": row["jobType"],
-             "latestRunState": row["latestRunState"], "latestRunTime": row["latestRunTime"]}
+            {
+                "id": row["nodeId"],
+                "namespace": row["namespace"],
+                "name": row["name"],
+                "jobType": row["jobType"],
+                "latestRunState": row["latestRunState"],
+                "latestRunTime": row["latestRunTime"],
+            }
             for row in rows
         ],
     }
@@ -221,9 +262,13 @@ def dataset_detail(*, node_id: str) -> dict[str, Any]:
         "currentVersion": found["currentVersion"],
         "fields": found["fields"],
         "versions": [
-            {"version": v["version"], "firstSeen": v["firstSeen"], "lastSeen": v["lastSeen"],
-             "createdByRun": v["createdByRun"],
-             "fields": [{"name": n, "type": t} for n, t in zip(v["fieldNames"], v["fieldTypes"], strict=True)]}
+            {
+                "version": v["version"],
+                "firstSeen": v["firstSeen"],
+                "lastSeen": v["lastSeen"],
+                "createdByRun": v["createdByRun"],
+                "fields": [{"name": n, "type": t} for n, t in zip(v["fieldNames"], v["fieldTypes"], strict=True)],
+            }
             for v in found["versions"]
         ],
         "owners": found["owners"],
@@ -231,9 +276,18 @@ def dataset_detail(*, node_id: str) -> dict[str, Any]:
         "consumers": found["consumers"],
         "lastRuns": found["lastRuns"],
         "aliases": [
-            {"namespace": a["namespace"], "name": a["name"],
-             "source": {"kind": a["kind"], "type": a["type"], "job": a["job"], "producer": a["producer"],
-                        "event": a["event"], "firstSeen": a["firstSeen"]}}
+            {
+                "namespace": a["namespace"],
+                "name": a["name"],
+                "source": {
+                    "kind": a["kind"],
+                    "type": a["type"],
+                    "job": a["job"],
+                    "producer": a["producer"],
+                    "event": a["event"],
+                    "firstSeen": a["firstSeen"],
+                },
+            }
             for a in catalog.dataset_aliases(key=key)
         ],
     }
@@ -258,17 +312,22 @@ def dataset_version_diff(*, node_id: str, from_version: str | None, to_version: 
         raise VersionNotFound(f"{node_id!r} has no schema version {from_version!r}", parameter="from")
     fields = catalog.dataset_version_fields(key=start[1], versions=[from_version, to_version])
     before, after = dict(fields[from_version]), dict(fields[to_version])
-    graph = lineage_traverse(start=start, depth=settings.LINEAGE_MAX_DEPTH, directions=("downstream",),
-                             as_of=None, max_nodes=_max_nodes())
-    downstream = sorted(summary["nodeId"] for ref, summary in graph.nodes.items()
-                        if ref[0] is Label.DATASET and ref != start)
+    graph = lineage_traverse(
+        start=start, depth=settings.LINEAGE_MAX_DEPTH, directions=("downstream",), as_of=None, max_nodes=_max_nodes()
+    )
+    downstream = sorted(
+        summary["nodeId"] for ref, summary in graph.nodes.items() if ref[0] is Label.DATASET and ref != start
+    )
     return {
         "from": from_version,
         "to": to_version,
         "added": [{"name": n, "type": t} for n, t in fields[to_version] if n not in before],
         "removed": [{"name": n, "type": t} for n, t in fields[from_version] if n not in after],
-        "changed": [{"name": n, "fromType": before[n], "toType": t}
-                    for n, t in fields[to_version] if n in before and before[n] != t],
+        "changed": [
+            {"name": n, "fromType": before[n], "toType": t}
+            for n, t in fields[to_version]
+            if n in before and before[n] != t
+        ],
         "downstream": downstream,
         "truncated": graph.truncated,
     }
@@ -302,9 +361,15 @@ def job_detail(*, node_id: str) -> dict[str, Any]:
         outputs.update(action["outputs"])
     application = found["application"]
     return {
-        "id": found["id"], "namespace": found["namespace"], "name": found["name"], "jobType": found["jobType"],
-        "facets": _facets(found["facetsJson"]), "inputs": sorted(inputs), "outputs": sorted(outputs),
-        "latestRun": latest, "actions": sorted(_job_id((Label.JOB, action)) for action in found["actions"]),
+        "id": found["id"],
+        "namespace": found["namespace"],
+        "name": found["name"],
+        "jobType": found["jobType"],
+        "facets": _facets(found["facetsJson"]),
+        "inputs": sorted(inputs),
+        "outputs": sorted(outputs),
+        "latestRun": latest,
+        "actions": sorted(_job_id((Label.JOB, action)) for action in found["actions"]),
         "application": _job_id((Label.JOB, application)) if application else None,
     }
 
@@ -323,7 +388,8 @@ def _headline(row: dict[str, Any], children: list[dict[str, Any]]) -> dict[str, 
     if row["classification"] not in (None, UNKNOWN):
         return own
     said = [c for c in children if c["classification"] not in (None, UNKNOWN)] or (
-        [] if row["cause"] else [c for c in children if c["cause"]])
+        [] if row["cause"] else [c for c in children if c["cause"]]
+    )
     if not said:
         return own
     return {"cause": said[0]["cause"], "classification": said[0]["classification"], "causeRunId": said[0]["runId"]}
@@ -337,8 +403,12 @@ def _failure_item(row: dict[str, Any]) -> tuple[dict[str, Any], set[str]]:
     for child in children:
         outputs |= set(child["wrote"]) | set(child["declared"])
         keys |= set(child["wroteKeys"]) | set(child["declaredKeys"])
-    item = {**row, **_headline(row, children), "failedActions": sorted({child["job"] for child in children}),
-            "outputs": sorted(outputs)}
+    item = {
+        **row,
+        **_headline(row, children),
+        "failedActions": sorted({child["job"] for child in children}),
+        "outputs": sorted(outputs),
+    }
     return item, keys
 
 
@@ -357,46 +427,71 @@ def _blast_radius(keys: set[str]) -> dict[str, Any]:
     for ref in listed:
         detail = details.get(ref, {})
         namespace, name = ref[1].split(KEY_SEPARATOR)
-        datasets.append({
-            "id": traversal.node_id(ref), "namespace": namespace, "name": name,
-            "distance": traversal.seen[ref].distance,
-            "owners": sorted({owner["name"] for owner in detail.get("owners", [])}),
-        })
+        datasets.append(
+            {
+                "id": traversal.node_id(ref),
+                "namespace": namespace,
+                "name": name,
+                "distance": traversal.seen[ref].distance,
+                "owners": sorted({owner["name"] for owner in detail.get("owners", [])}),
+            }
+        )
     return {
         "datasets": datasets,
         "owners": sorted({owner for dataset in datasets for owner in dataset["owners"]}),
-        "total": len(reached), "truncated": len(reached) > len(listed), "depth": BLAST_DEPTH,
+        "total": len(reached),
+        "truncated": len(reached) > len(listed),
+        "depth": BLAST_DEPTH,
     }
 
 
 def _failure_filters(
-    *, namespace: str | None, job: str | None, classification: str | None, since: datetime | None,
+    *,
+    namespace: str | None,
+    job: str | None,
+    classification: str | None,
+    since: datetime | None,
     until: datetime | None,
 ) -> dict[str, Any]:
     return {
-        "states": FAILED_STATES, "namespace": namespace,
+        "states": FAILED_STATES,
+        "namespace": namespace,
         "job_key": node_resolve(node_id=job, kinds=(NodeType.JOB,))[1] if job else None,
         "classification": classification,
-        "since": utc_text(since) if since else None, "until": utc_text(until) if until else None,
+        "since": utc_text(since) if since else None,
+        "until": utc_text(until) if until else None,
     }
 
 
 def failure_list(
-    *, namespace: str | None, job: str | None, since: datetime | None, until: datetime | None,
-    limit: int, offset: int, classification: str | None = None,
+    *,
+    namespace: str | None,
+    job: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    limit: int,
+    offset: int,
+    classification: str | None = None,
 ) -> dict[str, Any]:
     """Failed and aborted runs, newest end first, each headlined by its root cause and classification,
     with the datasets it (and its failed child runs) should have written."""
     count, rows = catalog.failure_page(
         **_failure_filters(namespace=namespace, job=job, classification=classification, since=since, until=until),
-        limit=limit, offset=offset,
+        limit=limit,
+        offset=offset,
     )
     return {"count": count, "results": [_failure_item(row)[0] for row in rows]}
 
 
 def failure_job_list(
-    *, namespace: str | None, job: str | None, classification: str | None, since: datetime | None,
-    until: datetime | None, limit: int, offset: int,
+    *,
+    namespace: str | None,
+    job: str | None,
+    classification: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    limit: int,
+    offset: int,
 ) -> dict[str, Any]:
     """Jobs with a matching failure, the latest failure first: how long each has been failing, its last
     failure's cause, and the blast radius of that failure (datasets downstream and their owners).
@@ -405,22 +500,28 @@ def failure_job_list(
     """
     count, groups = catalog.failure_job_page(
         **_failure_filters(namespace=namespace, job=job, classification=classification, since=since, until=until),
-        limit=limit, offset=offset, streak_limit=STREAK_LIMIT,
+        limit=limit,
+        offset=offset,
+        streak_limit=STREAK_LIMIT,
     )
     results = []
     for group in groups:
         last, keys = _failure_item(group["lastFailure"]) if group["lastFailure"] else (None, set())
         streak = group["streak"]["runs"]
-        results.append({
-            "job": group["job"], "namespace": group["namespace"], "name": group["name"],
-            "failureCount": group["failureCount"],
-            "consecutiveFailures": len(streak),
-            "consecutiveFailuresCapped": group["streak"]["capped"],
-            "failingSince": (streak[-1]["startedAt"] or streak[-1]["endedAt"]) if streak else None,
-            "latestRunState": group["streak"]["latestState"],
-            "lastFailure": last,
-            "blastRadius": _blast_radius(keys),
-        })
+        results.append(
+            {
+                "job": group["job"],
+                "namespace": group["namespace"],
+                "name": group["name"],
+                "failureCount": group["failureCount"],
+                "consecutiveFailures": len(streak),
+                "consecutiveFailuresCapped": group["streak"]["capped"],
+                "failingSince": (streak[-1]["startedAt"] or streak[-1]["endedAt"]) if streak else None,
+                "latestRunState": group["streak"]["latestState"],
+                "lastFailure": last,
+                "blastRadius": _blast_radius(keys),
+            }
+        )
     return {"count": count, "results": results}
 
 
@@ -517,11 +618,19 @@ def dataset_near_miss(*, a: str, b: str) -> dict[str, Any]:
             refs[parameter] = node_resolve(node_id=value, kinds=(NodeType.DATASET,))[1]
         except NodeNotFound as exc:
             raise NodeParameterNotFound(str(exc), parameter=parameter) from exc
-    facts = {side: catalog.near_miss_facts(key=key, name=key.split(KEY_SEPARATOR, 1)[1], limit=NEAR_MISS_SCAN)
-             for side, key in refs.items()}
+    facts = {
+        side: catalog.near_miss_facts(key=key, name=key.split(KEY_SEPARATOR, 1)[1], limit=NEAR_MISS_SCAN)
+        for side, key in refs.items()
+    }
     ids = {side: facts[side]["id"] for side in refs}
-    answer: dict[str, Any] = {"a": ids["a"], "b": ids["b"], "connected": False, "pathLength": None,
-                              "direction": None, "nearMisses": []}
+    answer: dict[str, Any] = {
+        "a": ids["a"],
+        "b": ids["b"],
+        "connected": False,
+        "pathLength": None,
+        "direction": None,
+        "nearMisses": [],
+    }
     if refs["a"] == refs["b"]:
         return {**answer, "connected": True, "pathLength": 0, "direction": "same dataset"}
     for direction, (start, goal) in (("a to b", ("a", "b")), ("b to a", ("b", "a"))):
@@ -531,36 +640,60 @@ def dataset_near_miss(*, a: str, b: str) -> dict[str, Any]:
     misses: list[dict[str, Any]] = []
     fa, fb = facts["a"], facts["b"]
     if fa["name"] == fb["name"]:
-        misses.append({"kind": "same_name_other_namespace", "via": [],
-                       "message": f"both are named {fa['name']!r}, in namespaces {fa['namespace']!r} and "
-                                  f"{fb['namespace']!r}: one table under two namespaces? Add a site rule "
-                                  "(NAMESPACE_ALIASES) or a symlinks facet."})
+        misses.append(
+            {
+                "kind": "same_name_other_namespace",
+                "via": [],
+                "message": f"both are named {fa['name']!r}, in namespaces {fa['namespace']!r} and "
+                f"{fb['namespace']!r}: one table under two namespaces? Add a site rule "
+                "(NAMESPACE_ALIASES) or a symlinks facet.",
+            }
+        )
     elif _table_name(fa["name"]) == _table_name(fb["name"]):
-        misses.append({"kind": "same_table_name", "via": [],
-                       "message": f"both end in {_table_name(fa['name'])!r} ({fa['name']!r} in {fa['namespace']!r}, "
-                                  f"{fb['name']!r} in {fb['namespace']!r})"})
+        misses.append(
+            {
+                "kind": "same_table_name",
+                "via": [],
+                "message": f"both end in {_table_name(fa['name'])!r} ({fa['name']!r} in {fa['namespace']!r}, "
+                f"{fb['name']!r} in {fb['namespace']!r})",
+            }
+        )
     for this, other in (("a", "b"), ("b", "a")):
         for namespace, name in facts[this]["aliases"]:
             own = (namespace, name) == (facts[this]["namespace"], facts[this]["name"])
             if not own and _similar(name, facts[other]["name"]):
-                misses.append({"kind": "alias_seen_elsewhere", "via": [],
-                               "message": f"{ids[this]} is also named {name!r} in {namespace!r}, like "
-                                          f"{ids[other]}; no event links it to {ids[other]}"})
+                misses.append(
+                    {
+                        "kind": "alias_seen_elsewhere",
+                        "via": [],
+                        "message": f"{ids[this]} is also named {name!r} in {namespace!r}, like "
+                        f"{ids[other]}; no event links it to {ids[other]}",
+                    }
+                )
         for row in facts[this]["sameName"]:
             if row["id"] == ids[other]:
-                misses.append({"kind": "alias_seen_elsewhere", "via": [],
-                               "message": f"{ids[other]} was also named {row['name']!r} (in {row['namespace']!r}), "
-                                          f"the name of {ids[this]}"})
+                misses.append(
+                    {
+                        "kind": "alias_seen_elsewhere",
+                        "via": [],
+                        "message": f"{ids[other]} was also named {row['name']!r} (in {row['namespace']!r}), "
+                        f"the name of {ids[this]}",
+                    }
+                )
     for this, other in (("a", "b"), ("b", "a")):
         for row in facts[this]["neighbours"]:
             if row["id"] in ids.values() or not _similar(row["name"], facts[other]["name"]):
                 continue
             if row["relation"] == "wrote":
-                message = (f"{row['job']} read {ids[this]} and wrote {row['id']}, named like {ids[other]}: "
-                           "the same table under another name?")
+                message = (
+                    f"{row['job']} read {ids[this]} and wrote {row['id']}, named like {ids[other]}: "
+                    "the same table under another name?"
+                )
             else:
-                message = (f"{row['job']} read {row['id']}, named like {ids[other]}, and wrote {ids[this]}: "
-                           "the same table under another name?")
+                message = (
+                    f"{row['job']} read {row['id']}, named like {ids[other]}, and wrote {ids[this]}: "
+                    "the same table under another name?"
+                )
             misses.append({"kind": "similar_name_one_job_away", "via": [row["job"], row["id"]], "message": message})
     answer["nearMisses"] = misses[:NEAR_MISS_LIMIT]
     return answer

@@ -34,16 +34,20 @@ class JsonOnly(BaseContentNegotiation):
 
 class ImpactInput(QueryInput):
     nodeId = serializers.ListField(
-        child=serializers.CharField(), min_length=1, max_length=500,
-        help_text="repeatable: `dataset:…`, `job:…` or `datasetField:…` (several fields of one change)")
+        child=serializers.CharField(),
+        min_length=1,
+        max_length=500,
+        help_text="repeatable: `dataset:…`, `job:…` or `datasetField:…` (several fields of one change)",
+    )
     depth = serializers.IntegerField(min_value=1, max_value=settings.LINEAGE_MAX_DEPTH, default=10)
-    asOf = InstantField(required=False, default=None,
-                                     help_text="ISO 8601; edges first seen later are left out")
+    asOf = InstantField(required=False, default=None, help_text="ISO 8601; edges first seen later are left out")
     level = serializers.ChoiceField(
-        choices=selectors.LEVELS, default="application",
+        choices=selectors.LEVELS,
+        default="application",
         help_text="`application`: each action job (a job whose runs have a parent run, e.g. a Spark action) is "
-                  "folded into its application job, listed once with its `actions`; `action`: action jobs as "
-                  "recorded, each naming its `application`")
+        "folded into its application job, listed once with its `actions`; `action`: action jobs as "
+        "recorded, each naming its `application`",
+    )
 
 
 class _ReportApi(APIView):
@@ -54,8 +58,9 @@ class _ReportApi(APIView):
     def _report(self, request: Request, serializer: type[serializers.Serializer]) -> tuple[Any, dict[str, Any]]:
         data = query_params(serializer, request)
         try:
-            report = selectors.impact_report(node_ids=data["nodeId"], depth=data["depth"], as_of=data["asOf"],
-                                             level=data["level"])
+            report = selectors.impact_report(
+                node_ids=data["nodeId"], depth=data["depth"], as_of=data["asOf"], level=data["level"]
+            )
         except selectors.NodeNotFound as exc:
             return error_response("not_found", str(exc), path="nodeId", http_status=404), data
         return report, data
@@ -69,9 +74,11 @@ class ImpactApi(_ReportApi):
     `actions` / `application`, see `level`); a summary follows.
     """
 
-    @extend_schema(operation_id="impact", parameters=[ImpactInput],
-                   responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description="header, `assets`, `summary`"),
-                              **ERRORS})
+    @extend_schema(
+        operation_id="impact",
+        parameters=[ImpactInput],
+        responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description="header, `assets`, `summary`"), **ERRORS},
+    )
     def get(self, request: Request) -> Any:
         report, _ = self._report(request, ImpactInput)
         if not isinstance(report, selectors.ImpactReport):
@@ -86,8 +93,11 @@ class ImpactReportInput(ImpactInput):
 class ImpactReportApi(_ReportApi):
     """`GET /api/v1/impact/report?nodeId=…&format=json|csv|html|pdf`: the impact report as a download."""
 
-    @extend_schema(operation_id="impact_report", parameters=[ImpactReportInput],
-                   responses={200: OpenApiResponse(OpenApiTypes.BINARY, description="the report file"), **ERRORS})
+    @extend_schema(
+        operation_id="impact_report",
+        parameters=[ImpactReportInput],
+        responses={200: OpenApiResponse(OpenApiTypes.BINARY, description="the report file"), **ERRORS},
+    )
     def get(self, request: Request) -> Any:
         report, data = self._report(request, ImpactReportInput)
         if not isinstance(report, selectors.ImpactReport):
@@ -111,12 +121,15 @@ class RootCauseApi(APIView):
 
     class InputSerializer(QueryInput):
         nodeId = serializers.CharField(help_text="a `dataset:…` id")
-        depth = serializers.IntegerField(min_value=1, max_value=settings.LINEAGE_MAX_DEPTH,
-                                       default=ROOT_CAUSE_DEFAULT_DEPTH)
+        depth = serializers.IntegerField(
+            min_value=1, max_value=settings.LINEAGE_MAX_DEPTH, default=ROOT_CAUSE_DEFAULT_DEPTH
+        )
 
-    @extend_schema(operation_id="root_cause", parameters=[InputSerializer],
-                   responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description="`results`, culprit first"),
-                              **ERRORS})
+    @extend_schema(
+        operation_id="root_cause",
+        parameters=[InputSerializer],
+        responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description="`results`, culprit first"), **ERRORS},
+    )
     def get(self, request: Request) -> Any:
         from rest_framework.response import Response
 

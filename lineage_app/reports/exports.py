@@ -18,8 +18,21 @@ CONTENT_TYPES = {
     "html": "text/html; charset=utf-8",
     "pdf": "application/pdf",
 }
-CSV_COLUMNS = ("id", "type", "namespace", "name", "dataset", "distance", "path", "transformations", "owners",
-               "lastRunState", "lastRunTime", "actions", "application")
+CSV_COLUMNS = (
+    "id",
+    "type",
+    "namespace",
+    "name",
+    "dataset",
+    "distance",
+    "path",
+    "transformations",
+    "owners",
+    "lastRunState",
+    "lastRunTime",
+    "actions",
+    "application",
+)
 FLUSH_ROWS = 200  # rows per piece of a streamed text export
 
 
@@ -60,10 +73,19 @@ def export_json(report: ImpactReport) -> Iterator[str]:
 
 def csv_cells(row: dict[str, Any]) -> list[Any]:
     return [
-        row["id"], row["type"], row["namespace"], row["name"], row.get("dataset", ""), row["distance"],
-        " > ".join(row["path"]), " > ".join(transformation_text(e) for e in row["transformations"]),
-        "; ".join(owner_text(o) for o in row["owners"]), row["lastRunState"] or "", row["lastRunTime"] or "",
-        "; ".join(row.get("actions") or []), row.get("application") or "",
+        row["id"],
+        row["type"],
+        row["namespace"],
+        row["name"],
+        row.get("dataset", ""),
+        row["distance"],
+        " > ".join(row["path"]),
+        " > ".join(transformation_text(e) for e in row["transformations"]),
+        "; ".join(owner_text(o) for o in row["owners"]),
+        row["lastRunState"] or "",
+        row["lastRunTime"] or "",
+        "; ".join(row.get("actions") or []),
+        row.get("application") or "",
     ]
 
 
@@ -113,7 +135,7 @@ def export_html(report: ImpactReport) -> Iterator[str]:
     """A self-contained page (inline CSS, no scripts, no external assets); every value is escaped."""
     starts = ", ".join(report.node_ids)
     yield (
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
         f"<title>Impact of {escape(starts)}</title><style>{_HTML_STYLE}</style></head><body>"
         f"<h1>Impact report</h1><p>Changing <strong>{escape(starts)}</strong> affects the assets below "
@@ -129,9 +151,12 @@ def export_html(report: ImpactReport) -> Iterator[str]:
         roles = job_roles_text(row)
         asset = escape(row["id"]) + (f'<br><span class="muted">{escape(roles)}</span>' if roles else "")
         piece.append(
-            "<tr>" + _cell(row["distance"]) + _cell(row["type"]) + f'<td class="mono">{asset}</td>'
+            "<tr>"
+            + _cell(row["distance"])
+            + _cell(row["type"])
+            + f'<td class="mono">{asset}</td>'
             + _cell("; ".join(owner_text(o) for o in row["owners"]) or "—")
-            + f"<td class=\"{escape(state)}\">{escape(state)} {escape(row['lastRunTime'] or '')}</td>"
+            + f'<td class="{escape(state)}">{escape(state)} {escape(row["lastRunTime"] or "")}</td>'
             + _cell(" → ".join(row["path"]), "mono")
             + _cell(" → ".join(transformation_text(e) for e in row["transformations"]))
             + "</tr>"
@@ -143,8 +168,10 @@ def export_html(report: ImpactReport) -> Iterator[str]:
     yield (
         "".join(piece) + "</tbody></table>"
         f"<h2>Summary: {summary['total']} affected assets</h2>"
-        + _html_table("By type", summary["byType"]) + _html_table("By owner", summary["byOwner"])
-        + _html_table("By namespace", summary["byNamespace"]) + _html_table("By depth", summary["byDepth"])
+        + _html_table("By type", summary["byType"])
+        + _html_table("By owner", summary["byOwner"])
+        + _html_table("By namespace", summary["byNamespace"])
+        + _html_table("By depth", summary["byDepth"])
         + "</body></html>"
     )
 
@@ -178,12 +205,14 @@ def export_pdf(report: ImpactReport) -> bytes:
     def wrapped(prefix: str, text: str) -> None:
         room = per_line - len(prefix)
         for n in range(0, max(len(text), 1), room):
-            line((prefix if n == 0 else " " * len(prefix)) + text[n:n + room])
+            line((prefix if n == 0 else " " * len(prefix)) + text[n : n + room])
 
     line("Impact report", "Helvetica-Bold", 14)
     wrapped("Changing: ", ", ".join(report.node_ids))
-    line(f"Depth {report.depth}{', as of ' + report.as_of if report.as_of else ''}; {report.level} level; "
-         f"generated {report.generated_at}")
+    line(
+        f"Depth {report.depth}{', as of ' + report.as_of if report.as_of else ''}; {report.level} level; "
+        f"generated {report.generated_at}"
+    )
     line("")
     for row in report.rows():
         wrapped(f"{row['distance']:>3} {row['type']:<13} ", row["id"])
@@ -198,8 +227,12 @@ def export_pdf(report: ImpactReport) -> bytes:
     summary = report.summary()
     line("")
     line(f"Summary: {summary['total']} affected assets", "Helvetica-Bold", 11)
-    for title, counts in (("By type", summary["byType"]), ("By owner", summary["byOwner"]),
-                          ("By namespace", summary["byNamespace"]), ("By depth", summary["byDepth"])):
+    for title, counts in (
+        ("By type", summary["byType"]),
+        ("By owner", summary["byOwner"]),
+        ("By namespace", summary["byNamespace"]),
+        ("By depth", summary["byDepth"]),
+    ):
         line(title, "Helvetica-Bold", 9)
         for name, count in counts.items():
             wrapped("   ", f"{name}: {count}")

@@ -42,8 +42,13 @@ class ImpactReport:
     by_depth: Counter[int] = field(default_factory=Counter)
 
     def header(self) -> dict[str, Any]:
-        return {"nodeIds": self.node_ids, "depth": self.depth, "asOf": self.as_of, "level": self.level,
-                "generatedAt": self.generated_at}
+        return {
+            "nodeIds": self.node_ids,
+            "depth": self.depth,
+            "asOf": self.as_of,
+            "level": self.level,
+            "generatedAt": self.generated_at,
+        }
 
     def rows(self) -> Iterator[dict[str, Any]]:
         for chunk in impact.chunks(self.traversal.assets()):
@@ -58,8 +63,10 @@ class ImpactReport:
         detail = detail or {}
         node = ref[1].split(KEY_SEPARATOR)
         row: dict[str, Any] = {
-            "id": self.traversal.node_id(ref), "type": impact.API_TYPES[ref[0]],
-            "namespace": detail.get("namespace", node[0]), "name": detail.get("name", node[-1]),
+            "id": self.traversal.node_id(ref),
+            "type": impact.API_TYPES[ref[0]],
+            "namespace": detail.get("namespace", node[0]),
+            "name": detail.get("name", node[-1]),
         }
         if ref[0] is Label.FIELD:
             row["dataset"] = self.traversal.node_id((Label.DATASET, natural_key(*node[:2])))
@@ -69,11 +76,16 @@ class ImpactReport:
             # job names its application.
             row["actions"] = self.traversal.actions(ref) if self.traversal.rolled_up else []
             row["application"] = None if self.traversal.rolled_up else self.traversal.application(ref)
-        row.update({
-            "distance": self.traversal.seen[ref].distance, "path": path, "transformations": edges,
-            "owners": detail.get("owners", []),
-            "lastRunState": detail.get("lastRunState"), "lastRunTime": detail.get("lastRunTime"),
-        })
+        row.update(
+            {
+                "distance": self.traversal.seen[ref].distance,
+                "path": path,
+                "transformations": edges,
+                "owners": detail.get("owners", []),
+                "lastRunState": detail.get("lastRunState"),
+                "lastRunTime": detail.get("lastRunTime"),
+            }
+        )
         return row
 
     def _count(self, row: dict[str, Any]) -> None:
@@ -110,11 +122,14 @@ def impact_report(
         if ref not in starts:
             starts.append(ref)
     as_of_text = utc_text(as_of) if as_of else None
-    traversal = impact.impact_traverse(starts=starts, depth=depth, as_of=as_of_text,
-                                       roll_up=level == "application")
+    traversal = impact.impact_traverse(starts=starts, depth=depth, as_of=as_of_text, roll_up=level == "application")
     return ImpactReport(
-        node_ids=[impact.ref_id(ref) for ref in starts], depth=depth, as_of=as_of_text,
-        generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), traversal=traversal, level=level,
+        node_ids=[impact.ref_id(ref) for ref in starts],
+        depth=depth,
+        as_of=as_of_text,
+        generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        traversal=traversal,
+        level=level,
     )
 
 
@@ -132,11 +147,17 @@ def root_cause_for_node(*, node_id: str, depth: int) -> dict[str, Any]:
         path, _ = traversal.path(ref)
         path.reverse()  # from the culprit down to the dataset in question
         happened = events.get(ref, [])
-        results.append({
-            "id": impact.ref_id(ref), "type": impact.API_TYPES[ref[0]], "distance": traversal.seen[ref].distance,
-            "path": path, "lastEventAt": happened[0]["at"] if happened else None,
-            "lastEvent": happened[0] if happened else None, "events": happened,
-        })
+        results.append(
+            {
+                "id": impact.ref_id(ref),
+                "type": impact.API_TYPES[ref[0]],
+                "distance": traversal.seen[ref].distance,
+                "path": path,
+                "lastEventAt": happened[0]["at"] if happened else None,
+                "lastEvent": happened[0] if happened else None,
+                "events": happened,
+            }
+        )
     results.sort(key=lambda r: (r["distance"], r["id"]))
     results.sort(key=lambda r: r["lastEventAt"] or "", reverse=True)  # stable: ties stay nearest first
     return {"nodeId": impact.ref_id(start), "depth": depth, "results": results}

@@ -15,7 +15,14 @@ class ProducerKeyAdmin(AdminOnlyMixin, admin.ModelAdmin):
     list_filter = ("producer",)
     search_fields = ("producer", "key_id", "allowed_namespaces")
     fields = (
-        "producer", "public_key", "key_id", "allowed_namespaces", "active_from", "retired_at", "revoked_at", "note",
+        "producer",
+        "public_key",
+        "key_id",
+        "allowed_namespaces",
+        "active_from",
+        "retired_at",
+        "revoked_at",
+        "note",
         "created_at",
     )
     readonly_fields = ("key_id", "created_at")

@@ -37,11 +37,13 @@ class ProducerKey(models.Model):
         null=True, blank=True, help_text="Events whose eventTime is earlier do not verify. Empty: always."
     )
     retired_at = models.DateTimeField(
-        null=True, blank=True,
+        null=True,
+        blank=True,
         help_text="Rotation: events whose eventTime is before this still verify, later ones do not.",
     )
     revoked_at = models.DateTimeField(
-        null=True, blank=True,
+        null=True,
+        blank=True,
         help_text="Compromise: every event received after this fails, whatever eventTime it claims.",
     )
     note = models.TextField(blank=True)

@@ -91,18 +91,26 @@ def event_verification(
         return Outcome(status=Verification.UNKNOWN_KEY, detail=f"key {result.key_id} is not registered")
     key = keys[result.key_id or ""]
     if key.revoked_at is not None and event.received_at >= key.revoked_at:
-        return Outcome(status=Verification.REVOKED_KEY,
-                       detail=f"key {key.key_id} ({key.producer}) revoked at {key.revoked_at.isoformat()}")
+        return Outcome(
+            status=Verification.REVOKED_KEY,
+            detail=f"key {key.key_id} ({key.producer}) revoked at {key.revoked_at.isoformat()}",
+        )
     if key.active_from is not None and event.event_time < key.active_from:
-        return Outcome(status=Verification.UNKNOWN_KEY,
-                       detail=f"key {key.key_id} ({key.producer}) is active only from {key.active_from.isoformat()}")
+        return Outcome(
+            status=Verification.UNKNOWN_KEY,
+            detail=f"key {key.key_id} ({key.producer}) is active only from {key.active_from.isoformat()}",
+        )
     if key.retired_at is not None and event.event_time >= key.retired_at:
-        return Outcome(status=Verification.RETIRED_KEY,
-                       detail=f"key {key.key_id} ({key.producer}) retired at {key.retired_at.isoformat()}")
+        return Outcome(
+            status=Verification.RETIRED_KEY,
+            detail=f"key {key.key_id} ({key.producer}) retired at {key.retired_at.isoformat()}",
+        )
     namespace = event_namespace(event=event)
     if key.namespaces and namespace not in key.namespaces:
-        return Outcome(status=Verification.NAMESPACE_NOT_ALLOWED,
-                       detail=f"key {key.key_id} ({key.producer}) may not sign for namespace {namespace!r}")
+        return Outcome(
+            status=Verification.NAMESPACE_NOT_ALLOWED,
+            detail=f"key {key.key_id} ({key.producer}) may not sign for namespace {namespace!r}",
+        )
     return Outcome(status=Verification.VERIFIED)
 
 

@@ -27,8 +27,13 @@ def producer_key_register(
         if existing.producer != producer:
             raise ValidationError(f"key {kid} is already registered for producer {existing.producer!r}")
         return existing, False
-    key = ProducerKey(producer=producer, public_key=public_key, key_id=kid,
-                      allowed_namespaces="\n".join(allowed_namespaces), note=note)
+    key = ProducerKey(
+        producer=producer,
+        public_key=public_key,
+        key_id=kid,
+        allowed_namespaces="\n".join(allowed_namespaces),
+        note=note,
+    )
     key.full_clean()
     key.save()
     return key, True

@@ -41,12 +41,17 @@ def example_signing_key(*, keys_dir: Path) -> tuple[Path, ProducerKey]:
     if not private.exists():
         result = subprocess.run(
             [sys.executable, "-m", "spark_agent", "keygen", "--out", str(keys_dir), "--name", KEY_NAME],
-            capture_output=True, text=True, check=False, cwd=settings.BASE_DIR,
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=settings.BASE_DIR,
         )
         if result.returncode != 0:
             raise RuntimeError(f"could not create the example's signing key: {result.stderr.strip()}")
     key, _ = producer_key_register(
-        producer=EXAMPLE_PRODUCER, public_key=public.read_text(), allowed_namespaces=[EXAMPLE_NAMESPACE],
+        producer=EXAMPLE_PRODUCER,
+        public_key=public.read_text(),
+        allowed_namespaces=[EXAMPLE_NAMESPACE],
         note="Made by `manage.py run_stack` for examples/pipeline.py.",
     )
     return private, key
@@ -81,7 +86,9 @@ class ExampleReport:
         if returncode != 0:
             return f"Example pipeline: exited with status {returncode}; see {log}"
         if self.dropped:
-            return (f"Example pipeline: {self.runs} runs, {self.emitted} events sent, {self.dropped} dropped "
-                    f"(see {log}); lineage at {lineage_url}")
+            return (
+                f"Example pipeline: {self.runs} runs, {self.emitted} events sent, {self.dropped} dropped "
+                f"(see {log}); lineage at {lineage_url}"
+            )
         runs = f"{self.runs} run" if self.runs == 1 else f"{self.runs} runs"
         return f"Example pipeline: {runs} sent, lineage at {lineage_url}"

@@ -59,5 +59,7 @@ class PortNeed:
     setting: str  # how to move it, `{port}` standing for a free port, e.g. "set NEO4J_URI=bolt://127.0.0.1:{port}"
 
     def taken_message(self, suggestion: int) -> str:
-        return (f"port {self.port} ({self.what}) is in use by another program: "
-                f"{self.setting.format(port=suggestion)} or stop that program")
+        return (
+            f"port {self.port} ({self.what}) is in use by another program: "
+            f"{self.setting.format(port=suggestion)} or stop that program"
+        )

@@ -63,13 +63,19 @@ class Supervisor:
         else:
             out = log_file  # None: inherit the terminal
         process = subprocess.Popen(
-            argv, env={**os.environ, **(env or {})}, cwd=cwd, start_new_session=True,
-            stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT if out is not None else None,
+            argv,
+            env={**os.environ, **(env or {})},
+            cwd=cwd,
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT if out is not None else None,
         )
         child = Child(name, process, log_path, oneshot, log_file=log_file)
         if on_line is not None:
-            child.pump = threading.Thread(target=_pump, args=(process, log_file, on_line), daemon=True,
-                                          name=f"{name}-output")
+            child.pump = threading.Thread(
+                target=_pump, args=(process, log_file, on_line), daemon=True, name=f"{name}-output"
+            )
             child.pump.start()
         self.children.append(child)
         return child
@@ -93,8 +99,10 @@ class Supervisor:
             if ready():
                 return
             if died := self.died():
-                raise RuntimeError(f"{died.name} exited (status {died.process.returncode}) while waiting for "
-                                   f"{what}{self.log_hint(died)}")
+                raise RuntimeError(
+                    f"{died.name} exited (status {died.process.returncode}) while waiting for "
+                    f"{what}{self.log_hint(died)}"
+                )
             time.sleep(0.5)
         raise RuntimeError(f"{what} did not answer within {timeout:.0f} s{self.log_hint(self.get(name))}")
 

@@ -16,6 +16,7 @@ def app_shell(request: HttpRequest, path: str = "") -> HttpResponse:
     if not index.exists():
         return HttpResponse(
             "The web UI is not built yet: run `make frontend` (npm ci && npm run build in frontend/).",
-            status=503, content_type="text/plain",
+            status=503,
+            content_type="text/plain",
         )
     return HttpResponse(index.read_bytes(), content_type="text/html; charset=utf-8")

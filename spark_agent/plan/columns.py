@@ -156,9 +156,7 @@ class ColumnLineageBuilder:
             self.lineage[attr.expr_id] = copy
         if child_out is None:
             return None
-        dropped = {
-            int(i) for i in node.fields.get("unrequiredChildIndex") or [] if isinstance(i, int)
-        }
+        dropped = {int(i) for i in node.fields.get("unrequiredChildIndex") or [] if isinstance(i, int)}
         kept = [a for i, a in enumerate(child_out) if i not in dropped]
         return kept + generated
 
@@ -319,9 +317,7 @@ def _input_fields(lineage: Lineage) -> list[dict[str, object]]:
         transformations: list[dict[str, object]] = []
         if src in lineage.direct:
             rank, masking = lineage.direct[src]
-            transformations.append(
-                {"type": "DIRECT", "subtype": SUBTYPES[rank], "masking": masking}
-            )
+            transformations.append({"type": "DIRECT", "subtype": SUBTYPES[rank], "masking": masking})
         transformations.extend(_indirect(s) for s in sorted(lineage.indirect.get(src, ())))
         out.append(_input_field(src, transformations))
     return out

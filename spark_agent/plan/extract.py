@@ -62,9 +62,7 @@ def extract(
     query = target.query if target else analyzed
     leaves = (jvm.relation(leaf, ctx.warehouse) for leaf in jvm.logical_leaves(query))
     relations = [r for r in leaves if r is not None]
-    builder = ColumnLineageBuilder(
-        {r.first_expr_id: r.datasets for r in relations if r.first_expr_id is not None}
-    )
+    builder = ColumnLineageBuilder({r.first_expr_id: r.datasets for r in relations if r.first_expr_id is not None})
     out_attrs = builder.visit(parse(json.loads(str(query.toJSON()))))
     inputs = _inputs(relations, builder)
     unresolved = _describe_output(target, query, builder, out_attrs) if target else 0
@@ -97,9 +95,7 @@ def extract(
     )
 
 
-def _inputs(
-    relations: list[jvm.Relation], builder: ColumnLineageBuilder
-) -> dict[DatasetId, DatasetInfo]:
+def _inputs(relations: list[jvm.Relation], builder: ColumnLineageBuilder) -> dict[DatasetId, DatasetInfo]:
     inputs: dict[DatasetId, DatasetInfo] = {}
     for rel in relations:
         for ds in rel.datasets:

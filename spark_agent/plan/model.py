@@ -37,9 +37,7 @@ class Stats:
         def add(a: int | None, b: int | None) -> int | None:
             return b if a is None else a if b is None else a + b
 
-        return Stats(
-            add(self.rows, other.rows), add(self.size, other.size), add(self.files, other.files)
-        )
+        return Stats(add(self.rows, other.rows), add(self.size, other.size), add(self.files, other.files))
 
 
 @dataclass

@@ -86,6 +86,4 @@ def as_attr(node: Node) -> Attr | None:
     ident = expr_id(node)
     if ident is None:
         return None
-    return Attr(
-        expr_id=ident, name=str(node.fields.get("name", "")), data_type=node.fields.get("dataType")
-    )
+    return Attr(expr_id=ident, name=str(node.fields.get("name", "")), data_type=node.fields.get("dataType"))

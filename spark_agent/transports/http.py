@@ -56,9 +56,7 @@ class HttpSink:
                 self.down = False
                 return _outcome(batch, payload)
             if status is not None and 400 <= status < 500 and status not in _RETRYABLE_4XX:
-                log.warning(
-                    "tributary: backend refused a batch of %d events (HTTP %d)", len(batch), status
-                )
+                log.warning("tributary: backend refused a batch of %d events (HTTP %d)", len(batch), status)
                 return Outcome(failed=batch)
             if attempt + 1 < attempts:
                 pause = random.uniform(0, min(self.backoff_max_s, self.backoff_base_s * 2**attempt))
@@ -70,9 +68,7 @@ class HttpSink:
         return Outcome(failed=batch)
 
     def _post(self, body: bytes, timeout: float) -> tuple[int | None, Any]:
-        request = urllib.request.Request(
-            self.endpoint, data=body, headers=self._headers, method="POST"
-        )
+        request = urllib.request.Request(self.endpoint, data=body, headers=self._headers, method="POST")
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:
                 raw = response.read()

@@ -95,11 +95,7 @@ class AsyncEmitter:
                 batch = [self._queue.popleft() for _ in range(size)]
                 self._in_flight = size
             try:
-                outcome = (
-                    self._sink.send(batch, self._current_deadline)
-                    if self._sink
-                    else Outcome(failed=batch)
-                )
+                outcome = self._sink.send(batch, self._current_deadline) if self._sink else Outcome(failed=batch)
             except Exception:  # a sink bug must never kill the sender
                 log.exception("tributary: transport error")
                 outcome = Outcome(failed=batch)

@@ -50,10 +50,16 @@ def test_each_role_includes_the_ones_below() -> None:
 
 def test_me_tells_the_ui_what_the_caller_may_do(read_client: APIClient, ingest_client: APIClient) -> None:
     assert api_as(user_with("viewer")).get("/api/v1/me").json() == {
-        "username": "u-viewer", "roles": ["viewer"], "canEditOwnership": False}
+        "username": "u-viewer",
+        "roles": ["viewer"],
+        "canEditOwnership": False,
+    }
     assert api_as(user_with("editor")).get("/api/v1/me").json()["canEditOwnership"] is True
     assert read_client.get("/api/v1/me").json() == {
-        "username": "token:test read", "roles": ["viewer"], "canEditOwnership": False}
+        "username": "token:test read",
+        "roles": ["viewer"],
+        "canEditOwnership": False,
+    }
     assert ingest_client.get("/api/v1/me").json()["roles"] == []
     assert APIClient().get("/api/v1/me").status_code in (401, 403)
 
@@ -79,10 +85,19 @@ def test_only_editors_may_change_ownership_through_the_api(graph, read_client: A
 
 
 OWNERSHIP_PAGES = ("/admin/catalog/owner/", "/admin/catalog/ownershipassignment/")
-EDIT_PAGES = ("/admin/catalog/owner/add/", "/admin/catalog/ownershipassignment/add/",
-              "/admin/catalog/ownershipassignment/import-csv/")
-ADMIN_ONLY_PAGES = ("/admin/accounts/apitoken/", "/admin/accounts/apitoken/add/", "/admin/auth/user/",
-                    "/admin/auth/group/", "/admin/signatures/producerkey/", "/admin/signatures/producerkey/add/")
+EDIT_PAGES = (
+    "/admin/catalog/owner/add/",
+    "/admin/catalog/ownershipassignment/add/",
+    "/admin/catalog/ownershipassignment/import-csv/",
+)
+ADMIN_ONLY_PAGES = (
+    "/admin/accounts/apitoken/",
+    "/admin/accounts/apitoken/add/",
+    "/admin/auth/user/",
+    "/admin/auth/group/",
+    "/admin/signatures/producerkey/",
+    "/admin/signatures/producerkey/add/",
+)
 
 
 def test_a_viewer_may_look_at_ownership_in_the_admin_but_not_change_it() -> None:
@@ -103,18 +118,28 @@ def test_an_editor_manages_ownership_in_the_admin_but_not_keys_tokens_or_users(g
     for page in ADMIN_ONLY_PAGES:
         assert client.get(page).status_code == 403, page
     owner = Owner.objects.create(name="crm")
-    response = client.post("/admin/catalog/ownershipassignment/add/", {
-        "owner": owner.pk, "target_type": "dataset", "namespace": "db", "name": "orders", "role": "steward"})
+    response = client.post(
+        "/admin/catalog/ownershipassignment/add/",
+        {"owner": owner.pk, "target_type": "dataset", "namespace": "db", "name": "orders", "role": "steward"},
+    )
     assert response.status_code == 302, response.content
     assert OwnershipAssignment.objects.get().source == "manual"
-    refused = client.post("/admin/catalog/ownershipassignment/add/", {
-        "owner": owner.pk, "target_type": "dataset", "namespace": "db", "name": "", "role": "steward"})
+    refused = client.post(
+        "/admin/catalog/ownershipassignment/add/",
+        {"owner": owner.pk, "target_type": "dataset", "namespace": "db", "name": "", "role": "steward"},
+    )
     assert refused.status_code == 200 and b"is required for a dataset" in refused.content
 
 
 def test_event_sourced_assignments_are_read_only_in_the_admin() -> None:
-    event = OwnershipAssignment.objects.create(owner=Owner.objects.create(name="team:crm"), target_type="dataset",
-                                               namespace="db", name="customers", role="MAINTAINER", source="event")
+    event = OwnershipAssignment.objects.create(
+        owner=Owner.objects.create(name="team:crm"),
+        target_type="dataset",
+        namespace="db",
+        name="customers",
+        role="MAINTAINER",
+        source="event",
+    )
     client = admin_as(user_with("editor"))
     page = client.get(f"/admin/catalog/ownershipassignment/{event.pk}/change/")
     assert page.status_code == 200 and b"Save" not in page.content.split(b"submit-row")[-1][:300]

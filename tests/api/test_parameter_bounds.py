@@ -46,28 +46,50 @@ def test_the_largest_offset_allowed_is_an_empty_page(known: None, read_client: A
     assert response.json()["results"] == []
 
 
-@pytest.mark.parametrize(("path", "parameter", "value"), [
-    ("datasets", "limit", "0"), ("datasets", "limit", "501"), ("datasets", "limit", "1e3"),
-    ("search", "limit", "99999999999999999999999"),
-    ("lineage", "depth", "21"), ("lineage", "depth", "-1"), ("column-lineage", "depth", "9" * 30),
-    ("impact", "depth", "0"), ("root-cause", "depth", "1000"),
-    ("lineage", "asOf", "yesterday"), ("failures", "since", "2026-13-01"),
-    ("failures/jobs", "until", "not a time"),
-    ("lineage", "level", "planet"), ("lineage", "direction", "sideways"), ("failures", "classification", "doom"),
-    ("search", "types", "dataset,planet"), ("search", "types", "dataset, job"),
-])
+@pytest.mark.parametrize(
+    ("path", "parameter", "value"),
+    [
+        ("datasets", "limit", "0"),
+        ("datasets", "limit", "501"),
+        ("datasets", "limit", "1e3"),
+        ("search", "limit", "99999999999999999999999"),
+        ("lineage", "depth", "21"),
+        ("lineage", "depth", "-1"),
+        ("column-lineage", "depth", "9" * 30),
+        ("impact", "depth", "0"),
+        ("root-cause", "depth", "1000"),
+        ("lineage", "asOf", "yesterday"),
+        ("failures", "since", "2026-13-01"),
+        ("failures/jobs", "until", "not a time"),
+        ("lineage", "level", "planet"),
+        ("lineage", "direction", "sideways"),
+        ("failures", "classification", "doom"),
+        ("search", "types", "dataset,planet"),
+        ("search", "types", "dataset, job"),
+    ],
+)
 def test_an_out_of_range_or_malformed_value_is_a_400_naming_the_parameter(
     known: None, read_client: APIClient, path: str, parameter: str, value: str
 ) -> None:
-    required = {"lineage": {"nodeId": CLEAN}, "column-lineage": {"nodeId": CLEAN}, "impact": {"nodeId": CLEAN},
-                "root-cause": {"nodeId": CLEAN}, "search": {"q": "orders"}}.get(path, {})
+    required = {
+        "lineage": {"nodeId": CLEAN},
+        "column-lineage": {"nodeId": CLEAN},
+        "impact": {"nodeId": CLEAN},
+        "root-cause": {"nodeId": CLEAN},
+        "search": {"q": "orders"},
+    }.get(path, {})
     refused(read_client, path, parameter, urlencode({**required, parameter: value}))
 
 
-@pytest.mark.parametrize(("path", "parameter", "value"), [
-    ("lineage", "asOf", "9999-12-31T23:59:59-23:59"), ("impact", "asOf", "0001-01-01T00:00:00+01:00"),
-    ("failures", "since", "0001-01-01T00:00:00+14:00"), ("failures/jobs", "until", "9999-12-31T23:59:59-12:00"),
-])
+@pytest.mark.parametrize(
+    ("path", "parameter", "value"),
+    [
+        ("lineage", "asOf", "9999-12-31T23:59:59-23:59"),
+        ("impact", "asOf", "0001-01-01T00:00:00+01:00"),
+        ("failures", "since", "0001-01-01T00:00:00+14:00"),
+        ("failures/jobs", "until", "9999-12-31T23:59:59-12:00"),
+    ],
+)
 def test_a_time_past_the_first_or_last_moment_in_utc_means_that_moment(
     known: None, read_client: APIClient, path: str, parameter: str, value: str
 ) -> None:
@@ -78,10 +100,20 @@ def test_a_time_past_the_first_or_last_moment_in_utc_means_that_moment(
     assert response.status_code == 200, response.content
 
 
-@pytest.mark.parametrize(("path", "parameter"), [
-    ("lineage", "nodeId"), ("datasets/detail", "nodeId"), ("datasets", "q"), ("jobs", "namespace"),
-    ("owners", "q"), ("search", "q"), ("failures", "job"), ("impact", "nodeId"), ("ownership", "nodeId"),
-])
+@pytest.mark.parametrize(
+    ("path", "parameter"),
+    [
+        ("lineage", "nodeId"),
+        ("datasets/detail", "nodeId"),
+        ("datasets", "q"),
+        ("jobs", "namespace"),
+        ("owners", "q"),
+        ("search", "q"),
+        ("failures", "job"),
+        ("impact", "nodeId"),
+        ("ownership", "nodeId"),
+    ],
+)
 def test_text_longer_than_the_bound_is_a_400_naming_the_parameter(
     known: None, read_client: APIClient, path: str, parameter: str
 ) -> None:
@@ -89,11 +121,18 @@ def test_text_longer_than_the_bound_is_a_400_naming_the_parameter(
     assert str(MAX_TEXT) in body["message"]
 
 
-@pytest.mark.parametrize(("path", "query", "parameter"), [
-    ("lineage", f"nodeId={CLEAN}&asOf=", "asOf"), ("failures", "since=", "since"), ("datasets", "limit=", "limit"),
-    ("lineage", "nodeId=", "nodeId"), ("impact", f"nodeId={CLEAN}&nodeId=", "nodeId"),
-    ("failures", "classification=", "classification"), ("datasets", "q=a%00b", "q"),
-])
+@pytest.mark.parametrize(
+    ("path", "query", "parameter"),
+    [
+        ("lineage", f"nodeId={CLEAN}&asOf=", "asOf"),
+        ("failures", "since=", "since"),
+        ("datasets", "limit=", "limit"),
+        ("lineage", "nodeId=", "nodeId"),
+        ("impact", f"nodeId={CLEAN}&nodeId=", "nodeId"),
+        ("failures", "classification=", "classification"),
+        ("datasets", "q=a%00b", "q"),
+    ],
+)
 def test_an_empty_value_or_a_nul_is_a_400_naming_the_parameter(
     known: None, read_client: APIClient, path: str, query: str, parameter: str
 ) -> None:
@@ -127,8 +166,10 @@ def test_every_api_route_is_in_the_served_schema_with_its_answers_documented(rea
     assert api_routes() - {"docs"} == documented  # the Redoc page is HTML for people, not an API
     for operations in schema["paths"].values():
         for method, operation in operations.items():
-            assert any((code.startswith("2") and answer.get("content")) or code == "204"
-                       for code, answer in operation["responses"].items()), (method, operation["operationId"])
+            assert any(
+                (code.startswith("2") and answer.get("content")) or code == "204"
+                for code, answer in operation["responses"].items()
+            ), (method, operation["operationId"])
     batch = schema["paths"]["/api/v1/lineage/batch"]["post"]
     assert batch["requestBody"]["required"] is True
     assert {"200", "400", "401", "403", "413", "415"} <= set(batch["responses"])

@@ -27,8 +27,9 @@ EXAMPLES = 25
 # data is accepted" cannot hold there. Every other check runs on them; the event contract itself is
 # tested in tests/ingest/test_api_contract.py.
 EXCLUDED = {label: [positive_data_acceptance] for label in ("POST /api/v1/lineage", "POST /api/v1/lineage/batch")}
-FUZZ = settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
-                suppress_health_check=list(HealthCheck))
+FUZZ = settings(
+    max_examples=EXAMPLES, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+)
 
 
 @pytest.fixture
@@ -47,7 +48,8 @@ def api_schema(graph: Any, wsgi_app: Any, read_token: str) -> Any:
     """The schema the app serves (fetched as a reader), over the app itself, on a known graph."""
     build_known_graph()
     return schemathesis.openapi.from_wsgi(
-        "/api/v1/schema?format=json", wsgi_app, headers={"Authorization": f"Bearer {read_token}"})
+        "/api/v1/schema?format=json", wsgi_app, headers={"Authorization": f"Bearer {read_token}"}
+    )
 
 
 def _details(exc: BaseException) -> str:
@@ -89,8 +91,14 @@ def test_an_ingester_never_gets_a_server_error_or_an_undocumented_answer(api_sch
     assert not failed, "\n\n".join(failed)
 
 
-STATEFUL = settings(max_examples=2 * EXAMPLES, stateful_step_count=6, derandomize=True, deadline=None, database=None,
-                    suppress_health_check=list(HealthCheck))
+STATEFUL = settings(
+    max_examples=2 * EXAMPLES,
+    stateful_step_count=6,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
 
 
 def stateful(api_schema: Any, token: str) -> None:
@@ -102,8 +110,12 @@ def stateful(api_schema: Any, token: str) -> None:
             return {"headers": {"Authorization": f"Bearer {token}"}}
 
         def validate_response(self, response: Any, case: Any, additional_checks: Any = None, **kwargs: Any) -> None:
-            case.validate_response(response, additional_checks=additional_checks, transport_kwargs=kwargs or None,
-                                   excluded_checks=EXCLUDED.get(case.operation.label, []))
+            case.validate_response(
+                response,
+                additional_checks=additional_checks,
+                transport_kwargs=kwargs or None,
+                excluded_checks=EXCLUDED.get(case.operation.label, []),
+            )
 
     Calls.run(settings=STATEFUL)
 
@@ -128,13 +140,19 @@ def test_accepted_duplicate_warned_and_rejected_events_are_answered_as_documente
     event = run_event("START", run_id=new_run_id())
     warned = run_event("START", run_id=new_run_id(), run_facets={"custom": "not an object"})
     single = api_schema["/api/v1/lineage"]["POST"]
-    answers = [single.Case(body=body, media_type="application/json").call_and_validate(headers=headers)
-               for body in (event, event, warned)]
+    answers = [
+        single.Case(body=body, media_type="application/json").call_and_validate(headers=headers)
+        for body in (event, event, warned)
+    ]
     assert [a.status_code for a in answers] == [201, 200, 201]
     assert answers[2].json()["warnings"], answers[2].json()
     batch = api_schema["/api/v1/lineage/batch"]["POST"]
     fresh = run_event("COMPLETE", run_id=new_run_id())
-    answer = batch.Case(body=[fresh, event, {"not": "an event"}, None], media_type="application/json") \
-        .call_and_validate(headers=headers)
+    answer = batch.Case(
+        body=[fresh, event, {"not": "an event"}, None], media_type="application/json"
+    ).call_and_validate(headers=headers)
     assert {k: answer.json()[k] for k in ("accepted", "duplicate", "rejected")} == {
-        "accepted": 1, "duplicate": 1, "rejected": 2}
+        "accepted": 1,
+        "duplicate": 1,
+        "rejected": 2,
+    }

@@ -39,7 +39,12 @@ def example_pipeline_run(data_dir: Path) -> ExamplePipeline:
         env.pop(name, None)
     result = subprocess.run(
         [sys.executable, "-m", "examples.pipeline", "--data-dir", str(data_dir)],
-        cwd=settings.BASE_DIR, env=env, capture_output=True, text=True, timeout=600, check=False,
+        cwd=settings.BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     assert result.returncode == 0, f"the example pipeline failed:\n{result.stdout}\n{result.stderr}"
     events = [json.loads(line) for line in events_file.read_text().splitlines() if line.strip()]

@@ -178,10 +178,20 @@ def test_two_datasets_with_no_path_between_them_say_why_they_are_not_connected(
     # A BI export reads the revenue table by its copy in an object store: the same table name in
     # another namespace, which no event ties to the lake's path.
     copy = dataset("s3://reports-bucket", "finance/daily_revenue")
-    apply(run_event("COMPLETE", run_id="5f0c2c51-0000-4000-8000-000000000001", job="export_revenue",
-                    namespace="airflow", inputs=[copy]))
+    apply(
+        run_event(
+            "COMPLETE",
+            run_id="5f0c2c51-0000-4000-8000-000000000001",
+            job="export_revenue",
+            namespace="airflow",
+            inputs=[copy],
+        )
+    )
     page = logged_in
-    revenue, copy_id = example.dataset_id("warehouse/daily_revenue"), "dataset:s3://reports-bucket:finance/daily_revenue"
+    revenue, copy_id = (
+        example.dataset_id("warehouse/daily_revenue"),
+        "dataset:s3://reports-bucket:finance/daily_revenue",
+    )
     page.goto(f"{live_server.url}/lineage?nodeId={quote(revenue, safe='')}&nodeId={quote(copy_id, safe='')}&depth=1")
     graph_ready(page)
     click_node(page, revenue, shift=True)

@@ -60,8 +60,12 @@ def test_the_impact_page_groups_a_datasets_downstream_by_owner_and_offers_every_
     assert page.locator("#impact-result img, #impact-result script").count() == 0
     shot(page, "impact-dataset")
 
-    for fmt, kind in (("json", "application/json"), ("csv", "text/csv"), ("html", "text/html"),
-                      ("pdf", "application/pdf")):
+    for fmt, kind in (
+        ("json", "application/json"),
+        ("csv", "text/csv"),
+        ("html", "text/html"),
+        ("pdf", "application/pdf"),
+    ):
         href = page.locator(f"#impact-downloads a[data-format='{fmt}']").get_attribute("href")
         response = page.request.get(f"{live_server.url}{href}")
         assert response.status == 200 and response.headers["content-type"].startswith(kind)
@@ -82,10 +86,17 @@ def test_picking_fields_narrows_the_impact_to_their_column_lineage(
     page.locator("#impact-fields button[type=submit]").click()
     page.wait_for_url(re.compile(r"datasetField"))
     page.wait_for_selector("#impact-total")
-    assert assets(page) == {"datasetField:db:clean.orders:amount_eur", CLEAN, LOAD,
-                            "datasetField:db:mart.revenue:total", MART, "job:spark:aggregate"}
-    total = page.locator("section.impact-group[data-owner='(no owner)'] "
-                         "tr[data-asset='datasetField:db:mart.revenue:total']")
+    assert assets(page) == {
+        "datasetField:db:clean.orders:amount_eur",
+        CLEAN,
+        LOAD,
+        "datasetField:db:mart.revenue:total",
+        MART,
+        "job:spark:aggregate",
+    }
+    total = page.locator(
+        "section.impact-group[data-owner='(no owner)'] tr[data-asset='datasetField:db:mart.revenue:total']"
+    )
     assert "DIRECT/AGGREGATION by job:spark:aggregate" in total.inner_text()
     shot(page, "impact-field")
     assert watch.errors == []

@@ -26,15 +26,31 @@ GOOD = HEADER + (
 
 
 def seed() -> None:
-    accepted = events_accept(items=[(event_check(run_event(
-        "COMPLETE", run_id=new_run_id(), job="load", namespace="db", inputs=[dataset("db", "orders")],
-        outputs=[dataset("db", "customers", owners=["team:crm"])])), b"{}")], token=None)
+    accepted = events_accept(
+        items=[
+            (
+                event_check(
+                    run_event(
+                        "COMPLETE",
+                        run_id=new_run_id(),
+                        job="load",
+                        namespace="db",
+                        inputs=[dataset("db", "orders")],
+                        outputs=[dataset("db", "customers", owners=["team:crm"])],
+                    )
+                ),
+                b"{}",
+            )
+        ],
+        token=None,
+    )
     events_apply(event_ids=[a.id for a in accepted])
 
 
 def manual_edge_count() -> int:
-    return graph_read(lambda tx: records(
-        tx, "MATCH ()-[e:OWNED_BY {source: 'manual'}]->() RETURN count(e) AS n"))[0]["n"]
+    return graph_read(lambda tx: records(tx, "MATCH ()-[e:OWNED_BY {source: 'manual'}]->() RETURN count(e) AS n"))[0][
+        "n"
+    ]
 
 
 def test_bad_rows_are_all_reported_by_row_and_column_and_nothing_is_applied(graph):  # type: ignore[no-untyped-def]
@@ -48,8 +64,7 @@ def test_bad_rows_are_all_reported_by_row_and_column_and_nothing_is_applied(grap
     with pytest.raises(services.CsvImportInvalid) as caught:
         services.assignments_import_csv(text=text)
     found = {(p.row, p.column) for p in caught.value.problems}
-    assert {(5, "kind"), (5, "email"), (6, "owner"), (6, "target_type"), (6, "role"), (7, "name"),
-            (8, "-")} <= found
+    assert {(5, "kind"), (5, "email"), (6, "owner"), (6, "target_type"), (6, "role"), (7, "name"), (8, "-")} <= found
     assert all(p.row >= 5 for p in caught.value.problems)  # the good rows have no problems
     assert "row 5, column email: is not an e-mail address ('not-an-email')" in [str(p) for p in caught.value.problems]
     assert not OwnershipAssignment.objects.filter(source="manual").exists()
@@ -71,14 +86,20 @@ def test_export_then_import_round_trips_the_hand_set_assignments(graph):  # type
     exported = services.assignments_export_csv()
     assert exported.splitlines()[0] == HEADER.strip() + ",source"
     assert "team:crm,team,,,dataset,db,customers,MAINTAINER,event" in exported
-    before = sorted(OwnershipAssignment.objects.filter(source="manual").values_list(
-        "owner__name", "owner__kind", "owner__email", "owner__channel", "target_type", "namespace", "name", "role"))
+    before = sorted(
+        OwnershipAssignment.objects.filter(source="manual").values_list(
+            "owner__name", "owner__kind", "owner__email", "owner__channel", "target_type", "namespace", "name", "role"
+        )
+    )
     services.assignments_delete(assignments=OwnershipAssignment.objects.filter(source="manual"))
     assert manual_edge_count() == 0
     again = services.assignments_import_csv(text=exported)
     assert (again.created, again.skipped_event_rows) == (3, 1)
-    after = sorted(OwnershipAssignment.objects.filter(source="manual").values_list(
-        "owner__name", "owner__kind", "owner__email", "owner__channel", "target_type", "namespace", "name", "role"))
+    after = sorted(
+        OwnershipAssignment.objects.filter(source="manual").values_list(
+            "owner__name", "owner__kind", "owner__email", "owner__channel", "target_type", "namespace", "name", "role"
+        )
+    )
     assert after == before
     assert manual_edge_count() == 3
     assert services.assignments_import_csv(text=exported).unchanged == 3  # importing twice changes nothing

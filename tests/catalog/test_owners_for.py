@@ -38,8 +38,14 @@ def names(found: list[dict]) -> list[tuple[str, str, str, bool]]:
 
 @pytest.fixture
 def seeded(graph):  # type: ignore[no-untyped-def]
-    apply(run_event("COMPLETE", run_id=new_run_id(), inputs=[dataset("db", "orders")],
-                    outputs=[dataset("db", "customers", owners=["team:crm"])]))
+    apply(
+        run_event(
+            "COMPLETE",
+            run_id=new_run_id(),
+            inputs=[dataset("db", "orders")],
+            outputs=[dataset("db", "customers", owners=["team:crm"])],
+        )
+    )
 
 
 def test_an_asset_with_only_event_owners_shows_them(seeded):  # type: ignore[no-untyped-def]

@@ -27,14 +27,26 @@ def apply(*events: dict) -> None:
 
 
 def seed() -> None:
-    apply(run_event("COMPLETE", run_id=new_run_id(), job="load", namespace="db",
-                    inputs=[dataset("db", "orders")], outputs=[dataset("db", "customers", owners=["team:crm"])]))
+    apply(
+        run_event(
+            "COMPLETE",
+            run_id=new_run_id(),
+            job="load",
+            namespace="db",
+            inputs=[dataset("db", "orders")],
+            outputs=[dataset("db", "customers", owners=["team:crm"])],
+        )
+    )
 
 
 def manual_edges() -> list[tuple[str, str, str]]:
-    rows = graph_read(lambda tx: records(
-        tx, "MATCH (x)-[e:OWNED_BY {source: 'manual'}]->(o:Owner) "
-            "RETURN coalesce(x.nodeId, 'namespace:' + x.name) AS target, o.name AS owner, e.role AS role"))
+    rows = graph_read(
+        lambda tx: records(
+            tx,
+            "MATCH (x)-[e:OWNED_BY {source: 'manual'}]->(o:Owner) "
+            "RETURN coalesce(x.nodeId, 'namespace:' + x.name) AS target, o.name AS owner, e.role AS role",
+        )
+    )
     return sorted((r["target"], r["owner"], r["role"]) for r in rows)
 
 
@@ -47,37 +59,61 @@ def effective(client: APIClient, node_id: str) -> list[tuple[str, str, str, bool
 def test_ownership_facets_of_events_are_recorded_as_event_assignments(graph):  # type: ignore[no-untyped-def]
     seed()
     seed()  # twice: recorded once
-    rows = list(OwnershipAssignment.objects.values_list("owner__name", "target_type", "namespace", "name",
-                                                        "role", "source"))
+    rows = list(
+        OwnershipAssignment.objects.values_list("owner__name", "target_type", "namespace", "name", "role", "source")
+    )
     assert rows == [("team:crm", "dataset", "db", "customers", "MAINTAINER", "event")]
     assert Owner.objects.get(name="team:crm").kind == Owner.Kind.TEAM
 
 
 def test_an_event_sourced_owner_has_the_same_kind_in_the_database_and_the_graph(graph):  # type: ignore[no-untyped-def]
     names = ["team:crm", "group:finance", "user:ana", "bob"]
-    apply(run_event("COMPLETE", run_id=new_run_id(), job="load", namespace="db",
-                    outputs=[dataset("db", "customers", owners=names)]))
-    in_graph = {row["name"]: row["kind"] for row in graph_read(lambda tx: records(
-        tx, "MATCH (o:Owner) RETURN o.name AS name, o.kind AS kind"))}
+    apply(
+        run_event(
+            "COMPLETE",
+            run_id=new_run_id(),
+            job="load",
+            namespace="db",
+            outputs=[dataset("db", "customers", owners=names)],
+        )
+    )
+    in_graph = {
+        row["name"]: row["kind"]
+        for row in graph_read(lambda tx: records(tx, "MATCH (o:Owner) RETURN o.name AS name, o.kind AS kind"))
+    }
     in_database = dict(Owner.objects.values_list("name", "kind"))
-    assert in_graph == in_database == {"team:crm": "team", "group:finance": "team", "user:ana": "person",
-                                       "bob": "person"}
+    assert (
+        in_graph == in_database == {"team:crm": "team", "group:finance": "team", "user:ana": "person", "bob": "person"}
+    )
 
 
 def test_ownership_facets_of_dataset_events_are_recorded_too(graph):  # type: ignore[no-untyped-def]
-    apply({"eventTime": "2026-01-05T08:00:00Z", "producer": PRODUCER,
-           "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
-           "dataset": dataset("db", "countries", owners=["user:ana"])})
+    apply(
+        {
+            "eventTime": "2026-01-05T08:00:00Z",
+            "producer": PRODUCER,
+            "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
+            "dataset": dataset("db", "countries", owners=["user:ana"]),
+        }
+    )
     rows = list(OwnershipAssignment.objects.values_list("owner__name", "target_type", "namespace", "name", "source"))
     assert rows == [("user:ana", "dataset", "db", "countries", "event")]
 
 
 def test_a_hand_set_owner_is_in_the_graph_at_once_and_wins_over_the_event_owner(  # type: ignore[no-untyped-def]
-        graph, read_client):
+    graph, read_client
+):
     seed()
     assert effective(read_client, CUSTOMERS) == [("team:crm", "MAINTAINER", "event", False)]
-    services.assignment_create(owner="data-platform", kind="team", email="dp@example.com", target_type="dataset",
-                               namespace="db", name="customers", role="owner")
+    services.assignment_create(
+        owner="data-platform",
+        kind="team",
+        email="dp@example.com",
+        target_type="dataset",
+        namespace="db",
+        name="customers",
+        role="owner",
+    )
     assert manual_edges() == [(CUSTOMERS, "data-platform", "owner")]
     assert effective(read_client, CUSTOMERS) == [("data-platform", "owner", "manual", False)]
     # The event-sourced record stays, shown as such; the hand-set one wins.
@@ -95,8 +131,9 @@ def test_a_dataset_without_owners_inherits_its_namespaces(graph, read_client):  
 
 def test_deleting_or_renaming_updates_the_graph_at_once(graph):  # type: ignore[no-untyped-def]
     seed()
-    assignment, _ = services.assignment_create(owner="ana", kind="person", target_type="dataset", namespace="db",
-                                               name="orders", role="on-call")
+    assignment, _ = services.assignment_create(
+        owner="ana", kind="person", target_type="dataset", namespace="db", name="orders", role="on-call"
+    )
     owner = assignment.owner
     owner.name, owner.channel = "ana.s", "#oncall"
     services.owner_save(owner=owner, previous_name="ana")
@@ -129,8 +166,10 @@ def test_the_ownership_api_lists_owners_and_assignments_as_pages(graph, read_cli
     seed()
     services.assignment_create(owner="warehouse", target_type="namespace", namespace="db", role="owner")
     owners = read_client.get("/api/v1/owners", {"limit": 1}).json()
-    assert owners == {"count": 2, "results": [
-        {"name": "team:crm", "kind": "team", "email": "", "channel": "", "assignmentCount": 1}]}
+    assert owners == {
+        "count": 2,
+        "results": [{"name": "team:crm", "kind": "team", "email": "", "channel": "", "assignmentCount": 1}],
+    }
     listed = read_client.get("/api/v1/ownership", {"source": "manual"}).json()
     assert listed["count"] == 1 and listed["results"][0]["owner"] == "warehouse"
     missing = read_client.get("/api/v1/ownership", {"nodeId": "dataset:db:nope"})

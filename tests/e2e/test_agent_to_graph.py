@@ -27,15 +27,27 @@ def test_the_signed_example_pipeline_lands_verified_in_the_graph(graph, live_ser
     ProducerKey.objects.create(producer="example pipeline", public_key=public_key_pem(key.public_key()))
     SignaturePolicy.objects.create(namespace="spark", mode=SignaturePolicy.Mode.ENFORCE)
 
-    env = {**os.environ, "TRIBUTARY_URL": live_server.url, "TRIBUTARY_TOKEN": ingest_token,
-           "TRIBUTARY_SIGNING_KEY": str(key_path)}
+    env = {
+        **os.environ,
+        "TRIBUTARY_URL": live_server.url,
+        "TRIBUTARY_TOKEN": ingest_token,
+        "TRIBUTARY_SIGNING_KEY": str(key_path),
+    }
     data_dir = tmp_path / "data"
-    finished = subprocess.run([sys.executable, "-m", "examples.pipeline", "--data-dir", str(data_dir)],
-                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    finished = subprocess.run(
+        [sys.executable, "-m", "examples.pipeline", "--data-dir", str(data_dir)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert finished.returncode == 0, finished.stderr[-3000:]
     # The failure by design is reported once, by its cause, not as Spark's stack traces.
-    assert "validate_orders: failed as designed: java.lang.RuntimeException: negative amount in order 250" \
+    assert (
+        "validate_orders: failed as designed: java.lang.RuntimeException: negative amount in order 250"
         in finished.stdout
+    )
     assert "\tat org.apache.spark" not in finished.stderr, finished.stderr[-3000:]
 
     ids = list(LineageEvent.objects.order_by("event_time").values_list("id", flat=True))
@@ -50,18 +62,23 @@ def test_the_signed_example_pipeline_lands_verified_in_the_graph(graph, live_ser
     assert any(i.startswith("job:spark:clean_orders.write_parquet") for i in upstream_ids)
     assert any("raw/orders.csv" in i or "raw" in i for i in upstream_ids if i.startswith("dataset:"))
 
-    versions = graph_read(lambda tx: records(
-        tx, "MATCH (d:Dataset {nodeId: $id})-[:HAS_VERSION]->(v) RETURN count(v) AS n", id=silver))
+    versions = graph_read(
+        lambda tx: records(tx, "MATCH (d:Dataset {nodeId: $id})-[:HAS_VERSION]->(v) RETURN count(v) AS n", id=silver)
+    )
     assert versions == [{"n": 2}], "the second clean_orders run changed the schema"
 
-    failed = graph_read(lambda tx: records(
-        tx, "MATCH (r:Run {state: 'FAILED'}) RETURN r.runId AS runId, r.jobName AS job"))
+    failed = graph_read(
+        lambda tx: records(tx, "MATCH (r:Run {state: 'FAILED'}) RETURN r.runId AS runId, r.jobName AS job")
+    )
     assert {row["job"] for row in failed} >= {"validate_orders.write_parquet.orders_checked"}
     child = next(row for row in failed if row["job"] == "validate_orders.write_parquet.orders_checked")
     run = run_for_id(run_id=child["runId"])
     assert "negative amount in order 250" in run["stackTrace"]
     assert run["verification"] == "VERIFIED"
 
-    derived = graph_read(lambda tx: records(
-        tx, "MATCH (s:Field)-[:DERIVES]->(t:Field {name: 'amount_eur'}) RETURN DISTINCT s.name AS source"))
+    derived = graph_read(
+        lambda tx: records(
+            tx, "MATCH (s:Field)-[:DERIVES]->(t:Field {name: 'amount_eur'}) RETURN DISTINCT s.name AS source"
+        )
+    )
     assert {"amount", "currency"} <= {row["source"] for row in derived}

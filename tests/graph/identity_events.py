@@ -25,19 +25,37 @@ def alias_events() -> list[dict]:
     """A writer names the table by `s3a://…/` path; a reader by catalog name only (with column lineage
     from it); a third job reads it by location with the symlink that says both are one table."""
     writer, reader, linker = (f"6f1c1a54-0000-4000-8000-00000000000{i}" for i in (1, 2, 3))
-    by_path = dataset("s3a://lake", "warehouse/orders/", fields=[("id", "bigint"), ("total", "double")],
-                      owners=["team:sales"])
+    by_path = dataset(
+        "s3a://lake", "warehouse/orders/", fields=[("id", "bigint"), ("total", "double")], owners=["team:sales"]
+    )
     by_catalog = dataset(*CATALOG, fields=[("id", "bigint"), ("total", "double")])
-    summary = dataset("s3://lake", "marts/order_summary", fields=[("id", "bigint"), ("sum_total", "double")],
-                      column_lineage={"id": [(*CATALOG, "id")], "sum_total": [(*CATALOG, "total")]})
+    summary = dataset(
+        "s3://lake",
+        "marts/order_summary",
+        fields=[("id", "bigint"), ("sum_total", "double")],
+        column_lineage={"id": [(*CATALOG, "id")], "sum_total": [(*CATALOG, "total")]},
+    )
     day = T0 + timedelta(days=3)
     return [
         run_event("START", run_id=writer, job="orders.load", at=day, outputs=[by_path]),
         run_event("COMPLETE", run_id=writer, job="orders.load", at=day + timedelta(minutes=2), outputs=[by_path]),
-        run_event("START", run_id=reader, job="orders.summarise", at=day + timedelta(hours=1),
-                  inputs=[by_catalog], outputs=[summary]),
-        run_event("COMPLETE", run_id=reader, job="orders.summarise", at=day + timedelta(hours=1, minutes=4),
-                  inputs=[by_catalog], outputs=[summary]),
-        run_event("COMPLETE", run_id=linker, job="orders.audit", at=day + timedelta(hours=2),
-                  inputs=[symlinked(*LOCATION)]),
+        run_event(
+            "START",
+            run_id=reader,
+            job="orders.summarise",
+            at=day + timedelta(hours=1),
+            inputs=[by_catalog],
+            outputs=[summary],
+        ),
+        run_event(
+            "COMPLETE",
+            run_id=reader,
+            job="orders.summarise",
+            at=day + timedelta(hours=1, minutes=4),
+            inputs=[by_catalog],
+            outputs=[summary],
+        ),
+        run_event(
+            "COMPLETE", run_id=linker, job="orders.audit", at=day + timedelta(hours=2), inputs=[symlinked(*LOCATION)]
+        ),
     ]

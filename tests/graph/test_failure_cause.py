@@ -28,57 +28,91 @@ NEGATIVE_AMOUNT = "java.lang.RuntimeException: negative amount in order 250"
 
 
 def traced(case: str) -> FailureCause:
-    return failure_cause(message=(TRACES / f"{case}.message.txt").read_text(),
-                         stack_trace=(TRACES / f"{case}.stack.txt").read_text())
+    return failure_cause(
+        message=(TRACES / f"{case}.message.txt").read_text(), stack_trace=(TRACES / f"{case}.stack.txt").read_text()
+    )
 
 
 CASES = [
     ("example_validate_orders_app", NEGATIVE_AMOUNT, DATA_VALIDATION),
     ("example_validate_orders_action", NEGATIVE_AMOUNT, DATA_VALIDATION),
     ("oom_heap_space_action", "java.lang.OutOfMemoryError: Java heap space", OUT_OF_MEMORY),
-    ("yarn_container_killed_app",
-     "ExecutorLostFailure (executor 23 exited caused by one of the running tasks) Reason: Container killed by "
-     "YARN for exceeding physical memory limits. 12.4 GB of 12 GB physical memory used. Consider boosting "
-     "spark.executor.memoryOverhead.", OUT_OF_MEMORY),
+    (
+        "yarn_container_killed_app",
+        "ExecutorLostFailure (executor 23 exited caused by one of the running tasks) Reason: Container killed by "
+        "YARN for exceeding physical memory limits. 12.4 GB of 12 GB physical memory used. Consider boosting "
+        "spark.executor.memoryOverhead.",
+        OUT_OF_MEMORY,
+    ),
     ("driver_oom_shutdown_action", "java.lang.OutOfMemoryError: GC overhead limit exceeded", OUT_OF_MEMORY),
-    ("unresolved_column_app",
-     "pyspark.errors.exceptions.captured.AnalysisException: [UNRESOLVED_COLUMN.WITH_SUGGESTION] A column or "
-     "function parameter with name `amount` cannot be resolved. Did you mean one of the following? [`order_id`].",
-     SCHEMA),
-    ("parse_error_action",
-     "org.apache.spark.sql.catalyst.parser.ParseException: [PARSE_SYNTAX_ERROR] Syntax error at or near "
-     "'SELEC'.(line 1, pos 0)", SCHEMA),
-    ("table_not_found_app",
-     "pyspark.errors.exceptions.captured.AnalysisException: [TABLE_OR_VIEW_NOT_FOUND] The table or view "
-     "`sales`.`orders_daily` cannot be found. Verify the spelling and correctness of the schema and catalog.",
-     MISSING_INPUT),
-    ("path_not_found_app",
-     "pyspark.errors.exceptions.captured.AnalysisException: [PATH_NOT_FOUND] Path does not exist: "
-     "file:/tmp/ff/gdata/lake/bronze/orders.", MISSING_INPUT),
-    ("file_not_found_app",
-     "org.apache.spark.SparkFileNotFoundException: File file:/tmp/ff/gdata/lake/silver/orders/"
-     "part-00000-67a2249e-ea98-4319-b1c8-5d3d924ff733-c000.snappy.parquet does not exist", MISSING_INPUT),
-    ("s3a_access_denied_app",
-     "com.amazonaws.services.s3.model.AmazonS3Exception: Forbidden (Service: Amazon S3; Status Code: 403; "
-     "Error Code: 403 Forbidden; Request ID: 7QK2M9ZB0T1E5W3X; S3 Extended Request ID: "
-     "uTj0bFQ1n5yJmQ8rO7fM2a1x9vW3kP6dZ4cL0sH8eG2iR5tY7uB1nA3oC6qE9wX=; Proxy: null), S3 Extended Request ID: "
-     "uTj0bFQ1n5yJmQ…", PERMISSION),  # cut at `MAX_CAUSE`
-    ("hdfs_access_control_action",
-     "org.apache.hadoop.ipc.RemoteException(org.apache.hadoop.security.AccessControlException): Permission "
-     "denied: user=etl, access=WRITE, inode=\"/warehouse/sales.db/orders\":hive:hadoop:drwxr-xr-x", PERMISSION),
+    (
+        "unresolved_column_app",
+        "pyspark.errors.exceptions.captured.AnalysisException: [UNRESOLVED_COLUMN.WITH_SUGGESTION] A column or "
+        "function parameter with name `amount` cannot be resolved. Did you mean one of the following? [`order_id`].",
+        SCHEMA,
+    ),
+    (
+        "parse_error_action",
+        "org.apache.spark.sql.catalyst.parser.ParseException: [PARSE_SYNTAX_ERROR] Syntax error at or near "
+        "'SELEC'.(line 1, pos 0)",
+        SCHEMA,
+    ),
+    (
+        "table_not_found_app",
+        "pyspark.errors.exceptions.captured.AnalysisException: [TABLE_OR_VIEW_NOT_FOUND] The table or view "
+        "`sales`.`orders_daily` cannot be found. Verify the spelling and correctness of the schema and catalog.",
+        MISSING_INPUT,
+    ),
+    (
+        "path_not_found_app",
+        "pyspark.errors.exceptions.captured.AnalysisException: [PATH_NOT_FOUND] Path does not exist: "
+        "file:/tmp/ff/gdata/lake/bronze/orders.",
+        MISSING_INPUT,
+    ),
+    (
+        "file_not_found_app",
+        "org.apache.spark.SparkFileNotFoundException: File file:/tmp/ff/gdata/lake/silver/orders/"
+        "part-00000-67a2249e-ea98-4319-b1c8-5d3d924ff733-c000.snappy.parquet does not exist",
+        MISSING_INPUT,
+    ),
+    (
+        "s3a_access_denied_app",
+        "com.amazonaws.services.s3.model.AmazonS3Exception: Forbidden (Service: Amazon S3; Status Code: 403; "
+        "Error Code: 403 Forbidden; Request ID: 7QK2M9ZB0T1E5W3X; S3 Extended Request ID: "
+        "uTj0bFQ1n5yJmQ8rO7fM2a1x9vW3kP6dZ4cL0sH8eG2iR5tY7uB1nA3oC6qE9wX=; Proxy: null), S3 Extended Request ID: "
+        "uTj0bFQ1n5yJmQ…",
+        PERMISSION,
+    ),  # cut at `MAX_CAUSE`
+    (
+        "hdfs_access_control_action",
+        "org.apache.hadoop.ipc.RemoteException(org.apache.hadoop.security.AccessControlException): Permission "
+        'denied: user=etl, access=WRITE, inode="/warehouse/sales.db/orders":hive:hadoop:drwxr-xr-x',
+        PERMISSION,
+    ),
     ("python_udf_app", "ValueError: cannot convert amount 7 to cents", DATA_VALIDATION),
     ("python_udf_action", "ValueError: cannot convert amount 7 to cents", DATA_VALIDATION),
     ("python_udf_collect_app", "AssertionError: unknown country code in customer 3", DATA_VALIDATION),
     ("python_assertion_app", "AssertionError: 12 orders without a customer", DATA_VALIDATION),
-    ("python_chained_app",
-     "FileNotFoundError: [Errno 2] No such file or directory: '/data/in/orders-2026-01-08.csv'", MISSING_INPUT),
-    ("job_cancelled_app", "org.apache.spark.SparkException: Job 5 cancelled as part of cancellation of all jobs",
-     CANCELLED),
-    ("stage_cancelled_action",
-     "org.apache.spark.SparkException: Job 9 cancelled part of cancelled job group nightly-orders-2026-01-08",
-     CANCELLED),
-    ("broadcast_timeout_action", "java.util.concurrent.TimeoutException: Futures timed out after [300 seconds]",
-     CANCELLED),
+    (
+        "python_chained_app",
+        "FileNotFoundError: [Errno 2] No such file or directory: '/data/in/orders-2026-01-08.csv'",
+        MISSING_INPUT,
+    ),
+    (
+        "job_cancelled_app",
+        "org.apache.spark.SparkException: Job 5 cancelled as part of cancellation of all jobs",
+        CANCELLED,
+    ),
+    (
+        "stage_cancelled_action",
+        "org.apache.spark.SparkException: Job 9 cancelled part of cancelled job group nightly-orders-2026-01-08",
+        CANCELLED,
+    ),
+    (
+        "broadcast_timeout_action",
+        "java.util.concurrent.TimeoutException: Futures timed out after [300 seconds]",
+        CANCELLED,
+    ),
 ]
 
 
@@ -105,7 +139,8 @@ def test_the_example_pipelines_failure_is_its_innermost_cause_not_the_sixty_line
 def test_the_message_alone_is_enough_when_no_stack_trace_was_sent() -> None:
     message = (TRACES / "example_validate_orders_app.message.txt").read_text()
     assert failure_cause(message=message, stack_trace=None) == FailureCause(
-        cause=NEGATIVE_AMOUNT, classification=DATA_VALIDATION)
+        cause=NEGATIVE_AMOUNT, classification=DATA_VALIDATION
+    )
     assert failure_cause(message=message, stack_trace="") == failure_cause(message=message, stack_trace=None)
 
 
@@ -129,7 +164,8 @@ def test_an_out_of_memory_error_wrapped_in_spark_exceptions_is_an_out_of_memory_
     )
     assert failure_cause(message=None, stack_trace=stack) == FailureCause(
         cause="org.apache.spark.memory.SparkOutOfMemoryError: Unable to acquire 65536 bytes of memory, got 0",
-        classification=OUT_OF_MEMORY)
+        classification=OUT_OF_MEMORY,
+    )
 
 
 def test_a_container_killed_for_memory_is_out_of_memory_not_cancelled() -> None:
@@ -150,10 +186,14 @@ def test_a_python_udfs_exception_is_named_rather_than_sparks_python_exception_ar
 
 
 def test_any_exception_raised_in_a_python_udf_is_data_validation() -> None:
-    stack = (TRACES / "python_udf_action.stack.txt").read_text().replace(
-        "ValueError: cannot convert amount 7 to cents", "KeyError: 'EUR'")
+    stack = (
+        (TRACES / "python_udf_action.stack.txt")
+        .read_text()
+        .replace("ValueError: cannot convert amount 7 to cents", "KeyError: 'EUR'")
+    )
     assert failure_cause(message=None, stack_trace=stack) == FailureCause(
-        cause="KeyError: 'EUR'", classification=DATA_VALIDATION)
+        cause="KeyError: 'EUR'", classification=DATA_VALIDATION
+    )
     outside_a_udf = "Traceback (most recent call last):\n  File \"job.py\", line 3, in <module>\nKeyError: 'EUR'\n"
     assert failure_cause(message=None, stack_trace=outside_a_udf).classification == UNKNOWN
 
@@ -165,8 +205,9 @@ def test_a_python_chain_is_rooted_in_its_first_exception() -> None:
 
 def test_a_number_like_403_in_a_data_message_is_not_a_permission_failure() -> None:
     cause = failure_cause(message="java.lang.RuntimeException: negative amount in order 403", stack_trace=None)
-    assert cause == FailureCause(cause="java.lang.RuntimeException: negative amount in order 403",
-                                 classification=DATA_VALIDATION)
+    assert cause == FailureCause(
+        cause="java.lang.RuntimeException: negative amount in order 403", classification=DATA_VALIDATION
+    )
 
 
 def test_causes_indented_under_suppressed_exceptions_are_not_the_root_cause() -> None:
@@ -180,13 +221,14 @@ def test_causes_indented_under_suppressed_exceptions_are_not_the_root_cause() ->
         "\tat java.base/sun.nio.fs.UnixException.translateToIOException(UnixException.java:90)\n"
     )
     assert failure_cause(message=None, stack_trace=stack) == FailureCause(
-        cause="java.nio.file.AccessDeniedException: /lake/gold/_temporary: Permission denied",
-        classification=PERMISSION)
+        cause="java.nio.file.AccessDeniedException: /lake/gold/_temporary: Permission denied", classification=PERMISSION
+    )
 
 
 def test_an_error_naming_no_exception_is_headlined_by_its_first_line_and_left_unknown() -> None:
     assert failure_cause(message="\n  boom\nsecond line", stack_trace=None) == FailureCause(
-        cause="boom", classification=UNKNOWN)
+        cause="boom", classification=UNKNOWN
+    )
     assert failure_cause(message="Permission denied writing /lake", stack_trace=None).classification == PERMISSION
 
 

@@ -17,22 +17,25 @@ from tests.graph_dump import graph_dump
 # --- pure normalisation ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("spelled", "normal"), [
-    (("s3a://lake", "warehouse/orders"), ("s3://lake", "warehouse/orders")),
-    (("s3n://lake/", "warehouse/orders/"), ("s3://lake", "warehouse/orders")),
-    (("S3A://lake", "x"), ("s3://lake", "x")),
-    (("s3://lake", "warehouse/orders//"), ("s3://lake", "warehouse/orders")),
-    (("file", "/data/orders/"), ("file", "/data/orders")),
-    (("file", "file:///data/orders"), ("file", "/data/orders")),
-    (("", "file:/data/orders"), ("file", "/data/orders")),
-    (("file:", "/data/orders"), ("file", "/data/orders")),
-    (("file:///", "data/orders"), ("file", "/data/orders")),
-    (("file", "file://localhost/data/orders"), ("file", "/data/orders")),
-    (("hive://metastore", "sales.orders"), ("hive://metastore", "sales.orders")),
-    (("postgres://db:5432", "public.orders"), ("postgres://db:5432", "public.orders")),
-    (("file:///data", "raw/orders"), ("file:///data", "raw/orders")),  # a namespace with a path is kept
-    (("s3://lake", "/"), ("s3://lake", "/")),
-])
+@pytest.mark.parametrize(
+    ("spelled", "normal"),
+    [
+        (("s3a://lake", "warehouse/orders"), ("s3://lake", "warehouse/orders")),
+        (("s3n://lake/", "warehouse/orders/"), ("s3://lake", "warehouse/orders")),
+        (("S3A://lake", "x"), ("s3://lake", "x")),
+        (("s3://lake", "warehouse/orders//"), ("s3://lake", "warehouse/orders")),
+        (("file", "/data/orders/"), ("file", "/data/orders")),
+        (("file", "file:///data/orders"), ("file", "/data/orders")),
+        (("", "file:/data/orders"), ("file", "/data/orders")),
+        (("file:", "/data/orders"), ("file", "/data/orders")),
+        (("file:///", "data/orders"), ("file", "/data/orders")),
+        (("file", "file://localhost/data/orders"), ("file", "/data/orders")),
+        (("hive://metastore", "sales.orders"), ("hive://metastore", "sales.orders")),
+        (("postgres://db:5432", "public.orders"), ("postgres://db:5432", "public.orders")),
+        (("file:///data", "raw/orders"), ("file:///data", "raw/orders")),  # a namespace with a path is kept
+        (("s3://lake", "/"), ("s3://lake", "/")),
+    ],
+)
 def test_names_normalise_to_one_spelling(spelled, normal):  # type: ignore[no-untyped-def]
     assert identity_normalise(*spelled) == normal
     assert identity_normalise(*normal) == normal  # idempotent
@@ -85,15 +88,21 @@ def test_a_table_named_three_ways_is_one_dataset_whatever_the_order(graph, batch
     ids = {node["id"] for node in lineage["graph"]}
     # The seam is gone: the summary reaches back through the catalog-named read to the path writer.
     assert {"job:spark:orders.summarise", CANONICAL_ID, "job:spark:orders.load"} <= ids
-    derives = graph_read(lambda tx: records(
-        tx, f"MATCH (s:{Label.FIELD})-[:{Rel.DERIVES}]->(t:{Label.FIELD}) RETURN s.nodeId AS s, t.nodeId AS t"))
+    derives = graph_read(
+        lambda tx: records(
+            tx, f"MATCH (s:{Label.FIELD})-[:{Rel.DERIVES}]->(t:{Label.FIELD}) RETURN s.nodeId AS s, t.nodeId AS t"
+        )
+    )
     assert {(r["s"], r["t"]) for r in derives} == {
         (f"datasetField:{LOCATION[0]}:{LOCATION[1]}:id", f"{SUMMARY_ID.replace('dataset:', 'datasetField:')}:id"),
-        (f"datasetField:{LOCATION[0]}:{LOCATION[1]}:total",
-         f"{SUMMARY_ID.replace('dataset:', 'datasetField:')}:sum_total"),
+        (
+            f"datasetField:{LOCATION[0]}:{LOCATION[1]}:total",
+            f"{SUMMARY_ID.replace('dataset:', 'datasetField:')}:sum_total",
+        ),
     }
-    owners = graph_read(lambda tx: records(
-        tx, f"MATCH (d:{Label.DATASET})-[:{Rel.OWNED_BY}]->(o) RETURN d.nodeId AS d, o.name AS o"))
+    owners = graph_read(
+        lambda tx: records(tx, f"MATCH (d:{Label.DATASET})-[:{Rel.OWNED_BY}]->(o) RETURN d.nodeId AS d, o.name AS o")
+    )
     assert owners == [{"d": CANONICAL_ID, "o": "team:sales"}]
 
 
@@ -114,9 +123,14 @@ def test_every_order_gives_the_graph_of_one_batch(graph):  # type: ignore[no-unt
 @pytest.mark.django_db
 def test_aliases_keep_who_named_them_so(graph):  # type: ignore[no-untyped-def]
     _apply(EVENTS, [[i] for i in range(len(EVENTS))])
-    rows = graph_read(lambda tx: records(tx, f"""
+    rows = graph_read(
+        lambda tx: records(
+            tx,
+            f"""
         MATCH (a:{Label.DATASET_ALIAS}) RETURN a.namespace AS namespace, a.name AS name,
-               a.canonicalKey AS canonical, a.sourceJob AS job, a.sourceKind AS kind"""))
+               a.canonicalKey AS canonical, a.sourceJob AS job, a.sourceKind AS kind""",
+        )
+    )
     by_name = {(r["namespace"], r["name"]): r for r in rows}
     canonical = {r["canonical"] for r in rows if (r["namespace"], r["name"]) != ("s3://lake", "marts/order_summary")}
     assert len(canonical) == 1

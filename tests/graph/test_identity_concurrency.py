@@ -30,10 +30,24 @@ def _record(event: dict) -> EventRecord:
 @pytest.mark.parametrize("round_", range(8))
 def test_concurrent_batches_naming_a_table_two_ways_converge_to_one_dataset(graph, round_):  # type: ignore[no-untyped-def]
     at = T0 + timedelta(days=20, minutes=round_)
-    link = _record(run_event("COMPLETE", run_id=f"8b3d0c22-0000-4000-8000-0000000000{round_:02d}",
-                             job="audit", at=at, inputs=[symlinked("s3://lake", "warehouse/orders")]))
-    alias = _record(run_event("COMPLETE", run_id=f"8b3d0c22-0000-4000-8000-0000000001{round_:02d}",
-                              job="report", at=at, inputs=[dataset(*CATALOG, fields=[("id", "bigint")])]))
+    link = _record(
+        run_event(
+            "COMPLETE",
+            run_id=f"8b3d0c22-0000-4000-8000-0000000000{round_:02d}",
+            job="audit",
+            at=at,
+            inputs=[symlinked("s3://lake", "warehouse/orders")],
+        )
+    )
+    alias = _record(
+        run_event(
+            "COMPLETE",
+            run_id=f"8b3d0c22-0000-4000-8000-0000000001{round_:02d}",
+            job="report",
+            at=at,
+            inputs=[dataset(*CATALOG, fields=[("id", "bigint")])],
+        )
+    )
     barrier = threading.Barrier(2)
     errors: list[BaseException] = []
 

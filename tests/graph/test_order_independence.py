@@ -29,23 +29,30 @@ def _scenario() -> list[dict]:
     table named three ways (`s3a://` path, catalog name, location with its symlink: invariant 9)."""
     first = run_lifecycle()
     second_id = new_run_id()
-    wider = dataset("file:///data", "clean/orders",
-                    fields=[("id", "bigint"), ("amount_eur", "double"), ("country", "string")],
-                    owners=["team:payments"])
+    wider = dataset(
+        "file:///data",
+        "clean/orders",
+        fields=[("id", "bigint"), ("amount_eur", "double"), ("country", "string")],
+        owners=["team:payments"],
+    )
     second = [
         run_event("START", run_id=second_id, at=T0 + timedelta(days=1)),
         run_event("COMPLETE", run_id=second_id, at=T0 + timedelta(days=1, minutes=3), outputs=[wider]),
         # A late OTHER event after completion adds facets but cannot reopen the run.
-        run_event("OTHER", run_id=second_id, at=T0 + timedelta(days=1, minutes=9),
-                  run_facets={"tags": facet(tags=[{"key": "env", "value": "prod", "source": "test"}])}),
+        run_event(
+            "OTHER",
+            run_id=second_id,
+            at=T0 + timedelta(days=1, minutes=9),
+            run_facets={"tags": facet(tags=[{"key": "env", "value": "prod", "source": "test"}])},
+        ),
     ]
     failed = run_lifecycle(fail=True)
     child_id = new_run_id()
-    parent = {"parent": facet(run={"runId": first[0]["run"]["runId"]},
-                              job={"namespace": "spark", "name": "etl.daily"})}
-    child = [run_event("START", run_id=child_id, job="etl.daily.write", at=T0, run_facets=parent),
-             run_event("COMPLETE", run_id=child_id, job="etl.daily.write", at=T0 + timedelta(minutes=2),
-                       run_facets=parent)]
+    parent = {"parent": facet(run={"runId": first[0]["run"]["runId"]}, job={"namespace": "spark", "name": "etl.daily"})}
+    child = [
+        run_event("START", run_id=child_id, job="etl.daily.write", at=T0, run_facets=parent),
+        run_event("COMPLETE", run_id=child_id, job="etl.daily.write", at=T0 + timedelta(minutes=2), run_facets=parent),
+    ]
     return first + second + failed + child + alias_events()
 
 
@@ -101,8 +108,12 @@ def test_late_start_does_not_rewind_a_completed_run() -> None:
 
 def test_the_first_terminal_event_in_time_wins() -> None:
     run_id = new_run_id()
-    fail = run_event("FAIL", run_id=run_id, at=T0 + timedelta(minutes=1),
-                     run_facets={"errorMessage": facet(message="disk full", programmingLanguage="python")})
+    fail = run_event(
+        "FAIL",
+        run_id=run_id,
+        at=T0 + timedelta(minutes=1),
+        run_facets={"errorMessage": facet(message="disk full", programmingLanguage="python")},
+    )
     complete = run_event("COMPLETE", run_id=run_id, at=T0 + timedelta(minutes=2))
     fold = run_fold([_record(complete), _record(fail)])
     assert (fold.state, fold.error_message) == ("FAILED", "disk full")
@@ -110,8 +121,10 @@ def test_the_first_terminal_event_in_time_wins() -> None:
 
 def test_start_is_the_earliest_start_or_running_event() -> None:
     run_id = new_run_id()
-    events = [run_event("RUNNING", run_id=run_id, at=T0 + timedelta(minutes=1)),
-              run_event("START", run_id=run_id, at=T0 + timedelta(minutes=2))]
+    events = [
+        run_event("RUNNING", run_id=run_id, at=T0 + timedelta(minutes=1)),
+        run_event("START", run_id=run_id, at=T0 + timedelta(minutes=2)),
+    ]
     fold = run_fold([_record(e) for e in events])
     assert (fold.state, fold.started_at) == ("RUNNING", "2026-01-05T08:01:00.000000Z")
 

@@ -23,14 +23,23 @@ def _record(event: dict) -> EventRecord:
 
 
 def _error(case: str) -> dict:
-    return {"errorMessage": facet(message=(TRACES / f"{case}.message.txt").read_text(), programmingLanguage="JAVA",
-                                  stackTrace=(TRACES / f"{case}.stack.txt").read_text())}
+    return {
+        "errorMessage": facet(
+            message=(TRACES / f"{case}.message.txt").read_text(),
+            programmingLanguage="JAVA",
+            stackTrace=(TRACES / f"{case}.stack.txt").read_text(),
+        )
+    }
 
 
 FAILED = [
     run_event("START", run_id=RUN, at=T0),
-    run_event("RUNNING", run_id=RUN, at=T0 + timedelta(minutes=1),
-              run_facets={"errorMessage": facet(message="transient: retrying", programmingLanguage="python")}),
+    run_event(
+        "RUNNING",
+        run_id=RUN,
+        at=T0 + timedelta(minutes=1),
+        run_facets={"errorMessage": facet(message="transient: retrying", programmingLanguage="python")},
+    ),
     run_event("FAIL", run_id=RUN, at=T0 + timedelta(minutes=2), run_facets=_error("example_validate_orders_action")),
     # After the end: cannot change why the run failed.
     run_event("OTHER", run_id=RUN, at=T0 + timedelta(minutes=3), run_facets=_error("oom_heap_space_action")),
@@ -40,7 +49,10 @@ FAILED = [
 def test_a_failed_run_stores_its_root_cause_and_classification_on_the_run_node() -> None:
     fold = run_fold([_record(e) for e in FAILED])
     assert (fold.state, fold.failure_cause, fold.failure_class) == (
-        "FAILED", "java.lang.RuntimeException: negative amount in order 250", "data_validation")
+        "FAILED",
+        "java.lang.RuntimeException: negative amount in order 250",
+        "data_validation",
+    )
     properties = fold.node_properties()
     assert (properties["failureCause"], properties["failureClass"]) == (fold.failure_cause, fold.failure_class)
     assert properties["errorMessage"].startswith("org.apache.spark.SparkException: Job aborted")
@@ -52,13 +64,19 @@ def test_the_failure_cause_does_not_depend_on_the_order_or_duplication_of_events
 ) -> None:
     fold = run_fold([_record(FAILED[i]) for i in [*order, *twice]])
     assert (fold.failure_cause, fold.failure_class) == (
-        "java.lang.RuntimeException: negative amount in order 250", "data_validation")
+        "java.lang.RuntimeException: negative amount in order 250",
+        "data_validation",
+    )
 
 
 def test_an_aborted_run_without_an_error_was_cancelled() -> None:
     run_id = new_run_id()
-    fold = run_fold([_record(run_event("START", run_id=run_id, at=T0)),
-                     _record(run_event("ABORT", run_id=run_id, at=T0 + timedelta(minutes=1)))])
+    fold = run_fold(
+        [
+            _record(run_event("START", run_id=run_id, at=T0)),
+            _record(run_event("ABORT", run_id=run_id, at=T0 + timedelta(minutes=1))),
+        ]
+    )
     assert (fold.state, fold.failure_cause, fold.failure_class) == ("ABORTED", None, "cancelled")
 
 
@@ -75,8 +93,12 @@ def test_a_failed_run_without_an_error_has_no_cause_and_is_unknown() -> None:
 
 def test_runs_that_did_not_fail_carry_no_failure_even_with_an_error_facet() -> None:
     run_id = new_run_id()
-    running = run_fold([_record(FAILED[0] | {"run": {"runId": run_id, "facets": {}}}),
-                        _record(FAILED[1] | {"run": {"runId": run_id, "facets": FAILED[1]["run"]["facets"]}})])
+    running = run_fold(
+        [
+            _record(FAILED[0] | {"run": {"runId": run_id, "facets": {}}}),
+            _record(FAILED[1] | {"run": {"runId": run_id, "facets": FAILED[1]["run"]["facets"]}}),
+        ]
+    )
     complete = run_event("COMPLETE", run_id=run_id, at=T0, run_facets=_error("oom_heap_space_action"))
     completed = run_fold([_record(complete)])
     assert (running.state, running.failure_cause, running.failure_class) == ("RUNNING", None, None)

@@ -340,12 +340,27 @@ SCHEMA_VIOLATIONS: list[tuple[str, Any, str, str]] = [
 
 # A facet that fails its schema: (name, change, the facet's path, the precise path a strict policy names, words).
 FACET_VIOLATIONS: list[tuple[str, Any, str, str, str]] = [
-    ("a facet map that is not an object", put(["x"], "run", "facets"), "run.facets", "run.facets",
-     "not of type 'object'"),
-    ("a facet that is not an object", put("x", "run", "facets", "custom"), "run.facets.custom",
-     "run.facets.custom", "object"),
-    ("a facet without _producer", drop("_producer", "job", "facets", "sql"), "job.facets.sql",
-     "job.facets.sql._producer", "_producer"),
+    (
+        "a facet map that is not an object",
+        put(["x"], "run", "facets"),
+        "run.facets",
+        "run.facets",
+        "not of type 'object'",
+    ),
+    (
+        "a facet that is not an object",
+        put("x", "run", "facets", "custom"),
+        "run.facets.custom",
+        "run.facets.custom",
+        "object",
+    ),
+    (
+        "a facet without _producer",
+        drop("_producer", "job", "facets", "sql"),
+        "job.facets.sql",
+        "job.facets.sql._producer",
+        "_producer",
+    ),
     (
         "schema field name not a string",
         put(7, "inputs", 0, "facets", "schema", "fields", 0, "name"),
@@ -360,8 +375,13 @@ FACET_VIOLATIONS: list[tuple[str, Any, str, str, str]] = [
         "outputs[0].facets.schema.fields",
         "not of type 'array'",
     ),
-    ("sql facet without a query", drop("query", "job", "facets", "sql"), "job.facets.sql", "job.facets.sql.query",
-     "query"),
+    (
+        "sql facet without a query",
+        drop("query", "job", "facets", "sql"),
+        "job.facets.sql",
+        "job.facets.sql.query",
+        "query",
+    ),
     (
         "parent facet with a non-UUID runId",
         put("nope", "run", "facets", "parent", "run", "runId"),
@@ -413,7 +433,8 @@ def test_an_event_that_breaks_the_spec_is_rejected_with_the_path_of_the_failing_
 
 
 @pytest.mark.parametrize(
-    ("change", "facet_path", "words"), [(c, f, w) for _, c, f, _, w in FACET_VIOLATIONS],
+    ("change", "facet_path", "words"),
+    [(c, f, w) for _, c, f, _, w in FACET_VIOLATIONS],
     ids=[n for n, *_ in FACET_VIOLATIONS],
 )
 def test_an_event_with_a_facet_that_breaks_its_schema_is_stored_and_answered_with_a_warning(
@@ -433,7 +454,8 @@ def test_an_event_with_a_facet_that_breaks_its_schema_is_stored_and_answered_wit
 
 @override_settings(FACET_POLICY="strict")
 @pytest.mark.parametrize(
-    ("change", "path", "words"), [(c, p, w) for _, c, _, p, w in FACET_VIOLATIONS],
+    ("change", "path", "words"),
+    [(c, p, w) for _, c, _, p, w in FACET_VIOLATIONS],
     ids=[n for n, *_ in FACET_VIOLATIONS],
 )
 def test_under_a_strict_facet_policy_a_facet_that_breaks_its_schema_is_rejected_with_its_precise_path(
@@ -572,6 +594,7 @@ def test_the_stored_event_records_which_token_sent_it(db: None) -> None:
 
 # ---- duplicate member names: one answer on the server and in the agent's verifier ----
 
+
 def with_duplicate(event: dict[str, Any], parent: tuple[str, ...], name: str, first: Any) -> bytes:
     """`event` serialised with `name` written twice in the object at `parent`: `first`, then its real value."""
     text = json.dumps(event)
@@ -583,11 +606,14 @@ def with_duplicate(event: dict[str, Any], parent: tuple[str, ...], name: str, fi
     return text.replace(real, f"{json.dumps(name)}: {json.dumps(first)}, {real}").encode()
 
 
-@pytest.mark.parametrize(("parent", "name", "first", "path"), [
-    ((), "eventType", "FAIL", "eventType"),
-    (("run",), "runId", new_run_id(), "run.runId"),
-    (("job",), "name", "someone.else", "job.name"),
-])
+@pytest.mark.parametrize(
+    ("parent", "name", "first", "path"),
+    [
+        ((), "eventType", "FAIL", "eventType"),
+        (("run",), "runId", new_run_id(), "run.runId"),
+        (("job",), "name", "someone.else", "job.name"),
+    ],
+)
 def test_an_event_naming_a_member_twice_is_rejected_with_the_path_of_the_repeat_and_nothing_is_stored(
     ingest_client: APIClient, parent: tuple[str, ...], name: str, first: Any, path: str
 ) -> None:

@@ -19,8 +19,9 @@ pytestmark = pytest.mark.django_db
 
 def accept(client: APIClient, count: int) -> list[int]:
     events = [run_event("START", run_id=new_run_id()) for _ in range(count)]
-    return [client.post("/api/v1/lineage", data=json.dumps(e), content_type="application/json").json()["id"]
-            for e in events]
+    return [
+        client.post("/api/v1/lineage", data=json.dumps(e), content_type="application/json").json()["id"] for e in events
+    ]
 
 
 def test_a_message_for_events_already_applied_writes_nothing(graph, ingest_client) -> None:  # type: ignore[no-untyped-def]

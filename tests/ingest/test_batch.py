@@ -107,8 +107,11 @@ def test_in_a_mixed_batch_valid_events_are_stored_and_invalid_ones_are_not(inges
     ]
     assert all(r["warnings"] == [] for i, r in enumerate(body["results"]) if i != 5)
     assert LineageEvent.objects.get(id=warned["id"]).facet_warnings == [
-        {"path": "inputs[0].facets.schema", "message": "fields[0].name: 7 is not of type 'string'",
-         "at": ["inputs", 0, "facets", "schema"]}
+        {
+            "path": "inputs[0].facets.schema",
+            "message": "fields[0].name: 7 is not of type 'string'",
+            "at": ["inputs", 0, "facets", "schema"],
+        }
     ]
     assert LineageEvent.objects.count() == 4
     assert sorted(LineageEvent.objects.values_list("id", flat=True)) == sorted(
@@ -123,7 +126,10 @@ def test_under_a_strict_facet_policy_the_event_with_an_invalid_facet_is_rejected
     body = ok(post_batch(ingest_client, mixed_batch()))
     assert (body["accepted"], body["duplicate"], body["rejected"]) == (3, 0, 5)
     assert body["results"][5] == {
-        "index": 5, "status": "rejected", "id": None, "warnings": [],
+        "index": 5,
+        "status": "rejected",
+        "id": None,
+        "warnings": [],
         "errors": [{"path": "inputs[0].facets.schema.fields[0].name", "message": "7 is not of type 'string'"}],
     }
     assert LineageEvent.objects.count() == 3
@@ -197,8 +203,9 @@ def test_events_nested_up_to_the_depth_limit_are_accepted_in_a_batch(ingest_clie
 @pytest.mark.parametrize("levels", [80, 100_000], ids=["beyond the limit", "beyond the parser's stack"])
 def test_a_batch_with_an_event_nested_too_deep_is_rejected_with_400(ingest_client: APIClient, levels: int) -> None:
     good = json.dumps(run_event("START", run_id=new_run_id())).encode()
-    response = assert_error(post_batch(ingest_client, b"[" + good + b"," + deep_nesting(levels) + b"]"),
-                            400, "invalid_event")
+    response = assert_error(
+        post_batch(ingest_client, b"[" + good + b"," + deep_nesting(levels) + b"]"), 400, "invalid_event"
+    )
     assert "nested deeper than 64 levels" in response["message"]
     assert LineageEvent.objects.count() == 0
 

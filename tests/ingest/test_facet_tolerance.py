@@ -38,15 +38,33 @@ JOB = "job:spark:etl.daily"
 def lifecycle(*, run_id: str | None = None, namespace: str = "spark") -> list[dict[str, Any]]:
     """START and COMPLETE of one run reading raw/orders and writing clean/orders, every facet valid."""
     run_id = run_id or new_run_id()
-    source = {"namespace": "file:///lake", "name": "raw/orders",
-              "facets": {"documentation": facet(description="orders as loaded")}}
-    target = {"namespace": "file:///lake", "name": "clean/orders",
-              "facets": {"schema": facet(fields=[{"name": "id", "type": "bigint"}])}}
-    start = run_event("START", run_id=run_id, namespace=namespace, inputs=[source], outputs=[target],
-                      run_facets={"nominalTime": facet(nominalStartTime="2026-01-05T08:00:00Z")})
+    source = {
+        "namespace": "file:///lake",
+        "name": "raw/orders",
+        "facets": {"documentation": facet(description="orders as loaded")},
+    }
+    target = {
+        "namespace": "file:///lake",
+        "name": "clean/orders",
+        "facets": {"schema": facet(fields=[{"name": "id", "type": "bigint"}])},
+    }
+    start = run_event(
+        "START",
+        run_id=run_id,
+        namespace=namespace,
+        inputs=[source],
+        outputs=[target],
+        run_facets={"nominalTime": facet(nominalStartTime="2026-01-05T08:00:00Z")},
+    )
     start["job"]["facets"] = {"jobType": facet(processingType="BATCH", integration="SPARK", jobType="JOB")}
-    end = run_event("COMPLETE", run_id=run_id, namespace=namespace, at=T0 + timedelta(minutes=5),
-                    inputs=[copy.deepcopy(source)], outputs=[copy.deepcopy(target)])
+    end = run_event(
+        "COMPLETE",
+        run_id=run_id,
+        namespace=namespace,
+        at=T0 + timedelta(minutes=5),
+        inputs=[copy.deepcopy(source)],
+        outputs=[copy.deepcopy(target)],
+    )
     return [start, end]
 
 
@@ -64,24 +82,62 @@ def accepted(response: Any) -> dict[str, Any]:
 
 # (name, facet map of the START event, facet key, bad facet, warning path, warning message)
 TOLERATED: list[tuple[str, tuple[Any, ...], str, dict[str, Any], str, str]] = [
-    ("processing_engine without version", ("run", "facets"), "processing_engine",
-     facet(name="spark", openlineageAdapterVersion="1.54.0"),
-     "run.facets.processing_engine", "'version' is a required property"),
-    ("version without datasetVersion", ("inputs", 0, "facets"), "version", facet(),
-     "inputs[0].facets.version", "'datasetVersion' is a required property"),
-    ("symlinks identifier without namespace", ("inputs", 0, "facets"), "symlinks",
-     facet(identifiers=[{"name": "shop.orders", "type": "TABLE"}]),
-     "inputs[0].facets.symlinks", "identifiers[0]: 'namespace' is a required property"),
-    ("catalog without name", ("outputs", 0, "facets"), "catalog", facet(framework="iceberg", type="rest"),
-     "outputs[0].facets.catalog", "'name' is a required property"),
-    ("parent without run", ("run", "facets"), "parent", facet(job={"namespace": "airflow", "name": "dag.task"}),
-     "run.facets.parent", "'run' is a required property"),
-    ("a custom run facet whose _producer is not a string", ("run", "facets"), "spark.logicalPlan",
-     {"_producer": 42, "_schemaURL": "https://example.com/LogicalPlan.json", "plan": []},
-     "run.facets.spark.logicalPlan", "_producer: 42 is not of type 'string'"),
-    ("a custom job facet whose _schemaURL is not a string", ("job", "facets"), "airflow",
-     {"_producer": PRODUCER, "_schemaURL": ["https://example.com/Airflow.json"]},
-     "job.facets.airflow", "_schemaURL: ['https://example.com/Airflow.json'] is not of type 'string'"),
+    (
+        "processing_engine without version",
+        ("run", "facets"),
+        "processing_engine",
+        facet(name="spark", openlineageAdapterVersion="1.54.0"),
+        "run.facets.processing_engine",
+        "'version' is a required property",
+    ),
+    (
+        "version without datasetVersion",
+        ("inputs", 0, "facets"),
+        "version",
+        facet(),
+        "inputs[0].facets.version",
+        "'datasetVersion' is a required property",
+    ),
+    (
+        "symlinks identifier without namespace",
+        ("inputs", 0, "facets"),
+        "symlinks",
+        facet(identifiers=[{"name": "shop.orders", "type": "TABLE"}]),
+        "inputs[0].facets.symlinks",
+        "identifiers[0]: 'namespace' is a required property",
+    ),
+    (
+        "catalog without name",
+        ("outputs", 0, "facets"),
+        "catalog",
+        facet(framework="iceberg", type="rest"),
+        "outputs[0].facets.catalog",
+        "'name' is a required property",
+    ),
+    (
+        "parent without run",
+        ("run", "facets"),
+        "parent",
+        facet(job={"namespace": "airflow", "name": "dag.task"}),
+        "run.facets.parent",
+        "'run' is a required property",
+    ),
+    (
+        "a custom run facet whose _producer is not a string",
+        ("run", "facets"),
+        "spark.logicalPlan",
+        {"_producer": 42, "_schemaURL": "https://example.com/LogicalPlan.json", "plan": []},
+        "run.facets.spark.logicalPlan",
+        "_producer: 42 is not of type 'string'",
+    ),
+    (
+        "a custom job facet whose _schemaURL is not a string",
+        ("job", "facets"),
+        "airflow",
+        {"_producer": PRODUCER, "_schemaURL": ["https://example.com/Airflow.json"]},
+        "job.facets.airflow",
+        "_schemaURL: ['https://example.com/Airflow.json'] is not of type 'string'",
+    ),
 ]
 
 
@@ -105,7 +161,13 @@ def facets_in_graph(where: tuple[Any, ...], run_id: str) -> dict[str, Any]:
     ("where", "key", "bad", "path", "message"), [case[1:] for case in TOLERATED], ids=[c[0] for c in TOLERATED]
 )
 def test_an_event_with_an_invalid_facet_is_stored_as_sent_and_applied_without_that_facet(
-    graph, ingest_client: APIClient, where: tuple[Any, ...], key: str, bad: dict[str, Any], path: str, message: str,
+    graph,
+    ingest_client: APIClient,
+    where: tuple[Any, ...],
+    key: str,
+    bad: dict[str, Any],
+    path: str,
+    message: str,
 ) -> None:
     start, end = lifecycle()
     run_id = start["run"]["runId"]
@@ -161,8 +223,13 @@ def test_several_invalid_facets_of_one_event_each_get_a_warning_and_the_valid_on
         put_facet(start, where, key, bad)
     body = accepted(post(ingest_client, start))
     assert [w["path"] for w in body["warnings"]] == [
-        "run.facets.processing_engine", "run.facets.parent", "run.facets.spark.logicalPlan", "job.facets.airflow",
-        "inputs[0].facets.version", "inputs[0].facets.symlinks", "outputs[0].facets.catalog",
+        "run.facets.processing_engine",
+        "run.facets.parent",
+        "run.facets.spark.logicalPlan",
+        "job.facets.airflow",
+        "inputs[0].facets.version",
+        "inputs[0].facets.symlinks",
+        "outputs[0].facets.catalog",
     ]
     events_apply(event_ids=[body["id"], accepted(post(ingest_client, end))["id"]])
     run = run_for_id(run_id=start["run"]["runId"])
@@ -173,9 +240,7 @@ def test_several_invalid_facets_of_one_event_each_get_a_warning_and_the_valid_on
     assert set(job_detail(node_id=JOB)["facets"]) == {"jobType"}
 
 
-def test_rebuild_graph_leaves_out_the_same_invalid_facets_as_incremental_apply(
-    graph, ingest_client: APIClient
-) -> None:
+def test_rebuild_graph_leaves_out_the_same_invalid_facets_as_incremental_apply(graph, ingest_client: APIClient) -> None:
     events = lifecycle() + lifecycle()
     for event in events[::2]:
         for _, where, key, bad, _, _ in TOLERATED:
@@ -294,7 +359,8 @@ def test_a_namespace_policy_can_make_one_namespace_tolerant_under_a_strict_defau
 def test_a_dataset_event_follows_the_policy_of_its_dataset_namespace(ingest_client: APIClient) -> None:
     FacetPolicy.objects.create(namespace="warehouse", mode=FacetPolicy.Mode.STRICT)
     event = {
-        "eventTime": "2026-01-05T08:00:00Z", "producer": PRODUCER,
+        "eventTime": "2026-01-05T08:00:00Z",
+        "producer": PRODUCER,
         "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
         "dataset": {"namespace": "warehouse", "name": "sales", "facets": {"version": facet()}},
     }
@@ -358,8 +424,11 @@ def test_the_admin_filters_events_with_warnings_and_shows_them(ingest_client: AP
     listing = admin_client.get("/admin/ingest/lineageevent/", {"has_warnings": "yes"})
     assert listing.status_code == 200
     assert list(listing.context["cl"].queryset.values_list("id", flat=True)) == [warned_id]
-    assert list(admin_client.get("/admin/ingest/lineageevent/", {"has_warnings": "no"})
-                .context["cl"].queryset.values_list("id", flat=True)) == [clean_id]
+    assert list(
+        admin_client.get("/admin/ingest/lineageevent/", {"has_warnings": "no"})
+        .context["cl"]
+        .queryset.values_list("id", flat=True)
+    ) == [clean_id]
     detail = admin_client.get(f"/admin/ingest/lineageevent/{warned_id}/change/")
     assert detail.status_code == 200
     assert "run.facets.processing_engine: &#x27;version&#x27; is a required property" in detail.content.decode()

@@ -15,16 +15,22 @@ from tests.ingest.test_validator_agreement import _paths
 
 BASE = run_lifecycle(fail=True)
 for _event in BASE:
-    _event["run"]["facets"]["parent"] = facet(run={"runId": "6f1c2d3e-4b5a-4c6d-8e7f-901234567890"},
-                                              job={"namespace": "airflow", "name": "dag.task"})
+    _event["run"]["facets"]["parent"] = facet(
+        run={"runId": "6f1c2d3e-4b5a-4c6d-8e7f-901234567890"}, job={"namespace": "airflow", "name": "dag.task"}
+    )
     _event["inputs"][0]["facets"]["symlinks"] = facet(identifiers=[{"namespace": "hive", "name": "t", "type": "TABLE"}])
 FACET_MAPS = ("facets", "inputFacets", "outputFacets")
 # Values that may break a schema but not the log itself: integers within RFC 8785's range, text without
 # NUL (an uncanonicalisable or unstorable event is refused whatever part of it holds the value).
 REPLACEMENTS = st.one_of(
-    st.none(), st.booleans(), st.integers(-(2**53) + 1, 2**53 - 1),
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**53) + 1, 2**53 - 1),
     st.text(max_size=5, alphabet=st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",))),
-    st.just([]), st.just({}), st.just("2026-01-05T08:00:00"), st.just("not-a-uuid"),
+    st.just([]),
+    st.just({}),
+    st.just("2026-01-05T08:00:00"),
+    st.just("not-a-uuid"),
 )
 
 

@@ -21,7 +21,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def _post(url: str, token: str, event: dict) -> tuple[int, dict]:
     request = urllib.request.Request(
-        f"{url}/api/v1/lineage", data=json.dumps(event).encode(), method="POST",
+        f"{url}/api/v1/lineage",
+        data=json.dumps(event).encode(),
+        method="POST",
         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
     )
     with urllib.request.urlopen(request, timeout=30) as response:
@@ -56,8 +58,11 @@ def test_one_message_tells_the_workers_about_many_commits(live_server, ingest_to
         answers = list(pool.map(lambda e: _post(live_server.url, ingest_token, e), events))
     accepted = {body["id"] for status, body in answers if status == 201}
     assert len(accepted) == 60
-    wait_until(lambda: sum(map(len, _published_event_ids(broker.url))) >= 60, timeout=10,
-               what="every accepted event to be published")
+    wait_until(
+        lambda: sum(map(len, _published_event_ids(broker.url))) >= 60,
+        timeout=10,
+        what="every accepted event to be published",
+    )
     messages = _published_event_ids(broker.url)
     published = [event_id for ids in messages for event_id in ids]
     assert sorted(published) == sorted(accepted)  # each event published, once

@@ -13,8 +13,15 @@ from tests.events import run_lifecycle
 
 BASE = run_lifecycle(fail=True)
 REPLACEMENTS = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.text(max_size=5), st.just([]), st.just({}),
-    st.just("2026-01-05T08:00:00"), st.just("not-a-uuid"), st.just("2026-01-05T08:00:00+02:00"),
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.text(max_size=5),
+    st.just([]),
+    st.just({}),
+    st.just("2026-01-05T08:00:00"),
+    st.just("not-a-uuid"),
+    st.just("2026-01-05T08:00:00+02:00"),
 )
 
 

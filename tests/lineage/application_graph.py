@@ -26,8 +26,11 @@ DAG_RUN = "00000000-0000-4000-8000-0000000000b1"
 UPLOAD_RUN = "00000000-0000-4000-8000-0000000000b2"
 
 LAKE = "/tmp/x/lake"
-BRONZE, SILVER, GOLD = (f"dataset:file:{LAKE}/bronze/orders", f"dataset:file:{LAKE}/silver/orders_clean",
-                        f"dataset:file:{LAKE}/gold/daily_revenue")
+BRONZE, SILVER, GOLD = (
+    f"dataset:file:{LAKE}/bronze/orders",
+    f"dataset:file:{LAKE}/silver/orders_clean",
+    f"dataset:file:{LAKE}/gold/daily_revenue",
+)
 REPORT = "dataset:file:/tmp/x/reports/revenue.csv"
 EXPORT = "dataset:s3://exports:revenue.parquet"
 APP = "job:spark:daily_revenue"
@@ -46,14 +49,31 @@ def parent(run_id: str, namespace: str, name: str) -> dict[str, Any]:
     return {"parent": facet(run={"runId": run_id}, job={"namespace": namespace, "name": name})}
 
 
-def run(run_id: str, job: str, *, namespace: str = "spark", minutes: int = 0, parent_of: dict[str, Any] | None = None,
-        inputs: list[dict[str, Any]] | None = None, outputs: list[dict[str, Any]] | None = None,
-        ) -> list[dict[str, Any]]:
+def run(
+    run_id: str,
+    job: str,
+    *,
+    namespace: str = "spark",
+    minutes: int = 0,
+    parent_of: dict[str, Any] | None = None,
+    inputs: list[dict[str, Any]] | None = None,
+    outputs: list[dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
     """A run's START and COMPLETE, both with the parent facet when it has one."""
     at = T0 + timedelta(minutes=minutes)
-    return [run_event(kind, run_id=run_id, job=job, namespace=namespace, at=moment, inputs=inputs,
-                      outputs=outputs, run_facets=parent_of)
-            for kind, moment in (("START", at), ("COMPLETE", at + timedelta(minutes=1)))]
+    return [
+        run_event(
+            kind,
+            run_id=run_id,
+            job=job,
+            namespace=namespace,
+            at=moment,
+            inputs=inputs,
+            outputs=outputs,
+            run_facets=parent_of,
+        )
+        for kind, moment in (("START", at), ("COMPLETE", at + timedelta(minutes=1)))
+    ]
 
 
 def build_application_graph() -> None:
@@ -61,12 +81,36 @@ def build_application_graph() -> None:
     dag = parent(DAG_RUN, "airflow", "nightly_export")
     apply(
         *run(APP_RUN, "daily_revenue", minutes=0),
-        *run(WRITE_RUN, "daily_revenue.write_parquet.orders_clean", minutes=1, parent_of=app,
-             inputs=[lake("bronze/orders")], outputs=[lake("silver/orders_clean")]),
-        *run(TABLE_RUN, "daily_revenue.create_table.daily_revenue", minutes=3, parent_of=app,
-             inputs=[lake("silver/orders_clean")], outputs=[lake("gold/daily_revenue")]),
-        *run(PUBLISH_RUN, "publish_report", minutes=10, inputs=[lake("gold/daily_revenue")],
-             outputs=[dataset("file", "/tmp/x/reports/revenue.csv")]),
-        *run(UPLOAD_RUN, "nightly_export.upload", namespace="airflow", minutes=20, parent_of=dag,
-             inputs=[lake("gold/daily_revenue")], outputs=[dataset("s3://exports", "revenue.parquet")]),
+        *run(
+            WRITE_RUN,
+            "daily_revenue.write_parquet.orders_clean",
+            minutes=1,
+            parent_of=app,
+            inputs=[lake("bronze/orders")],
+            outputs=[lake("silver/orders_clean")],
+        ),
+        *run(
+            TABLE_RUN,
+            "daily_revenue.create_table.daily_revenue",
+            minutes=3,
+            parent_of=app,
+            inputs=[lake("silver/orders_clean")],
+            outputs=[lake("gold/daily_revenue")],
+        ),
+        *run(
+            PUBLISH_RUN,
+            "publish_report",
+            minutes=10,
+            inputs=[lake("gold/daily_revenue")],
+            outputs=[dataset("file", "/tmp/x/reports/revenue.csv")],
+        ),
+        *run(
+            UPLOAD_RUN,
+            "nightly_export.upload",
+            namespace="airflow",
+            minutes=20,
+            parent_of=dag,
+            inputs=[lake("gold/daily_revenue")],
+            outputs=[dataset("s3://exports", "revenue.parquet")],
+        ),
     )

@@ -35,13 +35,17 @@ def apply(*events: dict[str, Any]) -> None:
 
 def lineage_facet(fields: dict[str, list[tuple[str, str, str, str, str]]]) -> dict[str, Any]:
     """`columnLineage` with explicit transformations: output -> [(ns, dataset, field, type, subtype)]."""
-    return facet(fields={
-        out: {"inputFields": [
-            {"namespace": ns, "name": ds, "field": f, "transformations": [{"type": kind, "subtype": subtype}]}
-            for ns, ds, f, kind, subtype in sources
-        ]}
-        for out, sources in fields.items()
-    })
+    return facet(
+        fields={
+            out: {
+                "inputFields": [
+                    {"namespace": ns, "name": ds, "field": f, "transformations": [{"type": kind, "subtype": subtype}]}
+                    for ns, ds, f, kind, subtype in sources
+                ]
+            }
+            for out, sources in fields.items()
+        }
+    )
 
 
 def raw() -> dict[str, Any]:
@@ -50,52 +54,108 @@ def raw() -> dict[str, Any]:
 
 def clean_v1() -> dict[str, Any]:
     out = dataset("db", "clean.orders", fields=[("id", "bigint"), ("amount_eur", "double")])
-    out["facets"]["columnLineage"] = lineage_facet({
-        "id": [("db", "raw.orders", "id", "DIRECT", "IDENTITY")],
-        "amount_eur": [("db", "raw.orders", "amount", "DIRECT", "TRANSFORMATION")],
-    })
+    out["facets"]["columnLineage"] = lineage_facet(
+        {
+            "id": [("db", "raw.orders", "id", "DIRECT", "IDENTITY")],
+            "amount_eur": [("db", "raw.orders", "amount", "DIRECT", "TRANSFORMATION")],
+        }
+    )
     return out
 
 
 def clean_v2() -> dict[str, Any]:
-    out = dataset("db", "clean.orders", owners=["team:sales"],
-                  fields=[("id", "bigint"), ("amount_eur", "decimal(10,2)"), ("country", "string")])
+    out = dataset(
+        "db",
+        "clean.orders",
+        owners=["team:sales"],
+        fields=[("id", "bigint"), ("amount_eur", "decimal(10,2)"), ("country", "string")],
+    )
     out["facets"]["columnLineage"] = clean_v1()["facets"]["columnLineage"]
     return out
 
 
 def mart() -> dict[str, Any]:
     out = dataset("db", "mart.revenue", fields=[("total", "double")])
-    out["facets"]["columnLineage"] = lineage_facet({
-        "total": [("db", "clean.orders", "amount_eur", "DIRECT", "AGGREGATION")],
-    })
+    out["facets"]["columnLineage"] = lineage_facet(
+        {
+            "total": [("db", "clean.orders", "amount_eur", "DIRECT", "AGGREGATION")],
+        }
+    )
     out["facets"]["columnLineage"]["dataset"] = [
-        {"namespace": "db", "name": "clean.orders", "field": "id",
-         "transformations": [{"type": "INDIRECT", "subtype": "GROUP_BY"}]},
+        {
+            "namespace": "db",
+            "name": "clean.orders",
+            "field": "id",
+            "transformations": [{"type": "INDIRECT", "subtype": "GROUP_BY"}],
+        },
     ]
     return out
 
 
 def build_known_graph() -> None:
-    error = {"errorMessage": facet(message="boom", programmingLanguage="python",
-                                   stackTrace="Traceback...\nValueError: boom")}
+    error = {
+        "errorMessage": facet(message="boom", programmingLanguage="python", stackTrace="Traceback...\nValueError: boom")
+    }
     export = dataset("s3://bucket", "exports/revenue.csv")
     apply(
         run_event("START", run_id=RUN_A, job="load_orders", at=T0, inputs=[raw()], outputs=[clean_v1()]),
-        run_event("COMPLETE", run_id=RUN_A, job="load_orders", at=T0 + timedelta(minutes=5),
-                  inputs=[raw()], outputs=[clean_v1()]),
-        run_event("START", run_id=RUN_B, job="aggregate", at=T0 + DAY, inputs=[dataset("db", "clean.orders")],
-                  outputs=[mart()]),
-        run_event("COMPLETE", run_id=RUN_B, job="aggregate", at=T0 + DAY + timedelta(minutes=2),
-                  inputs=[dataset("db", "clean.orders")], outputs=[mart()]),
+        run_event(
+            "COMPLETE",
+            run_id=RUN_A,
+            job="load_orders",
+            at=T0 + timedelta(minutes=5),
+            inputs=[raw()],
+            outputs=[clean_v1()],
+        ),
+        run_event(
+            "START",
+            run_id=RUN_B,
+            job="aggregate",
+            at=T0 + DAY,
+            inputs=[dataset("db", "clean.orders")],
+            outputs=[mart()],
+        ),
+        run_event(
+            "COMPLETE",
+            run_id=RUN_B,
+            job="aggregate",
+            at=T0 + DAY + timedelta(minutes=2),
+            inputs=[dataset("db", "clean.orders")],
+            outputs=[mart()],
+        ),
         run_event("START", run_id=RUN_C, job="load_orders", at=T0 + 2 * DAY, inputs=[raw()], outputs=[clean_v2()]),
-        run_event("COMPLETE", run_id=RUN_C, job="load_orders", at=T0 + 2 * DAY + timedelta(minutes=7),
-                  inputs=[raw()], outputs=[clean_v2()]),
-        run_event("START", run_id=RUN_D, job="aggregate", at=T0 + 3 * DAY, inputs=[dataset("db", "clean.orders")],
-                  outputs=[dataset("db", "mart.revenue")]),
-        run_event("FAIL", run_id=RUN_D, job="aggregate", at=T0 + 3 * DAY + timedelta(minutes=10),
-                  inputs=[dataset("db", "clean.orders")], run_facets=error),
-        run_event("START", run_id=RUN_E, job="export", namespace="airflow", at=T0 + 4 * DAY,
-                  inputs=[dataset("db", "mart.revenue")], outputs=[export]),
+        run_event(
+            "COMPLETE",
+            run_id=RUN_C,
+            job="load_orders",
+            at=T0 + 2 * DAY + timedelta(minutes=7),
+            inputs=[raw()],
+            outputs=[clean_v2()],
+        ),
+        run_event(
+            "START",
+            run_id=RUN_D,
+            job="aggregate",
+            at=T0 + 3 * DAY,
+            inputs=[dataset("db", "clean.orders")],
+            outputs=[dataset("db", "mart.revenue")],
+        ),
+        run_event(
+            "FAIL",
+            run_id=RUN_D,
+            job="aggregate",
+            at=T0 + 3 * DAY + timedelta(minutes=10),
+            inputs=[dataset("db", "clean.orders")],
+            run_facets=error,
+        ),
+        run_event(
+            "START",
+            run_id=RUN_E,
+            job="export",
+            namespace="airflow",
+            at=T0 + 4 * DAY,
+            inputs=[dataset("db", "mart.revenue")],
+            outputs=[export],
+        ),
         run_event("ABORT", run_id=RUN_E, job="export", namespace="airflow", at=T0 + 4 * DAY + timedelta(minutes=1)),
     )

@@ -79,8 +79,14 @@ def test_action_level_shows_action_jobs_each_naming_its_application(pipeline: No
     found = nodes(body)
     # The application job has no lineage of its own: its actions stand for it.
     assert set(found) == {WRITE, TABLE, BRONZE, SILVER, GOLD, PUBLISH, UPLOAD}
-    assert edges(body) == {(BRONZE, WRITE), (WRITE, SILVER), (SILVER, TABLE), (TABLE, GOLD), (GOLD, PUBLISH),
-                           (GOLD, UPLOAD)}
+    assert edges(body) == {
+        (BRONZE, WRITE),
+        (WRITE, SILVER),
+        (SILVER, TABLE),
+        (TABLE, GOLD),
+        (GOLD, PUBLISH),
+        (GOLD, UPLOAD),
+    }
     assert found[WRITE]["application"] == APP and found[TABLE]["application"] == APP
     assert found[UPLOAD]["application"] == DAG
     assert "application" not in found[PUBLISH] and "actions" not in found[PUBLISH]
@@ -165,6 +171,7 @@ def test_the_schema_documents_the_level_parameter(read_client: APIClient) -> Non
 
 # ---- job detail and search ----
 
+
 def get(client: APIClient, path: str, **params: Any) -> Any:
     response = client.get(f"/api/v1/{path}?{urlencode(params)}")
     assert response.status_code == 200, response.content
@@ -197,5 +204,4 @@ def test_search_finds_the_application_first_and_says_it_is_one(pipeline: None, r
     assert (by_id[WRITE]["actionCount"], by_id[WRITE]["application"]) == (0, APP)
     assert "actionCount" not in by_id[GOLD]
     jobs = get(read_client, "search", q="nightly", types="job")["results"]
-    assert [(hit["id"], hit["actionCount"], hit["application"]) for hit in jobs] == [
-        (DAG, 1, None), (UPLOAD, 0, DAG)]
+    assert [(hit["id"], hit["actionCount"], hit["application"]) for hit in jobs] == [(DAG, 1, None), (UPLOAD, 0, DAG)]

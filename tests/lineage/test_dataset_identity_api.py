@@ -80,19 +80,39 @@ def _unlinked() -> list[dict]:
     day = T0 + timedelta(days=9)
     ids = [f"7a2c0b11-0000-4000-8000-00000000000{i}" for i in range(1, 4)]
     return [
-        run_event("COMPLETE", run_id=ids[0], job="a.load", at=day,
-                  outputs=[dataset("postgres://prod:5432", "public.customers")]),
-        run_event("COMPLETE", run_id=ids[1], job="b.read", at=day,
-                  inputs=[dataset("postgres://replica:5432", "public.customers")]),
-        run_event("COMPLETE", run_id=ids[2], job="c.copy", at=day,
-                  inputs=[dataset("s3://lake", "raw/invoices")], outputs=[dataset("s3://lake", "stage/invoices_v2")]),
+        run_event(
+            "COMPLETE",
+            run_id=ids[0],
+            job="a.load",
+            at=day,
+            outputs=[dataset("postgres://prod:5432", "public.customers")],
+        ),
+        run_event(
+            "COMPLETE",
+            run_id=ids[1],
+            job="b.read",
+            at=day,
+            inputs=[dataset("postgres://replica:5432", "public.customers")],
+        ),
+        run_event(
+            "COMPLETE",
+            run_id=ids[2],
+            job="c.copy",
+            at=day,
+            inputs=[dataset("s3://lake", "raw/invoices")],
+            outputs=[dataset("s3://lake", "stage/invoices_v2")],
+        ),
     ]
 
 
 def test_near_miss_names_the_same_name_in_another_namespace(read_client, graph):  # type: ignore[no-untyped-def]
     _apply(*_unlinked())
-    body = _get(read_client, "datasets/near-miss", a="dataset:postgres://prod:5432:public.customers",
-                b="dataset:postgres://replica:5432:public.customers")
+    body = _get(
+        read_client,
+        "datasets/near-miss",
+        a="dataset:postgres://prod:5432:public.customers",
+        b="dataset:postgres://replica:5432:public.customers",
+    )
     assert (body["connected"], body["pathLength"]) == (False, None)
     assert [m["kind"] for m in body["nearMisses"]] == ["same_name_other_namespace"]
     assert "NAMESPACE_ALIASES" in body["nearMisses"][0]["message"]
@@ -100,13 +120,28 @@ def test_near_miss_names_the_same_name_in_another_namespace(read_client, graph):
 
 def test_near_miss_names_a_job_that_wrote_a_similarly_named_dataset(read_client, graph):  # type: ignore[no-untyped-def]
     _apply(*_unlinked())
-    body = _get(read_client, "datasets/near-miss", a="dataset:s3://lake:raw/invoices",
-                b="dataset:postgres://prod:5432:public.customers")
+    body = _get(
+        read_client,
+        "datasets/near-miss",
+        a="dataset:s3://lake:raw/invoices",
+        b="dataset:postgres://prod:5432:public.customers",
+    )
     assert body["nearMisses"] == []
-    _apply(run_event("COMPLETE", run_id="7a2c0b11-0000-4000-8000-000000000009", job="d.report",
-                     at=T0 + timedelta(days=10), inputs=[dataset("s3://lake", "curated/invoices")]))
-    body = _get(read_client, "datasets/near-miss", a="dataset:s3://lake:stage/invoices_v2",
-                b="dataset:s3://lake:curated/invoices")
+    _apply(
+        run_event(
+            "COMPLETE",
+            run_id="7a2c0b11-0000-4000-8000-000000000009",
+            job="d.report",
+            at=T0 + timedelta(days=10),
+            inputs=[dataset("s3://lake", "curated/invoices")],
+        )
+    )
+    body = _get(
+        read_client,
+        "datasets/near-miss",
+        a="dataset:s3://lake:stage/invoices_v2",
+        b="dataset:s3://lake:curated/invoices",
+    )
     assert body["connected"] is False
     kinds = [m["kind"] for m in body["nearMisses"]]
     assert kinds == ["similar_name_one_job_away"]
@@ -114,28 +149,41 @@ def test_near_miss_names_a_job_that_wrote_a_similarly_named_dataset(read_client,
 
 
 def test_near_miss_names_an_alias_seen_elsewhere(read_client, aliased):  # type: ignore[no-untyped-def]
-    _apply(run_event("COMPLETE", run_id="7a2c0b11-0000-4000-8000-000000000008", job="e.other",
-                     at=T0 + timedelta(days=11), inputs=[dataset("hive://other-metastore", "sales.orders")]))
+    _apply(
+        run_event(
+            "COMPLETE",
+            run_id="7a2c0b11-0000-4000-8000-000000000008",
+            job="e.other",
+            at=T0 + timedelta(days=11),
+            inputs=[dataset("hive://other-metastore", "sales.orders")],
+        )
+    )
     body = _get(read_client, "datasets/near-miss", a=CANONICAL_ID, b="dataset:hive://other-metastore:sales.orders")
     assert body["connected"] is False
     assert "alias_seen_elsewhere" in [m["kind"] for m in body["nearMisses"]]
 
 
-@pytest.mark.parametrize(("params", "path"), [
-    ({"b": CANONICAL_ID}, "a"),
-    ({"a": CANONICAL_ID}, "b"),
-    ({"a": "", "b": CANONICAL_ID}, "a"),
-    ({"a": "x" * 5000, "b": CANONICAL_ID}, "a"),
-])
+@pytest.mark.parametrize(
+    ("params", "path"),
+    [
+        ({"b": CANONICAL_ID}, "a"),
+        ({"a": CANONICAL_ID}, "b"),
+        ({"a": "", "b": CANONICAL_ID}, "a"),
+        ({"a": "x" * 5000, "b": CANONICAL_ID}, "a"),
+    ],
+)
 def test_near_miss_parameters_are_validated(read_client, aliased, params, path):  # type: ignore[no-untyped-def]
     body = _get(read_client, "datasets/near-miss", status=400, **params)
     assert body["path"] == path and body["error"] and body["message"]
 
 
-@pytest.mark.parametrize(("params", "path"), [
-    ({"a": "dataset:nope:nope", "b": CANONICAL_ID}, "a"),
-    ({"a": CANONICAL_ID, "b": "job:spark:orders.load"}, "b"),
-])
+@pytest.mark.parametrize(
+    ("params", "path"),
+    [
+        ({"a": "dataset:nope:nope", "b": CANONICAL_ID}, "a"),
+        ({"a": CANONICAL_ID, "b": "job:spark:orders.load"}, "b"),
+    ],
+)
 def test_near_miss_of_an_unknown_dataset_is_a_404_naming_it(read_client, aliased, params, path):  # type: ignore[no-untyped-def]
     body = _get(read_client, "datasets/near-miss", status=404, **params)
     assert body["path"] == path

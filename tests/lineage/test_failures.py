@@ -19,8 +19,10 @@ pytestmark = pytest.mark.django_db
 TRACES = Path(__file__).resolve().parent.parent / "graph" / "traces"
 DAY = timedelta(days=1)
 NEGATIVE_AMOUNT = "java.lang.RuntimeException: negative amount in order 250"
-PATH_NOT_FOUND = ("pyspark.errors.exceptions.captured.AnalysisException: [PATH_NOT_FOUND] Path does not exist: "
-                  "file:/tmp/ff/gdata/lake/bronze/orders.")
+PATH_NOT_FOUND = (
+    "pyspark.errors.exceptions.captured.AnalysisException: [PATH_NOT_FOUND] Path does not exist: "
+    "file:/tmp/ff/gdata/lake/bronze/orders."
+)
 
 LOAD, AGGREGATE, EXPORT_JOB = "job:spark:load_orders", "job:spark:aggregate", "job:airflow:export"
 VALIDATE, VALIDATE_WRITE = "job:spark:validate_orders", "job:spark:validate_orders.write_parquet.orders_checked"
@@ -35,19 +37,48 @@ def run_id(n: int) -> str:
 
 
 def error(case: str, language: str = "PYTHON") -> dict[str, Any]:
-    return {"errorMessage": facet(message=(TRACES / f"{case}.message.txt").read_text(),
-                                  programmingLanguage=language,
-                                  stackTrace=(TRACES / f"{case}.stack.txt").read_text())}
+    return {
+        "errorMessage": facet(
+            message=(TRACES / f"{case}.message.txt").read_text(),
+            programmingLanguage=language,
+            stackTrace=(TRACES / f"{case}.stack.txt").read_text(),
+        )
+    }
 
 
-def lifecycle(n: int, job: str, *, at: Any, end: str = "COMPLETE", namespace: str = "spark",
-              inputs: list[dict[str, Any]] | None = None, outputs: list[dict[str, Any]] | None = None,
-              end_facets: dict[str, Any] | None = None, facets: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+def lifecycle(
+    n: int,
+    job: str,
+    *,
+    at: Any,
+    end: str = "COMPLETE",
+    namespace: str = "spark",
+    inputs: list[dict[str, Any]] | None = None,
+    outputs: list[dict[str, Any]] | None = None,
+    end_facets: dict[str, Any] | None = None,
+    facets: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
     return [
-        run_event("START", run_id=run_id(n), job=job, namespace=namespace, at=at, inputs=inputs, outputs=outputs,
-                  run_facets=facets),
-        run_event(end, run_id=run_id(n), job=job, namespace=namespace, at=at + timedelta(minutes=5),
-                  inputs=inputs, outputs=outputs, run_facets={**(facets or {}), **(end_facets or {})}),
+        run_event(
+            "START",
+            run_id=run_id(n),
+            job=job,
+            namespace=namespace,
+            at=at,
+            inputs=inputs,
+            outputs=outputs,
+            run_facets=facets,
+        ),
+        run_event(
+            end,
+            run_id=run_id(n),
+            job=job,
+            namespace=namespace,
+            at=at + timedelta(minutes=5),
+            inputs=inputs,
+            outputs=outputs,
+            run_facets={**(facets or {}), **(end_facets or {})},
+        ),
     ]
 
 
@@ -73,17 +104,43 @@ def build_failures() -> None:
         *lifecycle(2, "load_orders", at=T0 + DAY, end="FAIL", inputs=[raw], outputs=[clean], end_facets=missing),
         *lifecycle(3, "load_orders", at=T0 + 2 * DAY, end="FAIL", inputs=[raw], outputs=[clean], end_facets=missing),
         *lifecycle(4, "load_orders", at=T0 + 3 * DAY, end="FAIL", inputs=[raw], outputs=[clean], end_facets=missing),
-        *lifecycle(5, "aggregate", at=T0, end="FAIL", inputs=[clean], outputs=[mart],
-                   end_facets=error("oom_heap_space_action", "JAVA")),
+        *lifecycle(
+            5,
+            "aggregate",
+            at=T0,
+            end="FAIL",
+            inputs=[clean],
+            outputs=[mart],
+            end_facets=error("oom_heap_space_action", "JAVA"),
+        ),
         *lifecycle(6, "aggregate", at=T0 + DAY, inputs=[clean], outputs=[mart]),
-        *lifecycle(7, "validate_orders", at=T0 + 2 * DAY + timedelta(hours=1), end="FAIL",
-                   end_facets={"errorMessage": facet(message="SystemExit: 1", programmingLanguage="PYTHON")}),
-        *lifecycle(8, "validate_orders.write_parquet.orders_checked", at=T0 + 2 * DAY + timedelta(hours=1),
-                   end="FAIL", inputs=[raw], outputs=[checked], facets=parent,
-                   end_facets=error("example_validate_orders_action", "JAVA")),
+        *lifecycle(
+            7,
+            "validate_orders",
+            at=T0 + 2 * DAY + timedelta(hours=1),
+            end="FAIL",
+            end_facets={"errorMessage": facet(message="SystemExit: 1", programmingLanguage="PYTHON")},
+        ),
+        *lifecycle(
+            8,
+            "validate_orders.write_parquet.orders_checked",
+            at=T0 + 2 * DAY + timedelta(hours=1),
+            end="FAIL",
+            inputs=[raw],
+            outputs=[checked],
+            facets=parent,
+            end_facets=error("example_validate_orders_action", "JAVA"),
+        ),
         *lifecycle(10, "quality_report", at=T0, inputs=[checked], outputs=[quality]),
-        *lifecycle(9, "export", namespace="airflow", at=T0 + 4 * DAY, end="ABORT", inputs=[mart],
-                   outputs=[dataset("s3://bucket", "exports/revenue.csv")]),
+        *lifecycle(
+            9,
+            "export",
+            namespace="airflow",
+            at=T0 + 4 * DAY,
+            end="ABORT",
+            inputs=[mart],
+            outputs=[dataset("s3://bucket", "exports/revenue.csv")],
+        ),
     )
 
 
@@ -98,9 +155,7 @@ def get(client: APIClient, path: str, **params: Any) -> Any:
     return response.json()
 
 
-def test_each_failure_is_headlined_by_its_root_cause_and_classification(
-    failures: None, read_client: APIClient
-) -> None:
+def test_each_failure_is_headlined_by_its_root_cause_and_classification(failures: None, read_client: APIClient) -> None:
     body = get(read_client, "failures")
     assert body["count"] == 7
     headline = [(r["runId"], r["job"], r["cause"], r["classification"], r["causeRunId"]) for r in body["results"]]
@@ -115,7 +170,10 @@ def test_each_failure_is_headlined_by_its_root_cause_and_classification(
     ]
     application = body["results"][2]
     assert (application["errorMessage"], application["failedActions"], application["parentRunId"]) == (
-        "SystemExit: 1", [VALIDATE_WRITE], None)
+        "SystemExit: 1",
+        [VALIDATE_WRITE],
+        None,
+    )
     assert application["outputs"] == [CHECKED]  # what its action should have written
     assert body["results"][3]["parentRunId"] == run_id(7)
     assert body["results"][1]["stackTrace"].startswith("Traceback (most recent call last):")
@@ -152,16 +210,30 @@ def test_failures_group_by_job_with_the_current_streak_and_the_last_cause(
     assert [g["job"] for g in body["results"]] == [EXPORT_JOB, LOAD, VALIDATE, AGGREGATE]
     load = groups[LOAD]
     assert (load["failureCount"], load["consecutiveFailures"], load["failingSince"], load["latestRunState"]) == (
-        3, 3, "2026-01-06T08:00:00.000000Z", "FAILED")
+        3,
+        3,
+        "2026-01-06T08:00:00.000000Z",
+        "FAILED",
+    )
     assert (load["lastFailure"]["runId"], load["lastFailure"]["cause"], load["lastFailure"]["classification"]) == (
-        run_id(4), PATH_NOT_FOUND, "missing_input")
+        run_id(4),
+        PATH_NOT_FOUND,
+        "missing_input",
+    )
     aggregate = groups[AGGREGATE]  # recovered since
-    assert (aggregate["failureCount"], aggregate["consecutiveFailures"], aggregate["failingSince"],
-            aggregate["latestRunState"]) == (1, 0, None, "COMPLETED")
+    assert (
+        aggregate["failureCount"],
+        aggregate["consecutiveFailures"],
+        aggregate["failingSince"],
+        aggregate["latestRunState"],
+    ) == (1, 0, None, "COMPLETED")
     assert aggregate["lastFailure"]["classification"] == "out_of_memory"
     validate = groups[VALIDATE]
-    assert (validate["consecutiveFailures"], validate["lastFailure"]["cause"],
-            validate["lastFailure"]["causeRunId"]) == (1, NEGATIVE_AMOUNT, run_id(8))
+    assert (
+        validate["consecutiveFailures"],
+        validate["lastFailure"]["cause"],
+        validate["lastFailure"]["causeRunId"],
+    ) == (1, NEGATIVE_AMOUNT, run_id(8))
     export = groups[EXPORT_JOB]
     assert (export["consecutiveFailures"], export["lastFailure"]["classification"]) == (1, "cancelled")
     assert not any(g["consecutiveFailuresCapped"] for g in body["results"])
@@ -173,12 +245,21 @@ def test_the_blast_radius_is_what_the_failure_should_have_written_and_everything
     groups = {g["job"]: g for g in get(read_client, "failures/jobs")["results"]}
     load = groups[LOAD]["blastRadius"]
     assert [(d["id"], d["distance"], d["owners"]) for d in load["datasets"]] == [
-        (CLEAN, 0, ["team:sales"]), (MART, 2, ["team:finance"]), (EXPORT, 4, [])]
+        (CLEAN, 0, ["team:sales"]),
+        (MART, 2, ["team:finance"]),
+        (EXPORT, 4, []),
+    ]
     assert (load["owners"], load["total"], load["truncated"], load["depth"]) == (
-        ["team:finance", "team:sales"], 3, False, 6)
+        ["team:finance", "team:sales"],
+        3,
+        False,
+        6,
+    )
     validate = groups[VALIDATE]["blastRadius"]  # through the failed action's output
     assert [(d["id"], d["distance"], d["owners"]) for d in validate["datasets"]] == [
-        (CHECKED, 0, []), (QUALITY, 2, ["user:ana"])]
+        (CHECKED, 0, []),
+        (QUALITY, 2, ["user:ana"]),
+    ]
     assert groups[EXPORT_JOB]["blastRadius"]["datasets"][0]["id"] == EXPORT
 
 
@@ -194,13 +275,18 @@ def test_grouped_failures_filter_like_the_list_and_page(failures: None, read_cli
     assert jobs(limit=2, offset=1) == [LOAD, VALIDATE]
     in_window = get(read_client, "failures/jobs", until="2026-01-07T09:00:00Z")["results"][0]
     assert (in_window["lastFailure"]["runId"], in_window["failureCount"], in_window["consecutiveFailures"]) == (
-        run_id(3), 2, 3)  # the streak is the job's, whatever the window
+        run_id(3),
+        2,
+        3,
+    )  # the streak is the job's, whatever the window
 
 
 def test_a_run_history_shows_the_cause_of_failed_runs(failures: None, read_client: APIClient) -> None:
     runs = get(read_client, "jobs/runs", nodeId=AGGREGATE)["results"]
     assert [(r["state"], r["cause"], r["classification"]) for r in runs] == [
-        ("COMPLETED", None, None), ("FAILED", "java.lang.OutOfMemoryError: Java heap space", "out_of_memory")]
+        ("COMPLETED", None, None),
+        ("FAILED", "java.lang.OutOfMemoryError: Java heap space", "out_of_memory"),
+    ]
 
 
 def test_the_openapi_schema_documents_causes_the_filter_and_the_grouped_view(read_client: APIClient) -> None:
@@ -212,6 +298,8 @@ def test_the_openapi_schema_documents_causes_the_filter_and_the_grouped_view(rea
     assert parameters == grouped
     components = schema["components"]["schemas"]
     assert {"cause", "classification", "causeRunId", "parentRunId", "failedActions"} <= set(
-        components["FailureList"]["properties"])
+        components["FailureList"]["properties"]
+    )
     assert {"failingSince", "consecutiveFailures", "lastFailure", "blastRadius"} <= set(
-        components["FailureJobList"]["properties"])
+        components["FailureJobList"]["properties"]
+    )

@@ -54,6 +54,7 @@ def at(moment: Any) -> str:
 
 # ---- lineage ----
 
+
 def test_lineage_around_a_dataset_follows_data_flow_both_ways(known: None, read_client: APIClient) -> None:
     body = get(read_client, "lineage", nodeId=CLEAN, depth=2)
     assert (body["nodeId"], body["depth"], body["direction"], body["truncated"]) == (CLEAN, 2, "both", False)
@@ -76,9 +77,21 @@ def test_datasets_in_lineage_carry_the_state_of_the_latest_run_that_wrote_them(
 
 def test_downstream_lineage_stops_at_the_requested_depth(known: None, read_client: APIClient) -> None:
     assert ids(get(read_client, "lineage", nodeId=RAW, depth=4, direction="downstream")) == [
-        CLEAN, MART, RAW, AGGREGATE, LOAD]
+        CLEAN,
+        MART,
+        RAW,
+        AGGREGATE,
+        LOAD,
+    ]
     assert ids(get(read_client, "lineage", nodeId=RAW, depth=6, direction="downstream")) == [
-        CLEAN, MART, RAW, EXPORT, EXPORT_JOB, AGGREGATE, LOAD]
+        CLEAN,
+        MART,
+        RAW,
+        EXPORT,
+        EXPORT_JOB,
+        AGGREGATE,
+        LOAD,
+    ]
     assert ids(get(read_client, "lineage", nodeId=MART, depth=1, direction="upstream")) == [MART, AGGREGATE]
 
 
@@ -104,6 +117,7 @@ def test_a_node_budget_truncates_the_graph_and_says_so(known: None, read_client:
 
 # ---- column lineage ----
 
+
 def test_column_lineage_shows_transformations_downstream_and_upstream(known: None, read_client: APIClient) -> None:
     field = "datasetField:db:clean.orders:amount_eur"
     body = get(read_client, "column-lineage", nodeId=field, depth=2)
@@ -111,20 +125,35 @@ def test_column_lineage_shows_transformations_downstream_and_upstream(known: Non
     node = body["graph"][0]
     assert node["type"] == "DATASET_FIELD"
     assert node["data"] == {"namespace": "db", "dataset": "clean.orders", "name": "amount_eur", "type": "decimal(10,2)"}
-    assert node["inEdges"] == [{"origin": "datasetField:db:raw.orders:amount", "destination": field,
-                                "job": LOAD, "transformation": "DIRECT", "subtype": "TRANSFORMATION",
-                                "indirect": False}]
-    assert node["outEdges"] == [{"origin": field, "destination": "datasetField:db:mart.revenue:total",
-                                 "job": AGGREGATE, "transformation": "DIRECT", "subtype": "AGGREGATION",
-                                 "indirect": False}]
+    assert node["inEdges"] == [
+        {
+            "origin": "datasetField:db:raw.orders:amount",
+            "destination": field,
+            "job": LOAD,
+            "transformation": "DIRECT",
+            "subtype": "TRANSFORMATION",
+            "indirect": False,
+        }
+    ]
+    assert node["outEdges"] == [
+        {
+            "origin": field,
+            "destination": "datasetField:db:mart.revenue:total",
+            "job": AGGREGATE,
+            "transformation": "DIRECT",
+            "subtype": "AGGREGATION",
+            "indirect": False,
+        }
+    ]
 
 
 def test_column_lineage_upstream_includes_indirect_dependencies(known: None, read_client: APIClient) -> None:
     total = "datasetField:db:mart.revenue:total"
     body = get(read_client, "column-lineage", nodeId=total, depth=1, direction="upstream")
     assert ids(body) == ["datasetField:db:clean.orders:amount_eur", "datasetField:db:clean.orders:id", total]
-    assert sorted((e["origin"], e["transformation"], e["subtype"], e["indirect"])
-                  for e in body["graph"][2]["inEdges"]) == [
+    assert sorted(
+        (e["origin"], e["transformation"], e["subtype"], e["indirect"]) for e in body["graph"][2]["inEdges"]
+    ) == [
         ("datasetField:db:clean.orders:amount_eur", "DIRECT", "AGGREGATION", False),
         ("datasetField:db:clean.orders:id", "INDIRECT", "GROUP_BY", True),
     ]
@@ -135,30 +164,46 @@ def test_column_lineage_upstream_includes_indirect_dependencies(known: None, rea
 
 def test_column_lineage_as_of_a_time_leaves_out_later_derivations(known: None, read_client: APIClient) -> None:
     field = "datasetField:db:clean.orders:amount_eur"
-    body = get(read_client, "column-lineage", nodeId=field, depth=3, direction="downstream",
-               asOf=at(T0 + timedelta(hours=1)))
+    body = get(
+        read_client, "column-lineage", nodeId=field, depth=3, direction="downstream", asOf=at(T0 + timedelta(hours=1))
+    )
     assert ids(body) == [field]
 
 
 # ---- namespaces, datasets, jobs ----
 
+
 def test_namespaces_list_with_dataset_and_job_counts(known: None, read_client: APIClient) -> None:
-    assert get(read_client, "namespaces") == {"count": 4, "results": [
-        {"name": "airflow", "datasetCount": 0, "jobCount": 1},
-        {"name": "db", "datasetCount": 3, "jobCount": 0},
-        {"name": "s3://bucket", "datasetCount": 1, "jobCount": 0},
-        {"name": "spark", "datasetCount": 0, "jobCount": 2},
-    ]}
+    assert get(read_client, "namespaces") == {
+        "count": 4,
+        "results": [
+            {"name": "airflow", "datasetCount": 0, "jobCount": 1},
+            {"name": "db", "datasetCount": 3, "jobCount": 0},
+            {"name": "s3://bucket", "datasetCount": 1, "jobCount": 0},
+            {"name": "spark", "datasetCount": 0, "jobCount": 2},
+        ],
+    }
 
 
 def test_datasets_list_sorted_by_namespace_and_name_with_their_latest_run(known: None, read_client: APIClient) -> None:
     body = get(read_client, "datasets")
     assert body["count"] == 4
     assert [(d["id"], d["fieldCount"], d["lastRunState"]) for d in body["results"]] == [
-        (CLEAN, 3, "COMPLETED"), (MART, 1, "FAILED"), (RAW, 2, None), (EXPORT, 0, "ABORTED")]
+        (CLEAN, 3, "COMPLETED"),
+        (MART, 1, "FAILED"),
+        (RAW, 2, None),
+        (EXPORT, 0, "ABORTED"),
+    ]
     assert body["results"][0]["lastSeen"] == "2026-01-08T08:10:00.000000Z"
-    assert set(body["results"][0]) == {"id", "namespace", "name", "fieldCount", "currentVersion", "lastSeen",
-                                       "lastRunState"}
+    assert set(body["results"][0]) == {
+        "id",
+        "namespace",
+        "name",
+        "fieldCount",
+        "currentVersion",
+        "lastSeen",
+        "lastRunState",
+    }
 
 
 def test_dataset_pages_are_stable_and_filters_narrow_them(known: None, read_client: APIClient) -> None:
@@ -176,25 +221,45 @@ def test_dataset_detail_has_fields_versions_owners_producers_consumers_and_runs(
     body = get(read_client, "datasets/detail", nodeId=CLEAN)
     assert (body["id"], body["namespace"], body["name"]) == (CLEAN, "db", "clean.orders")
     assert body["fields"] == [
-        {"id": "datasetField:db:clean.orders:amount_eur", "name": "amount_eur", "type": "decimal(10,2)",
-         "current": True},
+        {
+            "id": "datasetField:db:clean.orders:amount_eur",
+            "name": "amount_eur",
+            "type": "decimal(10,2)",
+            "current": True,
+        },
         {"id": "datasetField:db:clean.orders:country", "name": "country", "type": "string", "current": True},
         {"id": "datasetField:db:clean.orders:id", "name": "id", "type": "bigint", "current": True},
     ]
     assert [(v["createdByRun"], v["fields"]) for v in body["versions"]] == [
         (RUN_A, [{"name": "id", "type": "bigint"}, {"name": "amount_eur", "type": "double"}]),
-        (RUN_C, [{"name": "id", "type": "bigint"}, {"name": "amount_eur", "type": "decimal(10,2)"},
-                 {"name": "country", "type": "string"}]),
+        (
+            RUN_C,
+            [
+                {"name": "id", "type": "bigint"},
+                {"name": "amount_eur", "type": "decimal(10,2)"},
+                {"name": "country", "type": "string"},
+            ],
+        ),
     ]
     assert body["versions"][0]["firstSeen"] == "2026-01-05T08:00:00.000000Z"
     assert body["owners"] == [{"name": "team:sales", "kind": "team", "role": "MAINTAINER", "source": "event"}]
     assert body["facets"]["ownership"]["owners"] == [{"name": "team:sales", "type": "MAINTAINER"}]
     assert (body["producers"], body["consumers"]) == ([LOAD], [AGGREGATE])
     assert body["lastRuns"] == [
-        {"runId": RUN_C, "job": LOAD, "state": "COMPLETED", "startedAt": "2026-01-07T08:00:00.000000Z",
-         "endedAt": "2026-01-07T08:07:00.000000Z"},
-        {"runId": RUN_A, "job": LOAD, "state": "COMPLETED", "startedAt": "2026-01-05T08:00:00.000000Z",
-         "endedAt": "2026-01-05T08:05:00.000000Z"},
+        {
+            "runId": RUN_C,
+            "job": LOAD,
+            "state": "COMPLETED",
+            "startedAt": "2026-01-07T08:00:00.000000Z",
+            "endedAt": "2026-01-07T08:07:00.000000Z",
+        },
+        {
+            "runId": RUN_A,
+            "job": LOAD,
+            "state": "COMPLETED",
+            "startedAt": "2026-01-05T08:00:00.000000Z",
+            "endedAt": "2026-01-05T08:05:00.000000Z",
+        },
     ]
 
 
@@ -204,10 +269,13 @@ def test_a_schema_version_diff_lists_added_removed_and_retyped_fields_and_what_i
     versions = [v["version"] for v in get(read_client, "datasets/detail", nodeId=CLEAN)["versions"]]
     forward = get(read_client, "datasets/versions/diff", nodeId=CLEAN, **{"from": versions[0], "to": versions[1]})
     assert forward == {
-        "from": versions[0], "to": versions[1],
-        "added": [{"name": "country", "type": "string"}], "removed": [],
+        "from": versions[0],
+        "to": versions[1],
+        "added": [{"name": "country", "type": "string"}],
+        "removed": [],
         "changed": [{"name": "amount_eur", "fromType": "double", "toType": "decimal(10,2)"}],
-        "downstream": [MART, EXPORT], "truncated": False,
+        "downstream": [MART, EXPORT],
+        "truncated": False,
     }
     backward = get(read_client, "datasets/versions/diff", nodeId=CLEAN, **{"from": versions[1], "to": versions[0]})
     assert backward["removed"] == [{"name": "country", "type": "string"}] and backward["added"] == []
@@ -234,11 +302,24 @@ def test_jobs_list_with_their_latest_run(known: None, read_client: APIClient) ->
 def test_job_detail_has_inputs_outputs_and_the_latest_run(known: None, read_client: APIClient) -> None:
     body = get(read_client, "jobs/detail", nodeId=LOAD)
     assert {k: body[k] for k in ("id", "namespace", "name", "inputs", "outputs", "facets")} == {
-        "id": LOAD, "namespace": "spark", "name": "load_orders", "inputs": [RAW], "outputs": [CLEAN], "facets": {}}
-    assert body["latestRun"] == {"runId": RUN_C, "state": "COMPLETED", "startedAt": "2026-01-07T08:00:00.000000Z",
-                                 "endedAt": "2026-01-07T08:07:00.000000Z", "durationMs": 420000,
-                                 "errorMessage": None, "cause": None, "classification": None,
-                                 "verification": "UNSIGNED"}
+        "id": LOAD,
+        "namespace": "spark",
+        "name": "load_orders",
+        "inputs": [RAW],
+        "outputs": [CLEAN],
+        "facets": {},
+    }
+    assert body["latestRun"] == {
+        "runId": RUN_C,
+        "state": "COMPLETED",
+        "startedAt": "2026-01-07T08:00:00.000000Z",
+        "endedAt": "2026-01-07T08:07:00.000000Z",
+        "durationMs": 420000,
+        "errorMessage": None,
+        "cause": None,
+        "classification": None,
+        "verification": "UNSIGNED",
+    }
 
 
 def test_job_runs_are_paged_newest_first(known: None, read_client: APIClient) -> None:
@@ -251,21 +332,43 @@ def test_job_runs_are_paged_newest_first(known: None, read_client: APIClient) ->
 
 # ---- failures ----
 
+
 def test_failures_list_failed_and_aborted_runs_newest_first_with_what_they_should_have_written(
     known: None, read_client: APIClient
 ) -> None:
     body = get(read_client, "failures")
     assert body["count"] == 2
     assert body["results"] == [
-        {"runId": RUN_E, "job": EXPORT_JOB, "state": "ABORTED", "startedAt": "2026-01-09T08:00:00.000000Z",
-         "endedAt": "2026-01-09T08:01:00.000000Z", "errorMessage": None, "stackTrace": None,
-         "cause": None, "classification": "cancelled", "causeRunId": RUN_E, "parentRunId": None,
-         "failedActions": [], "outputs": [EXPORT]},
-        {"runId": RUN_D, "job": AGGREGATE, "state": "FAILED", "startedAt": "2026-01-08T08:00:00.000000Z",
-         "endedAt": "2026-01-08T08:10:00.000000Z", "errorMessage": "boom",
-         "stackTrace": "Traceback...\nValueError: boom", "cause": "ValueError: boom",
-         "classification": "data_validation", "causeRunId": RUN_D, "parentRunId": None, "failedActions": [],
-         "outputs": [MART]},
+        {
+            "runId": RUN_E,
+            "job": EXPORT_JOB,
+            "state": "ABORTED",
+            "startedAt": "2026-01-09T08:00:00.000000Z",
+            "endedAt": "2026-01-09T08:01:00.000000Z",
+            "errorMessage": None,
+            "stackTrace": None,
+            "cause": None,
+            "classification": "cancelled",
+            "causeRunId": RUN_E,
+            "parentRunId": None,
+            "failedActions": [],
+            "outputs": [EXPORT],
+        },
+        {
+            "runId": RUN_D,
+            "job": AGGREGATE,
+            "state": "FAILED",
+            "startedAt": "2026-01-08T08:00:00.000000Z",
+            "endedAt": "2026-01-08T08:10:00.000000Z",
+            "errorMessage": "boom",
+            "stackTrace": "Traceback...\nValueError: boom",
+            "cause": "ValueError: boom",
+            "classification": "data_validation",
+            "causeRunId": RUN_D,
+            "parentRunId": None,
+            "failedActions": [],
+            "outputs": [MART],
+        },
     ]
 
 
@@ -283,24 +386,31 @@ def test_failures_filter_by_namespace_job_and_time_range(known: None, read_clien
 
 # ---- search ----
 
-def test_search_ranks_exact_then_prefix_then_substring_shorter_names_first(
-    known: None, read_client: APIClient
-) -> None:
+
+def test_search_ranks_exact_then_prefix_then_substring_shorter_names_first(known: None, read_client: APIClient) -> None:
     assert get(read_client, "search", q="orders")["results"] == [
         {"id": RAW, "type": "DATASET", "namespace": "db", "name": "raw.orders"},
-        {"id": LOAD, "type": "JOB", "namespace": "spark", "name": "load_orders", "actionCount": 0,
-         "application": None},
+        {"id": LOAD, "type": "JOB", "namespace": "spark", "name": "load_orders", "actionCount": 0, "application": None},
         {"id": CLEAN, "type": "DATASET", "namespace": "db", "name": "clean.orders"},
     ]
     assert [r["id"] for r in get(read_client, "search", q="AMOUNT")["results"]] == [
-        "datasetField:db:raw.orders:amount", "datasetField:db:clean.orders:amount_eur"]
+        "datasetField:db:raw.orders:amount",
+        "datasetField:db:clean.orders:amount_eur",
+    ]
     hit = get(read_client, "search", q="total")["results"][0]
-    assert hit == {"id": "datasetField:db:mart.revenue:total", "type": "DATASET_FIELD", "namespace": "db",
-                   "name": "total", "dataset": "mart.revenue"}
+    assert hit == {
+        "id": "datasetField:db:mart.revenue:total",
+        "type": "DATASET_FIELD",
+        "namespace": "db",
+        "name": "total",
+        "dataset": "mart.revenue",
+    }
 
 
 def test_search_can_be_limited_to_some_types_and_a_count(known: None, read_client: APIClient) -> None:
     assert [r["id"] for r in get(read_client, "search", q="orders", types="dataset")["results"]] == [RAW, CLEAN]
     assert [r["id"] for r in get(read_client, "search", q="orders", limit=1)["results"]] == [RAW]
     assert [r["id"] for r in get(read_client, "search", q="e", types="job,dataset", limit=2)["results"]] == [
-        EXPORT_JOB, EXPORT]
+        EXPORT_JOB,
+        EXPORT,
+    ]

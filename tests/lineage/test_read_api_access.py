@@ -99,8 +99,21 @@ def test_the_openapi_schema_generates_and_documents_every_read_endpoint(read_cli
     assert response.status_code == 200
     schema = response.json()
     paths = schema["paths"]
-    for path in ["lineage", "column-lineage", "namespaces", "datasets", "datasets/detail", "datasets/versions/diff",
-                 "jobs", "jobs/detail", "jobs/runs", "jobs/runs/{run_id}", "failures", "failures/jobs", "search"]:
+    for path in [
+        "lineage",
+        "column-lineage",
+        "namespaces",
+        "datasets",
+        "datasets/detail",
+        "datasets/versions/diff",
+        "jobs",
+        "jobs/detail",
+        "jobs/runs",
+        "jobs/runs/{run_id}",
+        "failures",
+        "failures/jobs",
+        "search",
+    ]:
         assert "get" in paths[f"/api/v1/{path}"], path
     assert "post" in paths["/api/v1/lineage"]  # GET and POST share the URL
     lineage_parameters = {p["name"] for p in paths["/api/v1/lineage"]["get"]["parameters"]}

@@ -39,17 +39,26 @@ def _random_graph(rng: random.Random) -> dict[str, dict[NodeRef, set[NodeRef]]]:
         for i in outputs:
             downstream[job].add((Label.DATASET, natural_key("db", f"t{i:02d}")))
             upstream[(Label.DATASET, natural_key("db", f"t{i:02d}"))].add(job)
-        events.append(run_event("COMPLETE", run_id=new_run_id(), job=f"job{j:02d}",
-                                inputs=[dataset("db", f"t{i:02d}") for i in inputs],
-                                outputs=[dataset("db", f"t{i:02d}") for i in outputs]))
+        events.append(
+            run_event(
+                "COMPLETE",
+                run_id=new_run_id(),
+                job=f"job{j:02d}",
+                inputs=[dataset("db", f"t{i:02d}") for i in inputs],
+                outputs=[dataset("db", f"t{i:02d}") for i in outputs],
+            )
+        )
     accepted = events_accept(items=[(event_check(e), b"{}") for e in events], token=None)
     events_apply(event_ids=[a.id for a in accepted])
     return {"downstream": downstream, "upstream": upstream}
 
 
 def _reference(
-    adjacency: dict[str, dict[NodeRef, set[NodeRef]]], start: NodeRef, depth: int,
-    directions: tuple[str, ...], budget: int,
+    adjacency: dict[str, dict[NodeRef, set[NodeRef]]],
+    start: NodeRef,
+    depth: int,
+    directions: tuple[str, ...],
+    budget: int,
 ) -> tuple[set[NodeRef], set[tuple[NodeRef, NodeRef]], bool]:
     reached, edges, truncated = {start}, set(), False
     for direction in directions:

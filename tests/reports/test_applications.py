@@ -50,7 +50,14 @@ def test_an_application_appears_once_with_its_actions_and_paths_name_it(pipeline
     body = impact(read_client, BRONZE, depth=10)
     assert body["level"] == "application"
     assert [(a["id"], a["distance"]) for a in body["assets"]] == [
-        (APP, 1), (SILVER, 2), (GOLD, 4), (DAG, 5), (PUBLISH, 5), (REPORT, 6), (EXPORT, 6)]
+        (APP, 1),
+        (SILVER, 2),
+        (GOLD, 4),
+        (DAG, 5),
+        (PUBLISH, 5),
+        (REPORT, 6),
+        (EXPORT, 6),
+    ]
     found = {a["id"]: a for a in body["assets"]}
     assert (found[APP]["actions"], found[APP]["application"]) == ([TABLE, WRITE], None)
     assert found[DAG]["actions"] == [UPLOAD]
@@ -69,10 +76,21 @@ def test_at_action_level_each_action_job_is_a_row_naming_its_application(
     body = impact(read_client, BRONZE, depth=10, level="action")
     assert body["level"] == "action"
     assert [(a["id"], a["distance"]) for a in body["assets"]] == [
-        (WRITE, 1), (SILVER, 2), (TABLE, 3), (GOLD, 4), (UPLOAD, 5), (PUBLISH, 5), (REPORT, 6), (EXPORT, 6)]
+        (WRITE, 1),
+        (SILVER, 2),
+        (TABLE, 3),
+        (GOLD, 4),
+        (UPLOAD, 5),
+        (PUBLISH, 5),
+        (REPORT, 6),
+        (EXPORT, 6),
+    ]
     found = {a["id"]: a for a in body["assets"]}
     assert (found[WRITE]["application"], found[UPLOAD]["application"], found[PUBLISH]["application"]) == (
-        APP, DAG, None)
+        APP,
+        DAG,
+        None,
+    )
     assert found[GOLD]["path"] == [BRONZE, WRITE, SILVER, TABLE, GOLD]
 
 
@@ -80,7 +98,13 @@ def test_the_impact_of_an_application_starts_from_its_actions(pipeline: None, re
     body = impact(read_client, APP, depth=10)
     assert body["nodeIds"] == [APP]
     assert [(a["id"], a["distance"]) for a in body["assets"]] == [
-        (GOLD, 1), (SILVER, 1), (DAG, 2), (PUBLISH, 2), (REPORT, 3), (EXPORT, 3)]
+        (GOLD, 1),
+        (SILVER, 1),
+        (DAG, 2),
+        (PUBLISH, 2),
+        (REPORT, 3),
+        (EXPORT, 3),
+    ]
     found = {a["id"]: a for a in body["assets"]}
     assert found[GOLD]["path"] == [APP, GOLD]
     assert found[EXPORT]["path"] == [APP, GOLD, DAG, EXPORT]

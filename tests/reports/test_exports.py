@@ -27,9 +27,16 @@ EVIL_ID = f"dataset:db:{EVIL}"
 def known(graph: Any) -> None:
     build_known_graph()
     # A dataset downstream of mart.revenue whose name is markup, owned by a team with an odd name.
-    apply(run_event("COMPLETE", run_id="00000000-0000-4000-8000-0000000000ff", job="evil", namespace="spark",
-                    inputs=[dataset("db", "mart.revenue")],
-                    outputs=[dataset("db", EVIL, owners=["team:<b>ops</b> & co"])]))
+    apply(
+        run_event(
+            "COMPLETE",
+            run_id="00000000-0000-4000-8000-0000000000ff",
+            job="evil",
+            namespace="spark",
+            inputs=[dataset("db", "mart.revenue")],
+            outputs=[dataset("db", EVIL, owners=["team:<b>ops</b> & co"])],
+        )
+    )
 
 
 def download(client: APIClient, fmt: str, **params: Any) -> tuple[Any, bytes]:
@@ -55,13 +62,15 @@ def test_csv_report_has_one_row_per_asset_with_paths_and_owners(known: None, rea
     assert len(rows) == 11
     found = {row["id"]: row for row in rows}
     assert found[EXPORT]["path"] == " > ".join(
-        [RAW, "job:spark:load_orders", CLEAN, "job:spark:aggregate", MART, EXPORT_JOB, EXPORT])
+        [RAW, "job:spark:load_orders", CLEAN, "job:spark:aggregate", MART, EXPORT_JOB, EXPORT]
+    )
     assert found[EXPORT]["distance"] == "6" and found[EXPORT]["lastRunState"] == "ABORTED"
     assert found[CLEAN]["owners"] == "team:sales (MAINTAINER, event)"
     assert found[EVIL_ID]["name"] == EVIL and found[EVIL_ID]["owners"] == "team:<b>ops</b> & co (MAINTAINER, event)"
     total = found["datasetField:db:mart.revenue:total"]
-    assert total["transformations"] == ("DIRECT/TRANSFORMATION by job:spark:load_orders > "
-                                        "DIRECT/AGGREGATION by job:spark:aggregate")
+    assert total["transformations"] == (
+        "DIRECT/TRANSFORMATION by job:spark:load_orders > DIRECT/AGGREGATION by job:spark:aggregate"
+    )
 
 
 class _Page(HTMLParser):
@@ -123,12 +132,12 @@ def test_management_command_writes_the_same_report(
     elif fmt == "html":
         assert written.split(b"generated", 1)[1].split(b")", 1)[1] == served.split(b"generated", 1)[1].split(b")", 1)[1]
     else:
-        assert PdfReader(io.BytesIO(written)).pages[0].extract_text().splitlines()[3:] == \
-            PdfReader(io.BytesIO(served)).pages[0].extract_text().splitlines()[3:]
+        assert (
+            PdfReader(io.BytesIO(written)).pages[0].extract_text().splitlines()[3:]
+            == PdfReader(io.BytesIO(served)).pages[0].extract_text().splitlines()[3:]
+        )
 
 
 def test_management_command_refuses_an_unknown_node(known: None, tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="no dataset"):
         call_command("impact_report", "dataset:db:nope", "--output", str(tmp_path / "x.json"))
-
-

@@ -43,9 +43,15 @@ def test_impact_of_a_dataset_reaches_every_downstream_dataset_job_and_field(
     assert body["nodeIds"] == [RAW]
     assets = {a["id"]: (a["type"], a["distance"]) for a in body["assets"]}
     assert assets == {
-        LOAD: ("JOB", 1), CLEAN: ("DATASET", 2), AGGREGATE: ("JOB", 3), MART: ("DATASET", 4),
-        EXPORT_JOB: ("JOB", 5), EXPORT: ("DATASET", 6),
-        CLEAN_ID: ("DATASET_FIELD", 1), CLEAN_AMOUNT: ("DATASET_FIELD", 1), MART_TOTAL: ("DATASET_FIELD", 2),
+        LOAD: ("JOB", 1),
+        CLEAN: ("DATASET", 2),
+        AGGREGATE: ("JOB", 3),
+        MART: ("DATASET", 4),
+        EXPORT_JOB: ("JOB", 5),
+        EXPORT: ("DATASET", 6),
+        CLEAN_ID: ("DATASET_FIELD", 1),
+        CLEAN_AMOUNT: ("DATASET_FIELD", 1),
+        MART_TOTAL: ("DATASET_FIELD", 2),
     }
     found = by_id(body)
     assert found[EXPORT]["path"] == [RAW, LOAD, CLEAN, AGGREGATE, MART, EXPORT_JOB, EXPORT]
@@ -68,7 +74,13 @@ def test_impact_of_one_field_is_column_level_with_the_datasets_and_jobs_it_reach
 ) -> None:
     body = impact(read_client, RAW_AMOUNT)
     assert {a["id"]: a["distance"] for a in body["assets"]} == {
-        CLEAN_AMOUNT: 1, CLEAN: 1, LOAD: 1, MART_TOTAL: 2, MART: 2, AGGREGATE: 2}
+        CLEAN_AMOUNT: 1,
+        CLEAN: 1,
+        LOAD: 1,
+        MART_TOTAL: 2,
+        MART: 2,
+        AGGREGATE: 2,
+    }
     found = by_id(body)
     assert found[MART]["path"] == [RAW_AMOUNT, CLEAN_AMOUNT, MART_TOTAL, MART]
     assert found[CLEAN_AMOUNT]["transformations"][0]["subtype"] == "TRANSFORMATION"
@@ -83,7 +95,8 @@ def test_several_fields_are_one_change_each_asset_at_its_nearest_distance(known:
     assert found[MART_TOTAL]["path"] == [CLEAN_AMOUNT, MART_TOTAL]
     assert found[CLEAN_ID]["path"] == [RAW_ID, CLEAN_ID]
     assert found[CLEAN_ID]["transformations"] == [
-        {"job": LOAD, "transformation": "DIRECT", "subtype": "IDENTITY", "indirect": False}]
+        {"job": LOAD, "transformation": "DIRECT", "subtype": "IDENTITY", "indirect": False}
+    ]
 
 
 def test_impact_of_a_job_starts_at_its_outputs(known: None, read_client: APIClient) -> None:
@@ -116,17 +129,35 @@ def test_assets_carry_their_last_run_and_event_owners(known: None, read_client: 
 def test_owners_are_effective_hand_set_first_and_inherited_from_the_namespace(
     known: None, read_client: APIClient
 ) -> None:
-    graph_write(lambda tx: manual_owners_merge(tx, rows=[
-        {"label": Label.NAMESPACE.value, "targetKey": "db", "owner": "team:data-platform", "kind": "team",
-         "contact": "dp@example.com", "role": "OWNER"},
-        {"label": Label.DATASET.value, "targetKey": "db\x1fclean.orders", "owner": "user:ana", "kind": "person",
-         "contact": "", "role": "OWNER"},
-    ]))
+    graph_write(
+        lambda tx: manual_owners_merge(
+            tx,
+            rows=[
+                {
+                    "label": Label.NAMESPACE.value,
+                    "targetKey": "db",
+                    "owner": "team:data-platform",
+                    "kind": "team",
+                    "contact": "dp@example.com",
+                    "role": "OWNER",
+                },
+                {
+                    "label": Label.DATASET.value,
+                    "targetKey": "db\x1fclean.orders",
+                    "owner": "user:ana",
+                    "kind": "person",
+                    "contact": "",
+                    "role": "OWNER",
+                },
+            ],
+        )
+    )
     body = impact(read_client, RAW, depth=10)
     found = by_id(body)
     assert [(o["name"], o["source"], o["inherited"]) for o in found[CLEAN]["owners"]] == [("user:ana", "manual", False)]
     assert [(o["name"], o["inherited"], o["contact"]) for o in found[MART]["owners"]] == [
-        ("team:data-platform", True, "dp@example.com")]
+        ("team:data-platform", True, "dp@example.com")
+    ]
     assert found[EXPORT]["owners"] == []  # another namespace, nobody owns it
     assert body["summary"]["byOwner"] == {"(no owner)": 4, "team:data-platform": 2, "user:ana": 3}
 
@@ -147,15 +178,18 @@ def test_a_leaf_has_no_impact(known: None, read_client: APIClient) -> None:
     assert body["assets"] == [] and body["summary"]["total"] == 0
 
 
-@pytest.mark.parametrize(("params", "status", "path"), [
-    ({}, 400, "nodeId"),
-    ({"nodeId": "dataset:db:nope"}, 404, "nodeId"),
-    ({"nodeId": "run:123"}, 404, "nodeId"),
-    ({"nodeId": RAW, "depth": 99}, 400, "depth"),
-    ({"nodeId": RAW, "depth": 0}, 400, "depth"),
-    ({"nodeId": RAW, "depth": "x"}, 400, "depth"),
-    ({"nodeId": RAW, "asOf": "yesterday"}, 400, "asOf"),
-])
+@pytest.mark.parametrize(
+    ("params", "status", "path"),
+    [
+        ({}, 400, "nodeId"),
+        ({"nodeId": "dataset:db:nope"}, 404, "nodeId"),
+        ({"nodeId": "run:123"}, 404, "nodeId"),
+        ({"nodeId": RAW, "depth": 99}, 400, "depth"),
+        ({"nodeId": RAW, "depth": 0}, 400, "depth"),
+        ({"nodeId": RAW, "depth": "x"}, 400, "depth"),
+        ({"nodeId": RAW, "asOf": "yesterday"}, 400, "asOf"),
+    ],
+)
 def test_bad_parameters_are_a_json_4xx_naming_the_parameter(
     known: None, read_client: APIClient, params: dict[str, Any], status: int, path: str
 ) -> None:

@@ -41,7 +41,7 @@ def wide(graph: Any) -> None:
     graph_write(lambda tx: tx.run(LINK_FAN_OUT, sep="\x1f").consume())
     names = [f"out{n:05d}" for n in range(WIDE)]
     for start in range(0, WIDE, 1000):
-        batch = names[start:start + 1000]
+        batch = names[start : start + 1000]
         graph_write(lambda tx, batch=batch: tx.run(CREATE_OUTPUTS, names=batch, sep="\x1f").consume())
 
 
@@ -84,6 +84,7 @@ def test_a_large_csv_report_is_streamed_too(wide: None, read_client: APIClient) 
 
 # ---- root cause ----
 
+
 def root_cause(client: APIClient, **params: Any) -> dict[str, Any]:
     response = client.get("/api/v1/root-cause", params)
     assert response.status_code == 200, response.content
@@ -98,11 +99,18 @@ def test_root_cause_puts_the_most_recent_failure_or_schema_change_first(graph: A
         (EXPORT_JOB, "failure"),  # aborted on day 4
         (AGGREGATE, "failure"),  # failed on day 3
         (CLEAN, "schema_change"),  # new schema on day 2
-        (MART, None), (LOAD, None), (RAW, None),  # nothing happened: nearest first
+        (MART, None),
+        (LOAD, None),
+        (RAW, None),  # nothing happened: nearest first
     ]
     aggregate = body["results"][1]
-    assert aggregate["lastEvent"] == {"kind": "failure", "at": "2026-01-08T08:10:00.000000Z", "runId": RUN_D,
-                                      "state": "FAILED", "message": "boom"}
+    assert aggregate["lastEvent"] == {
+        "kind": "failure",
+        "at": "2026-01-08T08:10:00.000000Z",
+        "runId": RUN_D,
+        "state": "FAILED",
+        "message": "boom",
+    }
     assert aggregate["path"] == [AGGREGATE, MART, EXPORT_JOB, EXPORT]
     change = body["results"][2]["lastEvent"]
     assert (change["added"], change["removed"], change["retyped"]) == (["country"], [], ["amount_eur"])

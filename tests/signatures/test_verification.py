@@ -163,8 +163,12 @@ def test_the_default_policy_comes_from_the_setting(graph, key, settings):  # typ
 
 def test_a_dataset_event_is_judged_by_the_policy_of_its_dataset_namespace(graph):  # type: ignore[no-untyped-def]
     policy("warehouse", "enforce")
-    event = {"eventTime": "2026-01-05T08:00:00Z", "producer": PRODUCER, "schemaURL": DATASET_EVENT_SCHEMA,
-             "dataset": {"namespace": "warehouse", "name": "orders", "facets": {}}}
+    event = {
+        "eventTime": "2026-01-05T08:00:00Z",
+        "producer": PRODUCER,
+        "schemaURL": DATASET_EVENT_SCHEMA,
+        "dataset": {"namespace": "warehouse", "name": "orders", "facets": {}},
+    }
     [row] = ingest(event)
     assert (row.verification, row.status) == (V.UNSIGNED, "quarantined")
 
@@ -272,16 +276,25 @@ def test_the_run_api_shows_the_worst_status_and_each_event(graph, key, read_clie
     body = read_client.get(f"/api/v1/jobs/runs/{run_id}").json()
     assert body["verification"] == "UNSIGNED"
     assert body["events"] == [
-        {"id": start.id, "eventType": "START", "eventTime": "2026-01-05T08:00:00.000000Z",
-         "verification": "VERIFIED", "status": "applied"},
-        {"id": complete.id, "eventType": "COMPLETE", "eventTime": "2026-01-05T08:05:00.000000Z",
-         "verification": "UNSIGNED", "status": "applied"},
+        {
+            "id": start.id,
+            "eventType": "START",
+            "eventTime": "2026-01-05T08:00:00.000000Z",
+            "verification": "VERIFIED",
+            "status": "applied",
+        },
+        {
+            "id": complete.id,
+            "eventType": "COMPLETE",
+            "eventTime": "2026-01-05T08:05:00.000000Z",
+            "verification": "UNSIGNED",
+            "status": "applied",
+        },
     ]
 
 
 def test_a_run_is_verified_only_when_every_event_is(graph, key, read_client):  # type: ignore[no-untyped-def]
     register(key)
     run_id = new_run_id()
-    ingest(signed(key, run_id=run_id, event_type="START"),
-           signed(key, run_id=run_id, at=T0 + timedelta(minutes=5)))
+    ingest(signed(key, run_id=run_id, event_type="START"), signed(key, run_id=run_id, at=T0 + timedelta(minutes=5)))
     assert read_client.get(f"/api/v1/jobs/runs/{run_id}").json()["verification"] == "VERIFIED"

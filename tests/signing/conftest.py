@@ -11,12 +11,9 @@ from spark_agent.signing import generate_private_key
 
 PRODUCER = "https://github.com/tributary/tributary/tree/0.1.0/spark_agent"
 RUN_EVENT_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
-SCHEMA_FACET = (
-    "https://openlineage.io/spec/facets/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet"
-)
+SCHEMA_FACET = "https://openlineage.io/spec/facets/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet"
 LINEAGE_FACET = (
-    "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json"
-    "#/$defs/ColumnLineageDatasetFacet"
+    "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet"
 )
 
 
@@ -82,9 +79,7 @@ def make_run_event() -> dict[str, Any]:
                                         "namespace": "s3://lake",
                                         "name": "raw/orders",
                                         "field": "amount",
-                                        "transformations": [
-                                            {"type": "DIRECT", "subtype": "TRANSFORMATION"}
-                                        ],
+                                        "transformations": [{"type": "DIRECT", "subtype": "TRANSFORMATION"}],
                                     }
                                 ]
                             }

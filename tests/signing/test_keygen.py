@@ -51,9 +51,7 @@ def test_keygen_uses_the_given_name_and_creates_the_directory_private(
     assert capsys.readouterr().out.strip() == key_id(load_public_key(out / "node-7.pub.pem"))
 
 
-def test_keygen_makes_a_new_key_each_time(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_keygen_makes_a_new_key_each_time(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert keygen.main(["--out", str(tmp_path), "--name", "a"]) == 0
     assert keygen.main(["--out", str(tmp_path), "--name", "b"]) == 0
     first, second = capsys.readouterr().out.split()

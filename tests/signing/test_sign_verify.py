@@ -47,26 +47,18 @@ def test_the_facet_carries_producer_schema_algorithm_key_id_and_signature(
     assert facet["algorithm"] == ALGORITHM == "Ed25519"
     assert facet["keyId"] == key_id(private_key.public_key())
     assert len(facet["signature"]) == 86 and "=" not in facet["signature"]
-    assert sign_event(event, private_key)["run"]["facets"][SIGNATURE_FACET]["_producer"] == (
-        DEFAULT_PRODUCER
-    )
+    assert sign_event(event, private_key)["run"]["facets"][SIGNATURE_FACET]["_producer"] == (DEFAULT_PRODUCER)
 
 
-def test_signing_returns_a_new_event_and_leaves_the_input_alone(
-    event: dict, private_key: Ed25519PrivateKey
-) -> None:
+def test_signing_returns_a_new_event_and_leaves_the_input_alone(event: dict, private_key: Ed25519PrivateKey) -> None:
     before = copy.deepcopy(event)
     signed = sign_event(event, private_key)
     assert event == before
     assert signed is not event and signed["run"] is not event["run"]
-    assert {k: v for k, v in signed["run"]["facets"].items() if k != SIGNATURE_FACET} == (
-        event["run"]["facets"]
-    )
+    assert {k: v for k, v in signed["run"]["facets"].items() if k != SIGNATURE_FACET} == (event["run"]["facets"])
 
 
-def test_the_signature_covers_the_event_without_its_facet(
-    event: dict, private_key: Ed25519PrivateKey
-) -> None:
+def test_the_signature_covers_the_event_without_its_facet(event: dict, private_key: Ed25519PrivateKey) -> None:
     signed = sign_event(event, private_key)
     signature = read_signature(signed)
     assert signature is not None
@@ -74,9 +66,7 @@ def test_the_signature_covers_the_event_without_its_facet(
     assert canonical_bytes(signed) == canonical_bytes(event)
 
 
-def test_an_event_without_run_facets_is_signed_with_empty_facets(
-    event: dict, private_key: Ed25519PrivateKey
-) -> None:
+def test_an_event_without_run_facets_is_signed_with_empty_facets(event: dict, private_key: Ed25519PrivateKey) -> None:
     del event["run"]["facets"]
     signed = sign_event(event, private_key)
     assert "facets" not in event["run"]
@@ -119,21 +109,13 @@ TAMPERINGS = {
     "event time": lambda e: e.update(eventTime="2025-03-14T09:26:53.590Z"),
     "run id": lambda e: e["run"].update(runId="0195a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5c"),
     "added top-level field": lambda e: e.update(extra=None),
-    "nested facet value": lambda e: e["outputs"][0]["facets"]["schema"]["fields"][1].update(
-        type="binary"
-    ),
-    "column lineage source": lambda e: e["outputs"][0]["facets"]["columnLineage"]["fields"][
-        "amount_eur"
-    ]["inputFields"][0].update(field="customer_id"),
-    "number value": lambda e: e["outputs"][0]["outputFacets"]["outputStatistics"].update(
-        rowCount=120545
-    ),
-    "integer to fraction": lambda e: e["outputs"][0]["outputFacets"]["outputStatistics"].update(
-        fileCount=4.5
-    ),
-    "number to string": lambda e: e["outputs"][0]["outputFacets"]["outputStatistics"].update(
-        fileCount="4"
-    ),
+    "nested facet value": lambda e: e["outputs"][0]["facets"]["schema"]["fields"][1].update(type="binary"),
+    "column lineage source": lambda e: e["outputs"][0]["facets"]["columnLineage"]["fields"]["amount_eur"][
+        "inputFields"
+    ][0].update(field="customer_id"),
+    "number value": lambda e: e["outputs"][0]["outputFacets"]["outputStatistics"].update(rowCount=120545),
+    "integer to fraction": lambda e: e["outputs"][0]["outputFacets"]["outputStatistics"].update(fileCount=4.5),
+    "number to string": lambda e: e["outputs"][0]["outputFacets"]["outputStatistics"].update(fileCount="4"),
     "whitespace inside a string": lambda e: e["job"].update(name="daily_orders.enrich "),
     "case inside a string": lambda e: e["job"].update(name="Daily_orders.enrich"),
     "array order": lambda e: e["inputs"].reverse(),
@@ -147,18 +129,14 @@ TAMPERINGS = {
 
 
 @pytest.mark.parametrize("tampering", sorted(TAMPERINGS))
-def test_tampering_with_any_value_is_detected(
-    tampering: str, event: dict, private_key: Ed25519PrivateKey
-) -> None:
+def test_tampering_with_any_value_is_detected(tampering: str, event: dict, private_key: Ed25519PrivateKey) -> None:
     received = reparse(sign_event(event, private_key))
     TAMPERINGS[tampering](received)
     assert not verify_event(received, private_key.public_key())
     assert not verify_event(reparse(received), private_key.public_key())
 
 
-def test_a_changed_number_in_the_json_text_is_detected(
-    event: dict, private_key: Ed25519PrivateKey
-) -> None:
+def test_a_changed_number_in_the_json_text_is_detected(event: dict, private_key: Ed25519PrivateKey) -> None:
     line = json.dumps(sign_event(event, private_key))
     assert '"rowCount": 120544' in line
     received = json.loads(line.replace('"rowCount": 120544', '"rowCount": 120544.5'))
@@ -199,9 +177,7 @@ def test_the_signature_facet_itself_is_not_covered_by_the_signature(
     assert verify_event(signed, private_key.public_key())
 
 
-def test_an_event_that_jcs_cannot_represent_cannot_be_signed(
-    event: dict, private_key: Ed25519PrivateKey
-) -> None:
+def test_an_event_that_jcs_cannot_represent_cannot_be_signed(event: dict, private_key: Ed25519PrivateKey) -> None:
     event["outputs"][0]["outputFacets"]["outputStatistics"]["size"] = 2**53
     with pytest.raises(CanonicalizationError):
         sign_event(event, private_key)
@@ -219,9 +195,7 @@ def test_a_received_event_that_jcs_cannot_represent_does_not_verify(
     assert "cannot be canonicalised" in result.detail
 
 
-@pytest.mark.parametrize(
-    "bad", [{"eventType": "START"}, {"run": "r"}, {"run": {"runId": "r", "facets": []}}]
-)
+@pytest.mark.parametrize("bad", [{"eventType": "START"}, {"run": "r"}, {"run": {"runId": "r", "facets": []}}])
 def test_only_events_with_a_run_object_and_facets_object_can_be_signed(
     bad: dict, private_key: Ed25519PrivateKey
 ) -> None:

@@ -51,9 +51,7 @@ RFC8032_TEST1 = Ed25519PrivateKey.from_private_bytes(
 
 def test_key_id_of_the_rfc8032_test_key_1() -> None:
     key = RFC8032_TEST1.public_key()
-    assert key.public_bytes_raw().hex() == (
-        "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"
-    )
+    assert key.public_bytes_raw().hex() == ("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a")
     # SHA-256 of that key is 21fe31dfa154a261626bf854046fd2271b7bed4b6abe45aa58877ef47f9721b9.
     assert key_id(key) == "ed25519:21fe31dfa154a261626bf854046fd227"
 
@@ -85,15 +83,11 @@ def test_a_known_event_signed_with_a_known_key_gives_the_documented_signature() 
         "_schemaURL": SCHEMA_URL,
         "algorithm": "Ed25519",
         "keyId": "ed25519:21fe31dfa154a261626bf854046fd227",
-        "signature": (
-            "pr4aDx272PFxH77hXpdzNu39wN2fJDTGqKnEoSYvxXRX1J6C4flTi0Wp51H8eAUzvBnaH7N1QYbYQU1YtXcCAA"
-        ),
+        "signature": ("pr4aDx272PFxH77hXpdzNu39wN2fJDTGqKnEoSYvxXRX1J6C4flTi0Wp51H8eAUzvBnaH7N1QYbYQU1YtXcCAA"),
     }
 
 
-def test_read_signature_returns_the_decoded_signature(
-    event: dict, private_key: Ed25519PrivateKey
-) -> None:
+def test_read_signature_returns_the_decoded_signature(event: dict, private_key: Ed25519PrivateKey) -> None:
     signed = sign_event(event, private_key)
     signature = read_signature(signed)
     assert isinstance(signature, Signature)
@@ -141,9 +135,7 @@ MALFORMATIONS: dict[str, Any] = {
 
 
 @pytest.mark.parametrize("malformation", sorted(MALFORMATIONS))
-def test_a_malformed_facet_is_rejected_clearly(
-    malformation: str, event: dict, private_key: Ed25519PrivateKey
-) -> None:
+def test_a_malformed_facet_is_rejected_clearly(malformation: str, event: dict, private_key: Ed25519PrivateKey) -> None:
     signed = sign_event(event, private_key)
     facets = signed["run"]["facets"]
     facets[SIGNATURE_FACET] = MALFORMATIONS[malformation](facets[SIGNATURE_FACET])
@@ -153,17 +145,13 @@ def test_a_malformed_facet_is_rejected_clearly(
     assert not verify_event(signed, private_key.public_key())
 
 
-def test_unknown_extra_fields_in_the_facet_are_allowed(
-    event: dict, private_key: Ed25519PrivateKey
-) -> None:
+def test_unknown_extra_fields_in_the_facet_are_allowed(event: dict, private_key: Ed25519PrivateKey) -> None:
     signed = sign_event(event, private_key)
     signed["run"]["facets"][SIGNATURE_FACET]["note"] = "ok"
     assert read_signature(signed) is not None
 
 
-@pytest.mark.parametrize(
-    "event", [{}, {"run": None}, {"run": {"runId": "r"}}, {"run": {"facets": "x"}}]
-)
+@pytest.mark.parametrize("event", [{}, {"run": None}, {"run": {"runId": "r"}}, {"run": {"facets": "x"}}])
 def test_events_without_a_facets_object_have_no_signature(event: dict) -> None:
     assert read_signature(event) is None
 

@@ -25,9 +25,7 @@ leaves = (
 )
 values = st.recursive(
     leaves,
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4)
-    ),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4),
     max_leaves=24,
 )
 objects = st.dictionaries(st.text(max_size=6), values, max_size=4)
@@ -97,9 +95,7 @@ def test_changing_any_single_value_breaks_verification(
     received = json.loads(json.dumps(sign_event(event, private_key)))
     tampered = copy.deepcopy(received)
     scalars = [
-        (container, key)
-        for container, key in signed_slots(tampered)
-        if not isinstance(container[key], dict | list)
+        (container, key) for container, key in signed_slots(tampered) if not isinstance(container[key], dict | list)
     ]
     container, key = data.draw(st.sampled_from(scalars))
     replacement = data.draw(leaves)

@@ -22,9 +22,7 @@ def _format_checker() -> FormatChecker:
 
     @checker.checks("date-time", raises=ValueError)
     def _date_time(value: object) -> bool:
-        return not isinstance(value, str) or bool(
-            datetime.fromisoformat(value.replace("Z", "+00:00"))
-        )
+        return not isinstance(value, str) or bool(datetime.fromisoformat(value.replace("Z", "+00:00")))
 
     @checker.checks("uri")
     def _uri(value: object) -> bool:
@@ -40,9 +38,7 @@ class EventValidator:
         docs = [json.loads(OL.joinpath("OpenLineage.json").read_text())]
         facet_files = sorted(OL.joinpath("facets").glob("*.json")) + sorted(SCHEMAS.glob("*.json"))
         facet_docs = [json.loads(p.read_text()) for p in facet_files]
-        registry = Registry().with_resources(
-            (d["$id"], Resource.from_contents(d)) for d in docs + facet_docs
-        )
+        registry = Registry().with_resources((d["$id"], Resource.from_contents(d)) for d in docs + facet_docs)
         checker = _format_checker()
         self._event = Draft202012Validator(docs[0], registry=registry, format_checker=checker)
         self._facets: dict[tuple[str, str], Draft202012Validator] = {}
@@ -51,9 +47,7 @@ class EventValidator:
             if kind is None:  # not a run/job/dataset facet (e.g. the static LineageFacet)
                 continue
             for key in doc.get("properties", {}):
-                self._facets[(kind, key)] = Draft202012Validator(
-                    doc, registry=registry, format_checker=checker
-                )
+                self._facets[(kind, key)] = Draft202012Validator(doc, registry=registry, format_checker=checker)
 
     def validate(self, event: dict[str, Any]) -> None:
         self._event.validate(event)
@@ -90,9 +84,7 @@ class Recorded(list):
     """The events one agent lifecycle emitted, with lookups by job name."""
 
     def app(self, event_type: str) -> dict[str, Any]:
-        found = [
-            e for e in self if e["eventType"] == event_type and "parent" not in e["run"]["facets"]
-        ]
+        found = [e for e in self if e["eventType"] == event_type and "parent" not in e["run"]["facets"]]
         assert len(found) == 1, [(e["eventType"], e["job"]["name"]) for e in self]
         return found[0]
 

@@ -50,8 +50,7 @@ def test_the_example_pipeline_shows_lineage_a_schema_change_and_a_failure(
         d
         for e in events
         for d in e["outputs"]
-        if d["facets"].get("symlinks", {}).get("identifiers", [{}])[0].get("name")
-        == "default.daily_revenue"
+        if d["facets"].get("symlinks", {}).get("identifiers", [{}])[0].get("name") == "default.daily_revenue"
     ]
     assert gold and all(owners(d) == ["team:finance-analytics"] for d in gold)
     assert outputs[str(lake / "quality/orders_checked")] == []
@@ -62,9 +61,7 @@ def test_the_example_pipeline_shows_lineage_a_schema_change_and_a_failure(
     assert jobs["daily_revenue"] == ["team:finance-analytics"]
     assert jobs["daily_revenue.create_table.default_daily_revenue"] == ["team:finance-analytics"]
     assert jobs["validate_orders"] == []
-    apps = [
-        (e["job"]["name"], e["eventType"]) for e in events if "parent" not in e["run"]["facets"]
-    ]
+    apps = [(e["job"]["name"], e["eventType"]) for e in events if "parent" not in e["run"]["facets"]]
     ends = [a for a in apps if a[1] != "START"]
     assert ends == [
         ("ingest_orders", "COMPLETE"),
@@ -86,6 +83,4 @@ def test_the_example_pipeline_shows_lineage_a_schema_change_and_a_failure(
     assert ("amount_eur", "double") in second
     failed = [e for e in events if e["eventType"] == "FAIL" and "parent" in e["run"]["facets"]]
     assert [e["job"]["name"] for e in failed] == ["validate_orders.write_parquet.orders_checked"]
-    assert (
-        "negative amount in order 250" in failed[0]["run"]["facets"]["errorMessage"]["stackTrace"]
-    )
+    assert "negative amount in order 250" in failed[0]["run"]["facets"]["errorMessage"]["stackTrace"]

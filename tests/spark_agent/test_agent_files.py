@@ -65,9 +65,7 @@ def test_each_format_is_named_by_path_with_schema_stats_and_column_lineage(
     assert source["inputFacets"]["inputStatistics"]["rowCount"] == 3
 
 
-def test_text_files_are_read_and_written(
-    spark: Any, record: Any, seed: str, tmp_path: Path
-) -> None:
+def test_text_files_are_read_and_written(spark: Any, record: Any, seed: str, tmp_path: Path) -> None:
     text, upper = str(tmp_path / "lines"), str(tmp_path / "upper_lines")
     with record("text") as events:
         spark.read.parquet(seed).select("name").coalesce(1).write.text(text)
@@ -84,9 +82,7 @@ def test_text_files_are_read_and_written(
     assert second["outputs"][0]["outputFacets"]["outputStatistics"]["rowCount"] == 3
 
 
-def test_overwriting_a_path_is_an_overwrite(
-    spark: Any, record: Any, seed: str, tmp_path: Path
-) -> None:
+def test_overwriting_a_path_is_an_overwrite(spark: Any, record: Any, seed: str, tmp_path: Path) -> None:
     target = str(tmp_path / "again")
     with record("overwrite") as events:
         spark.read.parquet(seed).write.mode("overwrite").parquet(target)

@@ -20,9 +20,7 @@ pytestmark = pytest.mark.spark
 @pytest.fixture
 def seed(spark: Any, tmp_path: Path) -> str:
     path = str(tmp_path / "seed")
-    spark.createDataFrame([(1, 2.5), (2, 4.0), (3, 1.5)], "id INT, price DOUBLE").write.parquet(
-        path
-    )
+    spark.createDataFrame([(1, 2.5), (2, 4.0), (3, 1.5)], "id INT, price DOUBLE").write.parquet(path)
     return path
 
 
@@ -95,9 +93,7 @@ def test_an_exception_in_the_application_fails_its_run(record: Any) -> None:
     assert 'raise ValueError("boom")' in error["stackTrace"]
 
 
-def test_with_run_id_adds_the_application_run_id(
-    spark: Any, record: Any, seed: str, tmp_path: Path
-) -> None:
+def test_with_run_id_adds_the_application_run_id(spark: Any, record: Any, seed: str, tmp_path: Path) -> None:
     with record("tagged") as events:
         tagged = spark_agent.with_run_id(spark.read.parquet(seed))
         run_ids = {row.tributary_run_id for row in tagged.collect()}
@@ -131,9 +127,7 @@ def test_a_closed_agent_is_no_longer_called_by_spark(
     assert calls == []
 
 
-def test_read_only_actions_are_child_runs_when_asked_for(
-    spark: Any, record: Any, seed: str
-) -> None:
+def test_read_only_actions_are_child_runs_when_asked_for(spark: Any, record: Any, seed: str) -> None:
     with record("reads", read_actions=True) as events:
         assert spark.read.parquet(seed).where("price > 2").count() == 2
     (source,) = events.child("reads.count.seed")["inputs"]
@@ -163,9 +157,7 @@ def test_http_transport_posts_batches_with_the_bearer_token(
 def test_a_dead_backend_changes_nothing_for_the_job_and_drops_are_counted(
     spark: Any, seed: str, tmp_path: Path
 ) -> None:
-    agent = spark_agent.install(
-        spark, app_name="offline", url=_closed_port_url(), flush_timeout_s=5
-    )
+    agent = spark_agent.install(spark, app_name="offline", url=_closed_port_url(), flush_timeout_s=5)
     spark.read.parquet(seed).write.parquet(str(tmp_path / "copy"))
     assert spark.read.parquet(str(tmp_path / "copy")).count() == 3
     started = time.monotonic()
@@ -196,9 +188,7 @@ def test_a_dead_backend_spills_events_to_the_file(
     assert (counters["events_spilled_total"], counters["events_dropped_total"]) == (4, 0)
 
 
-def test_events_are_signed_when_a_key_is_configured(
-    spark: Any, record: Any, seed: str, tmp_path: Path
-) -> None:
+def test_events_are_signed_when_a_key_is_configured(spark: Any, record: Any, seed: str, tmp_path: Path) -> None:
     signing = pytest.importorskip("spark_agent.signing")
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey

@@ -64,9 +64,7 @@ def test_matching_datasets_and_jobs_carry_the_declared_owners(
     )
 
 
-def test_without_owner_rules_no_ownership_facet_is_emitted(
-    spark: Any, record: Any, seed: str, tmp_path: Path
-) -> None:
+def test_without_owner_rules_no_ownership_facet_is_emitted(spark: Any, record: Any, seed: str, tmp_path: Path) -> None:
     with record("unowned_app") as events:
         spark.read.parquet(seed).write.parquet(str(tmp_path / "bronze" / "copy"))
     assert all(_owners(e["job"]) is None for e in events)
@@ -88,9 +86,10 @@ def test_owners_come_from_the_environment_in_text_form(
 def test_malformed_owner_rules_are_ignored_with_a_warning_and_the_job_runs(
     spark: Any, record: Any, seed: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.WARNING, logger="spark_agent"), record(
-        "bad_rules_app", dataset_owners={"*": []}, job_owners="no equals sign"
-    ) as events:
+    with (
+        caplog.at_level(logging.WARNING, logger="spark_agent"),
+        record("bad_rules_app", dataset_owners={"*": []}, job_owners="no equals sign") as events,
+    ):
         spark.read.parquet(seed).write.parquet(str(tmp_path / "bronze" / "bad"))
     assert events.app("COMPLETE")["eventType"] == "COMPLETE"
     assert all(_owners(d) is None for e in events for d in e["outputs"])

@@ -29,9 +29,7 @@ def _read(spark: Any, data: dict[str, str]) -> tuple[Any, Any]:
     return orders, customers
 
 
-def test_temp_views_resolve_to_what_they_read(
-    spark: Any, record: Any, data: dict[str, str]
-) -> None:
+def test_temp_views_resolve_to_what_they_read(spark: Any, record: Any, data: dict[str, str]) -> None:
     ORD = data["orders"]
     spark.read.parquet(ORD).createOrReplaceTempView("orders_view")
     with record("views") as events:
@@ -48,9 +46,7 @@ def test_join_and_aggregate(spark: Any, record: Any, data: dict[str, str]) -> No
     orders, customers = _read(spark, data)
     with record("joins") as events:
         joined = orders.join(customers, orders.customer_id == customers.id)
-        totals = joined.groupBy(customers.name).agg(
-            F.sum("price").alias("total"), F.count(F.lit(1)).alias("n")
-        )
+        totals = joined.groupBy(customers.name).agg(F.sum("price").alias("total"), F.count(F.lit(1)).alias("n"))
         totals.write.parquet(data["out"] + "/totals")
     event = events.child("joins.write_parquet.totals")
     assert sorted(d["name"] for d in event["inputs"]) == sorted([ORD, CUS])
@@ -170,9 +166,7 @@ def test_subqueries_and_ctes(spark: Any, record: Any, data: dict[str, str]) -> N
     ]
 
 
-def test_an_unknown_plan_node_degrades_to_unresolved_columns(
-    spark: Any, record: Any, data: dict[str, str]
-) -> None:
+def test_an_unknown_plan_node_degrades_to_unresolved_columns(spark: Any, record: Any, data: dict[str, str]) -> None:
     CUS = data["customers"]
     _, customers = _read(spark, data)
     customers.createOrReplaceTempView("people")

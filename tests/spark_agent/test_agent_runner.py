@@ -42,9 +42,7 @@ def _start(tmp_path: Path, body: str) -> tuple[subprocess.Popen[bytes], Path]:
     return proc, events
 
 
-def test_run_keeps_the_scripts_exit_code_and_reports_its_failure(
-    tmp_path: Path, validator: EventValidator
-) -> None:
+def test_run_keeps_the_scripts_exit_code_and_reports_its_failure(tmp_path: Path, validator: EventValidator) -> None:
     proc, path = _start(tmp_path, 'raise RuntimeError("job broke")\n')
     _, stderr = proc.communicate(timeout=180)
     assert proc.returncode == 1
@@ -78,6 +76,4 @@ def test_sigterm_aborts_the_application_run(tmp_path: Path, validator: EventVali
     for event in events:
         validator.validate(event)
     assert [e["eventType"] for e in events if e["job"]["name"] == "nightly"] == ["START", "ABORT"]
-    assert ("COMPLETE", "nightly.write_parquet.out") in [
-        (e["eventType"], e["job"]["name"]) for e in events
-    ]
+    assert ("COMPLETE", "nightly.write_parquet.out") in [(e["eventType"], e["job"]["name"]) for e in events]

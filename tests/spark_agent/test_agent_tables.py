@@ -17,15 +17,11 @@ DERBY = {"driver": "org.apache.derby.jdbc.EmbeddedDriver"}
 def seed(spark: Any, tmp_path: Path) -> str:
     path = str(tmp_path / "seed")
     rows = [(1, 10, 2.5), (2, 20, 4.0), (3, 10, 1.5)]
-    spark.createDataFrame(rows, "id INT, customer_id INT, price DOUBLE").coalesce(1).write.parquet(
-        path
-    )
+    spark.createDataFrame(rows, "id INT, customer_id INT, price DOUBLE").coalesce(1).write.parquet(path)
     return path
 
 
-def test_catalog_tables_are_named_by_location_with_a_table_symlink(
-    spark: Any, record: Any, seed: str
-) -> None:
+def test_catalog_tables_are_named_by_location_with_a_table_symlink(spark: Any, record: Any, seed: str) -> None:
     warehouse = spark.conf.get("spark.sql.warehouse.dir")
     location = warehouse.removeprefix("file:")
     spark.sql("DROP TABLE IF EXISTS orders")
@@ -33,9 +29,7 @@ def test_catalog_tables_are_named_by_location_with_a_table_symlink(
     with record("tables") as events:
         spark.read.parquet(seed).write.saveAsTable("orders")
         spark.read.parquet(seed).write.insertInto("orders")
-        spark.sql(
-            "CREATE TABLE orders_copy USING parquet AS SELECT id, price * 2 AS price2 FROM orders"
-        )
+        spark.sql("CREATE TABLE orders_copy USING parquet AS SELECT id, price * 2 AS price2 FROM orders")
         spark.sql("INSERT INTO orders_copy SELECT id, price FROM orders WHERE customer_id = 10")
 
     orders, copy = f"{location}/orders", f"{location}/orders_copy"
@@ -99,9 +93,7 @@ def test_jdbc_reads_and_writes_are_named_per_the_naming_spec(
             f"CREATE TABLE jdbc_orders USING jdbc OPTIONS (url '{url}', dbtable 'APP.ORDERS', "
             "driver 'org.apache.derby.jdbc.EmbeddedDriver')"
         )
-        spark.sql(
-            f"INSERT INTO jdbc_orders SELECT id + 100, customer_id, price FROM parquet.`{seed}`"
-        )
+        spark.sql(f"INSERT INTO jdbc_orders SELECT id + 100, customer_id, price FROM parquet.`{seed}`")
 
     written = events.child("jdbc.write_jdbc.APP_ORDERS")
     (out,) = written["outputs"]

@@ -37,9 +37,7 @@ def test_arguments_win_over_environment_variables() -> None:
 def test_the_transport_defaults_from_what_is_configured() -> None:
     assert resolve_config({}, {"TRIBUTARY_URL": "http://x"}).resolved_transport == "http"
     assert resolve_config({}, {"TRIBUTARY_FILE_PATH": "/tmp/x"}).resolved_transport == "file"
-    assert resolve_config({}, {}).problems() == [
-        "no destination: set TRIBUTARY_URL or TRIBUTARY_FILE_PATH"
-    ]
+    assert resolve_config({}, {}).problems() == ["no destination: set TRIBUTARY_URL or TRIBUTARY_FILE_PATH"]
     assert resolve_config({"transport": "http+spill", "url": "http://x"}, {}).problems() == [
         "transport http+spill needs TRIBUTARY_FILE_PATH"
     ]
@@ -109,11 +107,6 @@ def test_jdbc_tables_follow_the_naming_spec(url: str, table: str, expected: Data
 
 
 def test_child_job_names_are_app_verb_target() -> None:
-    assert (
-        child_job_name("etl", "write_parquet", "cleaned orders")
-        == "etl.write_parquet.cleaned_orders"
-    )
-    assert (
-        child_job_name("etl", "create_table", "default.orders") == "etl.create_table.default_orders"
-    )
+    assert child_job_name("etl", "write_parquet", "cleaned orders") == "etl.write_parquet.cleaned_orders"
+    assert child_job_name("etl", "create_table", "default.orders") == "etl.create_table.default_orders"
     assert snake("collectToPython") == "collect_to_python"

@@ -51,9 +51,11 @@ def test_the_report_gives_one_line_per_job_and_counts_what_the_agent_sent() -> N
     ]
     url = "http://127.0.0.1:8000/lineage?nodeId=job:spark:daily_revenue"
     assert report.summary(returncode=0, lineage_url=url, log="var/log/example.log") == (
-        f"Example pipeline: 2 runs, 7 events sent, 1 dropped (see var/log/example.log); lineage at {url}")
+        f"Example pipeline: 2 runs, 7 events sent, 1 dropped (see var/log/example.log); lineage at {url}"
+    )
     assert report.summary(returncode=1, lineage_url=url, log="var/log/example.log") == (
-        "Example pipeline: exited with status 1; see var/log/example.log")
+        "Example pipeline: exited with status 1; see var/log/example.log"
+    )
     clean = ExampleReport(write=shown.append)
     clean.line("tributary: a run 1 COMPLETE: events_emitted_total=4 events_dropped_total=0 events_spilled_total=0")
     assert clean.summary(returncode=0, lineage_url=url, log="x") == f"Example pipeline: 1 run sent, lineage at {url}"

@@ -67,8 +67,10 @@ def test_a_taken_web_port_is_one_line_naming_it_and_the_setting_that_moves_it(
     message = str(caught.value)
     assert "\n" not in message
     suggestion = int(message.split("PORT=")[1].split(" ")[0])
-    assert message == (f"port {port} (web server) is in use by another program: "
-                       f"set PORT={suggestion} (make run PORT={suggestion}) or stop that program")
+    assert message == (
+        f"port {port} (web server) is in use by another program: "
+        f"set PORT={suggestion} (make run PORT={suggestion}) or stop that program"
+    )
     assert port_free(suggestion)
 
 
@@ -78,8 +80,11 @@ def test_a_taken_bolt_port_the_user_chose_is_an_error(
     bolt = hold()
     monkeypatch.setenv("NEO4J_URI", f"bolt://127.0.0.1:{bolt}")
     monkeypatch.setattr(settings, "NEO4J_URI", f"bolt://127.0.0.1:{bolt}")
-    with pytest.raises(StackError, match=rf"^port {bolt} \(embedded graph engine, Bolt\) is in use by another "
-                                         rf"program: set NEO4J_URI=bolt://127\.0\.0\.1:\d+ or stop that program$"):
+    with pytest.raises(
+        StackError,
+        match=rf"^port {bolt} \(embedded graph engine, Bolt\) is in use by another "
+        rf"program: set NEO4J_URI=bolt://127\.0\.0\.1:\d+ or stop that program$",
+    ):
         plan_stack(port=_free())
 
 
@@ -110,8 +115,11 @@ def test_a_taken_graph_http_port_the_user_chose_is_an_error(
     http = hold()
     monkeypatch.setenv("GRAPH_EMBEDDED_HTTP_PORT", str(http))
     settings.GRAPH_EMBEDDED_HTTP_PORT = http
-    with pytest.raises(StackError, match=rf"^port {http} \(embedded graph engine, HTTP\) is in use by another "
-                                         rf"program: set GRAPH_EMBEDDED_HTTP_PORT=\d+ or stop that program$"):
+    with pytest.raises(
+        StackError,
+        match=rf"^port {http} \(embedded graph engine, HTTP\) is in use by another "
+        rf"program: set GRAPH_EMBEDDED_HTTP_PORT=\d+ or stop that program$",
+    ):
         plan_stack(port=_free())
 
 
@@ -121,8 +129,11 @@ def test_a_taken_redis_port_is_checked_only_when_the_stack_would_start_redis(
     assert not plan_stack(port=_free()).start_redis  # the test session's Redis answers: nothing to start
     port = hold()
     monkeypatch.setattr(settings, "REDIS_URL", f"redis://127.0.0.1:{port}/0")
-    with pytest.raises(StackError, match=rf"^port {port} \(Redis\) is in use by another program: "
-                                         rf"set REDIS_URL=redis://127\.0\.0\.1:\d+/0 or stop that program$"):
+    with pytest.raises(
+        StackError,
+        match=rf"^port {port} \(Redis\) is in use by another program: "
+        rf"set REDIS_URL=redis://127\.0\.0\.1:\d+/0 or stop that program$",
+    ):
         plan_stack(port=_free())
 
 

@@ -29,14 +29,24 @@ def _free() -> int:
 
 
 def _stack_env(var_dir: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("TRIBUTARY_", "NEO4J_", "GRAPH_EMBEDDED_", "REDIS_URL", "PORT"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("TRIBUTARY_", "NEO4J_", "GRAPH_EMBEDDED_", "REDIS_URL", "PORT"))
+    }
     return {**env, "TRIBUTARY_VAR_DIR": str(var_dir), **extra}
 
 
 def _start(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "run_stack", *args], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    return subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), "run_stack", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def test_a_taken_port_stops_the_start_with_one_line_and_nothing_started(tmp_path: Path) -> None:
@@ -58,8 +68,12 @@ def test_a_taken_port_stops_the_start_with_one_line_and_nothing_started(tmp_path
 @pytest.mark.spark
 def test_make_run_shows_a_banner_one_line_per_example_job_and_keeps_the_rest_in_log_files(tmp_path: Path) -> None:
     web, bolt, http, redis_port = _free(), _free(), _free(), _free()
-    env = _stack_env(tmp_path, NEO4J_URI=f"bolt://127.0.0.1:{bolt}", GRAPH_EMBEDDED_HTTP_PORT=str(http),
-                     REDIS_URL=f"redis://127.0.0.1:{redis_port}/0")
+    env = _stack_env(
+        tmp_path,
+        NEO4J_URI=f"bolt://127.0.0.1:{bolt}",
+        GRAPH_EMBEDDED_HTTP_PORT=str(http),
+        REDIS_URL=f"redis://127.0.0.1:{redis_port}/0",
+    )
     process = _start(env, "--port", str(web))
     lines: queue.Queue[str | None] = queue.Queue()
 
@@ -78,19 +92,31 @@ def test_make_run_shows_a_banner_one_line_per_example_job_and_keeps_the_rest_in_
             assert line is not None, "run_stack ended early:\n" + "\n".join(seen)
             seen.append(line)
         url = f"http://127.0.0.1:{web}"
-        assert seen[:4] == ["starting Redis…", "starting the graph engine… (up to 120 s)",
-                            "starting web, worker and beat…", ""]
+        assert seen[:4] == [
+            "starting Redis…",
+            "starting the graph engine… (up to 120 s)",
+            "starting web, worker and beat…",
+            "",
+        ]
         assert seen[4] == "Tributary is running"
         assert seen[5] == f"  UI            {url}/"
         assert seen[6].startswith("  admin login   user admin, password ")
         assert seen[6].split()[-1] == (tmp_path / "admin_password").read_text().strip()
         assert seen[7].startswith("  ingest token  trb_")
-        assert seen[8:12] == [f"  API docs      {url}/api/v1/docs", f"  logs          {tmp_path / 'log'}/",
-                              "  Ctrl-C stops everything.", ""]
+        assert seen[8:12] == [
+            f"  API docs      {url}/api/v1/docs",
+            f"  logs          {tmp_path / 'log'}/",
+            "  Ctrl-C stops everything.",
+            "",
+        ]
         assert seen[12].startswith("Example pipeline (events signed with ed25519:")
         assert seen[13:] == [
-            "  ✓ ingest_orders", "  ✓ ingest_customers", "  ✓ clean_orders", "  ✓ daily_revenue",
-            "  ✓ clean_orders", "  ✓ daily_revenue",
+            "  ✓ ingest_orders",
+            "  ✓ ingest_customers",
+            "  ✓ clean_orders",
+            "  ✓ daily_revenue",
+            "  ✓ clean_orders",
+            "  ✓ daily_revenue",
             "  ✗ validate_orders — failed as designed: java.lang.RuntimeException: negative amount in order 250",
             f"Example pipeline: 7 runs sent, lineage at {url}/lineage?nodeId=job:spark:daily_revenue",
         ]
@@ -104,7 +130,8 @@ def test_make_run_shows_a_banner_one_line_per_example_job_and_keeps_the_rest_in_
         deadline = time.monotonic() + 90
         while True:
             states = database.execute(
-                "SELECT verification, status, count(*) FROM ingest_lineageevent GROUP BY 1, 2").fetchall()
+                "SELECT verification, status, count(*) FROM ingest_lineageevent GROUP BY 1, 2"
+            ).fetchall()
             if states == [("VERIFIED", "applied", 28)] or time.monotonic() > deadline:
                 break
             time.sleep(1)

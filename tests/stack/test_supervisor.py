@@ -32,8 +32,13 @@ def test_a_childs_stdout_and_stderr_go_to_its_own_log_file(stack: Supervisor, tm
 
 def test_each_line_is_logged_and_handed_to_the_caller(stack: Supervisor, tmp_path: Path) -> None:
     seen: list[str] = []
-    child = stack.start("talker", [sys.executable, "-c", PRINT_BOTH], log_path=tmp_path / "talker.log",
-                        on_line=seen.append, oneshot=True)
+    child = stack.start(
+        "talker",
+        [sys.executable, "-c", PRINT_BOTH],
+        log_path=tmp_path / "talker.log",
+        on_line=seen.append,
+        oneshot=True,
+    )
     child.process.wait(timeout=30)
     assert child.pump is not None
     child.pump.join(timeout=10)
@@ -45,12 +50,16 @@ def test_a_oneshot_child_may_end_but_any_other_childs_end_is_a_death(stack: Supe
     done = stack.start("example", [sys.executable, "-c", "pass"], oneshot=True)
     done.process.wait(timeout=30)
     assert stack.died() is None
-    crashed = stack.start("worker", [sys.executable, "-c", "print('boom'); raise SystemExit(3)"],
-                          log_path=tmp_path / "worker.log")
+    crashed = stack.start(
+        "worker", [sys.executable, "-c", "print('boom'); raise SystemExit(3)"], log_path=tmp_path / "worker.log"
+    )
     crashed.process.wait(timeout=30)
     assert stack.exited() == "worker"
-    with pytest.raises(RuntimeError, match=r"worker exited \(status 3\) while waiting for the web server; "
-                                           r"its log: .*worker\.log"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"worker exited \(status 3\) while waiting for the web server; "
+        r"its log: .*worker\.log",
+    ):
         stack.wait_ready("web", lambda: False, timeout=5, what="the web server")
     assert log_tail(tmp_path / "worker.log") == ["boom"]
 
@@ -67,9 +76,11 @@ def test_waiting_names_what_did_not_answer_and_where_its_log_is(stack: Superviso
 
 def test_stop_all_ends_every_child_and_its_own_children(stack: Supervisor, tmp_path: Path) -> None:
     # The child starts a grandchild in its process group: both must be gone after stop_all.
-    script = ("import subprocess, sys, time; "
-              "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); "
-              "print(p.pid, flush=True); time.sleep(120)")
+    script = (
+        "import subprocess, sys, time; "
+        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); "
+        "print(p.pid, flush=True); time.sleep(120)"
+    )
     pids: list[str] = []
     child = stack.start("parent", [sys.executable, "-c", script], on_line=pids.append)
     for _ in range(100):

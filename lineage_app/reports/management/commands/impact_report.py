@@ -21,8 +21,12 @@ class Command(BaseCommand):
         parser.add_argument("--output", "-o", help="file to write (default: standard output)")
         parser.add_argument("--depth", type=int, default=10)
         parser.add_argument("--as-of", help="ISO 8601; edges first seen later are left out")
-        parser.add_argument("--level", choices=selectors.LEVELS, default="application",
-                            help="fold action jobs into their application job (default), or list them")
+        parser.add_argument(
+            "--level",
+            choices=selectors.LEVELS,
+            default="application",
+            help="fold action jobs into their application job (default), or list them",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         depth = options["depth"]
@@ -33,8 +37,9 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(f"--as-of: {exc}") from exc
         try:
-            report = selectors.impact_report(node_ids=options["node_ids"], depth=depth, as_of=as_of,
-                                             level=options["level"])
+            report = selectors.impact_report(
+                node_ids=options["node_ids"], depth=depth, as_of=as_of, level=options["level"]
+            )
         except selectors.NodeNotFound as exc:
             raise CommandError(str(exc)) from exc
         output = options["output"]

@@ -118,20 +118,25 @@ def plan_stack(*, port: int) -> Plan:
                 taken.append(need.taken_message(free_port_after(bolt_port)))
             else:
                 previous, bolt_port = bolt_port, free_port_after(bolt_port, avoid={port, plan.graph_http_port})
-                plan.notes.append(f"port {previous} is in use by another program: the embedded graph engine "
-                                  f"listens on bolt://127.0.0.1:{bolt_port} instead (set NEO4J_URI to choose)")
+                plan.notes.append(
+                    f"port {previous} is in use by another program: the embedded graph engine "
+                    f"listens on bolt://127.0.0.1:{bolt_port} instead (set NEO4J_URI to choose)"
+                )
         plan.neo4j_uri = f"bolt://127.0.0.1:{bolt_port}"
         if not port_free(plan.graph_http_port):
             if _explicit("GRAPH_EMBEDDED_HTTP_PORT"):
-                need = PortNeed(plan.graph_http_port, "embedded graph engine, HTTP",
-                                "set GRAPH_EMBEDDED_HTTP_PORT={port}")
+                need = PortNeed(
+                    plan.graph_http_port, "embedded graph engine, HTTP", "set GRAPH_EMBEDDED_HTTP_PORT={port}"
+                )
                 taken.append(need.taken_message(free_port_after(plan.graph_http_port)))
             else:
                 previous = plan.graph_http_port
                 plan.graph_http_port = free_port_after(previous, avoid={port, bolt_port})
-                plan.notes.append(f"port {previous} is in use by another program: the embedded graph engine's HTTP "
-                                  f"listener takes {plan.graph_http_port} instead (set GRAPH_EMBEDDED_HTTP_PORT "
-                                  f"to choose)")
+                plan.notes.append(
+                    f"port {previous} is in use by another program: the embedded graph engine's HTTP "
+                    f"listener takes {plan.graph_http_port} instead (set GRAPH_EMBEDDED_HTTP_PORT "
+                    f"to choose)"
+                )
     if not port_free(port):
         need = PortNeed(port, "web server", "set PORT={port} (make run PORT={port})")
         taken.append(need.taken_message(free_port_after(port)))
@@ -141,14 +146,19 @@ def plan_stack(*, port: int) -> Plan:
 
 
 class Command(BaseCommand):
-    help = ("Start Redis (if needed), the embedded graph engine, web, worker and beat; feed the example "
-            "pipeline. Output of each goes to var/log/<name>.log unless --verbose.")
+    help = (
+        "Start Redis (if needed), the embedded graph engine, web, worker and beat; feed the example "
+        "pipeline. Output of each goes to var/log/<name>.log unless --verbose."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
         parser.add_argument("--no-example", action="store_true", help="Do not run the example Spark pipeline.")
-        parser.add_argument("--verbose", action="store_true",
-                            help="Stream every component's output to the terminal instead of var/log/.")
+        parser.add_argument(
+            "--verbose",
+            action="store_true",
+            help="Stream every component's output to the terminal instead of var/log/.",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         self.verbose = bool(options["verbose"])
@@ -192,8 +202,21 @@ class Command(BaseCommand):
         call_command("collectstatic", "--noinput", verbosity=0)
         if plan.start_redis:
             self.stdout.write("starting Redis…")
-            stack.start("redis", ["redis-server", "--bind", "127.0.0.1", "--port", str(plan.redis_port),
-                                  "--save", "", "--appendonly", "no"], log_path=self._log("redis"))
+            stack.start(
+                "redis",
+                [
+                    "redis-server",
+                    "--bind",
+                    "127.0.0.1",
+                    "--port",
+                    str(plan.redis_port),
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                ],
+                log_path=self._log("redis"),
+            )
             stack.wait_ready("redis", _redis_answers, timeout=20, what="Redis")
         # Every child gets the graph engine's address: its ports may have moved (see `plan_stack`).
         child_env = {"NEO4J_URI": plan.neo4j_uri}
@@ -201,28 +224,58 @@ class Command(BaseCommand):
         graph_driver_reset()
         if plan.start_graph:
             self.stdout.write(f"starting the graph engine… (up to {GRAPH_TIMEOUT_S} s)")
-            stack.start("graph", [*manage, "graph_server"], log_path=self._log("graph"),
-                        env={**child_env, "GRAPH_EMBEDDED_HTTP_PORT": str(plan.graph_http_port)})
+            stack.start(
+                "graph",
+                [*manage, "graph_server"],
+                log_path=self._log("graph"),
+                env={**child_env, "GRAPH_EMBEDDED_HTTP_PORT": str(plan.graph_http_port)},
+            )
             bolt = urlparse(plan.neo4j_uri)
-            stack.wait_ready("graph", lambda: _graph_answers(bolt.hostname or "127.0.0.1", bolt.port or 7687),
-                             timeout=GRAPH_TIMEOUT_S, what="the graph engine", stopping=stopping)
+            stack.wait_ready(
+                "graph",
+                lambda: _graph_answers(bolt.hostname or "127.0.0.1", bolt.port or 7687),
+                timeout=GRAPH_TIMEOUT_S,
+                what="the graph engine",
+                stopping=stopping,
+            )
         else:
             self.stdout.write(f"using the graph engine already answering at {plan.neo4j_uri}")
         with _driver_quiet():
             graph_schema_init()
         self.stdout.write("starting web, worker and beat…")
         celery = [sys.executable, "-m", "celery", "-A", "lineage_app"]
-        stack.start("worker", [*celery, "worker", "--loglevel", "INFO", "--concurrency", "2"],
-                    env=child_env, log_path=self._log("worker"))
-        stack.start("beat", [*celery, "beat", "--loglevel", "INFO",
-                             "--schedule", str(Path(settings.VAR_DIR) / "celerybeat-schedule")],
-                    env=child_env, log_path=self._log("beat"))
-        stack.start("web", [sys.executable, "-m", "gunicorn", "-c", "python:lineage_app.gunicorn_conf",
-                            "--bind", f"127.0.0.1:{plan.port}", "--access-logfile", "-"],
-                    env=child_env, log_path=self._log("web"))
+        stack.start(
+            "worker",
+            [*celery, "worker", "--loglevel", "INFO", "--concurrency", "2"],
+            env=child_env,
+            log_path=self._log("worker"),
+        )
+        stack.start(
+            "beat",
+            [*celery, "beat", "--loglevel", "INFO", "--schedule", str(Path(settings.VAR_DIR) / "celerybeat-schedule")],
+            env=child_env,
+            log_path=self._log("beat"),
+        )
+        stack.start(
+            "web",
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "-c",
+                "python:lineage_app.gunicorn_conf",
+                "--bind",
+                f"127.0.0.1:{plan.port}",
+                "--access-logfile",
+                "-",
+            ],
+            env=child_env,
+            log_path=self._log("web"),
+        )
         url = f"http://127.0.0.1:{plan.port}"
-        stack.wait_ready("web", lambda: _http_ok(f"{url}/healthz"), timeout=60, what="the web server",
-                         stopping=stopping)
+        stack.wait_ready(
+            "web", lambda: _http_ok(f"{url}/healthz"), timeout=60, what="the web server", stopping=stopping
+        )
         password = self._ensure_admin()
         _, token = token_create(name="make run", scope="ingest")
         logs = f"{display_path(self.log_dir)}/" if not self.verbose else "this terminal (--verbose)"
@@ -249,15 +302,21 @@ class Command(BaseCommand):
             example_owners_import(lake=data_dir / "lake")
         except CsvImportInvalid as exc:
             raise StackError(f"examples/owners.csv: {'; '.join(str(p) for p in exc.problems)}") from None
-        self.stdout.write(f"Example pipeline (events signed with {key.key_id}; owners from its facets and "
-                          f"examples/owners.csv):")
+        self.stdout.write(
+            f"Example pipeline (events signed with {key.key_id}; owners from its facets and examples/owners.csv):"
+        )
         self.report = ExampleReport(write=self.stdout.write)
-        env = {**child_env, "TRIBUTARY_URL": url, "TRIBUTARY_TOKEN": token,
-               "TRIBUTARY_SIGNING_KEY": str(private_key)}
+        env = {**child_env, "TRIBUTARY_URL": url, "TRIBUTARY_TOKEN": token, "TRIBUTARY_SIGNING_KEY": str(private_key)}
         self.lineage_url = f"{url}/lineage?nodeId={EXAMPLE_JOB}"
-        return stack.start("example", [sys.executable, "-m", "examples.pipeline", "--data-dir", str(data_dir)],
-                           env=env, cwd=Path(settings.BASE_DIR), log_path=self._log("example"),
-                           on_line=self.report.line, oneshot=True)
+        return stack.start(
+            "example",
+            [sys.executable, "-m", "examples.pipeline", "--data-dir", str(data_dir)],
+            env=env,
+            cwd=Path(settings.BASE_DIR),
+            log_path=self._log("example"),
+            on_line=self.report.line,
+            oneshot=True,
+        )
 
     # ----- running -------------------------------------------------------------------------------
 
@@ -268,12 +327,14 @@ class Command(BaseCommand):
                 if example.pump is not None:
                     example.pump.join(timeout=10)
                 log = display_path(example.log_path) if example.log_path else "the output above"
-                self.stdout.write(self.report.summary(returncode=example.process.returncode,
-                                                      lineage_url=self.lineage_url, log=log))
+                self.stdout.write(
+                    self.report.summary(returncode=example.process.returncode, lineage_url=self.lineage_url, log=log)
+                )
                 example = None
             if died := stack.died():
-                self.stderr.write(f"{died.name} exited (status {died.process.returncode}); stopping everything"
-                                  f"{stack.log_hint(died)}")
+                self.stderr.write(
+                    f"{died.name} exited (status {died.process.returncode}); stopping everything{stack.log_hint(died)}"
+                )
                 self._show_tail(died)
                 return True
         return False
