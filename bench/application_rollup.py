@@ -61,9 +61,9 @@ def main() -> None:
         from urllib.parse import urlencode
 
         from bench.synthetic_graph import dataset_id, job_name
+        from lineage_app.explorer.selectors import lineage_for_node
         from lineage_app.graph.driver import graph_write
         from lineage_app.graph.model import natural_key
-        from lineage_app.lineage.selectors import lineage_for_node
 
         applications = args.jobs // args.actions
         if fresh:

@@ -6,12 +6,15 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
 
+from lineage_app.lineage_endpoint import LineageApi
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", include("lineage_app.health.urls")),
+    path("api/v1/lineage", LineageApi.as_view(), name="lineage"),
     path("api/v1/", include("lineage_app.ingest.urls")),
-    path("api/v1/", include("lineage_app.lineage.urls")),
-    path("api/v1/", include("lineage_app.catalog.urls")),
+    path("api/v1/", include("lineage_app.explorer.urls")),
+    path("api/v1/", include("lineage_app.ownership.urls")),
     path("api/v1/", include("lineage_app.accounts.urls")),
     path("api/v1/", include("lineage_app.reports.urls")),
     path("api/v1/schema", SpectacularAPIView.as_view(), name="openapi-schema"),

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from django.test.client import ClientHandler
 
-from tests.lineage.known_graph import CLEAN, build_known_graph
+from tests.explorer.known_graph import CLEAN, build_known_graph
 
 pytestmark = pytest.mark.django_db
 

@@ -39,13 +39,11 @@ ROUTES = sorted(_walk(get_resolver().url_patterns), key=lambda r: r[0])
 
 
 def _api_classes(callback: Callable[..., Any]) -> list[type[APIView]]:
-    """The DRF classes behind a view: its own, or those of a `routing.by_method` dispatcher."""
-    for cell in getattr(callback, "__closure__", None) or ():
-        handlers = cell.cell_contents
-        if isinstance(handlers, dict) and handlers and all(callable(h) for h in handlers.values()):
-            return [h.cls for h in handlers.values() if isinstance(getattr(h, "cls", None), type)]
+    """The DRF classes behind a view: its own, or each method's where one URL is served by several (`served_by`)."""
     cls = getattr(callback, "cls", None)
-    return [cls] if isinstance(cls, type) and issubclass(cls, APIView) else []
+    if not (isinstance(cls, type) and issubclass(cls, APIView)):
+        return []
+    return list(getattr(cls, "served_by", {}).values()) or [cls]
 
 
 def _url(route: str, pattern: URLPattern, namespace: str) -> str:

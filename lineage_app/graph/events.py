@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from lineage_app.graph.model import utc_key
-
-
-def utc_text(moment: datetime) -> str:
-    """Fixed-width UTC text, so string order is time order in both graph engines."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+from lineage_app.instants import utc_text
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -17,7 +17,9 @@ from neo4j import ManagedTransaction
 
 from lineage_app.graph import impact_queries as q
 from lineage_app.graph.driver import graph_read, records
-from lineage_app.graph.lineage import (
+from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType, natural_key, node_id
+from lineage_app.graph.ownership import owners_for
+from lineage_app.graph.traversal import (
     ElementIds,
     NodeRef,
     Row,
@@ -29,8 +31,6 @@ from lineage_app.graph.lineage import (
     job_applications,
     node_rows,
 )
-from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType, natural_key, node_id
-from lineage_app.graph.ownership import owners_for
 
 CHUNK = 2000  # keys per statement, for hops and for details
 FAILED_STATES = ["FAILED", "ABORTED"]

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from lineage_app.graph.events import EventRecord, utc_text
+from lineage_app.graph.events import EventRecord
 from lineage_app.graph.failure_cause import CANCELLED, failure_cause
+from lineage_app.instants import utc_text
 
 STATE_AFTER = {
     "START": "RUNNING",

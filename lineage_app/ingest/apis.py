@@ -6,6 +6,7 @@ import zlib
 from typing import Any
 
 from django.conf import settings
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import BaseParser
@@ -147,7 +148,18 @@ class LineageEventCreateApi(APIView):
 
     permission_classes = [CanIngest]
     parser_classes = [RawJsonParser]
+    schema = RequiredBodySchema()
 
+    @extend_schema(
+        operation_id="lineage_event_create",
+        description="Store one OpenLineage event (the OpenLineage HTTP transport's endpoint; `ingest`-scope token).",
+        request={"application/json": OpenApiTypes.OBJECT},
+        responses={
+            201: OpenApiResponse(EventAnswerSerializer, description="stored"),
+            200: OpenApiResponse(EventAnswerSerializer, description="already stored (duplicate)"),
+            **INGEST_ERRORS,
+        },
+    )
     def post(self, request: Request) -> Response:
         raw = _request_json_bytes(request, limit=settings.INGEST_MAX_EVENT_BYTES)
         if isinstance(raw, Response):

@@ -7,6 +7,7 @@ from django.db import models
 from django.utils import timezone
 
 from lineage_app.namespace_policy import NamespacePolicy
+from lineage_app.signatures.models import VerificationStatus
 
 
 class LineageEvent(models.Model):
@@ -20,17 +21,6 @@ class LineageEvent(models.Model):
         RUN = "run", "RunEvent"
         DATASET = "dataset", "DatasetEvent"
         JOB = "job", "JobEvent"
-
-    class Verification(models.TextChoices):
-        """Signature status, set by the worker before the event is applied (blank: not checked yet)."""
-
-        VERIFIED = "VERIFIED", "Verified"
-        UNSIGNED = "UNSIGNED", "Unsigned"
-        INVALID_SIGNATURE = "INVALID_SIGNATURE", "Invalid signature"
-        UNKNOWN_KEY = "UNKNOWN_KEY", "Unknown key"
-        REVOKED_KEY = "REVOKED_KEY", "Revoked key"
-        RETIRED_KEY = "RETIRED_KEY", "Retired key"
-        NAMESPACE_NOT_ALLOWED = "NAMESPACE_NOT_ALLOWED", "Namespace not allowed for the key"
 
     content_hash = models.CharField(
         max_length=64, unique=True, help_text="SHA-256 of the event's RFC 8785 canonical form."
@@ -47,7 +37,7 @@ class LineageEvent(models.Model):
     token = models.ForeignKey("accounts.ApiToken", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING, db_index=True)
     status_reason = models.TextField(blank=True)
-    verification = models.CharField(max_length=24, choices=Verification.choices, blank=True, db_index=True)
+    verification = models.CharField(max_length=24, choices=VerificationStatus.choices, blank=True, db_index=True)
     attempts = models.PositiveIntegerField(default=0)
     applied_at = models.DateTimeField(null=True, blank=True)
     facet_warnings = models.JSONField(
@@ -59,6 +49,14 @@ class LineageEvent(models.Model):
     class Meta:
         ordering = ["event_time", "id"]
         indexes = [models.Index(fields=["status", "received_at"])]
+
+    @property
+    def policy_namespace(self) -> str:
+        """The namespace keys and policies are matched against: the job's, or the dataset's for a DatasetEvent."""
+        if self.kind == self.Kind.DATASET:
+            dataset = self.payload.get("dataset") or {}
+            return str(dataset.get("namespace", ""))
+        return self.job_namespace
 
     def __str__(self) -> str:
         subject = self.run_id or f"{self.job_namespace}:{self.job_name}"

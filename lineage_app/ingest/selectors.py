@@ -11,10 +11,10 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from lineage_app.graph.events import utc_text
 from lineage_app.ingest.models import FacetPolicy, LineageEvent
 from lineage_app.ingest.services import APPLYABLE
 from lineage_app.ingest.validation import CheckedEvent, EventInvalid
+from lineage_app.instants import utc_text
 
 
 def applyable_event_ids(*, event_ids: Sequence[int]) -> list[int]:

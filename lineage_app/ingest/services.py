@@ -13,7 +13,6 @@ from django.db.models import F
 from django.utils import timezone
 
 from lineage_app.accounts.models import ApiToken
-from lineage_app.catalog.services import ownership_mirror_all, ownership_record_events
 from lineage_app.graph.events import EventRecord
 from lineage_app.graph.projection import GraphWrites, graph_writes_for, writes_add_runs
 from lineage_app.graph.run_state import RunFold, run_fold
@@ -23,7 +22,8 @@ from lineage_app.ingest.event_log import log_insert
 from lineage_app.ingest.group_commit import group_committer, publisher
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.validation import CheckedEvent, payload_without
-from lineage_app.signatures.services import events_verify
+from lineage_app.ingest.verification import events_verify
+from lineage_app.ownership.services import ownership_mirror_all, ownership_record_events
 
 logger = logging.getLogger(__name__)
 

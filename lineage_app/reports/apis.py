@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 from lineage_app.accounts.permissions import CanRead
 from lineage_app.api_errors import error_response
 from lineage_app.api_support import ERRORS, InstantField, QueryInput, query_params
+from lineage_app.graph.node_ids import NodeNotFound
 from lineage_app.reports import exports, selectors
 
 ROOT_CAUSE_DEFAULT_DEPTH = 10
@@ -61,7 +62,7 @@ class _ReportApi(APIView):
             report = selectors.impact_report(
                 node_ids=data["nodeId"], depth=data["depth"], as_of=data["asOf"], level=data["level"]
             )
-        except selectors.NodeNotFound as exc:
+        except NodeNotFound as exc:
             return error_response("not_found", str(exc), path="nodeId", http_status=404), data
         return report, data
 
@@ -136,5 +137,5 @@ class RootCauseApi(APIView):
         data = query_params(self.InputSerializer, request)
         try:
             return Response(selectors.root_cause_for_node(node_id=data["nodeId"], depth=data["depth"]))
-        except selectors.NodeNotFound as exc:
+        except NodeNotFound as exc:
             return error_response("not_found", str(exc), path="nodeId", http_status=404)

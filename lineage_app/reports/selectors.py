@@ -9,10 +9,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from lineage_app.graph import impact
-from lineage_app.graph.events import utc_text
-from lineage_app.graph.lineage import NodeRef
 from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType, natural_key
-from lineage_app.lineage.selectors import NodeNotFound, node_resolve
+from lineage_app.graph.node_ids import NodeNotFound, node_resolve
+from lineage_app.graph.traversal import NodeRef
+from lineage_app.instants import utc_text
 
 __all__ = ["ImpactReport", "NodeNotFound", "impact_report", "root_cause_for_node"]
 

@@ -93,3 +93,15 @@ class SignaturePolicy(NamespacePolicy):
 
     class Meta(NamespacePolicy.Meta):
         verbose_name_plural = "signature policies"
+
+
+class VerificationStatus(models.TextChoices):
+    """An event's signature status, set by the worker before the event is applied (blank: not checked yet)."""
+
+    VERIFIED = "VERIFIED", "Verified"
+    UNSIGNED = "UNSIGNED", "Unsigned"
+    INVALID_SIGNATURE = "INVALID_SIGNATURE", "Invalid signature"
+    UNKNOWN_KEY = "UNKNOWN_KEY", "Unknown key"
+    REVOKED_KEY = "REVOKED_KEY", "Revoked key"
+    RETIRED_KEY = "RETIRED_KEY", "Retired key"
+    NAMESPACE_NOT_ALLOWED = "NAMESPACE_NOT_ALLOWED", "Namespace not allowed for the key"

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from django.conf import settings
 
-from lineage_app.ingest.models import LineageEvent
-from lineage_app.signatures.models import ProducerKey, SignaturePolicy
+from lineage_app.signatures.models import ProducerKey, SignaturePolicy, VerificationStatus
 from spark_agent.signing import SignatureFormatError, check_event, load_public_key, read_signature
 
-Verification = LineageEvent.Verification
+Verification = VerificationStatus
 
 # Worst first: a run shows the worst status among its events. Blank (not checked yet) ranks
 # just above VERIFIED, so a run is VERIFIED only when every event was checked and passed.
@@ -26,6 +27,21 @@ SEVERITY = [
     "",
     Verification.VERIFIED,
 ]
+
+
+class SignedEvent(Protocol):
+    """What verification reads of a logged event (the event log's row satisfies it)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def payload(self) -> Mapping[str, Any]: ...
+    @property
+    def event_time(self) -> datetime: ...
+    @property
+    def received_at(self) -> datetime: ...
+    @property
+    def policy_namespace(self) -> str: ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -46,15 +62,7 @@ def verification_worst(*, statuses: Iterable[str]) -> str | None:
     return worst or None
 
 
-def event_namespace(*, event: LineageEvent) -> str:
-    """The namespace keys and policies are matched against: the job's, or the dataset's for a DatasetEvent."""
-    if event.kind == LineageEvent.Kind.DATASET:
-        dataset = event.payload.get("dataset") or {}
-        return str(dataset.get("namespace", ""))
-    return event.job_namespace
-
-
-def keys_for_events(*, events: Iterable[LineageEvent]) -> dict[str, ProducerKey]:
+def keys_for_events(*, events: Iterable[SignedEvent]) -> dict[str, ProducerKey]:
     """The registered keys the events' signature facets name, by key id, in one query."""
     wanted = set()
     for event in events:
@@ -72,7 +80,7 @@ def public_keys(*, keys: Mapping[str, ProducerKey]) -> dict[str, Ed25519PublicKe
 
 
 def event_verification(
-    *, event: LineageEvent, keys: Mapping[str, ProducerKey], public: Mapping[str, Ed25519PublicKey] | None = None
+    *, event: SignedEvent, keys: Mapping[str, ProducerKey], public: Mapping[str, Ed25519PublicKey] | None = None
 ) -> Outcome:
     """Check one event: the signature itself first, then the state and scope of the key that made it.
 
@@ -105,7 +113,7 @@ def event_verification(
             status=Verification.RETIRED_KEY,
             detail=f"key {key.key_id} ({key.producer}) retired at {key.retired_at.isoformat()}",
         )
-    namespace = event_namespace(event=event)
+    namespace = event.policy_namespace
     if key.namespaces and namespace not in key.namespaces:
         return Outcome(
             status=Verification.NAMESPACE_NOT_ALLOWED,
@@ -114,7 +122,7 @@ def event_verification(
     return Outcome(status=Verification.VERIFIED)
 
 
-def events_check(*, events: Sequence[LineageEvent]) -> dict[int, Outcome]:
+def events_check(*, events: Sequence[SignedEvent]) -> dict[int, Outcome]:
     """Check a batch of events, loading the keys they name once; by event id."""
     keys = keys_for_events(events=events)
     public = public_keys(keys=keys)

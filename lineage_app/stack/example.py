@@ -18,7 +18,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from lineage_app.catalog.services import CsvImported, assignments_import_csv
+from lineage_app.ownership.services import CsvImported, assignments_import_csv
 from lineage_app.signatures.models import ProducerKey
 from lineage_app.signatures.services import producer_key_register
 

@@ -8,7 +8,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from lineage_app.accounts.roles import role_grant, roles_of
-from lineage_app.catalog.models import Owner, OwnershipAssignment
+from lineage_app.ownership.models import Owner, OwnershipAssignment
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from django.urls import URLResolver, get_resolver
 from rest_framework.test import APIClient
 
 from lineage_app.api_support import MAX_OFFSET, MAX_TEXT
-from tests.lineage.known_graph import CLEAN, build_known_graph
+from tests.explorer.known_graph import CLEAN, build_known_graph
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from schemathesis.generation.modes import GenerationMode
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from tests.events import new_run_id, run_event
-from tests.lineage.known_graph import build_known_graph
+from tests.explorer.known_graph import build_known_graph
 
 pytestmark = pytest.mark.django_db
 

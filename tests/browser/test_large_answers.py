@@ -2,7 +2,7 @@
 
 The answer is the render benchmark's 1,000-node synthetic graph with names shaped like the example
 pipeline's, served in place of `GET /api/v1/lineage` (a real graph that size takes minutes to
-ingest on this machine; the read API's own budget and speed are tested in tests/lineage and
+ingest on this machine; the read API's own budget and speed are tested in tests/explorer and
 bench/read_api.py)."""
 
 from __future__ import annotations

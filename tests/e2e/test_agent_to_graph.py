@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from lineage_app.explorer.selectors import lineage_for_node, run_for_id
 from lineage_app.graph.driver import graph_read, records
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
-from lineage_app.lineage.selectors import lineage_for_node, run_for_id
 from lineage_app.signatures.models import ProducerKey, SignaturePolicy
 from spark_agent.signing import generate_private_key, private_key_pem, public_key_pem
 from tests.conftest import ROOT

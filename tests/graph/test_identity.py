@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from django.test import override_settings
 
+from lineage_app.explorer.selectors import lineage_for_node
 from lineage_app.graph.driver import graph_read, records
 from lineage_app.graph.identity import canonical_of, canonical_order, identity_normalise
 from lineage_app.graph.model import Label, Rel
 from lineage_app.ingest.services import events_accept, events_apply
 from lineage_app.ingest.validation import event_check
-from lineage_app.lineage.selectors import lineage_for_node
 from tests.graph.identity_events import CANONICAL_ID, CATALOG, LOCATION, SUMMARY_ID, alias_events
 from tests.graph_dump import graph_dump
 

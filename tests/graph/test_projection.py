@@ -6,11 +6,11 @@ from datetime import timedelta
 
 import pytest
 
+from lineage_app.explorer.selectors import lineage_for_node, run_for_id
 from lineage_app.graph.driver import graph_read, records
-from lineage_app.graph.events import utc_text
 from lineage_app.ingest.services import events_accept, events_apply
 from lineage_app.ingest.validation import event_check
-from lineage_app.lineage.selectors import lineage_for_node, run_for_id
+from lineage_app.instants import utc_text
 from tests.events import PRODUCER, T0, dataset, facet, new_run_id, run_event, run_lifecycle
 
 pytestmark = pytest.mark.django_db

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from lineage_app.explorer.selectors import lineage_for_node, run_for_id
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
-from lineage_app.lineage.selectors import lineage_for_node, run_for_id
 from tests.events import run_lifecycle
 
 pytestmark = pytest.mark.django_db

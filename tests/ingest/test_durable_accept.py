@@ -14,8 +14,8 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from lineage_app.explorer.selectors import run_for_id
 from lineage_app.ingest.models import LineageEvent
-from lineage_app.lineage.selectors import run_for_id
 from tests.conftest import ROOT, wait_until
 from tests.events import run_lifecycle
 

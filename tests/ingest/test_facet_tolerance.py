@@ -16,12 +16,12 @@ from django.core.management import call_command
 from django.test import override_settings
 from rest_framework.test import APIClient
 
+from lineage_app.explorer.selectors import dataset_detail, job_detail, run_for_id
 from lineage_app.graph.driver import graph_read, records
 from lineage_app.ingest.models import FacetPolicy, LineageEvent
 from lineage_app.ingest.selectors import facet_warning_counts
 from lineage_app.ingest.services import events_apply
-from lineage_app.lineage.selectors import dataset_detail, job_detail, run_for_id
-from lineage_app.signatures.models import ProducerKey
+from lineage_app.signatures.models import ProducerKey, VerificationStatus
 from spark_agent.canonical import canonical_json
 from spark_agent.signing import generate_private_key, public_key_pem, sign_event
 from tests.events import PRODUCER, T0, facet, new_run_id, run_event
@@ -284,7 +284,7 @@ def test_a_signed_event_with_an_invalid_facet_still_verifies(graph, ingest_clien
     assert [w["path"] for w in body["warnings"]] == ["outputs[0].facets.catalog"]
     events_apply(event_ids=[body["id"]])
     row = LineageEvent.objects.get(id=body["id"])
-    assert (row.verification, row.status) == (LineageEvent.Verification.VERIFIED, LineageEvent.Status.APPLIED)
+    assert (row.verification, row.status) == (VerificationStatus.VERIFIED, LineageEvent.Status.APPLIED)
 
 
 def test_a_core_violation_is_still_rejected_even_when_a_facet_is_invalid_too(ingest_client: APIClient) -> None:

@@ -26,9 +26,9 @@ from openlineage.client.transport.http import ApiKeyTokenProvider, HttpCompressi
 from openlineage.client.uuid import generate_new_uuid
 
 from lineage_app.accounts.services import token_create
+from lineage_app.explorer.selectors import lineage_for_node, run_for_id
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
-from lineage_app.lineage.selectors import lineage_for_node, run_for_id
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

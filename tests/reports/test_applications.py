@@ -11,7 +11,7 @@ import pytest
 from pypdf import PdfReader
 from rest_framework.test import APIClient
 
-from tests.lineage.application_graph import (
+from tests.explorer.application_graph import (
     APP,
     BRONZE,
     DAG,

@@ -15,7 +15,7 @@ from pypdf import PdfReader
 from rest_framework.test import APIClient
 
 from tests.events import dataset, run_event
-from tests.lineage.known_graph import CLEAN, EXPORT, EXPORT_JOB, MART, RAW, apply, build_known_graph
+from tests.explorer.known_graph import CLEAN, EXPORT, EXPORT_JOB, MART, RAW, apply, build_known_graph
 
 pytestmark = pytest.mark.django_db
 

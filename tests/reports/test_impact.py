@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from lineage_app.graph.driver import graph_write
 from lineage_app.graph.model import Label
 from lineage_app.graph.ownership import manual_owners_merge
-from tests.lineage.known_graph import AGGREGATE, CLEAN, EXPORT, EXPORT_JOB, LOAD, MART, RAW, build_known_graph
+from tests.explorer.known_graph import AGGREGATE, CLEAN, EXPORT, EXPORT_JOB, LOAD, MART, RAW, build_known_graph
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from lineage_app.graph import impact
 from lineage_app.graph.driver import graph_write
 from lineage_app.graph.model import Label, Rel
-from tests.lineage.known_graph import AGGREGATE, CLEAN, EXPORT, EXPORT_JOB, LOAD, MART, RAW, RUN_D, build_known_graph
+from tests.explorer.known_graph import AGGREGATE, CLEAN, EXPORT, EXPORT_JOB, LOAD, MART, RAW, RUN_D, build_known_graph
 
 pytestmark = pytest.mark.django_db
 

@@ -13,18 +13,18 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.core.management import call_command
 from django.utils import timezone
 
-from lineage_app.graph.lineage import run_find
+from lineage_app.graph.traversal import run_find
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_accept, events_apply, events_reverify
 from lineage_app.ingest.validation import event_check
-from lineage_app.signatures.models import ProducerKey, SignaturePolicy
+from lineage_app.signatures.models import ProducerKey, SignaturePolicy, VerificationStatus
 from spark_agent.signing import generate_private_key, public_key_pem, sign_event
 from tests.events import PRODUCER, T0, new_run_id, run_event
 from tests.graph_dump import graph_dump
 
 pytestmark = pytest.mark.django_db
 
-V = LineageEvent.Verification
+V = VerificationStatus
 DATASET_EVENT_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent"
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from lineage_app.graph.node_ids import NodeNotFound
 from lineage_app.reports import exports, selectors
 
 
@@ -40,7 +41,7 @@ class Command(BaseCommand):
             report = selectors.impact_report(
                 node_ids=options["node_ids"], depth=depth, as_of=as_of, level=options["level"]
             )
-        except selectors.NodeNotFound as exc:
+        except NodeNotFound as exc:
             raise CommandError(str(exc)) from exc
         output = options["output"]
         if output:

@@ -29,9 +29,9 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
 from lineage_app.accounts.services import token_create
-from lineage_app.catalog.services import CsvImportInvalid
 from lineage_app.graph.driver import graph_driver_reset, graph_ping
 from lineage_app.graph.schema import graph_schema_init
+from lineage_app.ownership.services import CsvImportInvalid
 from lineage_app.stack.example import ExampleReport, example_owners_import, example_signing_key
 from lineage_app.stack.ports import PortNeed, bolt_answers, free_port_after, port_free
 from lineage_app.stack.supervisor import Child, StopRequested, Supervisor, display_path, log_tail

@@ -13,7 +13,6 @@ from django.core.validators import validate_email
 from django.db import transaction
 from django.db.models import QuerySet
 
-from lineage_app.catalog.models import Owner, OwnershipAssignment
 from lineage_app.graph.driver import graph_write
 from lineage_app.graph.events import EventRecord
 from lineage_app.graph.model import Label, natural_key, owner_kind
@@ -23,6 +22,7 @@ from lineage_app.graph.ownership import (
     manual_owners_merge,
     owner_contacts_set,
 )
+from lineage_app.ownership.models import Owner, OwnershipAssignment
 
 Assignment = OwnershipAssignment
 TARGET_LABELS = {

@@ -10,7 +10,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from tests.events import T0
-from tests.lineage.known_graph import (
+from tests.explorer.known_graph import (
     AGGREGATE,
     CLEAN,
     DAY,

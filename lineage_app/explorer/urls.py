@@ -1,10 +1,10 @@
-"""Read-API routes (the lineage graph route itself is shared with ingestion, in `ingest.urls`)."""
+"""Read-API routes (`GET /api/v1/lineage` itself is in `lineage_endpoint`, shared with ingestion)."""
 
 from __future__ import annotations
 
 from django.urls import path
 
-from lineage_app.lineage import apis
+from lineage_app.explorer import apis
 
 urlpatterns = [
     path("column-lineage", apis.ColumnLineageGraphApi.as_view(), name="column-lineage"),

@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 import pytest
 from rest_framework.test import APIClient
 
-from tests.lineage.application_graph import (
+from tests.explorer.application_graph import (
     APP,
     BRONZE,
     DAG,

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from lineage_app.graph.lineage import NodeRef, lineage_traverse
 from lineage_app.graph.model import Label, natural_key
+from lineage_app.graph.traversal import NodeRef, lineage_traverse
 from lineage_app.ingest.services import events_accept, events_apply
 from lineage_app.ingest.validation import event_check
 from tests.events import dataset, new_run_id, run_event

@@ -8,11 +8,11 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from lineage_app.catalog import services
-from lineage_app.catalog.models import Owner, OwnershipAssignment
 from lineage_app.graph.driver import graph_read, records
 from lineage_app.ingest.services import events_accept, events_apply
 from lineage_app.ingest.validation import event_check
+from lineage_app.ownership import services
+from lineage_app.ownership.models import Owner, OwnershipAssignment
 from tests.events import PRODUCER, dataset, new_run_id, run_event
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""Lineage and catalog reads shaped for the API: Marquez-style node lists with in / out edges, pages, details."""
+"""Lineage and listing reads shaped for the API: Marquez-style node lists with in / out edges, pages, details."""
 
 from __future__ import annotations
 
@@ -10,24 +10,22 @@ from typing import Any
 
 from django.conf import settings
 
-from lineage_app.graph import catalog, impact
-from lineage_app.graph.events import utc_text
+from lineage_app.graph import impact, listings
 from lineage_app.graph.failure_cause import CLASSIFICATIONS, UNKNOWN
-from lineage_app.graph.identity import identity_key, identity_normalise
-from lineage_app.graph.lineage import (
+from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType
+from lineage_app.graph.model import node_id as api_node_id
+from lineage_app.graph.node_ids import NodeNotFound, node_resolve
+from lineage_app.graph.traversal import (
     LineageGraph,
     NodeRef,
     job_lineage_traverse,
     lineage_traverse,
-    node_find,
     run_find,
 )
-from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType, natural_key
-from lineage_app.graph.model import node_id as api_node_id
 from lineage_app.ingest.selectors import run_events, run_verification_statuses
+from lineage_app.instants import utc_text
 from lineage_app.signatures.selectors import verification_worst
 
-NODE_LABELS = {NodeType.DATASET: Label.DATASET, NodeType.JOB: Label.JOB, NodeType.DATASET_FIELD: Label.FIELD}
 API_TYPES = {Label.DATASET: "DATASET", Label.JOB: "JOB", Label.FIELD: "DATASET_FIELD"}
 DIRECTIONS = {"upstream": ("upstream",), "downstream": ("downstream",), "both": ("upstream", "downstream")}
 SEARCH_TYPES = {"dataset": Label.DATASET, "job": Label.JOB, "field": Label.FIELD}
@@ -40,10 +38,6 @@ STREAK_LIMIT = 500  # runs followed back when counting a job's consecutive failu
 LAST_RUNS = 10
 
 
-class NodeNotFound(LookupError):
-    pass
-
-
 class VersionNotFound(LookupError):
     def __init__(self, message: str, *, parameter: str) -> None:
         super().__init__(message)
@@ -52,41 +46,6 @@ class VersionNotFound(LookupError):
 
 def _max_nodes() -> int:
     return settings.LINEAGE_MAX_NODES
-
-
-def _candidates(rest: str, parts: int) -> list[str]:
-    """Every way to split `rest` at ':' into `parts` non-empty-looking parts, as natural keys."""
-    positions = [i for i, char in enumerate(rest) if char == ":"]
-    if parts == 2:
-        return [natural_key(rest[:i], rest[i + 1 :]) for i in positions]
-    return [
-        natural_key(rest[:i], rest[i + 1 : j], rest[j + 1 :])
-        for n, i in enumerate(positions)
-        for j in positions[n + 1 :]
-    ]
-
-
-def node_resolve(*, node_id: str, kinds: tuple[NodeType, ...] = (NodeType.DATASET, NodeType.JOB)) -> NodeRef:
-    """The graph node a `dataset:…`, `job:…` or `datasetField:…` id names, if it is one of `kinds`.
-
-    Namespaces and names may themselves contain ':' (`file://…`, `host:5432`), so every
-    split is tried and the one that exists wins.
-    """
-    kind, _, rest = node_id.partition(":")
-    allowed = {k.value: k for k in kinds}
-    if kind not in allowed:
-        expected = " or ".join(f"'{k.value}:'" for k in kinds)
-        raise NodeNotFound(f"nodeId must start with {expected} (got {node_id!r})")
-    label = NODE_LABELS[allowed[kind]]
-    candidates = _candidates(rest, 3 if label is Label.FIELD else 2)
-    key = node_find(label=label, candidate_keys=candidates) if candidates else None
-    if key is None and label is Label.DATASET and candidates:
-        # An alias (another spelling, a symlinked name) names its canonical dataset (invariant 9).
-        normal = [identity_key(*identity_normalise(*c.split(KEY_SEPARATOR, 1))) for c in candidates]
-        key = catalog.dataset_alias_resolve(candidate_keys=list(dict.fromkeys(candidates + normal)))
-    if key is None:
-        raise NodeNotFound(f"no {kind} with id {node_id!r}")
-    return (label, key)
 
 
 # ---- lineage ----
@@ -203,12 +162,12 @@ def column_lineage_for_node(*, node_id: str, depth: int, direction: str, as_of: 
 
 
 def namespace_list(*, limit: int, offset: int) -> dict[str, Any]:
-    count, rows = catalog.namespace_page(limit=limit, offset=offset)
+    count, rows = listings.namespace_page(limit=limit, offset=offset)
     return {"count": count, "results": rows}
 
 
 def dataset_list(*, namespace: str | None, q: str | None, limit: int, offset: int) -> dict[str, Any]:
-    count, rows = catalog.dataset_page(namespace=namespace, q=q, limit=limit, offset=offset)
+    count, rows = listings.dataset_page(namespace=namespace, q=q, limit=limit, offset=offset)
     return {
         "count": count,
         "results": [
@@ -227,7 +186,7 @@ def dataset_list(*, namespace: str | None, q: str | None, limit: int, offset: in
 
 
 def job_list(*, namespace: str | None, q: str | None, limit: int, offset: int) -> dict[str, Any]:
-    count, rows = catalog.job_page(namespace=namespace, q=q, limit=limit, offset=offset)
+    count, rows = listings.job_page(namespace=namespace, q=q, limit=limit, offset=offset)
     return {
         "count": count,
         "results": [
@@ -251,7 +210,7 @@ def _facets(blob: str | None) -> dict[str, Any]:
 def dataset_detail(*, node_id: str) -> dict[str, Any]:
     """A dataset with its fields, schema versions (oldest first), owners, producers, consumers and last runs."""
     _, key = node_resolve(node_id=node_id, kinds=(NodeType.DATASET,))
-    found = catalog.dataset_find(key=key, last_runs=LAST_RUNS)
+    found = listings.dataset_find(key=key, last_runs=LAST_RUNS)
     if found is None:
         raise NodeNotFound(f"no dataset with id {node_id!r}")
     return {
@@ -288,7 +247,7 @@ def dataset_detail(*, node_id: str) -> dict[str, Any]:
                     "firstSeen": a["firstSeen"],
                 },
             }
-            for a in catalog.dataset_aliases(key=key)
+            for a in listings.dataset_aliases(key=key)
         ],
     }
 
@@ -299,7 +258,7 @@ def dataset_version_diff(*, node_id: str, from_version: str | None, to_version: 
     `to_version` defaults to the current version and `from_version` to the one before it.
     """
     start = node_resolve(node_id=node_id, kinds=(NodeType.DATASET,))
-    detail = catalog.dataset_find(key=start[1], last_runs=0)
+    detail = listings.dataset_find(key=start[1], last_runs=0)
     assert detail is not None  # just resolved
     order = [v["version"] for v in detail["versions"]]
     to_version = to_version or detail["currentVersion"] or (order[-1] if order else None)
@@ -310,7 +269,7 @@ def dataset_version_diff(*, node_id: str, from_version: str | None, to_version: 
         from_version = order[index - 1] if index > 0 else to_version
     if from_version not in order:
         raise VersionNotFound(f"{node_id!r} has no schema version {from_version!r}", parameter="from")
-    fields = catalog.dataset_version_fields(key=start[1], versions=[from_version, to_version])
+    fields = listings.dataset_version_fields(key=start[1], versions=[from_version, to_version])
     before, after = dict(fields[from_version]), dict(fields[to_version])
     graph = lineage_traverse(
         start=start, depth=settings.LINEAGE_MAX_DEPTH, directions=("downstream",), as_of=None, max_nodes=_max_nodes()
@@ -351,7 +310,7 @@ def job_detail(*, node_id: str) -> dict[str, Any]:
     action job names its `application`.
     """
     _, key = node_resolve(node_id=node_id, kinds=(NodeType.JOB,))
-    found = catalog.job_find(key=key)
+    found = listings.job_find(key=key)
     if found is None:
         raise NodeNotFound(f"no job with id {node_id!r}")
     latest = _run_summaries([found["latestRun"]])[0] if found["latestRun"] else None
@@ -377,7 +336,7 @@ def job_detail(*, node_id: str) -> dict[str, Any]:
 def job_run_list(*, node_id: str, limit: int, offset: int) -> dict[str, Any]:
     """A job's runs, newest first, with each run's signature verification status."""
     _, key = node_resolve(node_id=node_id, kinds=(NodeType.JOB,))
-    count, rows = catalog.job_run_page(key=key, limit=limit, offset=offset)
+    count, rows = listings.job_run_page(key=key, limit=limit, offset=offset)
     return {"count": count, "results": _run_summaries(rows)}
 
 
@@ -475,7 +434,7 @@ def failure_list(
 ) -> dict[str, Any]:
     """Failed and aborted runs, newest end first, each headlined by its root cause and classification,
     with the datasets it (and its failed child runs) should have written."""
-    count, rows = catalog.failure_page(
+    count, rows = listings.failure_page(
         **_failure_filters(namespace=namespace, job=job, classification=classification, since=since, until=until),
         limit=limit,
         offset=offset,
@@ -498,7 +457,7 @@ def failure_job_list(
 
     A child (action) run whose parent run failed too is told under the parent's job.
     """
-    count, groups = catalog.failure_job_page(
+    count, groups = listings.failure_job_page(
         **_failure_filters(namespace=namespace, job=job, classification=classification, since=since, until=until),
         limit=limit,
         offset=offset,
@@ -528,10 +487,10 @@ def failure_job_list(
 def node_search(*, q: str, types: list[str], limit: int) -> dict[str, Any]:
     """Datasets, jobs and fields whose name contains `q`: exact match, then prefix, then substring;
     shorter names first; case-insensitive."""
-    rows = catalog.search_rows(q=q, labels=[SEARCH_TYPES[t] for t in types], limit=limit)
+    rows = listings.search_rows(q=q, labels=[SEARCH_TYPES[t] for t in types], limit=limit)
     if "dataset" in types:  # a dataset is found by any of its names; listed once, at its best rank
         best = {row["id"]: row for row in rows if row["label"] is Label.DATASET}
-        for row in catalog.dataset_alias_search_rows(q=q, limit=limit):
+        for row in listings.dataset_alias_search_rows(q=q, limit=limit):
             if row["id"] not in best or row["rank"] < best[row["id"]]["rank"]:
                 best[row["id"]] = row
         rows = [row for row in rows if row["label"] is not Label.DATASET] + list(best.values())
@@ -619,7 +578,7 @@ def dataset_near_miss(*, a: str, b: str) -> dict[str, Any]:
         except NodeNotFound as exc:
             raise NodeParameterNotFound(str(exc), parameter=parameter) from exc
     facts = {
-        side: catalog.near_miss_facts(key=key, name=key.split(KEY_SEPARATOR, 1)[1], limit=NEAR_MISS_SCAN)
+        side: listings.near_miss_facts(key=key, name=key.split(KEY_SEPARATOR, 1)[1], limit=NEAR_MISS_SCAN)
         for side, key in refs.items()
     }
     ids = {side: facts[side]["id"] for side in refs}

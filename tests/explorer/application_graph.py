@@ -16,7 +16,7 @@ from datetime import timedelta
 from typing import Any
 
 from tests.events import T0, dataset, facet, run_event
-from tests.lineage.known_graph import apply
+from tests.explorer.known_graph import apply
 
 APP_RUN = "00000000-0000-4000-8000-0000000000a1"
 WRITE_RUN = "00000000-0000-4000-8000-0000000000a2"

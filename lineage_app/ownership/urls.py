@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from lineage_app.catalog import apis
+from lineage_app.ownership import apis
 
 urlpatterns = [
     path("owners", apis.OwnerListApi.as_view(), name="owner-list"),

@@ -16,8 +16,8 @@ from django.utils import timezone
 
 from lineage_app.accounts.admin_roles import EditorMixin
 from lineage_app.accounts.roles import can_edit_ownership
-from lineage_app.catalog import services
-from lineage_app.catalog.models import Owner, OwnershipAssignment
+from lineage_app.ownership import services
+from lineage_app.ownership.models import Owner, OwnershipAssignment
 
 MAX_CSV_BYTES = 5 * 1024 * 1024
 

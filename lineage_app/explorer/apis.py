@@ -8,7 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.core.validators import RegexValidator
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -22,12 +22,11 @@ from lineage_app.api_support import (
     InstantField,
     PageInput,
     QueryInput,
-    RequiredBodySchema,
     page_of,
     query_params,
 )
-from lineage_app.ingest.apis import INGEST_ERRORS, EventAnswerSerializer
-from lineage_app.lineage import selectors
+from lineage_app.explorer import selectors
+from lineage_app.graph.node_ids import NodeNotFound
 
 
 def _responses(ok: Any) -> dict[int, Any]:
@@ -40,7 +39,7 @@ def _answer(read: Callable[[], dict[str, Any]], *, node_parameter: str = "nodeId
         return Response(read())
     except selectors.VersionNotFound as exc:
         return error_response("not_found", str(exc), path=exc.parameter, http_status=404)
-    except selectors.NodeNotFound as exc:
+    except NodeNotFound as exc:
         return error_response("not_found", str(exc), path=node_parameter, http_status=404)
 
 
@@ -573,7 +572,7 @@ class RunDetailApi(APIView):
     def get(self, request: Request, run_id: str) -> Response:
         try:
             return Response(selectors.run_for_id(run_id=run_id))
-        except selectors.NodeNotFound as exc:
+        except NodeNotFound as exc:
             return error_response("not_found", str(exc), http_status=404)
 
 
@@ -781,37 +780,3 @@ class NodeSearchApi(APIView):
     def get(self, request: Request) -> Response:
         data = query_params(self.InputSerializer, request)
         return _answer(lambda: selectors.node_search(q=data["q"], types=data["types"], limit=data["limit"]))
-
-
-class LineageRouteSchema(APIView):
-    """How the schema sees `/api/v1/lineage`, whose GET and POST `routing.by_method` sends to two API classes.
-
-    drf-spectacular documents a URL through its view class; a `by_method` view has none, so
-    `ingest.urls` names this one. Each method hands the request to the class that serves it.
-    """
-
-    permission_classes = [CanRead]
-    schema = RequiredBodySchema()  # the POST's
-
-    @extend_schema(
-        operation_id="lineage_graph",
-        parameters=[LineageGraphApi.InputSerializer],
-        responses=_responses(LineageGraphApi.OutputSerializer),
-    )
-    def get(self, request: Request) -> Response:
-        return LineageGraphApi.as_view()(request._request)
-
-    @extend_schema(
-        operation_id="lineage_event_create",
-        description="Store one OpenLineage event (the OpenLineage HTTP transport's endpoint; `ingest`-scope token).",
-        request={"application/json": OpenApiTypes.OBJECT},
-        responses={
-            201: OpenApiResponse(EventAnswerSerializer, description="stored"),
-            200: OpenApiResponse(EventAnswerSerializer, description="already stored (duplicate)"),
-            **INGEST_ERRORS,
-        },
-    )
-    def post(self, request: Request) -> Response:
-        from lineage_app.ingest.apis import LineageEventCreateApi
-
-        return LineageEventCreateApi.as_view()(request._request)

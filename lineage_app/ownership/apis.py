@@ -13,9 +13,9 @@ from rest_framework.views import APIView
 from lineage_app.accounts.permissions import CanRead, ReadsOrEditsOwnership
 from lineage_app.api_errors import error_response
 from lineage_app.api_support import ERRORS, PageInput, page_of, query_params
-from lineage_app.catalog import selectors, services
-from lineage_app.catalog.models import Owner, OwnershipAssignment
-from lineage_app.lineage.selectors import NodeNotFound
+from lineage_app.graph.node_ids import NodeNotFound
+from lineage_app.ownership import selectors, services
+from lineage_app.ownership.models import Owner, OwnershipAssignment
 
 
 class OwnerOutput(serializers.Serializer):

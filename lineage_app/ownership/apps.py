@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.apps import AppConfig
 
 
-class CatalogConfig(AppConfig):
-    name = "lineage_app.catalog"
+class OwnershipConfig(AppConfig):
+    name = "lineage_app.ownership"
+    # The app was called `catalog` when its tables were made; the label keeps their names and migration history.
     label = "catalog"
     verbose_name = "Ownership"

@@ -6,11 +6,11 @@ from typing import Any
 
 from django.db.models import Count
 
-from lineage_app.catalog.models import Owner, OwnershipAssignment
 from lineage_app.graph.driver import graph_read
 from lineage_app.graph.model import Label, NodeType
+from lineage_app.graph.node_ids import NodeNotFound, node_resolve
 from lineage_app.graph.ownership import owners_for
-from lineage_app.lineage.selectors import NodeNotFound, node_resolve
+from lineage_app.ownership.models import Owner, OwnershipAssignment
 
 NAMESPACE_PREFIX = "namespace:"
 

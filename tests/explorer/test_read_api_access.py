@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from tests.lineage.known_graph import CLEAN, LOAD, RUN_A, build_known_graph
+from tests.explorer.known_graph import CLEAN, LOAD, RUN_A, build_known_graph
 
 pytestmark = pytest.mark.django_db
 

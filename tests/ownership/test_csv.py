@@ -8,11 +8,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from lineage_app.accounts.roles import role_grant
-from lineage_app.catalog import services
-from lineage_app.catalog.models import Owner, OwnershipAssignment
 from lineage_app.graph.driver import graph_read, records
 from lineage_app.ingest.services import events_accept, events_apply
 from lineage_app.ingest.validation import event_check
+from lineage_app.ownership import services
+from lineage_app.ownership.models import Owner, OwnershipAssignment
 from tests.events import dataset, new_run_id, run_event
 
 pytestmark = pytest.mark.django_db

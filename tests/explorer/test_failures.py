@@ -12,7 +12,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from tests.events import T0, dataset, facet, run_event
-from tests.lineage.known_graph import apply
+from tests.explorer.known_graph import apply
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""Catalog reads from the graph: namespaces, datasets, jobs, runs, failures and search, as plain rows."""
+"""Listings read from the graph: namespaces, datasets, jobs, runs, failures and search, as plain rows."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from neo4j import ManagedTransaction
 
 from lineage_app.graph import reads
 from lineage_app.graph.driver import graph_read, records
-from lineage_app.graph.lineage import application_actions, element_ids, job_applications, node_summaries
 from lineage_app.graph.model import Label
+from lineage_app.graph.traversal import application_actions, element_ids, job_applications, node_summaries
 
 Rows = list[dict[str, Any]]
 
