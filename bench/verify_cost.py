@@ -16,7 +16,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from spark_agent.signing import (
+from spark_agent.protocol import (
     canonical_bytes,
     generate_private_key,
     parse_event,

@@ -12,8 +12,9 @@ from typing import BinaryIO
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from spark_agent.signing import (
+from spark_agent.protocol import (
     EventParseError,
+    SignatureProblem,
     VerificationStatus,
     check_event,
     key_id,
@@ -23,10 +24,10 @@ from spark_agent.signing import (
 
 NOT_JSON = "not JSON"
 REASONS = {
-    VerificationStatus.UNSIGNED: "unsigned",
-    VerificationStatus.MALFORMED: "malformed signature facet",
-    VerificationStatus.UNKNOWN_KEY: "unknown key id",
-    VerificationStatus.MISMATCH: "signature mismatch",
+    (VerificationStatus.UNSIGNED, None): "unsigned",
+    (VerificationStatus.INVALID_SIGNATURE, SignatureProblem.MALFORMED): "malformed signature facet",
+    (VerificationStatus.UNKNOWN_KEY, None): "unknown key id",
+    (VerificationStatus.INVALID_SIGNATURE, SignatureProblem.MISMATCH): "signature mismatch",
 }
 
 
@@ -68,8 +69,9 @@ def _failures(path: Path, keys: dict[str, Ed25519PublicKey], counts: Counter[str
             if result.ok:
                 counts["verified"] += 1
             else:
-                counts[REASONS[result.status]] += 1
-                yield f"{path}:{number}: {REASONS[result.status]}: {result.detail}"
+                reason = REASONS[result.status, result.problem]
+                counts[reason] += 1
+                yield f"{path}:{number}: {reason}: {result.detail}"
 
 
 def _summary(counts: Counter[str], files: int) -> str:

@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from spark_agent.signing import generate_private_key, key_id, private_key_pem, public_key_pem
+from spark_agent.protocol import generate_private_key, key_id, private_key_pem, public_key_pem
 
 DEFAULT_NAME = "agent"
 

@@ -213,7 +213,7 @@ class Agent:
     def _emit(self, event: dict[str, Any]) -> None:
         if self._signing_key is not None:
             try:
-                from spark_agent.signing import sign_event
+                from spark_agent.protocol import sign_event
 
                 event = sign_event(event, self._signing_key)
             except Exception:
@@ -270,7 +270,7 @@ def _load_signing_key(path: str | None) -> Any:
     if not path:
         return None
     try:
-        from spark_agent.signing import load_private_key
+        from spark_agent.protocol import load_private_key
 
         return load_private_key(path)
     except Exception:

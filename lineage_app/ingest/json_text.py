@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from spark_agent.canonical import outside_strings
+from spark_agent.protocol import outside_strings
 
 _NOT_A_BRACKET = re.compile(r"[^\[\]{}]+")
 _INNERMOST_PAIR = re.compile(r"[\[{][\]}]")

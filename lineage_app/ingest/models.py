@@ -7,7 +7,7 @@ from django.db import models
 from django.utils import timezone
 
 from lineage_app.namespace_policy import NamespacePolicy
-from lineage_app.signatures.models import VerificationStatus
+from lineage_app.signatures.models import VERIFICATION_CHOICES
 
 
 class LineageEvent(models.Model):
@@ -37,7 +37,7 @@ class LineageEvent(models.Model):
     token = models.ForeignKey("accounts.ApiToken", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING, db_index=True)
     status_reason = models.TextField(blank=True)
-    verification = models.CharField(max_length=24, choices=VerificationStatus.choices, blank=True, db_index=True)
+    verification = models.CharField(max_length=24, choices=VERIFICATION_CHOICES, blank=True, db_index=True)
     attempts = models.PositiveIntegerField(default=0)
     applied_at = models.DateTimeField(null=True, blank=True)
     facet_warnings = models.JSONField(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -18,7 +17,7 @@ from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
-from spark_agent.canonical import canonical_json
+from spark_agent.protocol import canonical_json, content_hash
 
 SPEC_DIR = Path(__file__).parent / "openlineage_spec"
 SPEC_ID = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
@@ -147,7 +146,7 @@ def event_check(payload: Any, *, path_prefix: str = "") -> CheckedEvent:
     return CheckedEvent(
         payload=payload,
         canonical=canonical,
-        content_hash=hashlib.sha256(canonical).hexdigest(),
+        content_hash=content_hash(canonical),
         kind=kind,
         event_type=payload.get("eventType", "") if kind == "run" else "",
         event_time=_parse_time(payload["eventTime"]),

@@ -9,8 +9,8 @@ from django.core.exceptions import ValidationError
 from django.db import models
 
 from lineage_app.namespace_policy import NamespacePolicy
-from spark_agent.signing import key_id as signing_key_id
-from spark_agent.signing import load_public_key
+from spark_agent.protocol import VerificationStatus, load_public_key
+from spark_agent.protocol import key_id as signing_key_id
 
 
 def pem_key_id(pem: str) -> str:
@@ -95,13 +95,13 @@ class SignaturePolicy(NamespacePolicy):
         verbose_name_plural = "signature policies"
 
 
-class VerificationStatus(models.TextChoices):
-    """An event's signature status, set by the worker before the event is applied (blank: not checked yet)."""
-
-    VERIFIED = "VERIFIED", "Verified"
-    UNSIGNED = "UNSIGNED", "Unsigned"
-    INVALID_SIGNATURE = "INVALID_SIGNATURE", "Invalid signature"
-    UNKNOWN_KEY = "UNKNOWN_KEY", "Unknown key"
-    REVOKED_KEY = "REVOKED_KEY", "Revoked key"
-    RETIRED_KEY = "RETIRED_KEY", "Retired key"
-    NAMESPACE_NOT_ALLOWED = "NAMESPACE_NOT_ALLOWED", "Namespace not allowed for the key"
+# The event log's verification column: the protocol's statuses, with the labels the admin shows.
+VERIFICATION_CHOICES = [
+    (VerificationStatus.VERIFIED.value, "Verified"),
+    (VerificationStatus.UNSIGNED.value, "Unsigned"),
+    (VerificationStatus.INVALID_SIGNATURE.value, "Invalid signature"),
+    (VerificationStatus.UNKNOWN_KEY.value, "Unknown key"),
+    (VerificationStatus.REVOKED_KEY.value, "Revoked key"),
+    (VerificationStatus.RETIRED_KEY.value, "Retired key"),
+    (VerificationStatus.NAMESPACE_NOT_ALLOWED.value, "Namespace not allowed for the key"),
+]

@@ -10,22 +10,20 @@ from typing import Any, Protocol
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from django.conf import settings
 
-from lineage_app.signatures.models import ProducerKey, SignaturePolicy, VerificationStatus
-from spark_agent.signing import SignatureFormatError, check_event, load_public_key, read_signature
-
-Verification = VerificationStatus
+from lineage_app.signatures.models import ProducerKey, SignaturePolicy
+from spark_agent.protocol import SignatureFormatError, VerificationStatus, check_event, load_public_key, read_signature
 
 # Worst first: a run shows the worst status among its events. Blank (not checked yet) ranks
 # just above VERIFIED, so a run is VERIFIED only when every event was checked and passed.
 SEVERITY = [
-    Verification.INVALID_SIGNATURE,
-    Verification.REVOKED_KEY,
-    Verification.NAMESPACE_NOT_ALLOWED,
-    Verification.UNKNOWN_KEY,
-    Verification.RETIRED_KEY,
-    Verification.UNSIGNED,
+    VerificationStatus.INVALID_SIGNATURE,
+    VerificationStatus.REVOKED_KEY,
+    VerificationStatus.NAMESPACE_NOT_ALLOWED,
+    VerificationStatus.UNKNOWN_KEY,
+    VerificationStatus.RETIRED_KEY,
+    VerificationStatus.UNSIGNED,
     "",
-    Verification.VERIFIED,
+    VerificationStatus.VERIFIED,
 ]
 
 
@@ -53,7 +51,7 @@ class Outcome:
 
     @property
     def ok(self) -> bool:
-        return self.status == Verification.VERIFIED
+        return self.status == VerificationStatus.VERIFIED
 
 
 def verification_worst(*, statuses: Iterable[str]) -> str | None:
@@ -90,36 +88,32 @@ def event_verification(
     """
     public = public_keys(keys=keys) if public is None else public
     result = check_event(event.payload, keys=public)
-    status = result.status.value
-    if status == "unsigned":
-        return Outcome(status=Verification.UNSIGNED, detail=result.detail)
-    if status in {"malformed", "mismatch"}:
-        return Outcome(status=Verification.INVALID_SIGNATURE, detail=result.detail)
-    if status == "unknown_key":
-        return Outcome(status=Verification.UNKNOWN_KEY, detail=f"key {result.key_id} is not registered")
+    if result.status is not VerificationStatus.VERIFIED:  # unsigned, invalid, or a key the registry lacks
+        detail = f"key {result.key_id} is not registered" if result.status is VerificationStatus.UNKNOWN_KEY else None
+        return Outcome(status=result.status, detail=detail or result.detail)
     key = keys[result.key_id or ""]
     if key.revoked_at is not None and event.received_at >= key.revoked_at:
         return Outcome(
-            status=Verification.REVOKED_KEY,
+            status=VerificationStatus.REVOKED_KEY,
             detail=f"key {key.key_id} ({key.producer}) revoked at {key.revoked_at.isoformat()}",
         )
     if key.active_from is not None and event.event_time < key.active_from:
         return Outcome(
-            status=Verification.UNKNOWN_KEY,
+            status=VerificationStatus.UNKNOWN_KEY,
             detail=f"key {key.key_id} ({key.producer}) is active only from {key.active_from.isoformat()}",
         )
     if key.retired_at is not None and event.event_time >= key.retired_at:
         return Outcome(
-            status=Verification.RETIRED_KEY,
+            status=VerificationStatus.RETIRED_KEY,
             detail=f"key {key.key_id} ({key.producer}) retired at {key.retired_at.isoformat()}",
         )
     namespace = event.policy_namespace
     if key.namespaces and namespace not in key.namespaces:
         return Outcome(
-            status=Verification.NAMESPACE_NOT_ALLOWED,
+            status=VerificationStatus.NAMESPACE_NOT_ALLOWED,
             detail=f"key {key.key_id} ({key.producer}) may not sign for namespace {namespace!r}",
         )
-    return Outcome(status=Verification.VERIFIED)
+    return Outcome(status=VerificationStatus.VERIFIED)
 
 
 def events_check(*, events: Sequence[SignedEvent]) -> dict[int, Outcome]:

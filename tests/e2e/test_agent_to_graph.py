@@ -14,7 +14,7 @@ from lineage_app.graph.driver import graph_read, records
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
 from lineage_app.signatures.models import ProducerKey, SignaturePolicy
-from spark_agent.signing import generate_private_key, private_key_pem, public_key_pem
+from spark_agent.protocol import generate_private_key, private_key_pem, public_key_pem
 from tests.conftest import ROOT
 
 pytestmark = [pytest.mark.spark, pytest.mark.django_db(transaction=True)]

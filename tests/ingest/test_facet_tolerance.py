@@ -21,9 +21,8 @@ from lineage_app.graph.driver import graph_read, records
 from lineage_app.ingest.models import FacetPolicy, LineageEvent
 from lineage_app.ingest.selectors import facet_warning_counts
 from lineage_app.ingest.services import events_apply
-from lineage_app.signatures.models import ProducerKey, VerificationStatus
-from spark_agent.canonical import canonical_json
-from spark_agent.signing import generate_private_key, public_key_pem, sign_event
+from lineage_app.signatures.models import ProducerKey
+from spark_agent.protocol import VerificationStatus, canonical_json, generate_private_key, public_key_pem, sign_event
 from tests.events import PRODUCER, T0, facet, new_run_id, run_event
 from tests.graph_dump import graph_dump
 

@@ -13,7 +13,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from spark_agent import audit
-from spark_agent.signing import SIGNATURE_FACET, public_key_pem, sign_event
+from spark_agent.protocol import SIGNATURE_FACET, public_key_pem, sign_event
 
 REPO = Path(__file__).resolve().parents[2]
 EVENT_TYPES = ["START", "RUNNING", "RUNNING", "COMPLETE", "START", "FAIL"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from spark_agent import keygen
-from spark_agent.signing import key_id, load_private_key, load_public_key
+from spark_agent.protocol import key_id, load_private_key, load_public_key
 
 REPO = Path(__file__).resolve().parents[2]
 

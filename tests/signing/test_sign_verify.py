@@ -9,12 +9,13 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from spark_agent.signing import (
+from spark_agent.protocol import (
     ALGORITHM,
     DEFAULT_PRODUCER,
     SCHEMA_URL,
     SIGNATURE_FACET,
     CanonicalizationError,
+    SignatureProblem,
     VerificationStatus,
     canonical_bytes,
     check_event,
@@ -191,7 +192,7 @@ def test_a_received_event_that_jcs_cannot_represent_does_not_verify(
     signed["job"]["name"] = value
     assert not verify_event(signed, private_key.public_key())
     result = check_event(signed, keys={key_id(private_key.public_key()): private_key.public_key()})
-    assert result.status is VerificationStatus.MISMATCH
+    assert (result.status, result.problem) == (VerificationStatus.INVALID_SIGNATURE, SignatureProblem.MISMATCH)
     assert "cannot be canonicalised" in result.detail
 
 
@@ -216,8 +217,9 @@ def test_check_event_reports_each_status(
     assert foreign.status is VerificationStatus.UNKNOWN_KEY
     assert foreign.key_id == key_id(other_key.public_key())
     signed["eventType"] = "FAIL"
-    assert check_event(signed, keys=keys).status is VerificationStatus.MISMATCH
+    altered = check_event(signed, keys=keys)
+    assert (altered.status, altered.problem) == (VerificationStatus.INVALID_SIGNATURE, SignatureProblem.MISMATCH)
     signed["run"]["facets"][SIGNATURE_FACET]["algorithm"] = "RS256"
     malformed = check_event(signed, keys=keys)
-    assert malformed.status is VerificationStatus.MALFORMED
+    assert (malformed.status, malformed.problem) == (VerificationStatus.INVALID_SIGNATURE, SignatureProblem.MALFORMED)
     assert "RS256" in malformed.detail

@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 import spark_agent
-from spark_agent.signing import (
+from spark_agent.protocol import (
     SCHEMA_URL,
     SIGNATURE_FACET,
     Signature,

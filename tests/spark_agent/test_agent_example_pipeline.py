@@ -11,7 +11,7 @@ from agent_support import EventValidator, read_events, schema
 
 from examples import pipeline
 from spark_agent.keygen import main as keygen
-from spark_agent.signing import VerificationStatus, check_event, key_id, load_public_key
+from spark_agent.protocol import VerificationStatus, check_event, key_id, load_public_key
 
 pytestmark = pytest.mark.spark
 

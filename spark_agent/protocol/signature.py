@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from rfc8785 import CanonicalizationError
 
-from spark_agent.canonical import canonical_json_of_any
+from spark_agent.protocol.canonical import canonical_json_of_any
 
 __all__ = [
     "ALGORITHM",
@@ -29,6 +29,7 @@ __all__ = [
     "EventParseError",
     "Signature",
     "SignatureFormatError",
+    "SignatureProblem",
     "Verification",
     "VerificationStatus",
     "canonical_bytes",
@@ -73,22 +74,36 @@ class Signature:
 
 
 class VerificationStatus(StrEnum):
-    """Outcome of `check_event`; the values are stable and fit a database column."""
+    """An event's signature status: the server stores and shows these values, and the audit CLI reports them.
 
-    VERIFIED = "verified"
-    UNSIGNED = "unsigned"
+    `check_event` finds the first four from the event and a key set alone; the last three need the
+    server's key registry (a key's lifecycle and the namespaces it may sign for).
+    """
+
+    VERIFIED = "VERIFIED"
+    UNSIGNED = "UNSIGNED"
+    INVALID_SIGNATURE = "INVALID_SIGNATURE"
+    UNKNOWN_KEY = "UNKNOWN_KEY"
+    REVOKED_KEY = "REVOKED_KEY"
+    RETIRED_KEY = "RETIRED_KEY"
+    NAMESPACE_NOT_ALLOWED = "NAMESPACE_NOT_ALLOWED"
+
+
+class SignatureProblem(StrEnum):
+    """Why a signature is `INVALID_SIGNATURE`: the facet cannot be read, or it does not match the event."""
+
     MALFORMED = "malformed"
-    UNKNOWN_KEY = "unknown_key"
     MISMATCH = "mismatch"
 
 
 @dataclass(frozen=True, slots=True)
 class Verification:
-    """What `check_event` found: a status, the claimed key id (if readable) and why."""
+    """What `check_event` found: a status, the claimed key id (if readable), why, and for an invalid one which way."""
 
     status: VerificationStatus
     key_id: str | None = None
     detail: str = ""
+    problem: SignatureProblem | None = None
 
     @property
     def ok(self) -> bool:
@@ -280,7 +295,7 @@ def check_event(event: Mapping[str, Any], *, keys: Mapping[str, Ed25519PublicKey
     try:
         signature = read_signature(event)
     except SignatureFormatError as exc:
-        return Verification(VerificationStatus.MALFORMED, detail=str(exc))
+        return Verification(VerificationStatus.INVALID_SIGNATURE, detail=str(exc), problem=SignatureProblem.MALFORMED)
     if signature is None:
         return Verification(VerificationStatus.UNSIGNED, detail=f"no `{SIGNATURE_FACET}` facet")
     public_key = keys.get(signature.key_id)
@@ -288,7 +303,7 @@ def check_event(event: Mapping[str, Any], *, keys: Mapping[str, Ed25519PublicKey
         return Verification(VerificationStatus.UNKNOWN_KEY, signature.key_id, f"no public key {signature.key_id}")
     reason = _matches(event, signature, public_key)
     if reason:
-        return Verification(VerificationStatus.MISMATCH, signature.key_id, reason)
+        return Verification(VerificationStatus.INVALID_SIGNATURE, signature.key_id, reason, SignatureProblem.MISMATCH)
     return Verification(VerificationStatus.VERIFIED, signature.key_id)
 
 

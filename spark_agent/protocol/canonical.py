@@ -5,6 +5,7 @@ Used for the signature of an event (agent and server) and for the event log's co
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from typing import Any
@@ -41,6 +42,14 @@ def canonical_json(value: Any) -> bytes:
     if _NUMBER_RFC8785_WRITES_DIFFERENTLY.search(outside_strings(text)):
         return _rfc8785(value)
     return text.encode("utf-8")
+
+
+def content_hash(canonical: bytes) -> str:
+    """An event's idempotency key: lowercase hex SHA-256 of its canonical bytes (`canonical_json`).
+
+    The server's event log deduplicates on it, so it must never change for an event that exists.
+    """
+    return hashlib.sha256(canonical).hexdigest()
 
 
 def canonical_json_of_any(value: Any) -> bytes:

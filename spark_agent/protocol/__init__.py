@@ -1,0 +1,71 @@
+"""What producers and the server must agree on, byte for byte: Tributary's wire protocol.
+
+- canonical JSON (RFC 8785) and the content hash the server deduplicates on;
+- the `tributary_signature` run facet: Ed25519 over the canonical bytes of the event without it;
+- the signature status vocabulary;
+- strict parsing of one serialised event.
+
+This is a stable API: the agent, the edge tools and the server import it from here, and only from
+here (`lint-imports` enforces it for the server). Its contract tests (`tests/protocol`) pin the
+bytes, hashes and signatures of fixed events, so a change made for one side cannot silently change
+what the other stores or accepts. It needs `cryptography` and `rfc8785`, never pyspark or Django.
+"""
+
+from __future__ import annotations
+
+from spark_agent.protocol.canonical import canonical_json, canonical_json_of_any, content_hash, outside_strings
+from spark_agent.protocol.signature import (
+    ALGORITHM,
+    DEFAULT_PRODUCER,
+    SCHEMA_URL,
+    SIGNATURE_FACET,
+    CanonicalizationError,
+    EventParseError,
+    Signature,
+    SignatureFormatError,
+    SignatureProblem,
+    Verification,
+    VerificationStatus,
+    canonical_bytes,
+    check_event,
+    generate_private_key,
+    key_id,
+    load_private_key,
+    load_public_key,
+    parse_event,
+    private_key_pem,
+    public_key_pem,
+    read_signature,
+    sign_event,
+    verify_event,
+)
+
+__all__ = [
+    "ALGORITHM",
+    "DEFAULT_PRODUCER",
+    "SCHEMA_URL",
+    "SIGNATURE_FACET",
+    "CanonicalizationError",
+    "EventParseError",
+    "Signature",
+    "SignatureFormatError",
+    "SignatureProblem",
+    "Verification",
+    "VerificationStatus",
+    "canonical_bytes",
+    "canonical_json",
+    "canonical_json_of_any",
+    "check_event",
+    "content_hash",
+    "generate_private_key",
+    "key_id",
+    "load_private_key",
+    "load_public_key",
+    "outside_strings",
+    "parse_event",
+    "private_key_pem",
+    "public_key_pem",
+    "read_signature",
+    "sign_event",
+    "verify_event",
+]

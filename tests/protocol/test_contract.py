@@ -1,0 +1,118 @@
+"""The protocol's contract: fixed events have fixed canonical bytes, content hashes and signatures.
+
+These values are pinned on purpose. If one changes, events that producers already signed stop
+verifying, or the server's event log stops recognising a re-posted event as a duplicate: a change
+to `spark_agent.protocol` that breaks one of these is a protocol change, not a refactor.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from copy import deepcopy
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from lineage_app.ingest.validation import event_check
+from spark_agent import protocol
+from spark_agent.protocol import (
+    SIGNATURE_FACET,
+    SignatureProblem,
+    VerificationStatus,
+    canonical_bytes,
+    canonical_json,
+    check_event,
+    content_hash,
+    key_id,
+    sign_event,
+)
+
+# A deterministic key (Ed25519 signatures are deterministic: same key and bytes, same signature).
+KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+KEY_ID = "ed25519:56475aa75463474c0285df5dbf2bcab7"
+
+# Non-ASCII text, a float RFC 8785 writes with an exponent, 2**53 - 1, keys out of order.
+EVENT = {
+    "eventType": "COMPLETE",
+    "eventTime": "2026-11-23T10:00:00.000001+01:00",
+    "producer": "https://example.com/p",
+    "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+    "run": {"runId": "0195a3b4-0000-7000-8000-000000000001", "facets": {}},
+    "job": {"namespace": "sales", "name": "daily \u2018orders\u2019 \u00e9"},
+    "inputs": [{"namespace": "s3://raw", "name": "orders/2026", "facets": {"n": 1.5e21, "z": 0.1, "i": 2**53 - 1}}],
+    "outputs": [],
+}
+CANONICAL = (
+    b'{"eventTime":"2026-11-23T10:00:00.000001+01:00","eventType":"COMPLETE","inputs":[{"facets":'
+    b'{"i":9007199254740991,"n":1.5e+21,"z":0.1},"name":"orders/2026","namespace":"s3://raw"}],'
+    b'"job":{"name":"daily \xe2\x80\x98orders\xe2\x80\x99 \xc3\xa9","namespace":"sales"},"outputs":[],'
+    b'"producer":"https://example.com/p","run":{"facets":{},"runId":"0195a3b4-0000-7000-8000-000000000001"},'
+    b'"schemaURL":"https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"}'
+)
+CONTENT_HASH = "c3d7c1f81e1c5ead147c60455c1bc7b70ac3dcd7d2213f7dd4c9e2c93dd966e5"
+SIGNATURE = "-DX1Vy_pAKB2D-AtKz1nOT1jwgTVLyPQDkSZ0FanxCOQVIv1pL4ieY8yn6xyltr0kU4EJylkAgURwDFB9KgVBA"
+
+
+def test_the_canonical_bytes_of_a_fixed_event_are_pinned() -> None:
+    assert canonical_json(EVENT) == CANONICAL
+
+
+def test_the_content_hash_of_a_fixed_event_is_pinned() -> None:
+    assert content_hash(canonical_json(EVENT)) == CONTENT_HASH
+
+
+def test_the_server_deduplicates_on_the_protocols_content_hash() -> None:
+    assert event_check(deepcopy(EVENT)).content_hash == CONTENT_HASH
+
+
+def test_the_key_id_of_a_fixed_key_is_pinned() -> None:
+    assert key_id(KEY.public_key()) == KEY_ID
+
+
+def test_the_signature_of_a_fixed_event_is_pinned_and_covers_the_event_without_its_facet() -> None:
+    signed = sign_event(deepcopy(EVENT), KEY)
+    facet = signed["run"]["facets"][SIGNATURE_FACET]
+    assert (facet["algorithm"], facet["keyId"], facet["signature"]) == ("Ed25519", KEY_ID, SIGNATURE)
+    assert canonical_bytes(signed) == CANONICAL
+
+
+def test_a_pinned_signature_verifies_and_the_server_hashes_the_signed_event_as_sent() -> None:
+    signed = sign_event(deepcopy(EVENT), KEY)
+    assert check_event(signed, keys={KEY_ID: KEY.public_key()}).status is VerificationStatus.VERIFIED
+    # The log's key is over the whole event as sent, facet included: a re-signed event is a new event.
+    assert event_check(signed).content_hash == content_hash(canonical_json(signed)) != CONTENT_HASH
+
+
+def test_an_altered_event_is_an_invalid_signature_of_the_mismatch_kind() -> None:
+    signed = sign_event(deepcopy(EVENT), KEY)
+    signed["job"]["name"] = "other"
+    result = check_event(signed, keys={KEY_ID: KEY.public_key()})
+    assert (result.status, result.problem) == (VerificationStatus.INVALID_SIGNATURE, SignatureProblem.MISMATCH)
+
+
+def test_the_status_vocabulary_is_the_one_the_server_stores() -> None:
+    assert [s.value for s in VerificationStatus] == [
+        "VERIFIED",
+        "UNSIGNED",
+        "INVALID_SIGNATURE",
+        "UNKNOWN_KEY",
+        "REVOKED_KEY",
+        "RETIRED_KEY",
+        "NAMESPACE_NOT_ALLOWED",
+    ]
+
+
+@pytest.mark.parametrize("name", protocol.__all__)
+def test_every_public_name_is_importable_from_the_package(name: str) -> None:
+    assert getattr(protocol, name) is not None
+
+
+def test_the_protocol_needs_neither_django_nor_pyspark() -> None:
+    probe = (
+        "import sys, spark_agent.protocol; "
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'django', 'pyspark', 'rest_framework', 'neo4j'}); "
+        "print(','.join(heavy))"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == ""
