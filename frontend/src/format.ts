@@ -1,7 +1,5 @@
 // Small formatters for ids, times, durations and run states.
 
-import type { RunState } from "./api/types";
-
 export const RUN_STATES = ["COMPLETED", "FAILED", "RUNNING", "ABORTED"] as const;
 
 export const STATE_COLORS: Record<string, string> = {
@@ -13,7 +11,7 @@ export const STATE_COLORS: Record<string, string> = {
 };
 
 /** The colour family of a run state; anything not known (no run, NEW) is UNKNOWN. */
-export function stateKey(state: RunState | string | null | undefined): string {
+export function stateKey(state: string | null | undefined): string {
   return state && state in STATE_COLORS && state !== "UNKNOWN" ? state : "UNKNOWN";
 }
 

@@ -4,7 +4,7 @@ import { computeLayout } from "../src/graph/layoutCompute";
 import { COLLAPSE_ABOVE, Grouping, clusteredModel, clusterNodes } from "../src/graph/clusters";
 import { collapseApplication, emptyModel, expandApplication, mergeLineage } from "../src/graph/model";
 import { datasetShortName, idShortName, jobShortName, middleEllipsis, namespaceChip } from "../src/graph/names";
-import type { LineageResponse } from "../src/api/types";
+import type { LineageNode, LineageNodeData, LineageResponse } from "../src/api/types";
 
 describe("short names", () => {
   it("keeps the last two path segments of file and object-store datasets", () => {
@@ -112,9 +112,9 @@ describe("bands", () => {
   });
 });
 
-function node(id: string, type: "DATASET" | "JOB", data: Record<string, unknown>, inEdges: string[] = [], outEdges: string[] = []) {
+function node(id: string, type: "DATASET" | "JOB", data: Partial<LineageNodeData>, inEdges: string[] = [], outEdges: string[] = []): LineageNode {
   return {
-    id, type, data: { namespace: id.split(":")[1], name: id.split(":").slice(2).join(":"), ...data },
+    id, type, data: { nodeId: id, namespace: id.split(":")[1], name: id.split(":").slice(2).join(":"), firstSeen: null, lastSeen: null, ...data },
     inEdges: inEdges.map((o) => ({ origin: o, destination: id })),
     outEdges: outEdges.map((d) => ({ origin: id, destination: d })),
   };
@@ -124,11 +124,11 @@ describe("applications", () => {
   const app = "job:spark:daily_revenue", action = "job:spark:daily_revenue.create_table.t";
   const silver = "dataset:file:/lake/silver/orders", gold = "dataset:file:/lake/gold/revenue";
   const rolledUp: LineageResponse = {
-    nodeId: app, depth: 2, direction: "both", level: "application",
+    nodeId: app, depth: 2, direction: "both", level: "application", truncated: false,
     graph: [node(silver, "DATASET", {}, [], [app]), node(app, "JOB", { actions: [action] }, [silver], [gold]), node(gold, "DATASET", {}, [app])],
   };
   const actions: LineageResponse = {
-    nodeId: app, depth: 1, direction: "both", level: "action",
+    nodeId: app, depth: 1, direction: "both", level: "action", truncated: false,
     graph: [node(silver, "DATASET", {}, [], [action]), node(action, "JOB", { application: app }, [silver], [gold]), node(gold, "DATASET", {}, [action])],
   };
 
@@ -160,7 +160,7 @@ describe("clusters", () => {
       graph[2 * i].outEdges.push({ origin: graph[2 * i].id, destination: graph[2 * i + 1].id });
       graph[2 * i + 1].outEdges.push({ origin: graph[2 * i + 1].id, destination: graph[2 * i + 2].id });
     }
-    mergeLineage(model, { nodeId: graph[0].id, depth: 20, direction: "both", graph });
+    mergeLineage(model, { nodeId: graph[0].id, depth: 20, direction: "both", level: "application", truncated: false, graph });
     return model;
   }
 

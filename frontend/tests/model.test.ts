@@ -1,18 +1,18 @@
 import { describe, expect, it } from "vitest";
-import type { ColumnLineageResponse, LineageNode, LineageResponse } from "../src/api/types";
+import type { ColumnLineageResponse, LineageNode, LineageNodeData, LineageResponse } from "../src/api/types";
 import { columnModel, columnSides, emptyModel, mergeLineage, pathEdgeIds, shortestPath, transformationLabel } from "../src/graph/model";
 
-function node(id: string, edges: { in?: string[]; out?: string[] } = {}, data: Record<string, unknown> = {}): LineageNode {
+function node(id: string, edges: { in?: string[]; out?: string[] } = {}, data: Partial<LineageNodeData> = {}): LineageNode {
   const name = id.split(":").pop()!;
   return {
-    id, type: id.startsWith("job:") ? "JOB" : "DATASET", data: { namespace: "ns", name, ...data },
+    id, type: id.startsWith("job:") ? "JOB" : "DATASET", data: { nodeId: id, namespace: "ns", name, firstSeen: null, lastSeen: null, ...data },
     inEdges: (edges.in ?? []).map((origin) => ({ origin, destination: id })),
     outEdges: (edges.out ?? []).map((destination) => ({ origin: id, destination })),
   };
 }
 
 function response(nodeId: string, graph: LineageNode[]): LineageResponse {
-  return { nodeId, depth: 1, direction: "both", graph };
+  return { nodeId, depth: 1, direction: "both", level: "application", truncated: false, graph };
 }
 
 // raw -> etl -> clean -> report_job -> report
@@ -93,7 +93,7 @@ describe("column lineage", () => {
     id: field(ds, name), type: "DATASET_FIELD" as const, data: { namespace: "db", dataset: ds, name, type: "double" }, inEdges: ins, outEdges: outs,
   });
   const res: ColumnLineageResponse = {
-    nodeId: field("clean", "amount_eur"), depth: 2, direction: "both",
+    nodeId: field("clean", "amount_eur"), depth: 2, direction: "both", truncated: false,
     graph: [col("raw", "amount", [], [e1]), col("raw", "status", [], [e3]), col("clean", "amount_eur", [e1, e3], [e2]), col("report", "total", [e2], [])],
   };
 

@@ -1,8 +1,8 @@
 // The read API client: session cookie auth, CSRF header for writes, typed endpoints.
 
 import type {
-  ApiErrorBody, ColumnLineageResponse, DatasetDetail, DatasetSummary, Direction, FacetWarningCount, Failure, FailureClassification, FailureGroup, JobDetail,
-  JobSummary, Level, LineageResponse, Namespace, NearMissResponse, Page, RunDetail, RunSummary, SearchResponse, VersionDiff,
+  ApiErrorBody, ColumnLineageResponse, DatasetDetail, DatasetPage, Direction, FacetWarningList, FailureClassification, FailureGroupPage, FailurePage,
+  JobDetail, JobPage, Level, LineageResponse, NamespacePage, NearMissResponse, RunDetail, RunPage, SearchResponse, VersionDiff,
 } from "./types";
 
 export const API_ROOT = "/api/v1";
@@ -116,23 +116,23 @@ export interface FailureFilters {
 }
 
 export const api = {
-  namespaces: (p: PageParams = {}) => get<Page<Namespace>>("/namespaces", { ...p }),
-  datasets: (p: PageParams & { namespace?: string; q?: string } = {}) => get<Page<DatasetSummary>>("/datasets", { ...p }),
+  namespaces: (p: PageParams = {}) => get<NamespacePage>("/namespaces", { ...p }),
+  datasets: (p: PageParams & { namespace?: string; q?: string } = {}) => get<DatasetPage>("/datasets", { ...p }),
   dataset: (nodeId: string) => get<DatasetDetail>("/datasets/detail", { nodeId }),
-  facetWarnings: () => get<{ results: FacetWarningCount[] }>("/facet-warnings"),
+  facetWarnings: () => get<FacetWarningList>("/facet-warnings"),
   nearMiss: (a: string, b: string, signal?: AbortSignal) => get<NearMissResponse>("/datasets/near-miss", { a, b }, signal),
   versionDiff: (nodeId: string, from: string, to: string) =>
     get<VersionDiff>("/datasets/versions/diff", { nodeId, from, to }),
-  jobs: (p: PageParams & { namespace?: string; q?: string } = {}) => get<Page<JobSummary>>("/jobs", { ...p }),
+  jobs: (p: PageParams & { namespace?: string; q?: string } = {}) => get<JobPage>("/jobs", { ...p }),
   job: (nodeId: string) => get<JobDetail>("/jobs/detail", { nodeId }),
-  jobRuns: (nodeId: string, p: PageParams = {}) => get<Page<RunSummary>>("/jobs/runs", { nodeId, ...p }),
+  jobRuns: (nodeId: string, p: PageParams = {}) => get<RunPage>("/jobs/runs", { nodeId, ...p }),
   run: (runId: string) => get<RunDetail>(`/jobs/runs/${encodeURIComponent(runId)}`),
   lineage: (nodeId: string, depth: number, direction: Direction, signal?: AbortSignal, level: Level = "application") =>
     get<LineageResponse>("/lineage", { nodeId, depth, direction, level }, signal),
   columnLineage: (nodeId: string, depth: number, direction: Direction, signal?: AbortSignal) =>
     get<ColumnLineageResponse>("/column-lineage", { nodeId, depth, direction }, signal),
-  failures: (p: PageParams & FailureFilters = {}) => get<Page<Failure>>("/failures", { ...p }),
-  failureJobs: (p: PageParams & FailureFilters = {}) => get<Page<FailureGroup>>("/failures/jobs", { ...p }),
+  failures: (p: PageParams & FailureFilters = {}) => get<FailurePage>("/failures", { ...p }),
+  failureJobs: (p: PageParams & FailureFilters = {}) => get<FailureGroupPage>("/failures/jobs", { ...p }),
   search: (q: string, types?: string[], limit = 20, signal?: AbortSignal) =>
     get<SearchResponse>("/search", { q, types, limit }, signal),
 };

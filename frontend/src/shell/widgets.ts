@@ -1,7 +1,6 @@
 // Small shared pieces: state and verification badges, messages, node links.
 
 import { ApiError } from "../api/client";
-import type { Verification } from "../api/types";
 import { h, link } from "../dom";
 import { idLabel, idType, stateKey } from "../format";
 
@@ -10,7 +9,8 @@ export function stateBadge(state: string | null | undefined): HTMLElement {
   return h("span", { class: `badge state-${key.toLowerCase()}`, "data-state": key }, state ?? "unknown");
 }
 
-const VERIFICATION_TEXT: Record<Verification, string> = {
+/** What each signature status the server reports means, in words (the schema types the status as a string). */
+const VERIFICATION_TEXT: Record<string, string> = {
   VERIFIED: "Signature verified",
   UNSIGNED: "Unsigned",
   INVALID_SIGNATURE: "Invalid signature",
@@ -20,7 +20,7 @@ const VERIFICATION_TEXT: Record<Verification, string> = {
   NAMESPACE_NOT_ALLOWED: "Namespace not allowed",
 };
 
-export function verificationBadge(status: Verification | null | undefined): HTMLElement {
+export function verificationBadge(status: string | null | undefined): HTMLElement {
   const kind = status === "VERIFIED" ? "ok" : status === "UNSIGNED" || !status ? "neutral" : "bad";
   const text = status ? VERIFICATION_TEXT[status] ?? status : "Not checked";
   return h("span", { class: `badge verify-${kind}`, "data-verification": status ?? "", title: status ?? "not checked yet" },

@@ -1,7 +1,7 @@
 // Side panel for a job: its latest run with the signature status, recent runs, inputs and outputs.
 
 import { api } from "../../../api/client";
-import type { JobDetail, Page, RunSummary } from "../../../api/types";
+import type { JobDetail, RunPage } from "../../../api/types";
 import { h, link, replace } from "../../../dom";
 import { formatDuration, formatTime, idLabel } from "../../../format";
 import { errorMessage, loading, nodeLink, section, stateBadge, verificationBadge } from "../../../shell/widgets";
@@ -40,7 +40,7 @@ function applicationSection(detail: JobDetail, actions: PanelActions): HTMLEleme
   return null;
 }
 
-function jobSections(detail: JobDetail, runs: Page<RunSummary>, actions: PanelActions): HTMLElement[] {
+function jobSections(detail: JobDetail, runs: RunPage, actions: PanelActions): HTMLElement[] {
   const latest = detail.latestRun ?? runs.results[0] ?? null;
   const application = applicationSection(detail, actions);
   return [
