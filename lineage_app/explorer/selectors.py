@@ -12,9 +12,8 @@ from django.conf import settings
 
 from lineage_app.graph import impact, listings
 from lineage_app.graph.failure_cause import CLASSIFICATIONS, UNKNOWN
-from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType
-from lineage_app.graph.model import node_id as api_node_id
-from lineage_app.graph.node_ids import NodeNotFound, node_resolve
+from lineage_app.graph.model import API_TYPES, FAILED_STATES, KEY_SEPARATOR, Label, NodeType
+from lineage_app.graph.node_ids import NodeNotFound, node_id, node_ref_id, node_resolve
 from lineage_app.graph.traversal import (
     LineageGraph,
     NodeRef,
@@ -26,11 +25,9 @@ from lineage_app.ingest.selectors import run_events, run_verification_statuses
 from lineage_app.instants import utc_text
 from lineage_app.signatures.selectors import verification_worst
 
-API_TYPES = {Label.DATASET: "DATASET", Label.JOB: "JOB", Label.FIELD: "DATASET_FIELD"}
 DIRECTIONS = {"upstream": ("upstream",), "downstream": ("downstream",), "both": ("upstream", "downstream")}
 SEARCH_TYPES = {"dataset": Label.DATASET, "job": Label.JOB, "field": Label.FIELD}
 LEVELS = ("application", "action")  # lineage granularity: application jobs, or the action jobs they run
-FAILED_STATES = ["FAILED", "ABORTED"]
 FAILURE_CLASSIFICATIONS = CLASSIFICATIONS
 BLAST_DEPTH = 6  # hops downstream of a failure's outputs (dataset -> job -> dataset is two)
 BLAST_LIMIT = 50  # datasets listed in one failure's blast radius (`total` counts them all)
@@ -51,10 +48,6 @@ def _max_nodes() -> int:
 # ---- lineage ----
 
 
-def _job_id(ref: NodeRef) -> str:
-    return api_node_id(NodeType.JOB, *ref[1].split(KEY_SEPARATOR))
-
-
 def _application_data(graph: LineageGraph, level: str) -> dict[NodeRef, dict[str, Any]]:
     """What application / action job nodes add to their `data` at `level`: an application job its
     `actions` (the ids of its action jobs this answer reached) and `level`; an action job (action
@@ -62,11 +55,11 @@ def _application_data(graph: LineageGraph, level: str) -> dict[NodeRef, dict[str
     extra: dict[NodeRef, dict[str, Any]] = {}
     if level == "application":
         for action, app in sorted(graph.applications.items()):
-            extra.setdefault(app, {"actions": [], "level": "application"})["actions"].append(_job_id(action))
+            extra.setdefault(app, {"actions": [], "level": "application"})["actions"].append(node_ref_id(action))
         for found in extra.values():
             found["actions"].sort()
     else:
-        extra = {action: {"application": _job_id(app)} for action, app in graph.applications.items()}
+        extra = {action: {"application": node_ref_id(app)} for action, app in graph.applications.items()}
     return extra
 
 
@@ -112,7 +105,7 @@ def _graph_body(
             }
         )
     body = {
-        "nodeId": ids[start] if start in ids else _job_id(start),
+        "nodeId": ids[start] if start in ids else node_ref_id(start),
         "depth": depth,
         "direction": direction,
         "truncated": graph.truncated,
@@ -328,8 +321,8 @@ def job_detail(*, node_id: str) -> dict[str, Any]:
         "inputs": sorted(inputs),
         "outputs": sorted(outputs),
         "latestRun": latest,
-        "actions": sorted(_job_id((Label.JOB, action)) for action in found["actions"]),
-        "application": _job_id((Label.JOB, application)) if application else None,
+        "actions": sorted(node_ref_id((Label.JOB, action)) for action in found["actions"]),
+        "application": node_ref_id((Label.JOB, application)) if application else None,
     }
 
 
@@ -502,7 +495,7 @@ def node_search(*, q: str, types: list[str], limit: int) -> dict[str, Any]:
             item["dataset"] = row["dataset"]
         elif row["label"] is Label.JOB:
             item["actionCount"] = row["actionCount"]
-            item["application"] = _job_id((Label.JOB, row["application"])) if row["application"] else None
+            item["application"] = node_ref_id((Label.JOB, row["application"])) if row["application"] else None
         results.append(item)
     return {"results": results}
 
@@ -517,7 +510,7 @@ def run_for_id(*, run_id: str) -> dict[str, Any]:
     run.pop("nodeId", None)
     events = run_events(run_id=run["runId"])
     return {
-        "id": f"run:{run['runId']}",
+        "id": node_id(NodeType.RUN, run["runId"]),
         **run,
         "facets": facets,
         "inputs": sorted(found["inputs"]),

@@ -17,31 +17,23 @@ from neo4j import ManagedTransaction
 
 from lineage_app.graph import impact_queries as q
 from lineage_app.graph.driver import graph_read, records
-from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType, natural_key, node_id
+from lineage_app.graph.model import FAILED_STATES, KEY_SEPARATOR, Label, natural_key
+from lineage_app.graph.node_ids import node_id_candidate_keys, node_ref_id
 from lineage_app.graph.ownership import owners_for
 from lineage_app.graph.traversal import (
+    CHUNK,
     ElementIds,
     NodeRef,
     Row,
+    Walk,
     application_actions,
-    by_label,
-    double_hop_rows,
     element_ids,
-    hop_rows,
+    graph_walk,
     job_applications,
     node_rows,
 )
 
-CHUNK = 2000  # keys per statement, for hops and for details
-FAILED_STATES = ["FAILED", "ABORTED"]
-NODE_TYPES = {Label.DATASET: NodeType.DATASET, Label.JOB: NodeType.JOB, Label.FIELD: NodeType.DATASET_FIELD}
-API_TYPES = {Label.DATASET: "DATASET", Label.JOB: "JOB", Label.FIELD: "DATASET_FIELD"}
 TYPE_ORDER = {Label.DATASET: 0, Label.JOB: 1, Label.FIELD: 2}
-
-
-def ref_id(ref: NodeRef) -> str:
-    """The API id of a node named by its label and natural key."""
-    return node_id(NODE_TYPES[ref[0]], *ref[1].split(KEY_SEPARATOR))
 
 
 def chunks(items: list[Any], size: int | None = None) -> Iterator[list[Any]]:
@@ -76,7 +68,7 @@ class Traversal:
     seen: dict[NodeRef, Reach] = field(default_factory=dict)
     applications: dict[NodeRef, NodeRef] = field(default_factory=dict)
     rolled_up: bool = False
-    element_ids: ElementIds = field(default_factory=dict, repr=False)  # of the nodes hops reached or start from
+    element_ids: ElementIds = field(default_factory=dict, repr=False)  # the walks' visited set, by element id
     _ids: dict[NodeRef, str] = field(default_factory=dict, repr=False)  # paths share prefixes: name each once
     _chains: dict[NodeRef, tuple[list[str], list[dict[str, Any]]]] = field(default_factory=dict, repr=False)
 
@@ -84,7 +76,7 @@ class Traversal:
         found = self._ids.get(ref)
         if found is None:
             named = self.applications.get(ref, ref) if self.rolled_up else ref
-            found = self._ids[ref] = ref_id(named)
+            found = self._ids[ref] = node_ref_id(named)
         return found
 
     def assets(self) -> list[NodeRef]:
@@ -97,13 +89,15 @@ class Traversal:
     def actions(self, ref: NodeRef) -> list[str]:
         """The ids of the action jobs reached (not as starts) that the application job `ref` stands for."""
         return sorted(
-            ref_id(action) for action, app in self.applications.items() if app == ref and self.seen[action].distance > 0
+            node_ref_id(action)
+            for action, app in self.applications.items()
+            if app == ref and self.seen[action].distance > 0
         )
 
     def application(self, ref: NodeRef) -> str | None:
         """The id of the application job of the action job `ref`, if it is one."""
         app = self.applications.get(ref)
-        return ref_id(app) if app is not None else None
+        return node_ref_id(app) if app is not None else None
 
     def path(self, ref: NodeRef) -> tuple[list[str], list[dict[str, Any]]]:
         """The node ids from a start to `ref`, and the column edges (job, transformation…) along them."""
@@ -133,46 +127,6 @@ def _sorted(rows: list[Row]) -> list[Row]:
     return sorted(rows, key=lambda row: (row[0][1], row[1][1], str(row[2])))
 
 
-def _hop(
-    tx: ManagedTransaction, traversal: Traversal, frontier: list[NodeRef], direction: str, as_of: str | None
-) -> list[Row]:
-    """Every edge one hop from `frontier`, a chunk of nodes per statement."""
-    rows: list[Row] = []
-    for label, keys in by_label(frontier):
-        for chunk in chunks(keys):
-            ids = [traversal.element_ids[(label, key)] for key in chunk]
-            hop, found = hop_rows(tx, label=label, ids=ids, direction=direction, as_of=as_of)
-            rows.extend(hop)
-            traversal.element_ids.update(found)
-    return _sorted(rows)
-
-
-def _double_hop(
-    tx: ManagedTransaction, traversal: Traversal, frontier: list[NodeRef], direction: str, as_of: str | None
-) -> tuple[list[Row], list[Row]]:
-    """Dataset / job lineage two hops from `frontier` (see `double_hop_rows`), a chunk of nodes per statement."""
-    first: list[Row] = []
-    beyond: list[Row] = []
-    for label, keys in by_label(frontier):
-        for chunk in chunks(keys):
-            ids = [traversal.element_ids[(label, key)] for key in chunk]
-            hop_one, hop_two, found = double_hop_rows(tx, label=label, ids=ids, direction=direction, as_of=as_of)
-            first.extend(hop_one)
-            beyond.extend(hop_two)
-            traversal.element_ids.update(found)
-    return _sorted(first), _sorted(beyond)
-
-
-def _reach(traversal: Traversal, rows: list[Row], distance: int) -> list[NodeRef]:
-    """Record each node `rows` reach for the first time, at `distance`; returns them."""
-    following: list[NodeRef] = []
-    for source, target, edge in rows:
-        if target not in traversal.seen:
-            traversal.seen[target] = Reach(distance, source, edge)
-            following.append(target)
-    return following
-
-
 def _breadth_first(
     tx: ManagedTransaction,
     traversal: Traversal,
@@ -182,18 +136,17 @@ def _breadth_first(
     direction: str,
     as_of: str | None,
 ) -> None:
-    traversal.element_ids.update(element_ids(tx, [ref for ref in seeds if ref not in traversal.element_ids]))
-    frontier, distance = [ref for ref in seeds if ref in traversal.element_ids], 0
-    while frontier and distance < depth:
-        if depth - distance >= 2 and all(ref[0] is not Label.FIELD for ref in frontier):
-            # Dataset and job lineage: two hops per round trip, applied as two single hops.
-            first, beyond = _double_hop(tx, traversal, frontier, direction, as_of)
-            middle = set(_reach(traversal, first, distance + 1))
-            frontier = _reach(traversal, [row for row in beyond if row[0] in middle], distance + 2)
-            distance += 2
-        else:
-            frontier = _reach(traversal, _hop(tx, traversal, frontier, direction, as_of), distance + 1)
-            distance += 1
+    """`graph_walk` from `seeds`, recording how each node was first reached."""
+    reached = traversal.element_ids
+    reached.update(element_ids(tx, [ref for ref in seeds if ref not in reached]))
+
+    def reach(rows: list[Row], new: list[NodeRef], distance: int) -> None:
+        fresh = set(new)
+        for source, target, edge in _sorted(rows):  # the first edge to a node is its parent on the path
+            if target in fresh and target not in traversal.seen:
+                traversal.seen[target] = Reach(distance, source, edge)
+
+    graph_walk(tx, Walk(reached=reached), starts=seeds, depth=depth, direction=direction, as_of=as_of, on_hop=reach)
 
 
 def _field_seeds(tx: ManagedTransaction, datasets: list[str]) -> list[NodeRef]:
@@ -207,10 +160,8 @@ def _job_keys(tx: ManagedTransaction, job_ids: set[str]) -> dict[str, str]:
     """The natural key of each `job:<namespace>:<name>` id that names a job (names may hold ':')."""
     candidates: dict[str, str] = {}
     for job in job_ids:
-        rest = job.partition(":")[2]
-        for i, char in enumerate(rest):
-            if char == ":":
-                candidates.setdefault(natural_key(rest[:i], rest[i + 1 :]), job)
+        for key in node_id_candidate_keys(node_id=job, label=Label.JOB):
+            candidates.setdefault(key, job)
     found: dict[str, str] = {}
     for chunk in chunks(sorted(candidates)):
         for row in records(tx, q.FIND_NODES[Label.JOB], keys=chunk):

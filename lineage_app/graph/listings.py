@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from neo4j import ManagedTransaction
@@ -140,7 +141,7 @@ def job_run_page(*, key: str, limit: int, offset: int) -> tuple[int, Rows]:
     return graph_read(work)
 
 
-def _with_children(tx: ManagedTransaction, rows: Rows, states: list[str]) -> Rows:
+def _with_children(tx: ManagedTransaction, rows: Rows, states: Sequence[str]) -> Rows:
     """Each failure row with `children`: its failed child (action) runs, the first to end first."""
     run_ids = [row["runId"] for row in rows]
     found: dict[str, Rows] = {}
@@ -153,7 +154,7 @@ def _with_children(tx: ManagedTransaction, rows: Rows, states: list[str]) -> Row
 
 def _failure_params(
     *,
-    states: list[str],
+    states: Sequence[str],
     namespace: str | None,
     job_key: str | None,
     classification: str | None,
@@ -172,7 +173,7 @@ def _failure_params(
 
 def failure_page(
     *,
-    states: list[str],
+    states: Sequence[str],
     namespace: str | None,
     job_key: str | None,
     classification: str | None,
@@ -199,7 +200,7 @@ def failure_page(
 STREAK_PAGE = 50  # runs read per round trip while following a streak of failures
 
 
-def _streak(tx: ManagedTransaction, *, key: str, states: list[str], limit: int) -> dict[str, Any]:
+def _streak(tx: ManagedTransaction, *, key: str, states: Sequence[str], limit: int) -> dict[str, Any]:
     """A job's latest runs that failed, newest first, up to the first that did not (at most `limit`)."""
     failed: Rows = []
     latest_state: str | None = None
@@ -219,7 +220,7 @@ def _streak(tx: ManagedTransaction, *, key: str, states: list[str], limit: int) 
 
 def failure_job_page(
     *,
-    states: list[str],
+    states: Sequence[str],
     namespace: str | None,
     job_key: str | None,
     classification: str | None,

@@ -1,4 +1,4 @@
-"""The graph's vocabulary: node labels, relationship types, natural keys and API node ids."""
+"""The graph's vocabulary: node labels, relationship types, node types, run states and natural keys."""
 
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ class Rel(StrEnum):
 
 
 class NodeType(StrEnum):
-    """The kinds of node the API names, with their `nodeId` prefixes (Marquez's convention)."""
+    """The kinds of node the API names: values are their `nodeId` prefixes (Marquez's convention),
+    names their API `type` (`DATASET_FIELD`)."""
 
     DATASET = "dataset"
     JOB = "job"
@@ -42,14 +43,41 @@ class NodeType(StrEnum):
     RUN = "run"
 
 
+# The one mapping between graph labels and API node types; every other spelling derives from it.
+NODE_TYPES: dict[Label, NodeType] = {
+    Label.DATASET: NodeType.DATASET,
+    Label.JOB: NodeType.JOB,
+    Label.FIELD: NodeType.DATASET_FIELD,
+    Label.RUN: NodeType.RUN,
+}
+NODE_LABELS: dict[NodeType, Label] = {node_type: label for label, node_type in NODE_TYPES.items()}
+API_TYPES: dict[Label, str] = {label: node_type.name for label, node_type in NODE_TYPES.items()}
+
+# What owners are assigned to, by the name ownership uses for each (`namespace:<name>` ids included).
+OWNED_TARGETS: dict[str, Label] = {
+    "namespace": Label.NAMESPACE,
+    NodeType.DATASET.value: Label.DATASET,
+    NodeType.JOB.value: Label.JOB,
+}
+
+
+class RunState(StrEnum):
+    """A run's state on its node, folded from its events (`graph.run_state`)."""
+
+    NEW = "NEW"
+    RUNNING = "RUNNING"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+    ABORTED = "ABORTED"
+
+
+# The states a failure is: plain strings in a fixed order (query parameters and API choices).
+FAILED_STATES: tuple[str, ...] = (RunState.FAILED.value, RunState.ABORTED.value)
+
+
 def natural_key(*parts: str) -> str:
     """The unique `key` property of a Dataset, Job, Field or DatasetVersion node."""
     return KEY_SEPARATOR.join(parts)
-
-
-def node_id(node_type: NodeType, *parts: str) -> str:
-    """The API id of a node, e.g. `dataset:<namespace>:<name>`."""
-    return ":".join([node_type.value, *parts])
 
 
 def run_order_key(last_event_time: str, run_id: str) -> str:

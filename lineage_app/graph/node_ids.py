@@ -1,23 +1,44 @@
-"""Node ids (`dataset:<namespace>:<name>`, `job:…`, `datasetField:…:<field>`): resolving one to its graph node."""
+"""Node ids (`dataset:<namespace>:<name>`, `job:…`, `datasetField:…`, `run:<runId>`): writing, parsing, resolving."""
 
 from __future__ import annotations
 
 from lineage_app.graph import listings
 from lineage_app.graph.identity import identity_key, identity_normalise
-from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType, natural_key
+from lineage_app.graph.model import KEY_SEPARATOR, NODE_LABELS, NODE_TYPES, Label, NodeType, natural_key
 from lineage_app.graph.traversal import NodeRef, node_find
 
-NODE_LABELS = {NodeType.DATASET: Label.DATASET, NodeType.JOB: Label.JOB, NodeType.DATASET_FIELD: Label.FIELD}
+SEPARATOR = ":"
 
 
 class NodeNotFound(LookupError):
     pass
 
 
-def _candidates(rest: str, parts: int) -> list[str]:
-    """Every way to split `rest` at ':' into `parts` non-empty-looking parts, as natural keys."""
-    positions = [i for i, char in enumerate(rest) if char == ":"]
-    if parts == 2:
+def node_id(node_type: NodeType, *parts: str) -> str:
+    """The API id of a node from its parts, e.g. `dataset:<namespace>:<name>`, `run:<runId>`."""
+    return SEPARATOR.join([node_type.value, *parts])
+
+
+def node_ref_id(ref: NodeRef) -> str:
+    """The API id of a node named by its label and natural key."""
+    label, key = ref
+    return node_id(NODE_TYPES[label], *key.split(KEY_SEPARATOR))
+
+
+def node_id_kind(node_id: str) -> str:
+    """What a node id says it names: the text before its first ':' (`dataset`, `job`, …)."""
+    return node_id.partition(SEPARATOR)[0]
+
+
+def node_id_candidate_keys(*, node_id: str, label: Label) -> list[str]:
+    """Every natural key a `label` node's id may stand for, in order of the first ':' split.
+
+    Namespaces and names may themselves contain ':' (`file://…`, `host:5432`), so an id after its
+    kind splits at any ':' into namespace and name (and, for a field, name and field).
+    """
+    rest = node_id.partition(SEPARATOR)[2]
+    positions = [i for i, char in enumerate(rest) if char == SEPARATOR]
+    if label is not Label.FIELD:
         return [natural_key(rest[:i], rest[i + 1 :]) for i in positions]
     return [
         natural_key(rest[:i], rest[i + 1 : j], rest[j + 1 :])
@@ -29,16 +50,15 @@ def _candidates(rest: str, parts: int) -> list[str]:
 def node_resolve(*, node_id: str, kinds: tuple[NodeType, ...] = (NodeType.DATASET, NodeType.JOB)) -> NodeRef:
     """The graph node a `dataset:…`, `job:…` or `datasetField:…` id names, if it is one of `kinds`.
 
-    Namespaces and names may themselves contain ':' (`file://…`, `host:5432`), so every
-    split is tried and the one that exists wins.
+    Every split of the id (`node_id_candidate_keys`) is tried and the one that exists wins.
     """
-    kind, _, rest = node_id.partition(":")
+    kind = node_id_kind(node_id)
     allowed = {k.value: k for k in kinds}
     if kind not in allowed:
         expected = " or ".join(f"'{k.value}:'" for k in kinds)
         raise NodeNotFound(f"nodeId must start with {expected} (got {node_id!r})")
     label = NODE_LABELS[allowed[kind]]
-    candidates = _candidates(rest, 3 if label is Label.FIELD else 2)
+    candidates = node_id_candidate_keys(node_id=node_id, label=label)
     key = node_find(label=label, candidate_keys=candidates) if candidates else None
     if key is None and label is Label.DATASET and candidates:
         # An alias (another spelling, a symlinked name) names its canonical dataset (invariant 9).

@@ -11,7 +11,8 @@ from typing import Any
 from lineage_app.graph import queries
 from lineage_app.graph.events import EventRecord
 from lineage_app.graph.identity import identity_key, identity_normalise, symlink_identifiers
-from lineage_app.graph.model import NodeType, natural_key, node_id, owner_kind, run_order_key
+from lineage_app.graph.model import NodeType, RunState, natural_key, owner_kind, run_order_key
+from lineage_app.graph.node_ids import node_id
 from lineage_app.graph.run_state import RunFold
 
 # Facets kept as graph structure of their own, not in a node's facet blob.
@@ -218,7 +219,7 @@ def writes_add_runs(writes: GraphWrites, folds: Iterable[RunFold]) -> None:
                     "parentJobName": parent.job_name,
                     # A parent known only by reference has no events: it is the job's latest run
                     # only while the job has no run with events (an empty time sorts first).
-                    **_latest_run_facts(parent.run_id, "NEW", ""),
+                    **_latest_run_facts(parent.run_id, RunState.NEW.value, ""),
                 }
             )
 

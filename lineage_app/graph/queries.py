@@ -7,7 +7,7 @@ guarded by the event order key, so applying the same events in any order gives o
 
 from __future__ import annotations
 
-from lineage_app.graph.model import Label, Rel
+from lineage_app.graph.model import Label, Rel, RunState
 
 
 def _seen(var: str) -> str:
@@ -86,7 +86,7 @@ MERGE_RUN_PARENTS = f"""
 UNWIND $rows AS row
 MATCH (r:{Label.RUN} {{runId: row.runId}})
 MERGE (p:{Label.RUN} {{runId: row.parentRunId}})
-ON CREATE SET p.nodeId = row.parentNodeId, p.state = 'NEW',
+ON CREATE SET p.nodeId = row.parentNodeId, p.state = '{RunState.NEW}',
               p.jobNamespace = row.parentJobNamespace, p.jobName = row.parentJobName
 MERGE (pj:{Label.JOB} {{key: row.parentJobKey}})
 ON CREATE SET pj.nodeId = row.parentJobNodeId, pj.namespace = row.parentJobNamespace,

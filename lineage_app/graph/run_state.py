@@ -10,17 +10,17 @@ from typing import Any
 
 from lineage_app.graph.events import EventRecord
 from lineage_app.graph.failure_cause import CANCELLED, failure_cause
+from lineage_app.graph.model import FAILED_STATES, RunState
 from lineage_app.instants import utc_text
 
 STATE_AFTER = {
-    "START": "RUNNING",
-    "RUNNING": "RUNNING",
-    "COMPLETE": "COMPLETED",
-    "FAIL": "FAILED",
-    "ABORT": "ABORTED",
+    "START": RunState.RUNNING.value,
+    "RUNNING": RunState.RUNNING.value,
+    "COMPLETE": RunState.COMPLETED.value,
+    "FAIL": RunState.FAILED.value,
+    "ABORT": RunState.ABORTED.value,
 }
 TERMINAL = frozenset({"COMPLETE", "FAIL", "ABORT"})
-FAILED_STATES = frozenset({"FAILED", "ABORTED"})
 # At the same instant a run starts before it runs, and runs before it ends.
 RANK = {"START": 0, "RUNNING": 1, "OTHER": 2, "COMPLETE": 3, "FAIL": 3, "ABORT": 3}
 
@@ -91,7 +91,7 @@ def _failure(state: str, error: dict[str, Any] | None) -> tuple[str | None, str 
     if state not in FAILED_STATES:
         return None, None
     message, stack = (error or {}).get("message"), (error or {}).get("stackTrace")
-    if state == "ABORTED" and not (message or stack):
+    if state == RunState.ABORTED and not (message or stack):
         return None, CANCELLED
     found = failure_cause(
         message=message if isinstance(message, str) else None, stack_trace=stack if isinstance(stack, str) else None
@@ -104,7 +104,7 @@ def run_fold(events: Iterable[EventRecord]) -> RunFold:
     ordered = sorted({e.content_hash: e for e in events}.values(), key=_sort_key)
     if not ordered:
         raise ValueError("a run needs at least one event")
-    state = "NEW"
+    state = RunState.NEW.value
     terminal_at: datetime | None = None
     started_at: datetime | None = None
     facets: dict[str, Any] = {}

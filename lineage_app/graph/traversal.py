@@ -1,8 +1,8 @@
-"""Lineage traversal: breadth-first, two dataset-lineage hops per round trip, each node visited once, in a budget."""
+"""The one graph traversal (`graph_walk`): breadth-first, two lineage hops per round trip, in a node budget."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +20,7 @@ Row = tuple[NodeRef, NodeRef, tuple[tuple[str, Any], ...]]  # an edge as a hop f
 ElementIds = dict[NodeRef, str]
 
 EDGE_PROPERTIES = ("job", "transformation", "subtype", "indirect")  # what a DERIVES pair carries after its ends
+CHUNK = 2000  # frontier nodes per hop statement, so no statement's answer grows with the graph
 
 
 @dataclass
@@ -64,9 +65,9 @@ def lineage_traverse(
 
     def work(tx: ManagedTransaction) -> LineageGraph:
         graph = LineageGraph()
-        reached = element_ids(tx, [start])
-        _walk(tx, graph, reached, [start], depth, directions, as_of, max_nodes)
-        graph.nodes = _summaries(tx, reached)
+        state = Walk(reached=element_ids(tx, [start]), max_nodes=max_nodes)
+        _lineage_walks(tx, graph, state, [start], depth, directions, as_of)
+        graph.nodes = _summaries(tx, state.reached)
         return graph
 
     return graph_read(work)
@@ -93,18 +94,19 @@ def job_lineage_traverse(
 
     def work(tx: ManagedTransaction) -> LineageGraph:
         graph = LineageGraph()
-        reached = element_ids(tx, [start])
+        state = Walk(reached=element_ids(tx, [start]), max_nodes=max_nodes)
+        reached = state.reached
         starts = [start] if start in reached else []
         actions: list[NodeRef] = []
         if start[0] is Label.JOB and starts:
             found = application_actions(tx, application=start)
             actions = sorted(found)
             if len(actions) > max_nodes - 1:
-                graph.truncated = True
+                state.truncated = True  # the budget is spent: each walk takes one hop, for its edges
                 actions = actions[: max(max_nodes - 1, 0)]
             reached.update((ref, found[ref]) for ref in actions)
             starts.extend(actions)
-        _walk(tx, graph, reached, starts, depth, directions, as_of, max_nodes)
+        _lineage_walks(tx, graph, state, starts, depth, directions, as_of)
         applications = job_applications(tx, jobs={ref: i for ref, i in reached.items() if ref[0] is Label.JOB})
         graph.applications = {ref: app for ref, (app, _) in applications.items()}
         if roll_up:
@@ -176,26 +178,94 @@ def application_actions(tx: ManagedTransaction, *, application: NodeRef) -> Elem
     return found
 
 
-def _walk(
+Hop = Callable[[list[Row], list[NodeRef], int], None]
+
+
+@dataclass
+class Walk:
+    """A breadth-first walk's state, shared by the walks of one read: every node reached (the
+    visited set) with its element id, the node budget (None: no budget), and whether it stopped one."""
+
+    reached: ElementIds
+    max_nodes: int | None = None
+    truncated: bool = False
+
+
+def graph_walk(
     tx: ManagedTransaction,
-    graph: LineageGraph,
-    reached: ElementIds,
-    starts: list[NodeRef],
+    state: Walk,
+    *,
+    starts: Iterable[NodeRef],
     depth: int,
-    directions: tuple[str, ...],
+    direction: str,
     as_of: str | None,
-    max_nodes: int,
+    on_hop: Hop,
 ) -> None:
-    """Breadth-first from `starts` (already in `reached`), each direction in turn, into `graph`."""
-    field_lineage = any(ref[0] is Label.FIELD for ref in starts)
-    for direction in directions:
-        frontier, remaining = {ref for ref in starts if ref in reached}, depth
-        while frontier and remaining:
-            # Dataset and job lineage goes two hops per round trip while two are left.
-            two = remaining >= 2 and not field_lineage
-            step = _double_step if two else _step
-            frontier = step(tx, graph, reached, frontier, direction, as_of, max_nodes)
-            remaining -= 2 if two else 1
+    """Breadth-first from `starts` (those in `state.reached`) up to `depth` hops in `direction`.
+
+    Each hop takes the nodes not reached before in key order, up to the budget (the rest are left
+    out and `truncated` set, which ends the walk), then tells `on_hop` the hop's edges, the nodes
+    it newly reached and their distance. Dataset and job lineage goes two hops per round trip
+    while two are left, applied exactly as two single hops would be.
+    """
+    frontier, distance = {ref for ref in starts if ref in state.reached}, 0
+    while frontier and distance < depth:
+        if depth - distance >= 2 and all(ref[0] is not Label.FIELD for ref in frontier):
+            first, beyond, found = _double_hop(tx, state, frontier, direction, as_of)
+            middle = _advance(state, first, found, distance + 1, on_hop)
+            second = [row for row in beyond if row[0] in middle]
+            frontier = _advance(state, second, found, distance + 2, on_hop) if middle else set()
+            distance += 2
+        else:
+            rows, found = _hop(tx, state, frontier, direction, as_of)
+            frontier = _advance(state, rows, found, distance + 1, on_hop)
+            distance += 1
+
+
+def _chunks(state: Walk, frontier: set[NodeRef]) -> Iterator[tuple[Label, list[str]]]:
+    """The frontier's element ids by label, `CHUNK` at a time, so no statement's answer grows with the graph."""
+    for label, keys in by_label(frontier):
+        for start in range(0, len(keys), CHUNK):
+            yield label, [state.reached[(label, key)] for key in keys[start : start + CHUNK]]
+
+
+def _hop(
+    tx: ManagedTransaction, state: Walk, frontier: set[NodeRef], direction: str, as_of: str | None
+) -> tuple[list[Row], ElementIds]:
+    rows: list[Row] = []
+    found: ElementIds = {}
+    for label, ids in _chunks(state, frontier):
+        hop, reached = hop_rows(tx, label=label, ids=ids, direction=direction, as_of=as_of)
+        rows.extend(hop)
+        found.update(reached)
+    return rows, found
+
+
+def _double_hop(
+    tx: ManagedTransaction, state: Walk, frontier: set[NodeRef], direction: str, as_of: str | None
+) -> tuple[list[Row], list[Row], ElementIds]:
+    first: list[Row] = []
+    beyond: list[Row] = []
+    found: ElementIds = {}
+    for label, ids in _chunks(state, frontier):
+        hop_one, hop_two, reached = double_hop_rows(tx, label=label, ids=ids, direction=direction, as_of=as_of)
+        first.extend(hop_one)
+        beyond.extend(hop_two)
+        found.update(reached)
+    return first, beyond, found
+
+
+def _advance(state: Walk, rows: list[Row], found: ElementIds, distance: int, on_hop: Hop) -> set[NodeRef]:
+    """Take one hop: the nodes not reached before, in key order up to the budget, join `reached`.
+    Returns the next frontier (empty once truncated)."""
+    new = sorted({target for _, target, _ in rows if target not in state.reached})
+    if state.max_nodes is not None and len(new) > state.max_nodes - len(state.reached):
+        state.truncated = True
+        new = new[: max(state.max_nodes - len(state.reached), 0)]
+    for node in new:
+        state.reached[node] = found[node]
+    on_hop(rows, new, distance)
+    return set() if state.truncated else set(new)
 
 
 def hop_rows(
@@ -239,68 +309,27 @@ def by_label(nodes: Iterable[NodeRef]) -> list[tuple[Label, list[str]]]:
     return [(label, sorted(grouped[label])) for label in sorted(grouped)]
 
 
-def _step(
+def _lineage_walks(
     tx: ManagedTransaction,
     graph: LineageGraph,
-    reached: ElementIds,
-    frontier: set[NodeRef],
-    direction: str,
+    state: Walk,
+    starts: list[NodeRef],
+    depth: int,
+    directions: tuple[str, ...],
     as_of: str | None,
-    max_nodes: int,
-) -> set[NodeRef]:
-    rows: list[Row] = []
-    found: ElementIds = {}
-    for label, keys in by_label(frontier):
-        hop, ids = hop_rows(
-            tx, label=label, ids=[reached[(label, key)] for key in keys], direction=direction, as_of=as_of
-        )
-        rows.extend(hop)
-        found.update(ids)
-    return _advance(graph, reached, rows, found, direction, max_nodes)
+) -> None:
+    """`graph_walk` from `starts` in each direction in turn, every edge between reached nodes into `graph`
+    in data-flow order."""
+    for direction in directions:
 
+        def edges(rows: list[Row], _new: list[NodeRef], _distance: int, direction: str = direction) -> None:
+            for source, target, properties in rows:
+                if target in state.reached:
+                    edge = (source, target, properties) if direction == "downstream" else (target, source, properties)
+                    graph.edges.add(edge)
 
-def _double_step(
-    tx: ManagedTransaction,
-    graph: LineageGraph,
-    reached: ElementIds,
-    frontier: set[NodeRef],
-    direction: str,
-    as_of: str | None,
-    max_nodes: int,
-) -> set[NodeRef]:
-    """Two hops from one round trip, applied one after the other exactly as two `_step`s would:
-    the second hop goes on only from middle nodes the first one newly reached."""
-    first: list[Row] = []
-    beyond: list[Row] = []
-    found: ElementIds = {}
-    for label, keys in by_label(frontier):
-        hop_one, hop_two, ids = double_hop_rows(
-            tx, label=label, ids=[reached[(label, key)] for key in keys], direction=direction, as_of=as_of
-        )
-        first.extend(hop_one)
-        beyond.extend(hop_two)
-        found.update(ids)
-    following = _advance(graph, reached, first, found, direction, max_nodes)
-    second = [row for row in beyond if row[0] in following]
-    return _advance(graph, reached, second, found, direction, max_nodes) if following else set()
-
-
-def _advance(
-    graph: LineageGraph, reached: ElementIds, rows: list[Row], found: ElementIds, direction: str, max_nodes: int
-) -> set[NodeRef]:
-    """Take one hop's edges into `graph`: the nodes not reached before, in key order up to the
-    budget, and every edge between reached nodes. Returns the next frontier (empty once truncated)."""
-    new = sorted({target for _, target, _ in rows if target not in reached})
-    room = max_nodes - len(reached)
-    if len(new) > room:
-        graph.truncated = True
-        new = new[: max(room, 0)]
-    for node in new:
-        reached[node] = found[node]
-    for source, target, properties in rows:
-        if target in reached:
-            graph.edges.add((source, target, properties) if direction == "downstream" else (target, source, properties))
-    return set() if graph.truncated else set(new)
+        graph_walk(tx, state, starts=starts, depth=depth, direction=direction, as_of=as_of, on_hop=edges)
+    graph.truncated = state.truncated
 
 
 def _summaries(tx: ManagedTransaction, reached: ElementIds) -> dict[NodeRef, dict[str, Any]]:

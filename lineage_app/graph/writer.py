@@ -11,7 +11,8 @@ from neo4j.exceptions import ConstraintError
 from lineage_app.graph import queries
 from lineage_app.graph.driver import graph_write, records
 from lineage_app.graph.identity import Identity, canonical_of, identity_key, identity_normalise
-from lineage_app.graph.model import KEY_SEPARATOR, NodeType, natural_key, node_id
+from lineage_app.graph.model import KEY_SEPARATOR, NodeType, natural_key
+from lineage_app.graph.node_ids import node_id
 from lineage_app.graph.projection import GraphWrites
 
 # Two workers that MERGE the same new node at once (a Namespace, a DatasetAlias) both try to create

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from lineage_app.graph.model import OWNED_TARGETS
+
 
 class Owner(models.Model):
     class Kind(models.TextChoices):
@@ -30,10 +32,10 @@ class Owner(models.Model):
 
 
 class OwnershipAssignment(models.Model):
-    class TargetType(models.TextChoices):
-        NAMESPACE = "namespace", "Namespace"
-        DATASET = "dataset", "Dataset"
-        JOB = "job", "Job"
+    # The graph's owned targets: `namespace` / `dataset` / `job`, labelled by their node label.
+    TargetType = models.TextChoices(
+        "TargetType", [(label.name, (target, label.value)) for target, label in OWNED_TARGETS.items()]
+    )
 
     class Role(models.TextChoices):
         OWNER = "owner", "Owner"

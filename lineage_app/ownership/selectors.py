@@ -7,12 +7,12 @@ from typing import Any
 from django.db.models import Count
 
 from lineage_app.graph.driver import graph_read
-from lineage_app.graph.model import Label, NodeType
-from lineage_app.graph.node_ids import NodeNotFound, node_resolve
+from lineage_app.graph.model import OWNED_TARGETS, Label, NodeType
+from lineage_app.graph.node_ids import SEPARATOR, NodeNotFound, node_id_kind, node_resolve
 from lineage_app.graph.ownership import owners_for
 from lineage_app.ownership.models import Owner, OwnershipAssignment
 
-NAMESPACE_PREFIX = "namespace:"
+NAMESPACE_PREFIX = next(target for target, label in OWNED_TARGETS.items() if label is Label.NAMESPACE) + SEPARATOR
 
 
 def owner_page(*, q: str | None, limit: int, offset: int) -> dict[str, Any]:
@@ -71,7 +71,7 @@ def ownership_for_node(*, node_id: str) -> dict[str, Any]:
         try:
             ref = node_resolve(node_id=node_id, kinds=(NodeType.DATASET, NodeType.JOB))
         except NodeNotFound as exc:
-            if ":" in node_id and node_id.partition(":")[0] not in ("dataset", "job"):
+            if SEPARATOR in node_id and node_id_kind(node_id) not in OWNED_TARGETS:
                 raise NodeNotFound(
                     f"nodeId must start with 'dataset:', 'job:' or 'namespace:' (got {node_id!r})"
                 ) from exc

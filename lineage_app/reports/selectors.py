@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from lineage_app.graph import impact
-from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType, natural_key
-from lineage_app.graph.node_ids import NodeNotFound, node_resolve
+from lineage_app.graph.model import API_TYPES, KEY_SEPARATOR, Label, NodeType, natural_key
+from lineage_app.graph.node_ids import NodeNotFound, node_ref_id, node_resolve
 from lineage_app.graph.traversal import NodeRef
 from lineage_app.instants import utc_text
 
@@ -64,7 +64,7 @@ class ImpactReport:
         node = ref[1].split(KEY_SEPARATOR)
         row: dict[str, Any] = {
             "id": self.traversal.node_id(ref),
-            "type": impact.API_TYPES[ref[0]],
+            "type": API_TYPES[ref[0]],
             "namespace": detail.get("namespace", node[0]),
             "name": detail.get("name", node[-1]),
         }
@@ -124,7 +124,7 @@ def impact_report(
     as_of_text = utc_text(as_of) if as_of else None
     traversal = impact.impact_traverse(starts=starts, depth=depth, as_of=as_of_text, roll_up=level == "application")
     return ImpactReport(
-        node_ids=[impact.ref_id(ref) for ref in starts],
+        node_ids=[node_ref_id(ref) for ref in starts],
         depth=depth,
         as_of=as_of_text,
         generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -149,8 +149,8 @@ def root_cause_for_node(*, node_id: str, depth: int) -> dict[str, Any]:
         happened = events.get(ref, [])
         results.append(
             {
-                "id": impact.ref_id(ref),
-                "type": impact.API_TYPES[ref[0]],
+                "id": node_ref_id(ref),
+                "type": API_TYPES[ref[0]],
                 "distance": traversal.seen[ref].distance,
                 "path": path,
                 "lastEventAt": happened[0]["at"] if happened else None,
@@ -160,4 +160,4 @@ def root_cause_for_node(*, node_id: str, depth: int) -> dict[str, Any]:
         )
     results.sort(key=lambda r: (r["distance"], r["id"]))
     results.sort(key=lambda r: r["lastEventAt"] or "", reverse=True)  # stable: ties stay nearest first
-    return {"nodeId": impact.ref_id(start), "depth": depth, "results": results}
+    return {"nodeId": node_ref_id(start), "depth": depth, "results": results}
