@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-postgres lint frontend bench-ingest bench-render screenshots clean
+.PHONY: run test test-postgres lint dist frontend bench-ingest bench-render screenshots clean
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -51,8 +51,20 @@ test-postgres: $(STAMP)
 	bash scripts/test_services.sh
 	DATABASE_URL=$(POSTGRES_URL) $(PY) -m pytest tests/ingest
 
-lint: $(STAMP)
-	$(VENV)/bin/ruff check lineage_app spark_agent tests bench examples
+# The gates CI runs before the tests: format, lint, types, import layers (.importlinter), the UI's
+# strict types and its generated API types.
+lint: $(STAMP) frontend/node_modules/.package-lock.json
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
+	cd frontend && npm run --silent typecheck
+
+# What a deployment installs: the agent's wheel (for Spark clusters) in dist/.
+dist: $(STAMP)
+	rm -rf dist && mkdir -p dist
+	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation -w dist packaging/agent
+	@ls -1 dist
 
 bench-ingest: $(STAMP)
 	$(PY) bench/ingest_throughput.py
@@ -67,4 +79,4 @@ bench-render: $(STAMP) frontend
 	$(PY) bench/render_lineage.py
 
 clean:
-	rm -rf var staticfiles
+	rm -rf var staticfiles dist
