@@ -19,6 +19,8 @@ ACCEPT_PAUSE_SECONDS = 0.002
 
 
 class SharingThreadWorker(ThreadWorker):
-    def accept(self, server: Any, listener: Any) -> None:
-        super().accept(server, listener)
+    # The stubs describe gunicorn 26's `accept(listener)`; the pinned gunicorn 23 passes the
+    # listener's address first, so the stub signature is wrong for the version that runs.
+    def accept(self, server: Any, listener: Any) -> None:  # type: ignore[override]
+        super().accept(server, listener)  # type: ignore[call-arg]
         time.sleep(ACCEPT_PAUSE_SECONDS)

@@ -7,8 +7,8 @@ import gzip
 import sys
 from collections import Counter
 from collections.abc import Iterator
+from io import BufferedIOBase
 from pathlib import Path
-from typing import BinaryIO
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -51,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _open(path: Path) -> BinaryIO:
+def _open(path: Path) -> BufferedIOBase:
     return gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")
 
 

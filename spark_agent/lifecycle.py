@@ -47,7 +47,10 @@ class Agent:
     def __init__(self, spark: SparkSession, config: AgentConfig) -> None:
         self.config = config
         self.counters = Counters()
-        self.app_name = config.app_name or spark.sparkContext.appName
+        app_name = config.app_name or spark.sparkContext.appName
+        # Spark refuses to start a context without `spark.app.name`, so a live session has one.
+        assert app_name is not None
+        self.app_name = app_name
         self.job = (config.namespace, self.app_name)
         self.run_id = new_run_id()
         self._spark = spark

@@ -43,7 +43,9 @@ def register(spark: SparkSession, listener: QueryListener) -> None:
     ensure_callback_server_started(spark.sparkContext._gateway)
     # py4j makes a new JVM proxy each time a Python object is passed; keep the one that
     # gets registered so that `unregister` can name the same object.
-    listener.jvm_proxy = spark.sparkContext._jvm.java.util.Objects.requireNonNull(listener)
+    jvm = spark.sparkContext._jvm
+    assert jvm is not None  # set when the session's context started its JVM
+    listener.jvm_proxy = jvm.java.util.Objects.requireNonNull(listener)
     spark._jsparkSession.listenerManager().register(listener.jvm_proxy)
 
 

@@ -6,7 +6,6 @@ import argparse
 import os
 import runpy
 import sys
-from typing import Any
 
 from pyspark.sql import SparkSession
 
@@ -49,8 +48,7 @@ def _instrument_session_builder() -> None:
             _agents.append(install(session))
         return session
 
-    patched: Any = get_or_create
-    SparkSession.Builder.getOrCreate = patched
+    SparkSession.Builder.getOrCreate = get_or_create  # type: ignore[method-assign]  # patching it is the point
 
 
 def _close_all(error: BaseException | None) -> None:

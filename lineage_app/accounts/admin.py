@@ -28,6 +28,8 @@ class ApiTokenAdmin(AdminOnlyMixin, admin.ModelAdmin):
         if change:
             super().save_model(request, obj, form, change)
             return
+        # The admin site lets no anonymous user this far.
+        assert isinstance(request.user, User)
         token, plaintext = token_create(name=obj.name, scope=obj.scope, created_by=request.user)
         obj.pk = token.pk
         obj.refresh_from_db()

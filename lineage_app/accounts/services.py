@@ -6,7 +6,7 @@ import hashlib
 import hmac
 import secrets
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -22,7 +22,7 @@ def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def token_create(*, name: str, scope: str, created_by: AbstractBaseUser | None = None) -> tuple[ApiToken, str]:
+def token_create(*, name: str, scope: str, created_by: User | None = None) -> tuple[ApiToken, str]:
     """Create a token and return it with its plaintext, which is shown once and never stored."""
     if scope not in ApiToken.Scope.values:
         raise ValueError(f"unknown scope {scope!r}: expected one of {', '.join(ApiToken.Scope.values)}")

@@ -115,7 +115,7 @@ def _members(value: Any) -> int:
     return count
 
 
-class _Pairs(list):  # type: ignore[type-arg]
+class _Pairs(list[tuple[str, Any]]):
     """An object as its members were written, duplicates kept."""
 
 

@@ -136,10 +136,10 @@ def event_check(payload: Any, *, path_prefix: str = "") -> CheckedEvent:
     except rfc8785.CanonicalizationError as exc:
         where = _dotted(_first_path(payload, _uncanonical) or [])
         raise EventInvalid(f"cannot be canonicalised (RFC 8785): {exc}", path=_join(path_prefix, where)) from exc
-    if _NUL_ESCAPE in canonical and (where := _first_path(payload, _holds_nul)) is not None:
+    if _NUL_ESCAPE in canonical and (nul_path := _first_path(payload, _holds_nul)) is not None:
         raise EventInvalid(
             "contains a NUL character (U+0000), which the event log cannot store",
-            path=_join(path_prefix, _dotted(where)),
+            path=_join(path_prefix, _dotted(nul_path)),
         )
     run = payload.get("run") or {}
     job = payload.get("job") or {}
@@ -281,8 +281,9 @@ def _first_error(errors: Iterator[ValidationError]) -> ValidationError | None:
 def _error_path(error: ValidationError) -> list[Any]:
     """Where the error is; for a missing property, the property itself (`run.runId`, not `run`)."""
     path = list(error.absolute_path)
-    if error.validator == "required" and isinstance(error.instance, dict):
-        missing = next((p for p in error.validator_value if p not in error.instance), None)
+    required = error.validator_value
+    if error.validator == "required" and isinstance(error.instance, dict) and isinstance(required, list):
+        missing = next((p for p in required if p not in error.instance), None)
         if missing is not None:
             path.append(missing)
     return path

@@ -47,7 +47,8 @@ class AssignmentForm(forms.ModelForm):
         fields = ("owner", "target_type", "namespace", "name", "role")
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         owner = data.get("owner")
         row = {
             "owner": owner.name if owner else "",
