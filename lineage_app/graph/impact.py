@@ -280,7 +280,7 @@ def impact_details(*, refs: Iterable[NodeRef]) -> dict[NodeRef, dict[str, Any]]:
         jobs = sorted(key for label, key in refs if label is Label.JOB)
         for label, keys in ((Label.DATASET, datasets), (Label.JOB, jobs), (Label.FIELD, fields)):
             for chunk in chunks(keys):
-                for row in node_rows(tx, label=label, columns=q.DETAIL_COLUMNS[label], keys=chunk):
+                for row in node_rows(tx, statement=q.DETAILS[label], keys=chunk):
                     details[(label, row.pop("key"))] = row
         owners = owners_for(tx, refs=[(Label.DATASET, key) for key in datasets] + [(Label.JOB, key) for key in jobs])
         for ref, row in details.items():
@@ -304,19 +304,23 @@ def root_cause_events(*, refs: list[NodeRef]) -> dict[NodeRef, list[dict[str, An
         events: dict[NodeRef, list[dict[str, Any]]] = {ref: [] for ref in refs}
         jobs = sorted(key for label, key in refs if label is Label.JOB)
         for chunk in chunks(jobs):
-            for key, at, run_id, state, message in records(tx, q.JOB_FAILURES, keys=chunk, states=FAILED_STATES)[0][
-                "rows"
-            ]:
-                events[(Label.JOB, key)].append(
-                    {"kind": "failure", "at": at or None, "runId": run_id, "state": state, "message": message}
+            for row in records(tx, q.JOB_FAILURES, keys=chunk, states=FAILED_STATES)[0]["rows"]:
+                events[(Label.JOB, row["key"])].append(
+                    {
+                        "kind": "failure",
+                        "at": row["at"] or None,
+                        "runId": row["runId"],
+                        "state": row["state"],
+                        "message": row["message"],
+                    }
                 )
         datasets = sorted(key for label, key in refs if label is Label.DATASET)
-        versions: dict[str, list[list[Any]]] = {}
+        versions: dict[str, list[dict[str, Any]]] = {}
         for chunk in chunks(datasets):
             for row in records(tx, q.DATASET_VERSIONS, keys=chunk)[0]["rows"]:
-                versions.setdefault(row[0], []).append(row)
+                versions.setdefault(row["key"], []).append(row)
         for key, rows in versions.items():
-            rows.sort(key=lambda row: (row[6], row[1] or "", row[2]))
+            rows.sort(key=lambda row: (row["order"], row["firstSeen"] or "", row["version"]))
             for before, after in pairwise(rows):
                 events[(Label.DATASET, key)].append(_schema_change(before, after))
         for found in events.values():
@@ -326,9 +330,9 @@ def root_cause_events(*, refs: list[NodeRef]) -> dict[NodeRef, list[dict[str, An
     return graph_read(work)
 
 
-def _schema_change(before: list[Any], after: list[Any]) -> dict[str, Any]:
-    old = dict(zip(before[4] or [], before[5] or [], strict=False))
-    new = dict(zip(after[4] or [], after[5] or [], strict=False))
+def _schema_change(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    old = dict(zip(before["fieldNames"] or [], before["fieldTypes"] or [], strict=False))
+    new = dict(zip(after["fieldNames"] or [], after["fieldTypes"] or [], strict=False))
     added = [name for name in new if name not in old]
     removed = [name for name in old if name not in new]
     changed = [name for name in new if name in old and old[name] != new[name]]
@@ -339,9 +343,9 @@ def _schema_change(before: list[Any], after: list[Any]) -> dict[str, Any]:
     ]
     return {
         "kind": "schema_change",
-        "at": after[1],
-        "runId": after[3],
-        "version": after[2],
+        "at": after["firstSeen"],
+        "runId": after["createdByRun"],
+        "version": after["version"],
         "message": "; ".join(parts) or "new schema version",
         "added": added,
         "removed": removed,

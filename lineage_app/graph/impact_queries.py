@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from lineage_app.graph.model import Label, Rel
-from lineage_app.graph.reads import FIND_NODES
+from lineage_app.graph.reads import FIND_NODES, node_columns
 
-__all__ = ["DATASET_FIELDS", "DATASET_VERSIONS", "DETAIL_COLUMNS", "FIND_NODES", "JOB_FAILURES"]
+__all__ = ["DATASET_FIELDS", "DATASET_VERSIONS", "DETAILS", "FIND_NODES", "JOB_FAILURES"]
 
 # The fields of each dataset: the seeds of column-level impact when a whole dataset changes.
 DATASET_FIELDS = f"""
@@ -29,22 +29,26 @@ DETAIL_COLUMNS: dict[Label, tuple[tuple[str, str], ...]] = {
         ("type", "type"),
     ),
 }
+DATASET_DETAILS = node_columns(Label.DATASET, DETAIL_COLUMNS[Label.DATASET])
+JOB_DETAILS = node_columns(Label.JOB, DETAIL_COLUMNS[Label.JOB])
+FIELD_DETAILS = node_columns(Label.FIELD, DETAIL_COLUMNS[Label.FIELD])
+DETAILS = {Label.DATASET: DATASET_DETAILS, Label.JOB: JOB_DETAILS, Label.FIELD: FIELD_DETAILS}
 
 # ---- root cause ----
 
-# Failed or aborted runs of each job: [key, at, runId, state, errorMessage].
+# Failed or aborted runs of each job: {key, at, runId, state, message}.
 JOB_FAILURES = f"""
 UNWIND $keys AS k
 MATCH (:{Label.JOB} {{key: k}})-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
 WHERE r.state IN $states
-RETURN collect([k, coalesce(r.endedAt, r.lastEventTime, r.startedAt, ''), r.runId, r.state,
-       r.errorMessage]) AS rows
+RETURN collect({{key: k, at: coalesce(r.endedAt, r.lastEventTime, r.startedAt, ''), runId: r.runId,
+       state: r.state, message: r.errorMessage}}) AS rows
 """
 
-# Every schema version of each dataset: [key, firstSeen, version, createdByRun, fieldNames, fieldTypes, order].
+# Every schema version of each dataset: {key, firstSeen, version, createdByRun, fieldNames, fieldTypes, order}.
 DATASET_VERSIONS = f"""
 UNWIND $keys AS k
 MATCH (:{Label.DATASET} {{key: k}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
-RETURN collect([k, v.firstSeen, v.version, v.createdByRun, v.fieldNames, v.fieldTypes,
-       coalesce(v.firstKey, '')]) AS rows
+RETURN collect({{key: k, firstSeen: v.firstSeen, version: v.version, createdByRun: v.createdByRun,
+       fieldNames: v.fieldNames, fieldTypes: v.fieldTypes, order: coalesce(v.firstKey, '')}}) AS rows
 """

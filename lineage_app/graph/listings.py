@@ -239,7 +239,7 @@ def failure_job_page(
 
     def work(tx: ManagedTransaction) -> tuple[int, Rows]:
         groups = records(tx, reads.FAILURE_JOB_PAGE, limit=limit, offset=offset, **params)
-        pairs = [[group["key"], group["lastAt"]] for group in groups]
+        pairs = [{"key": group["key"], "at": group["lastAt"]} for group in groups]
         last = {
             row["key"]: row["runId"]
             for row in (records(tx, reads.FAILURE_JOB_LAST, groups=pairs, states=states) if pairs else [])
@@ -266,8 +266,8 @@ def search_rows(*, q: str, labels: list[Label], limit: int) -> Rows:
         jobs = {(Label.JOB, row["key"]): row["elementId"] for row in found if row["label"] is Label.JOB}
         if jobs:
             counts: dict[str, set[str]] = {}
-            for app, action, _ in records(tx, reads.APPLICATION_ACTIONS, keys=sorted(k for _, k in jobs))[0]["rows"]:
-                counts.setdefault(app, set()).add(action)
+            for row in records(tx, reads.APPLICATION_ACTIONS, keys=sorted(k for _, k in jobs))[0]["rows"]:
+                counts.setdefault(row["application"], set()).add(row["job"])
             applications = job_applications(tx, jobs=jobs)
             for row in found:
                 if row["label"] is Label.JOB:
@@ -303,7 +303,9 @@ def near_miss_facts(*, key: str, name: str, limit: int) -> dict[str, Any]:
         node = records(tx, reads.NEAR_MISS_DATASET, key=key)[0]
         return {
             **node,
-            "aliases": [tuple(pair) for pair in node["aliases"] if pair[0] is not None],
+            "aliases": [
+                (alias["namespace"], alias["name"]) for alias in node["aliases"] if alias["namespace"] is not None
+            ],
             "neighbours": records(tx, reads.NEAR_MISS_NEIGHBOURS, key=key, limit=limit),
             "sameName": records(tx, reads.NEAR_MISS_SAME_NAME, key=key, name=name, limit=limit),
         }

@@ -15,7 +15,6 @@ from lineage_app.graph.model import KEY_SEPARATOR, Label
 OwnerRef = tuple[Label, str]  # (Namespace, name) or (Dataset|Job, natural key)
 
 MANUAL, EVENT = "manual", "event"
-OWNER_COLUMNS = ("name", "kind", "contact", "role", "source")  # of each `queries.READ_OWNERS` row, after its key
 
 _MERGE = {
     Label.NAMESPACE: queries.MERGE_MANUAL_NAMESPACE_OWNERS,
@@ -67,8 +66,8 @@ def owners_for(tx: ManagedTransaction, *, refs: list[tuple[Label, str]]) -> dict
         wanted[Label.NAMESPACE].add(_namespace_of(label, key))
     found: dict[OwnerRef, list[dict[str, Any]]] = defaultdict(list)
     for label, keys in sorted(wanted.items()):
-        for key, *values in records(tx, queries.READ_OWNERS[label], keys=sorted(keys))[0]["rows"]:
-            found[(label, key)].append(dict(zip(OWNER_COLUMNS, values, strict=True)))
+        for row in records(tx, queries.READ_OWNERS[label], keys=sorted(keys))[0]["rows"]:
+            found[(label, row.pop("key"))].append(row)
     result: dict[tuple[Label, str], list[dict]] = {}
     for label, key in refs:
         own = _own(found.get((label, key), []))

@@ -263,19 +263,22 @@ SET o.kind = row.kind, o.contact = row.contact
 
 
 # The OWNED_BY edges of each node named by `$keys`, one statement per label (namespaces by name),
-# answering one record: [key, owner name, kind, contact, role, source] per edge.
+# answering one record: {key, name (the owner's), kind, contact, role, source} per edge.
 def _read_owners(label: Label, key: str) -> str:
     return f"""
 UNWIND $keys AS k
 MATCH (:{label} {{{key}: k}})-[e:{Rel.OWNED_BY}]->(o:{Label.OWNER})
-RETURN collect([k, o.name, o.kind, o.contact, e.role, e.source]) AS rows
+RETURN collect({{key: k, name: o.name, kind: o.kind, contact: o.contact, role: e.role, source: e.source}}) AS rows
 """
 
 
+READ_NAMESPACE_OWNERS = _read_owners(Label.NAMESPACE, "name")
+READ_DATASET_OWNERS = _read_owners(Label.DATASET, "key")
+READ_JOB_OWNERS = _read_owners(Label.JOB, "key")
 READ_OWNERS = {
-    Label.NAMESPACE: _read_owners(Label.NAMESPACE, "name"),
-    Label.DATASET: _read_owners(Label.DATASET, "key"),
-    Label.JOB: _read_owners(Label.JOB, "key"),
+    Label.NAMESPACE: READ_NAMESPACE_OWNERS,
+    Label.DATASET: READ_DATASET_OWNERS,
+    Label.JOB: READ_JOB_OWNERS,
 }
 
 # --- Dataset identity (docs/identity.md): the alias registry and the merge of an alias's node ------

@@ -7,81 +7,100 @@ named key, then by `nodeId` / `runId`, so pages are stable.
 
 from __future__ import annotations
 
-from functools import cache
-
 from lineage_app.graph.model import Label, Rel
 
 # ---- node lookup (an API id may split several ways; the caller asks for every candidate key) ----
 
-FIND_NODES = {
-    label: f"UNWIND $keys AS k MATCH (n:{label} {{key: k}}) RETURN n.key AS key, elementId(n) AS id"
-    for label in (Label.DATASET, Label.JOB, Label.FIELD)
-}
+
+def _find_nodes(label: Label) -> str:
+    return f"UNWIND $keys AS k MATCH (n:{label} {{key: k}}) RETURN n.key AS key, elementId(n) AS id"
+
+
+FIND_DATASETS = _find_nodes(Label.DATASET)
+FIND_JOBS = _find_nodes(Label.JOB)
+FIND_FIELDS = _find_nodes(Label.FIELD)
+FIND_NODES = {Label.DATASET: FIND_DATASETS, Label.JOB: FIND_JOBS, Label.FIELD: FIND_FIELDS}
 
 
 # ---- lineage: one or two hops per round trip, per node kind and direction ----
-# Each hop and each summary answers ONE record holding a list: the engines' per-record cost
-# (ArcadeDB's most of all) is far above the cost of a longer list. A traversal names the nodes
-# it has reached by element id, valid for the one read transaction it runs in: seeking a node
-# by element id costs both engines a fraction of an index lookup by key.
+# Each hop and each summary answers ONE record holding a list of maps: the engines' per-record
+# cost (ArcadeDB's most of all) is far above the cost of a longer list. A traversal names the
+# nodes it has reached by element id, valid for the one read transaction it runs in: seeking a
+# node by element id costs both engines a fraction of an index lookup by key.
 
 _AS_OF = "WHERE e.firstSeen <= $asOf "
 
-# One hop of dataset lineage, Dataset -INPUT_TO-> Job -OUTPUTS-> Dataset:
-# (direction, frontier label) -> (relationship, next label).
-_TABLE_STEPS = {
+# One hop of dataset lineage, Dataset -INPUT_TO-> Job -OUTPUTS-> Dataset, and of column lineage,
+# Field -DERIVES-> Field: (direction, frontier label) -> (relationship, next label).
+_STEPS = {
     ("downstream", Label.DATASET): (Rel.INPUT_TO, Label.JOB),
     ("downstream", Label.JOB): (Rel.OUTPUTS, Label.DATASET),
     ("upstream", Label.DATASET): (Rel.OUTPUTS, Label.JOB),
     ("upstream", Label.JOB): (Rel.INPUT_TO, Label.DATASET),
+    ("downstream", Label.FIELD): (Rel.DERIVES, Label.FIELD),
+    ("upstream", Label.FIELD): (Rel.DERIVES, Label.FIELD),
 }
+# What a DERIVES edge carries into column lineage, after its ends.
+EDGE_PROPERTIES = ("job", "transformation", "subtype", "indirect")
 
 
 def _frontier(label: Label) -> str:
     return f"UNWIND $ids AS i MATCH (a:{label}) WHERE elementId(a) = i "
 
 
-def _hop(start: Label, rel: Rel, end: Label, *, forward: bool, as_of: bool, extra: str = "") -> str:
-    pattern = f"(a)-[e:{rel}]->(b:{end})" if forward else f"(a)<-[e:{rel}]-(b:{end})"
+def _hop(direction: str, start: Label, *, as_of: bool) -> str:
+    """Each edge one hop from the frontier as {source, target, targetId} (the target's element id),
+    with a DERIVES edge's `EDGE_PROPERTIES` too."""
+    rel, end = _STEPS[(direction, start)]
+    pattern = f"(a)-[e:{rel}]->(b:{end})" if direction == "downstream" else f"(a)<-[e:{rel}]-(b:{end})"
+    extra = "".join(f", {name}: e.{name}" for name in EDGE_PROPERTIES) if rel is Rel.DERIVES else ""
     return (
         f"{_frontier(start)}MATCH {pattern} "
-        f"{_AS_OF if as_of else ''}RETURN collect([a.key, b.key, elementId(b){extra}]) AS pairs"
+        f"{_AS_OF if as_of else ''}"
+        f"RETURN collect({{source: a.key, target: b.key, targetId: elementId(b){extra}}}) AS pairs"
     )
 
 
-# One hop: dataset lineage, and Field -DERIVES-> Field (with the edge's job and transformation);
-# keyed by (direction, frontier label, whether `$asOf` applies); the value names the next label.
-# Each pair is [from key, to key, to element id, edge properties…].
-_DERIVES_PROPERTIES = ", e.job, e.transformation, e.subtype, e.indirect"
+HOP_DOWNSTREAM_OF_DATASETS = _hop("downstream", Label.DATASET, as_of=False)
+HOP_DOWNSTREAM_OF_DATASETS_AS_OF = _hop("downstream", Label.DATASET, as_of=True)
+HOP_DOWNSTREAM_OF_JOBS = _hop("downstream", Label.JOB, as_of=False)
+HOP_DOWNSTREAM_OF_JOBS_AS_OF = _hop("downstream", Label.JOB, as_of=True)
+HOP_UPSTREAM_OF_DATASETS = _hop("upstream", Label.DATASET, as_of=False)
+HOP_UPSTREAM_OF_DATASETS_AS_OF = _hop("upstream", Label.DATASET, as_of=True)
+HOP_UPSTREAM_OF_JOBS = _hop("upstream", Label.JOB, as_of=False)
+HOP_UPSTREAM_OF_JOBS_AS_OF = _hop("upstream", Label.JOB, as_of=True)
+HOP_DOWNSTREAM_OF_FIELDS = _hop("downstream", Label.FIELD, as_of=False)
+HOP_DOWNSTREAM_OF_FIELDS_AS_OF = _hop("downstream", Label.FIELD, as_of=True)
+HOP_UPSTREAM_OF_FIELDS = _hop("upstream", Label.FIELD, as_of=False)
+HOP_UPSTREAM_OF_FIELDS_AS_OF = _hop("upstream", Label.FIELD, as_of=True)
+
+# One hop, keyed by (direction, frontier label, whether `$asOf` applies); the value names the next label.
 HOPS: dict[tuple[str, Label, bool], tuple[str, Label]] = {
-    (direction, start, as_of): (_hop(start, rel, end, forward=direction == "downstream", as_of=as_of), end)
-    for (direction, start), (rel, end) in _TABLE_STEPS.items()
-    for as_of in (False, True)
-} | {
-    (direction, Label.FIELD, as_of): (
-        _hop(
-            Label.FIELD,
-            Rel.DERIVES,
-            Label.FIELD,
-            forward=direction == "downstream",
-            as_of=as_of,
-            extra=_DERIVES_PROPERTIES,
-        ),
-        Label.FIELD,
-    )
-    for direction in ("downstream", "upstream")
-    for as_of in (False, True)
+    (direction, start, as_of): (statement, _STEPS[(direction, start)][1])
+    for (direction, start, as_of), statement in {
+        ("downstream", Label.DATASET, False): HOP_DOWNSTREAM_OF_DATASETS,
+        ("downstream", Label.DATASET, True): HOP_DOWNSTREAM_OF_DATASETS_AS_OF,
+        ("downstream", Label.JOB, False): HOP_DOWNSTREAM_OF_JOBS,
+        ("downstream", Label.JOB, True): HOP_DOWNSTREAM_OF_JOBS_AS_OF,
+        ("upstream", Label.DATASET, False): HOP_UPSTREAM_OF_DATASETS,
+        ("upstream", Label.DATASET, True): HOP_UPSTREAM_OF_DATASETS_AS_OF,
+        ("upstream", Label.JOB, False): HOP_UPSTREAM_OF_JOBS,
+        ("upstream", Label.JOB, True): HOP_UPSTREAM_OF_JOBS_AS_OF,
+        ("downstream", Label.FIELD, False): HOP_DOWNSTREAM_OF_FIELDS,
+        ("downstream", Label.FIELD, True): HOP_DOWNSTREAM_OF_FIELDS_AS_OF,
+        ("upstream", Label.FIELD, False): HOP_UPSTREAM_OF_FIELDS,
+        ("upstream", Label.FIELD, True): HOP_UPSTREAM_OF_FIELDS_AS_OF,
+    }.items()
 }
 
 
-# Two hops in one round trip, Dataset -> Job -> Dataset or Job -> Dataset -> Job: the frontier
-# keys that reach each middle node, and the far nodes beyond it, as
-# [sources, middle key, middle element id, far keys, far element ids] (the two far lists are
-# aggregated over the same rows, so they pair up; a middle node with nothing beyond it answers
-# two empty lists). Keyed like HOPS; the value names the middle and far labels.
 def _double_hop(direction: str, start: Label, *, as_of: bool) -> str:
-    first_rel, middle = _TABLE_STEPS[(direction, start)]
-    second_rel, end = _TABLE_STEPS[(direction, middle)]
+    """Two hops in one round trip, Dataset -> Job -> Dataset or Job -> Dataset -> Job: for each middle
+    node, {sources (the frontier keys reaching it), middle, middleId, targets, targetIds} (the far
+    nodes beyond it; the two far lists are aggregated over the same rows, so they pair up, and a
+    middle node with nothing beyond it has two empty lists)."""
+    first_rel, middle = _STEPS[(direction, start)]
+    second_rel, end = _STEPS[(direction, middle)]
 
     def arrow(var: str, rel: Rel) -> str:
         return f"-[{var}:{rel}]->" if direction == "downstream" else f"<-[{var}:{rel}]-"
@@ -92,18 +111,37 @@ def _double_hop(direction: str, start: Label, *, as_of: bool) -> str:
         f"WITH b, collect(a.key) AS sources "
         f"OPTIONAL MATCH (b){arrow('f', second_rel)}(c:{end}) {'WHERE f.firstSeen <= $asOf ' if as_of else ''}"
         f"WITH b, sources, collect(c.key) AS targets, collect(elementId(c)) AS targetIds "
-        f"RETURN collect([sources, b.key, elementId(b), targets, targetIds]) AS rows"
+        f"RETURN collect({{sources: sources, middle: b.key, middleId: elementId(b), targets: targets, "
+        f"targetIds: targetIds}}) AS rows"
     )
 
 
+TWO_HOPS_DOWNSTREAM_OF_DATASETS = _double_hop("downstream", Label.DATASET, as_of=False)
+TWO_HOPS_DOWNSTREAM_OF_DATASETS_AS_OF = _double_hop("downstream", Label.DATASET, as_of=True)
+TWO_HOPS_DOWNSTREAM_OF_JOBS = _double_hop("downstream", Label.JOB, as_of=False)
+TWO_HOPS_DOWNSTREAM_OF_JOBS_AS_OF = _double_hop("downstream", Label.JOB, as_of=True)
+TWO_HOPS_UPSTREAM_OF_DATASETS = _double_hop("upstream", Label.DATASET, as_of=False)
+TWO_HOPS_UPSTREAM_OF_DATASETS_AS_OF = _double_hop("upstream", Label.DATASET, as_of=True)
+TWO_HOPS_UPSTREAM_OF_JOBS = _double_hop("upstream", Label.JOB, as_of=False)
+TWO_HOPS_UPSTREAM_OF_JOBS_AS_OF = _double_hop("upstream", Label.JOB, as_of=True)
+
+# Two hops, keyed like HOPS; the value names the middle and far labels.
 DOUBLE_HOPS: dict[tuple[str, Label, bool], tuple[str, Label, Label]] = {
     (direction, start, as_of): (
-        _double_hop(direction, start, as_of=as_of),
-        middle,
-        _TABLE_STEPS[(direction, middle)][1],
+        statement,
+        _STEPS[(direction, start)][1],
+        _STEPS[(direction, _STEPS[(direction, start)][1])][1],
     )
-    for (direction, start), (_, middle) in _TABLE_STEPS.items()
-    for as_of in (False, True)
+    for (direction, start, as_of), statement in {
+        ("downstream", Label.DATASET, False): TWO_HOPS_DOWNSTREAM_OF_DATASETS,
+        ("downstream", Label.DATASET, True): TWO_HOPS_DOWNSTREAM_OF_DATASETS_AS_OF,
+        ("downstream", Label.JOB, False): TWO_HOPS_DOWNSTREAM_OF_JOBS,
+        ("downstream", Label.JOB, True): TWO_HOPS_DOWNSTREAM_OF_JOBS_AS_OF,
+        ("upstream", Label.DATASET, False): TWO_HOPS_UPSTREAM_OF_DATASETS,
+        ("upstream", Label.DATASET, True): TWO_HOPS_UPSTREAM_OF_DATASETS_AS_OF,
+        ("upstream", Label.JOB, False): TWO_HOPS_UPSTREAM_OF_JOBS,
+        ("upstream", Label.JOB, True): TWO_HOPS_UPSTREAM_OF_JOBS_AS_OF,
+    }.items()
 }
 
 
@@ -113,37 +151,36 @@ DOUBLE_HOPS: dict[tuple[str, Label, bool], tuple[str, Label, Label]] = {
 # asked, by the `latestRunId` the writes keep on the job: a seek per job, however many runs it has.
 
 # Each job named by element id in `$ids` that is part of an application, as
-# [job key, application key, application element id].
+# {job (key), application (key), applicationId (element id)}.
 JOB_APPLICATIONS = f"""
 UNWIND $ids AS i MATCH (j:{Label.JOB}) WHERE elementId(j) = i
 MATCH (r:{Label.RUN} {{runId: j.latestRunId}})-[:{Rel.CHILD_OF}]->(:{Label.RUN})<-[:{Rel.HAS_RUN}]-(app:{Label.JOB})
 WHERE app.key <> j.key
-RETURN collect([j.key, app.key, elementId(app)]) AS rows
+RETURN collect({{job: j.key, application: app.key, applicationId: elementId(app)}}) AS rows
 """
 
 # The jobs that are part of each application job in `$keys` (their latest run's parent run is one of
-# its runs), as [application key, job key, job element id].
+# its runs), as {application (key), job (key), jobId (element id)}.
 APPLICATION_ACTIONS = f"""
 UNWIND $keys AS k
 MATCH (:{Label.JOB} {{key: k}})-[:{Rel.HAS_RUN}]->(:{Label.RUN})<-[:{Rel.CHILD_OF}]-(r:{Label.RUN})
       <-[:{Rel.HAS_RUN}]-(j:{Label.JOB})
 WHERE r.runId = j.latestRunId AND j.key <> k
-RETURN collect([k, j.key, elementId(j)]) AS rows
+RETURN collect({{application: k, job: j.key, jobId: elementId(j)}}) AS rows
 """
 
 
-@cache
 def node_columns(label: Label, columns: tuple[tuple[str, str], ...], *, by_id: bool = False) -> str:
     """A statement answering, for each of `$keys` naming a `label` node (or each of `$ids`, its
-    element id, when `by_id`), one list of the node's properties in `columns` order
-    ((name, property) pairs): lists cost the engines less than maps."""
-    values = ", ".join(f"n.{prop}" for _, prop in columns)
+    element id, when `by_id`), a map of the node's properties named as in `columns`
+    ((name, property) pairs)."""
+    values = ", ".join(f"{name}: n.{prop}" for name, prop in columns)
     match = (
         f"UNWIND $ids AS i MATCH (n:{label}) WHERE elementId(n) = i"
         if by_id
         else (f"UNWIND $keys AS k MATCH (n:{label} {{key: k}})")
     )
-    return f"{match} RETURN collect([{values}]) AS rows"
+    return f"{match} RETURN collect({{{values}}}) AS rows"
 
 
 # What the explorer shows of each node, as (API field, node property). A dataset's and a job's
@@ -181,6 +218,19 @@ SUMMARY_COLUMNS: dict[Label, tuple[tuple[str, str], ...]] = {
         ("name", "name"),
         ("type", "type"),
     ),
+}
+
+DATASET_SUMMARIES = node_columns(Label.DATASET, SUMMARY_COLUMNS[Label.DATASET])
+JOB_SUMMARIES = node_columns(Label.JOB, SUMMARY_COLUMNS[Label.JOB])
+FIELD_SUMMARIES = node_columns(Label.FIELD, SUMMARY_COLUMNS[Label.FIELD])
+DATASET_SUMMARIES_BY_ID = node_columns(Label.DATASET, SUMMARY_COLUMNS[Label.DATASET], by_id=True)
+JOB_SUMMARIES_BY_ID = node_columns(Label.JOB, SUMMARY_COLUMNS[Label.JOB], by_id=True)
+FIELD_SUMMARIES_BY_ID = node_columns(Label.FIELD, SUMMARY_COLUMNS[Label.FIELD], by_id=True)
+SUMMARIES = {Label.DATASET: DATASET_SUMMARIES, Label.JOB: JOB_SUMMARIES, Label.FIELD: FIELD_SUMMARIES}
+SUMMARIES_BY_ID = {
+    Label.DATASET: DATASET_SUMMARIES_BY_ID,
+    Label.JOB: JOB_SUMMARIES_BY_ID,
+    Label.FIELD: FIELD_SUMMARIES_BY_ID,
 }
 
 
@@ -391,12 +441,12 @@ ORDER BY lastAt DESC, key SKIP $offset LIMIT $limit
 """
 )
 
-# The latest matching failure of each `[key, at]` in `$groups` (ties: the least runId, as in FAILURE_PAGE).
+# The latest matching failure of each `{key, at}` in `$groups` (ties: the least runId, as in FAILURE_PAGE).
 FAILURE_JOB_LAST = f"""
 UNWIND $groups AS g
-MATCH (:{Label.JOB} {{key: g[0]}})-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
-WHERE r.state IN $states AND coalesce(r.endedAt, r.lastEventTime, '') = g[1]
-RETURN g[0] AS key, min(r.runId) AS runId
+MATCH (:{Label.JOB} {{key: g.key}})-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
+WHERE r.state IN $states AND coalesce(r.endedAt, r.lastEventTime, '') = g.at
+RETURN g.key AS key, min(r.runId) AS runId
 """
 
 
@@ -443,7 +493,7 @@ NEAR_MISS_DATASET = f"""
 MATCH (d:{Label.DATASET} {{key: $key}})
 OPTIONAL MATCH (a:{Label.DATASET_ALIAS} {{canonicalKey: $key}})
 RETURN d.nodeId AS id, d.namespace AS namespace, d.name AS name,
-       collect(DISTINCT [a.namespace, a.name]) AS aliases
+       collect(DISTINCT {{namespace: a.namespace, name: a.name}}) AS aliases
 """
 
 NEAR_MISS_NEIGHBOURS = f"""
@@ -466,11 +516,10 @@ RETURN DISTINCT d.nodeId AS id, a.namespace AS namespace, a.name AS name LIMIT $
 """
 
 
-SEARCH = {
-    Label.DATASET: _search(Label.DATASET),
-    Label.JOB: _search(Label.JOB, "n.key AS key", "elementId(n) AS elementId"),
-    Label.FIELD: _search(Label.FIELD, "n.dataset AS dataset"),
-}
+SEARCH_DATASETS = _search(Label.DATASET)
+SEARCH_JOBS = _search(Label.JOB, "n.key AS key", "elementId(n) AS elementId")
+SEARCH_FIELDS = _search(Label.FIELD, "n.dataset AS dataset")
+SEARCH = {Label.DATASET: SEARCH_DATASETS, Label.JOB: SEARCH_JOBS, Label.FIELD: SEARCH_FIELDS}
 
 
 # ---- runs ----

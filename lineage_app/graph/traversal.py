@@ -19,7 +19,6 @@ Row = tuple[NodeRef, NodeRef, tuple[tuple[str, Any], ...]]  # an edge as a hop f
 # one read transaction that found them (seeking by element id is far cheaper than by key).
 ElementIds = dict[NodeRef, str]
 
-EDGE_PROPERTIES = ("job", "transformation", "subtype", "indirect")  # what a DERIVES pair carries after its ends
 CHUNK = 2000  # frontier nodes per hop statement, so no statement's answer grows with the graph
 
 
@@ -143,8 +142,10 @@ def job_applications(tx: ManagedTransaction, *, jobs: ElementIds) -> dict[NodeRe
         if not ask:
             break
         found: dict[NodeRef, tuple[NodeRef, str]] = {}
-        for key, app_key, app_id in sorted(records(tx, reads.JOB_APPLICATIONS, ids=ask)[0]["rows"]):
-            found.setdefault((Label.JOB, key), ((Label.JOB, app_key), app_id))  # several: the least key
+        rows = records(tx, reads.JOB_APPLICATIONS, ids=ask)[0]["rows"]
+        for row in sorted(rows, key=lambda row: (row["job"], row["application"], row["applicationId"])):
+            # Several: the least application key.
+            found.setdefault((Label.JOB, row["job"]), ((Label.JOB, row["application"]), row["applicationId"]))
         parents.update(found)
         fresh = {app: app_id for app, app_id in found.values() if app not in asked}
         asked.update(fresh)
@@ -169,10 +170,10 @@ def application_actions(tx: ManagedTransaction, *, application: NodeRef) -> Elem
         if not ask:
             break
         fresh: ElementIds = {}
-        for _app, key, job_id in records(tx, reads.APPLICATION_ACTIONS, keys=ask)[0]["rows"]:
-            ref = (Label.JOB, key)
+        for row in records(tx, reads.APPLICATION_ACTIONS, keys=ask)[0]["rows"]:
+            ref = (Label.JOB, row["job"])
             if ref != application and ref not in found:
-                fresh[ref] = job_id
+                fresh[ref] = row["jobId"]
         found.update(fresh)
         ask = sorted(key for _, key in fresh)
     return found
@@ -276,9 +277,11 @@ def hop_rows(
     query, end = reads.HOPS[(direction, label, as_of is not None)]
     rows: list[Row] = []
     found: ElementIds = {}
-    for source, target, target_id, *extra in records(tx, query, ids=ids, asOf=as_of)[0]["pairs"]:
-        found[(end, target)] = target_id
-        rows.append(((label, source), (end, target), tuple(zip(EDGE_PROPERTIES, extra, strict=False))))
+    properties = reads.EDGE_PROPERTIES if label is Label.FIELD else ()
+    for pair in records(tx, query, ids=ids, asOf=as_of)[0]["pairs"]:
+        target = (end, pair["target"])
+        found[target] = pair["targetId"]
+        rows.append(((label, pair["source"]), target, tuple((name, pair[name]) for name in properties)))
     return rows, found
 
 
@@ -292,12 +295,13 @@ def double_hop_rows(
     first: list[Row] = []
     beyond: list[Row] = []
     found: ElementIds = {}
-    for sources, key, middle_id, targets, target_ids in records(tx, query, ids=ids, asOf=as_of)[0]["rows"]:
-        found[(middle, key)] = middle_id
-        first.extend(((label, source), (middle, key), ()) for source in sources)
-        for target, target_id in zip(targets, target_ids, strict=True):
+    for row in records(tx, query, ids=ids, asOf=as_of)[0]["rows"]:
+        via = (middle, row["middle"])
+        found[via] = row["middleId"]
+        first.extend(((label, source), via, ()) for source in row["sources"])
+        for target, target_id in zip(row["targets"], row["targetIds"], strict=True):
             found[(end, target)] = target_id
-            beyond.append(((middle, key), (end, target), ()))
+            beyond.append((via, (end, target), ()))
     return first, beyond, found
 
 
@@ -336,29 +340,23 @@ def _summaries(tx: ManagedTransaction, reached: ElementIds) -> dict[NodeRef, dic
     found: dict[NodeRef, dict[str, Any]] = {}
     for label, keys in by_label(reached):
         ids = [reached[(label, key)] for key in keys]
-        for row in node_rows(tx, label=label, columns=reads.SUMMARY_COLUMNS[label], ids=ids):
+        for row in node_rows(tx, statement=reads.SUMMARIES_BY_ID[label], ids=ids):
             found[(label, row.pop("key"))] = row
     return found
 
 
 def node_summaries(tx: ManagedTransaction, *, label: Label, keys: list[str]) -> list[dict[str, Any]]:
     """The summary of each node of `label` named by `keys`; datasets and jobs with their latest run."""
-    return node_rows(tx, label=label, columns=reads.SUMMARY_COLUMNS[label], keys=keys)
+    return node_rows(tx, statement=reads.SUMMARIES[label], keys=keys)
 
 
 def node_rows(
-    tx: ManagedTransaction,
-    *,
-    label: Label,
-    columns: tuple[tuple[str, str], ...],
-    keys: list[str] | None = None,
-    ids: list[str] | None = None,
+    tx: ManagedTransaction, *, statement: str, keys: list[str] | None = None, ids: list[str] | None = None
 ) -> list[dict[str, Any]]:
-    """The `columns` ((name, property) pairs) of each `label` node named by `keys` (natural keys)
-    or by `ids` (element ids), as dicts by name."""
-    names = [name for name, _ in columns]
-    statement = reads.node_columns(label, columns, by_id=ids is not None)
-    return [dict(zip(names, values, strict=True)) for values in records(tx, statement, keys=keys, ids=ids)[0]["rows"]]
+    """The rows of a `reads.node_columns` statement for the nodes named by `keys` (natural keys) or by
+    `ids` (element ids), as dicts by column name."""
+    rows: list[dict[str, Any]] = records(tx, statement, keys=keys, ids=ids)[0]["rows"]
+    return rows
 
 
 def run_find(*, run_id: str) -> dict[str, Any] | None:
