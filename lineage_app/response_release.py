@@ -25,5 +25,6 @@ class ResponseReleaseMiddleware:
             view = context.get("view")
             if getattr(view, "response", None) is response:
                 del view.response
+            # DRF's views set `renderer_context` on their responses; its stubs do not declare it.
             response.renderer_context = None  # type: ignore[attr-defined]
         return response
