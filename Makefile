@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test test-postgres lint dist frontend bench-ingest bench-render screenshots clean
 
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt requirements/runtime.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
@@ -60,10 +60,12 @@ lint: $(STAMP) frontend/node_modules/.package-lock.json
 	$(VENV)/bin/mypy
 	cd frontend && npm run --silent typecheck
 
-# What a deployment installs: the agent's wheel (for Spark clusters) in dist/.
-dist: $(STAMP)
+# What a deployment installs, built as the Dockerfile's stages build it: the agent's wheel (for
+# Spark clusters and for the server, which imports its protocol) and the UI bundle, in dist/.
+dist: $(STAMP) frontend/dist/index.html
 	rm -rf dist && mkdir -p dist
 	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation -w dist packaging/agent
+	tar -czf dist/tributary-ui.tar.gz -C frontend dist
 	@ls -1 dist
 
 bench-ingest: $(STAMP)

