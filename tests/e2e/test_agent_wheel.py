@@ -74,6 +74,7 @@ def test_a_job_run_through_the_installed_wheel_lands_verified(  # type: ignore[n
         python,
         "-c",
         "import importlib.util as u; print([m for m in ('django', 'lineage_app', 'neo4j') if u.find_spec(m)])",
+        cwd=tmp_path,  # not the repository, whose lineage_app/ would be found from the working directory
     )
     assert probe.stdout.strip() == "[]"
 
