@@ -298,6 +298,16 @@ export class GraphView {
     this.cy.viewport(viewport);
   }
 
+  /** Whether no node is drawn. */
+  isEmpty(): boolean {
+    return this.cy.nodes().empty();
+  }
+
+  /** Draw nothing (the graph stays, ready for the next `show`). */
+  clear(): void {
+    this.cy.elements().remove();
+  }
+
   destroy(): void {
     this.generation++;
     this.cy.destroy();

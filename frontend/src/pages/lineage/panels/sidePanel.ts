@@ -1,0 +1,47 @@
+// The explorer's side panel: the selected node's details, or in the column view the fields of the dataset to pick from.
+
+import type { DatasetDetail } from "../../../api/types";
+import { h, link, replace } from "../../../dom";
+import { fieldIdOf, idLabel, idType } from "../../../format";
+import { impactPageHref } from "../../impact/model";
+import type { Intent } from "../store";
+import { datasetPanel } from "./datasetPanel";
+import { jobPanel } from "./jobPanel";
+import type { PanelActions } from "./types";
+
+const PANELS: Record<string, (id: string, actions: PanelActions) => HTMLElement> = {
+  dataset: datasetPanel,
+  job: jobPanel,
+};
+
+export class SidePanel {
+  readonly element = h("aside", { class: "side-panel", id: "side-panel" });
+
+  constructor(private readonly actions: PanelActions, private readonly emit: (intent: Intent) => void) {}
+
+  /** The details of node `id` (a dataset or job panel by its id's type), or a hint when none is selected. */
+  node(id: string | null): void {
+    if (!id) { replace(this.element, h("p", { class: "muted" }, "Click a node to see its details.")); return; }
+    const panel = PANELS[idType(id)];
+    replace(this.element, panel ? panel(id, this.actions) : h("p", {}, idLabel(id)));
+  }
+
+  /** The fields of the column view's dataset, `field` marked as the one drawn. */
+  fieldPicker(detail: DatasetDetail, field: string | null): void {
+    replace(this.element, h("div", { class: "side-panel-content field-picker" },
+      h("div", { class: "panel-head" },
+        h("span", { class: "tag tag-dataset" }, "dataset"),
+        h("h2", { class: "node-name" }, detail.name),
+        h("div", { class: "muted" }, detail.namespace)),
+      h("h3", {}, "Fields"),
+      detail.fields.length
+        ? h("ul", { class: "field-list" }, detail.fields.map((each) =>
+          h("li", {}, h("button", {
+            type: "button", class: `field-button${each.name === field ? " current" : ""}`, "data-field": each.name,
+            onclick: () => this.emit({ kind: "show-field", datasetId: detail.id, field: each.name }),
+          }, each.name, h("span", { class: "muted mono" }, ` ${each.type ?? ""}`)))))
+        : h("p", { class: "muted" }, "No schema recorded."),
+      field ? h("p", {}, link(impactPageHref([fieldIdOf(detail.namespace, detail.name, field)]), `Impact of ${field} →`)) : null,
+      h("p", {}, link(`/dataset?nodeId=${encodeURIComponent(detail.id)}`, "Schema history →"))));
+  }
+}

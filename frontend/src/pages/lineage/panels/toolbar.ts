@@ -1,0 +1,74 @@
+// The explorer's toolbar: roots, depth, direction, job level, table / column view, zoom and the state legend.
+
+import type { Direction, Level } from "../../../api/types";
+import { h, replace } from "../../../dom";
+import { STATE_COLORS, idLabel } from "../../../format";
+import type { GraphModel } from "../../../graph/model";
+import { idShortName } from "../../../graph/names";
+import { MAX_DEPTH, type ExplorerState, type View } from "../state";
+import type { Intent } from "../store";
+
+const DIRECTIONS: Direction[] = ["both", "upstream", "downstream"];
+const LEVELS: Level[] = ["application", "action"];
+
+export interface Zoom {
+  zoomBy(factor: number): void;
+  fit(): void;
+}
+
+export class Toolbar {
+  readonly element: HTMLElement;
+  private readonly roots = h("div", { class: "roots" });
+  private readonly viewButtons: Record<View, HTMLButtonElement>;
+  private readonly levelButtons: Record<Level, HTMLButtonElement>;
+
+  constructor(place: ExplorerState, emit: (intent: Intent) => void, zoom: Zoom) {
+    const depth = h("select", { id: "depth", "aria-label": "Depth" },
+      Array.from({ length: MAX_DEPTH }, (_, i) => i + 1).map((d) => h("option", { value: String(d), selected: d === place.depth }, String(d))));
+    const direction = h("select", { id: "direction", "aria-label": "Direction" },
+      DIRECTIONS.map((d) => h("option", { value: d, selected: d === place.direction }, d)));
+    depth.addEventListener("change", () => emit({ kind: "depth", depth: Number(depth.value) }));
+    direction.addEventListener("change", () => emit({ kind: "direction", direction: direction.value as Direction }));
+    this.levelButtons = {
+      application: h("button", {
+        type: "button", id: "level-application", class: "toggle", title: "Each application job with its actions rolled up into it",
+        onclick: () => emit({ kind: "level", level: "application" }),
+      }, "Applications"),
+      action: h("button", {
+        type: "button", id: "level-action", class: "toggle", title: "Every action job on its own",
+        onclick: () => emit({ kind: "level", level: "action" }),
+      }, "Actions"),
+    };
+    this.viewButtons = {
+      table: h("button", { type: "button", id: "view-table", class: "toggle", onclick: () => emit({ kind: "view", view: "table" }) }, "Tables"),
+      column: h("button", { type: "button", id: "view-column", class: "toggle", onclick: () => emit({ kind: "view", view: "column" }) }, "Columns"),
+    };
+    const legend = h("div", { class: "legend" }, Object.entries(STATE_COLORS).map(([s, color]) =>
+      h("span", { class: "legend-item" }, h("span", { class: "swatch", style: `background:${color}` }), s.toLowerCase())));
+    this.element = h("div", { class: "toolbar" },
+      this.roots,
+      h("label", {}, "Depth ", depth),
+      h("label", {}, "Direction ", direction),
+      h("div", { class: "segmented", role: "group", "aria-label": "Job level" }, ...LEVELS.map((level) => this.levelButtons[level])),
+      h("div", { class: "segmented" }, this.viewButtons.table, this.viewButtons.column),
+      h("div", { class: "zoom" },
+        h("button", { type: "button", title: "Zoom in", "aria-label": "Zoom in", onclick: () => zoom.zoomBy(1.25) }, "+"),
+        h("button", { type: "button", title: "Zoom out", "aria-label": "Zoom out", onclick: () => zoom.zoomBy(0.8) }, "−"),
+        h("button", { type: "button", title: "Fit", id: "fit", onclick: () => zoom.fit() }, "Fit")),
+      legend);
+    this.render(place);
+  }
+
+  /** Show which job level and which view the place is at. */
+  render(place: ExplorerState): void {
+    for (const level of LEVELS) this.levelButtons[level].setAttribute("aria-pressed", String(place.level === level));
+    for (const view of ["table", "column"] as const) this.viewButtons[view].setAttribute("aria-pressed", String(place.view === view));
+  }
+
+  /** Name the roots, by their labels in `model` where it has them. */
+  rootsShow(roots: string[], model: GraphModel): void {
+    replace(this.roots, ...(roots.length
+      ? roots.flatMap((id, i) => [i ? ", " : "", h("strong", { class: "root-name", title: idLabel(id) }, model.nodes.get(id)?.label ?? idShortName(id))])
+      : ["No node chosen"]));
+  }
+}

@@ -1,0 +1,227 @@
+// The explorer's state (its place, graph, path ends, expanded applications, grouping) and the transitions that change it.
+
+import type { Direction, Level, LineageResponse } from "../../api/types";
+import { CLUSTER_PREFIX, COLLAPSE_ABOVE, Grouping } from "../../graph/clusters";
+import {
+  collapseApplication, emptyModel, expandApplication, mergeLineage, pathEdgeIds, shortestPath, type GraphModel, type GraphNode,
+} from "../../graph/model";
+import type { Placement } from "../../graph/view";
+import { columnDataset, tableKey, type ExplorerState, type View } from "./state";
+
+/** What the user can ask the explorer for, from the toolbar, the graph or a panel. */
+export type Intent =
+  | { kind: "depth"; depth: number }
+  | { kind: "direction"; direction: Direction }
+  | { kind: "level"; level: Level }
+  | { kind: "view"; view: View }
+  | { kind: "open-root"; id: string }
+  | { kind: "show-field"; datasetId: string; field: string }
+  | { kind: "select"; id: string }
+  | { kind: "deselect" }
+  | { kind: "path-end"; id: string }
+  | { kind: "clear-path" }
+  | { kind: "expand"; id: string }
+  | { kind: "expand-application"; id: string }
+  | { kind: "collapse-application"; id: string }
+  | { kind: "open-cluster"; id: string }
+  | { kind: "show-all"; all: boolean };
+
+/** The intents that move the explorer to another place: a new history entry and a fresh load. */
+export type PlaceIntent = Extract<Intent, { kind: "depth" | "direction" | "level" | "view" | "open-root" | "show-field" }>;
+
+export function isPlaceIntent(intent: Intent): intent is PlaceIntent {
+  return ["depth", "direction", "level", "view", "open-root", "show-field"].includes(intent.kind);
+}
+
+/** The place a place intent leads to; null when it leads nowhere new (the view or level already shown). */
+export function placeAfter(place: ExplorerState, intent: PlaceIntent): ExplorerState | null {
+  switch (intent.kind) {
+    case "depth": return { ...place, depth: intent.depth };
+    case "direction": return { ...place, direction: intent.direction };
+    case "level": return place.level === intent.level ? null : { ...place, level: intent.level };
+    case "view": return place.view === intent.view ? null : { ...place, view: intent.view };
+    case "open-root": return { ...place, roots: [intent.id], focus: intent.id };
+    case "show-field": return { ...place, view: "column", focus: intent.datasetId, field: intent.field };
+  }
+}
+
+/** Whether the place names something to draw: a root, or in the column view a dataset. */
+export function placeHasSubject(place: ExplorerState): boolean {
+  return place.roots.length > 0 || (place.view === "column" && columnDataset(place) !== null);
+}
+
+/** What a click on a drawn node asks for: open a cluster, pick a field, mark a path end (shift) or select it. */
+export function tapIntent(place: ExplorerState, model: GraphModel, id: string, shift: boolean): Intent | null {
+  if (id.startsWith(CLUSTER_PREFIX)) return { kind: "open-cluster", id };
+  if (place.view === "column") {
+    const node = model.nodes.get(id);
+    return id.startsWith("datasetField:") && node ? { kind: "show-field", datasetId: String(node.parent), field: String(node.data.name) } : null;
+  }
+  return shift ? { kind: "path-end", id } : { kind: "select", id };
+}
+
+/** The path ends after a shift-click on `id`: a second click drops it, a third end replaces the oldest. */
+export function pathEndsAfter(ends: string[], id: string): string[] {
+  return ends.includes(id) ? ends.filter((end) => end !== id) : [...ends.slice(-1), id];
+}
+
+/** What the path ends come to in `model`: no end, one end, two ends with no path, or the path with its edges. */
+export type PathState =
+  | { kind: "none" }
+  | { kind: "start"; from: string }
+  | { kind: "no-path"; from: string; to: string }
+  | { kind: "path"; nodes: string[]; edges: string[] };
+
+export function pathState(model: GraphModel, ends: string[]): PathState {
+  const [from, to] = ends;
+  if (from === undefined) return { kind: "none" };
+  if (to === undefined) return { kind: "start", from };
+  const nodes = shortestPath(model, from, to);
+  return nodes ? { kind: "path", nodes, edges: pathEdgeIds(model, nodes) } : { kind: "no-path", from, to };
+}
+
+/** A drawn graph kept across page renders, so table ⇄ column and back / forward return to the same picture. */
+export interface Picture {
+  key: string;
+  truncated: boolean;
+  model: GraphModel;
+  placement: Placement | null;
+  viewport: { zoom: number; pan: { x: number; y: number } };
+}
+
+export function pictureNew(key: string, model: GraphModel, truncated: boolean): Picture {
+  return { key, model, truncated, placement: null, viewport: { zoom: 1, pan: { x: 0, y: 0 } } };
+}
+
+const pictures: Record<View, Map<string, Picture>> = { table: new Map(), column: new Map() };
+
+/** What identifies the column graph: the same key means the same fetched column lineage. */
+export function columnKey(place: ExplorerState): string {
+  return JSON.stringify([columnDataset(place), place.field, place.depth, place.direction]);
+}
+
+export function pictureKey(place: ExplorerState): string {
+  return place.view === "table" ? tableKey(place) : columnKey(place);
+}
+
+/** The explorer's state for one page render; every change to it goes through these methods. */
+export class ExplorerStore {
+  model: GraphModel = emptyModel();
+  pathEnds: string[] = [];
+  /** Application nodes the user expanded into their actions, kept to fold them back. */
+  private readonly expanded = new Map<string, GraphNode>();
+  /** Very large answers are drawn grouped into clusters; the ones the user opened are drawn as their nodes. */
+  readonly grouping = new Grouping();
+
+  constructor(public place: ExplorerState) {}
+
+  /** Move to another place; a different job level forgets the expanded applications. */
+  placeSet(next: ExplorerState): void {
+    if (next.level !== this.place.level) this.expanded.clear();
+    this.place = next;
+  }
+
+  focusSet(focus: string | null): void {
+    this.place = { ...this.place, focus };
+  }
+
+  /** The kept picture of the current place, if it was drawn before. */
+  picture(): Picture | undefined {
+    return pictures[this.place.view].get(pictureKey(this.place));
+  }
+
+  pictureKeep(view: View, picture: Picture): void {
+    pictures[view].set(picture.key, picture);
+  }
+
+  /** Show a picture's model: a different model is grouped afresh. */
+  modelShow(model: GraphModel): void {
+    if (model !== this.model) this.grouping.reset();
+    this.model = model;
+  }
+
+  /** The path ends still drawn, after a load. */
+  pathEndsKeepDrawn(): void {
+    this.pathEnds = this.pathEnds.filter((id) => this.model.nodes.has(id));
+  }
+
+  pathEndToggle(id: string): void {
+    this.pathEnds = pathEndsAfter(this.pathEnds, id);
+  }
+
+  pathClear(): void {
+    this.pathEnds = [];
+  }
+
+  /** Whether the answer is drawn grouped into clusters. */
+  clustered(): boolean {
+    return this.place.view === "table" && !this.place.all && this.model.nodes.size > COLLAPSE_ABOVE;
+  }
+
+  /** What is drawn: the model, or the model with its unopened clusters folded. */
+  displayed(): GraphModel {
+    const keep = new Set([...this.place.roots, ...(this.place.focus ? [this.place.focus] : [])]);
+    return this.clustered() ? this.grouping.shown(this.model, keep) : this.model;
+  }
+
+  /** Draw every node (`all`) or group a very large answer again. */
+  allSet(all: boolean): void {
+    this.place = { ...this.place, all };
+    this.grouping.reset();
+  }
+
+  /** Merge the neighbours of a node into the model; the ids of the nodes that were not there. */
+  neighboursMerge(answer: LineageResponse): string[] {
+    const added = mergeLineage(this.model, answer);
+    if (added.length) this.grouping.regroup();
+    return added;
+  }
+
+  /** The action jobs an application job node stands for in the graph (empty for other nodes). */
+  actionsOf(id: string): string[] {
+    const actions = this.model.nodes.get(id)?.data.actions;
+    return Array.isArray(actions) ? actions.map(String) : [];
+  }
+
+  /** The application an expanded action job node belongs to, when it can be folded back into it. */
+  applicationOf(id: string): string | null {
+    const app = this.model.nodes.get(id)?.data.application;
+    return typeof app === "string" && this.expanded.has(app) ? app : null;
+  }
+
+  /** Whether `appId` can be shown as its actions: the table view, and an application node with actions. */
+  canExpandApplication(appId: string): boolean {
+    return this.place.view === "table" && this.actionsOf(appId).length > 0;
+  }
+
+  /** Replace an application node by its action jobs (an action-level answer around it); focus moves to the first action. */
+  applicationExpand(appId: string, answer: LineageResponse): string[] {
+    const app = this.model.nodes.get(appId);
+    if (!app) return [];
+    this.expanded.set(appId, app);
+    const actions = answer.graph.filter((node) => node.data.application === appId).map((node) => node.id);
+    expandApplication(this.model, appId, answer);
+    this.grouping.regroup();
+    this.focusSet(actions[0] ?? null);
+    return actions;
+  }
+
+  /** Fold the action jobs of an expanded application back into its one node; the application, or null if not expanded. */
+  applicationCollapse(appId: string): GraphNode | null {
+    const app = this.expanded.get(appId);
+    if (!app) return null;
+    this.expanded.delete(appId);
+    collapseApplication(this.model, app);
+    this.grouping.regroup();
+    this.focusSet(appId);
+    return app;
+  }
+
+  /** What a double click on a drawn node asks for: fold an action into its application, or expand an application. */
+  doubleTapIntent(id: string): Intent | null {
+    if (this.place.view !== "table") return null;
+    const app = this.applicationOf(id);
+    if (app) return { kind: "collapse-application", id: app };
+    return this.actionsOf(id).length ? { kind: "expand-application", id } : null;
+  }
+}
