@@ -13,7 +13,6 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -22,27 +21,11 @@ from django.conf import settings
 
 from tests.conftest import ROOT, free_port
 
-POSTGRES = os.environ.get("TRIBUTARY_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
-
 
 def _run(*args: str | Path, **kwargs: object) -> subprocess.CompletedProcess[str]:
     done = subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=900, **kwargs)  # type: ignore[call-overload]
     assert done.returncode == 0, f"{args}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     return done
-
-
-@pytest.fixture(scope="module")
-def postgres_database() -> Iterator[str]:
-    """A fresh, empty PostgreSQL database for this module, dropped afterwards."""
-    try:
-        admin = psycopg.connect(POSTGRES, autocommit=True, connect_timeout=3)
-    except psycopg.OperationalError as exc:
-        pytest.skip(f"no PostgreSQL at {POSTGRES}: {exc}")
-    name = f"tributary_deploy_{uuid.uuid4().hex[:8]}"
-    admin.execute(f'CREATE DATABASE "{name}"')
-    yield POSTGRES.rsplit("/", 1)[0] + "/" + name
-    admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
-    admin.close()
 
 
 @pytest.fixture(scope="module")
