@@ -22,6 +22,9 @@ class LineageEvent(models.Model):
         DATASET = "dataset", "DatasetEvent"
         JOB = "job", "JobEvent"
 
+    # Statuses of events a worker may (still) apply: pending, or failed and sent again.
+    APPLYABLE = (Status.PENDING, Status.FAILED)
+
     content_hash = models.CharField(
         max_length=64, unique=True, help_text="SHA-256 of the event's RFC 8785 canonical form."
     )

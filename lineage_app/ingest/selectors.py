@@ -12,14 +12,15 @@ from django.conf import settings
 from django.utils import timezone
 
 from lineage_app.ingest.models import FacetPolicy, LineageEvent
-from lineage_app.ingest.services import APPLYABLE
 from lineage_app.ingest.validation import CheckedEvent, EventInvalid
 from lineage_app.instants import utc_text
 
 
 def applyable_event_ids(*, event_ids: Sequence[int]) -> list[int]:
     """Those of `event_ids` still waiting to be applied (pending, or failed and sent again)."""
-    return list(LineageEvent.objects.filter(id__in=event_ids, status__in=APPLYABLE).values_list("id", flat=True))
+    return list(
+        LineageEvent.objects.filter(id__in=event_ids, status__in=LineageEvent.APPLYABLE).values_list("id", flat=True)
+    )
 
 
 def pending_event_ids(*, older_than_seconds: int, limit: int) -> list[int]:

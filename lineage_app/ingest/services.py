@@ -13,13 +13,14 @@ from django.db.models import F
 from django.utils import timezone
 
 from lineage_app.accounts.models import ApiToken
+from lineage_app.celery import app as celery_app
 from lineage_app.graph.events import EventRecord
 from lineage_app.graph.projection import GraphWrites, graph_writes_for, writes_add_runs
 from lineage_app.graph.run_state import RunFold, run_fold
 from lineage_app.graph.schema import graph_schema_init
 from lineage_app.graph.writer import graph_wipe, graph_writes_apply
 from lineage_app.ingest.event_log import log_insert
-from lineage_app.ingest.group_commit import group_committer, publisher
+from lineage_app.ingest.group_commit import GroupCommitter, Publisher
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.validation import CheckedEvent, payload_without
 from lineage_app.ingest.verification import events_verify
@@ -27,7 +28,9 @@ from lineage_app.ownership.services import ownership_mirror_all, ownership_recor
 
 logger = logging.getLogger(__name__)
 
-APPLYABLE = (LineageEvent.Status.PENDING, LineageEvent.Status.FAILED)
+# The registered name of `lineage_app.ingest.tasks.apply_events`: messages go out by name, so
+# services (below the tasks that call them) need not import the task.
+APPLY_EVENTS_TASK = "lineage_app.ingest.tasks.apply_events"
 # Events that count towards a run's state: everything stored that is not held back.
 FOLDABLE = (LineageEvent.Status.APPLIED,)
 REFOLD_ROUNDS = 5
@@ -42,12 +45,10 @@ class Accepted:
 def event_accept(*, checked: CheckedEvent, raw: bytes, token: ApiToken | None) -> Accepted:
     """Store one checked event durably; a second copy of the same content is a duplicate.
 
-    Outside a transaction (a normal request), concurrent accepts in this process share one
-    commit (group commit); each caller still returns only after its own event is committed.
+    Concurrent accepts in this process share one commit (`group_commit`); each caller still
+    returns only after the transaction holding its event has committed.
     """
-    if transaction.get_connection().in_atomic_block:
-        return events_store(rows=[(checked, raw, token)])[0]
-    return group_committer().submit((checked, raw, token))
+    return _committer.submit((checked, raw, token))
 
 
 def events_accept(*, items: Sequence[tuple[CheckedEvent, bytes]], token: ApiToken | None) -> list[Accepted]:
@@ -56,26 +57,28 @@ def events_accept(*, items: Sequence[tuple[CheckedEvent, bytes]], token: ApiToke
 
 
 def events_store(*, rows: Sequence[tuple[CheckedEvent, bytes, ApiToken | None]]) -> list[Accepted]:
-    """Insert the rows not yet in the log in one transaction; once committed, the publisher
-    tells the workers (in one message with whatever else this process committed meanwhile)."""
+    """Insert the rows not yet in the log in one durable transaction; once it has committed, the
+    publisher tells the workers (in one message with whatever else this process committed meanwhile)."""
     answers, new_ids = events_insert(rows=rows)
     if new_ids:
-        transaction.on_commit(lambda: publisher().add(new_ids))
+        transaction.on_commit(lambda: _publisher.add(new_ids))
     return answers
 
 
 def events_insert(*, rows: Sequence[tuple[CheckedEvent, bytes, ApiToken | None]]) -> tuple[list[Accepted], list[int]]:
     """Insert the rows not yet in the log in one transaction; the answers, and the new ids to enqueue.
 
+    The transaction is durable (never part of a caller's larger one, except a test's): when it
+    returns, the rows are committed, which is what lets a group commit answer every caller in it.
     Two transactions racing to insert the same new content: the loser's unique-key violation
     rolls it back and the retry finds the winner's row, so the event is reported as a
     duplicate there, and accepted exactly once.
     """
     try:
-        with transaction.atomic():
+        with transaction.atomic(durable=True):
             return _insert_new(rows)
     except IntegrityError:
-        with transaction.atomic():
+        with transaction.atomic(durable=True):
             return _insert_new(rows)
 
 
@@ -99,12 +102,17 @@ def _insert_new(
 
 def events_enqueue(*, event_ids: list[int]) -> None:
     """Hand stored events to the workers; if the broker is down the sweeper finds them later."""
-    from lineage_app.ingest.tasks import apply_events
-
     try:
-        apply_events.delay(event_ids)
+        celery_app.send_task(APPLY_EVENTS_TASK, args=[event_ids])
     except Exception:  # the event is already durable: losing this message loses nothing
         logger.warning("broker unavailable; %d event(s) left for the sweeper", len(event_ids))
+
+
+# One of each per process (the publisher starts its thread on first use, so after any fork).
+_publisher = Publisher(lambda event_ids: events_enqueue(event_ids=event_ids))
+_committer: GroupCommitter[tuple[CheckedEvent, bytes, ApiToken | None], Accepted] = GroupCommitter(
+    lambda rows: events_store(rows=rows)
+)
 
 
 def _record(event: LineageEvent) -> EventRecord:
@@ -134,7 +142,7 @@ def events_apply(*, event_ids: Sequence[int]) -> int:
     the batch is marked applied, any run whose applied set grew meanwhile (a concurrent
     worker) is folded again, so the last writer always writes the fold of everything.
     """
-    events = list(LineageEvent.objects.filter(id__in=event_ids, status__in=APPLYABLE))
+    events = list(LineageEvent.objects.filter(id__in=event_ids, status__in=LineageEvent.APPLYABLE))
     # Signatures are checked before the graph is touched; an enforcing policy quarantines failures.
     events = events_verify(events=events)
     if not events:
@@ -184,7 +192,7 @@ def events_reverify(*, event_ids: Sequence[int]) -> int:
 
 def events_mark_failed(*, event_ids: Sequence[int], reason: str) -> None:
     """Park events that cannot be applied (not a transient outage) with the reason shown."""
-    LineageEvent.objects.filter(id__in=event_ids, status__in=APPLYABLE).update(
+    LineageEvent.objects.filter(id__in=event_ids, status__in=LineageEvent.APPLYABLE).update(
         status=LineageEvent.Status.FAILED, status_reason=reason[:2000]
     )
 

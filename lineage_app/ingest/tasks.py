@@ -19,6 +19,7 @@ TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError, OSError, Operat
 
 
 @shared_task(
+    name=services.APPLY_EVENTS_TASK,
     bind=True,
     acks_late=True,
     autoretry_for=TRANSIENT,
@@ -27,7 +28,7 @@ TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError, OSError, Operat
     retry_jitter=True,
     max_retries=None,
 )
-def apply_events(self, event_ids: list[int]) -> int:  # type: ignore[no-untyped-def]
+def apply_events(self, event_ids: list[int]) -> int:
     """Apply `event_ids`, plus other waiting events to fill the batch, in UNWIND batches.
 
     Under load messages pile up (each web process sends one per 100 ms); the first task takes

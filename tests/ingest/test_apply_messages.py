@@ -9,8 +9,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
+from lineage_app.celery import app as celery_app
 from lineage_app.ingest.models import LineageEvent
-from lineage_app.ingest.services import events_mark_failed
+from lineage_app.ingest.services import APPLY_EVENTS_TASK, events_mark_failed
 from lineage_app.ingest.tasks import apply_events
 from tests.events import new_run_id, run_event
 
@@ -39,3 +40,7 @@ def test_a_message_naming_a_failed_event_applies_it_again(graph, ingest_client) 
     events_mark_failed(event_ids=[event_id], reason="the graph said no")
     assert apply_events.run([event_id]) == 1
     assert LineageEvent.objects.get(pk=event_id).status == LineageEvent.Status.APPLIED
+
+
+def test_the_name_services_send_messages_to_is_the_apply_events_task() -> None:
+    assert celery_app.tasks[APPLY_EVENTS_TASK] == apply_events  # `apply_events` is a proxy to this task
