@@ -1,9 +1,12 @@
 """Load a large synthetic lineage graph straight into the graph engine (batched UNWIND ... CREATE), for benchmarks.
 
-The graph has the projection's model (labels, `key` / `nodeId`, `firstSeen` / `lastSeen`):
-a layered DAG of datasets and jobs (Dataset -INPUT_TO-> Job -OUTPUTS-> Dataset) with skewed,
-power-law-ish fan-out (a few hub datasets feed many jobs), fields with column lineage
-(Field -DERIVES-> Field), and one run per job (Job -HAS_RUN-> Run -READ/WROTE-> Dataset).
+The graph has the projection's shape (labels, relationship types, properties, node ids; each run's
+properties are the projection's own fold of a START and an end event), and
+`tests/graph/test_synthetic_graph.py` holds it to that: it writes the same small graph through
+the projection and the graph writer and compares the two. The graph is a layered DAG of datasets
+and jobs (Dataset -INPUT_TO-> Job -OUTPUTS-> Dataset) with skewed, power-law-ish fan-out (a few
+hub datasets feed many jobs), fields with column lineage (Field -DERIVES-> Field), and one run
+per job (Job -HAS_RUN-> Run -READ/WROTE-> Dataset).
 Names are a pure function of the index, so a benchmark can pick start nodes without a query:
 dataset i is `dataset:ns<i % NAMESPACES>:ds<i>`, its fields `col0`.., job j is `job:jobs<j % NAMESPACES>:job<j>`.
 
@@ -23,10 +26,13 @@ from typing import Any
 
 from neo4j import Driver, GraphDatabase
 
-from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType, Rel, run_order_key
+from lineage_app.graph.events import EventRecord
+from lineage_app.graph.model import Label, NodeType, Rel, RunState, natural_key, run_order_key
+from lineage_app.graph.node_ids import node_id
+from lineage_app.graph.run_state import STATE_AFTER, TERMINAL, run_fold
 
 NAMESPACES = 20
-SYNTHETIC_MODEL = 2  # bumped when the graph model changes, so cached benchmark graphs are loaded again
+SYNTHETIC_MODEL = 3  # bumped when the graph model changes, so cached benchmark graphs are loaded again
 LAYERS = 25
 BATCH = 5000
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -38,10 +44,6 @@ TRANSFORMATIONS = [
     ("INDIRECT", "JOIN", True),
 ]
 TYPES = ["bigint", "string", "double", "timestamp", "boolean", "decimal(10,2)"]
-
-
-def _key(*parts: str) -> str:
-    return KEY_SEPARATOR.join(parts)
 
 
 def _time(hours: float) -> str:
@@ -57,11 +59,11 @@ def job_name(j: int) -> tuple[str, str]:
 
 
 def dataset_id(i: int) -> str:
-    return ":".join([NodeType.DATASET.value, *dataset_name(i)])
+    return node_id(NodeType.DATASET, *dataset_name(i))
 
 
 def field_id(i: int, column: int) -> str:
-    return ":".join([NodeType.DATASET_FIELD.value, *dataset_name(i), f"col{column}"])
+    return node_id(NodeType.DATASET_FIELD, *dataset_name(i), f"col{column}")
 
 
 @dataclass
@@ -130,7 +132,8 @@ def synthetic_graph_generate(*, datasets: int, jobs: int, seed: int) -> Syntheti
                             rng.randrange(len(TRANSFORMATIONS)),
                         )
                     )
-    graph.run_states = [rng.choices(["COMPLETED", "FAILED", "ABORTED"], weights=[90, 8, 2])[0] for _ in range(jobs)]
+    states = [RunState.COMPLETED.value, RunState.FAILED.value, RunState.ABORTED.value]
+    graph.run_states = [rng.choices(states, weights=[90, 8, 2])[0] for _ in range(jobs)]
     return graph
 
 
@@ -156,12 +159,12 @@ MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
 CREATE (d)-[:{Rel.HAS_FIELD}]->(:{Label.FIELD} {{key: row.key, nodeId: row.nodeId, namespace: row.namespace,
         dataset: row.dataset, name: row.name, type: row.type, current: true}})
 """
+# A run's properties are the projection's own fold of its events (`RunFold.node_properties`).
 LOAD_RUNS = f"""
 UNWIND $rows AS row
 MATCH (j:{Label.JOB} {{key: row.jobKey}})
-CREATE (j)-[:{Rel.HAS_RUN}]->(:{Label.RUN} {{runId: row.runId, nodeId: row.nodeId, state: row.state,
-        startedAt: row.started, endedAt: row.ended, durationMs: row.durationMs, lastEventTime: row.ended,
-        jobNamespace: row.jobNamespace, jobName: row.jobName, eventCount: 2, facetsJson: '{{}}'}})
+CREATE (j)-[:{Rel.HAS_RUN}]->(r:{Label.RUN} {{runId: row.runId, nodeId: row.nodeId}})
+SET r += row.props
 """
 
 
@@ -193,8 +196,38 @@ def _batches(rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
         yield rows[start : start + BATCH]
 
 
-def _run_id(seed: int, j: int) -> str:
+def synthetic_run_id(seed: int, j: int) -> str:
     return str(uuid.UUID(int=random.Random(seed * 1_000_003 + j).getrandbits(128), version=4))
+
+
+# The event that ends a run in each final state.
+END_EVENTS = {state: event for event, state in STATE_AFTER.items() if event in TERMINAL}
+
+
+def run_events(*, run_id: str, state: str, job: tuple[str, str], layer: int) -> list[dict[str, Any]]:
+    """The START and end events of a synthetic run (its job's layer sets the time), as the minimal
+    payloads a run's fold reads."""
+    return [
+        {
+            "eventType": event_type,
+            "eventTime": _time(hours),
+            "run": {"runId": run_id},
+            "job": {"namespace": job[0], "name": job[1]},
+        }
+        for event_type, hours in (("START", layer + 24), (END_EVENTS[state], layer + 24.5))
+    ]
+
+
+def _run_properties(*, run_id: str, state: str, job: tuple[str, str], layer: int) -> dict[str, Any]:
+    records = [
+        EventRecord(
+            content_hash=f"{run_id}:{n}",
+            event_time=datetime.fromisoformat(payload["eventTime"]),
+            payload=payload,
+        )
+        for n, payload in enumerate(run_events(run_id=run_id, state=state, job=job, layer=layer))
+    ]
+    return run_fold(records).node_properties()
 
 
 def _latest_run_properties(run_id: str, state: str, time: str) -> dict[str, str]:
@@ -233,7 +266,7 @@ def synthetic_graph_load(
             say(f"{len(rows):>9} {what}")
 
         job_runs = [
-            _latest_run_properties(_run_id(seed, j), graph.run_states[j], _time(graph.job_layer[j] + 24.5))
+            _latest_run_properties(synthetic_run_id(seed, j), graph.run_states[j], _time(graph.job_layer[j] + 24.5))
             for j in range(jobs)
         ]
         dataset_runs: dict[int, dict[str, str]] = {}
@@ -247,7 +280,7 @@ def synthetic_graph_load(
             layer = graph.layer_of_dataset[i]
             dataset_rows.append(
                 {
-                    "key": _key(namespace, name),
+                    "key": natural_key(namespace, name),
                     "nodeId": dataset_id(i),
                     "namespace": namespace,
                     "name": name,
@@ -261,8 +294,8 @@ def synthetic_graph_load(
             for column in range(graph.fields_of_dataset[i]):
                 field_rows.append(
                     {
-                        "datasetKey": _key(namespace, name),
-                        "key": _key(namespace, name, f"col{column}"),
+                        "datasetKey": natural_key(namespace, name),
+                        "key": natural_key(namespace, name, f"col{column}"),
                         "nodeId": field_id(i, column),
                         "namespace": namespace,
                         "dataset": name,
@@ -280,11 +313,11 @@ def synthetic_graph_load(
         for j in range(jobs):
             namespace, name = job_name(j)
             layer = graph.job_layer[j]
-            key, run_id = _key(namespace, name), _run_id(seed, j)
+            key, run_id = natural_key(namespace, name), synthetic_run_id(seed, j)
             job_rows.append(
                 {
                     "key": key,
-                    "nodeId": ":".join([NodeType.JOB.value, namespace, name]),
+                    "nodeId": node_id(NodeType.JOB, namespace, name),
                     "namespace": namespace,
                     "name": name,
                     "first": _time(layer),
@@ -296,22 +329,19 @@ def synthetic_graph_load(
                 {
                     "jobKey": key,
                     "runId": run_id,
-                    "nodeId": f"run:{run_id}",
-                    "state": graph.run_states[j],
-                    "started": _time(layer + 24),
-                    "ended": _time(layer + 24.5),
-                    "durationMs": 1_800_000,
-                    "jobNamespace": namespace,
-                    "jobName": name,
+                    "nodeId": node_id(NodeType.RUN, run_id),
+                    "props": _run_properties(
+                        run_id=run_id, state=graph.run_states[j], job=(namespace, name), layer=layer
+                    ),
                 }
             )
             seen = {"first": _time(layer), "last": _time(layer + 24)}
             for i in graph.job_inputs[j]:
-                io_rows[Rel.INPUT_TO].append({"a": _key(*dataset_name(i)), "b": key, **seen})
-                io_rows[Rel.READ].append({"a": run_id, "b": _key(*dataset_name(i)), **seen})
+                io_rows[Rel.INPUT_TO].append({"a": natural_key(*dataset_name(i)), "b": key, **seen})
+                io_rows[Rel.READ].append({"a": run_id, "b": natural_key(*dataset_name(i)), **seen})
             for i in graph.job_outputs[j]:
-                io_rows[Rel.OUTPUTS].append({"a": key, "b": _key(*dataset_name(i)), **seen})
-                io_rows[Rel.WROTE].append({"a": run_id, "b": _key(*dataset_name(i)), **seen})
+                io_rows[Rel.OUTPUTS].append({"a": key, "b": natural_key(*dataset_name(i)), **seen})
+                io_rows[Rel.WROTE].append({"a": run_id, "b": natural_key(*dataset_name(i)), **seen})
         write(LOAD_JOBS, job_rows, "jobs")
         write(LOAD_FIELDS, field_rows, "fields (with HAS_FIELD)")
         write(LOAD_RUNS, run_rows, "runs (with HAS_RUN)")
@@ -327,9 +357,9 @@ def synthetic_graph_load(
             layer = graph.job_layer[j]
             derives.append(
                 {
-                    "a": _key(src_ns, src_name, f"col{src_col}"),
-                    "b": _key(dst_ns, dst_name, f"col{dst_col}"),
-                    "job": ":".join([NodeType.JOB.value, *job_name(j)]),
+                    "a": natural_key(src_ns, src_name, f"col{src_col}"),
+                    "b": natural_key(dst_ns, dst_name, f"col{dst_col}"),
+                    "job": node_id(NodeType.JOB, *job_name(j)),
                     "transformation": kind,
                     "subtype": subtype,
                     "indirect": indirect,
