@@ -2,10 +2,10 @@
 
 import type { components, operations } from "./schema";
 
+// Enums are named through the objects that hold them: the schema names an enum after its field, and renames it on a clash.
 type Schemas = components["schemas"];
 type LineageQuery = NonNullable<operations["lineage_graph"]["parameters"]["query"]>;
 
-export type NodeType = Schemas["LineageGraphNodeTypeEnum"];
 export type Direction = NonNullable<LineageQuery["direction"]>;
 /** Lineage granularity: application jobs (their action jobs rolled up into them), or the action jobs. */
 export type Level = NonNullable<LineageQuery["level"]>;
@@ -29,25 +29,26 @@ export type FacetWarningCount = Schemas["FacetWarningCount"];
 export type JobDetail = Schemas["JobDetail"];
 export type RunSummary = Schemas["RunSummary"];
 export type RunPage = Schemas["RunPage"];
-export type FailureClassification = Schemas["ClassificationEnum"];
 
 export type LineageEdge = Schemas["Edge"];
 export type LineageNodeData = Schemas["LineageGraphNodeData"];
 export type LineageNode = Schemas["LineageGraphNode"];
+export type NodeType = LineageNode["type"];
 export type LineageResponse = Schemas["LineageGraph"];
 export type ColumnEdge = Schemas["FieldEdge"];
 export type ColumnNode = Schemas["ColumnLineageGraphFieldNode"];
 export type ColumnLineageResponse = Schemas["ColumnLineageGraph"];
 
 export type Failure = Schemas["FailureList"];
+export type FailureClassification = NonNullable<Failure["classification"]>;
 export type FailurePage = Schemas["FailurePage"];
 /** `GET /failures/jobs`: failures grouped by job. */
 export type FailureGroup = Schemas["FailureJobList"];
 export type FailureGroupPage = Schemas["FailureJobPage"];
 export type BlastRadius = Schemas["FailureBlastRadius"];
 
-export type SearchType = Schemas["NodeSearchHitTypeEnum"];
 export type SearchResult = Schemas["NodeSearchHit"];
+export type SearchType = SearchResult["type"];
 export type SearchResponse = Schemas["NodeSearch"];
 
 /**
