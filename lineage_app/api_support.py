@@ -1,9 +1,11 @@
-"""Shared API plumbing: the documented error responses, query-parameter validation, pagination."""
+"""Shared API plumbing: the documented error responses, query-parameter validation, pagination, response shaping."""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any
 from urllib.parse import unquote_plus
 
@@ -13,9 +15,10 @@ from django.core.validators import MaxLengthValidator, MinLengthValidator, Regex
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 from rest_framework.request import Request
+from rest_framework.response import Response
 
 MAX_PAGE = 500
 # Deeper pages than this are not browsing; past it offsets overflow what the graph engine will skip.
@@ -60,7 +63,7 @@ class BearerTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-unty
     name = "bearerAuth"
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
-        return {"type": "http", "scheme": "bearer", "description": "an API token (`read`, `ingest` or `edit` scope)"}
+        return {"type": "http", "scheme": "bearer", "description": "an API token (`read` or `ingest` scope)"}
 
 
 # DRF refuses NUL in text (`ProhibitNullCharactersValidator`); this says so in the schema too.
@@ -140,8 +143,85 @@ class PageInput(QueryInput):
     offset = serializers.IntegerField(min_value=0, max_value=MAX_OFFSET, default=0)
 
 
-def page_of(name: str, item: serializers.Serializer) -> serializers.Serializer:
-    """The schema of one page of a list: `{"count", "results": [item…]}`."""
-    return inline_serializer(
-        name=name, fields={"count": serializers.IntegerField(), "results": serializers.ListSerializer(child=item)}
-    )
+class ResponseIncomplete(LookupError):
+    """An answer lacks a field its output serializer declares required: a bug, answered as a 500."""
+
+
+# The base of every output serializer: it turns a selector's answer (a mapping) into exactly the
+# declared fields, which is also what the served schema says. A key the serializer does not declare is
+# left out. A declared field the answer lacks is an error (`ResponseIncomplete`), unless it is declared
+# `required=False`: then it is left out too, as the schema says by not listing it as required (plain DRF
+# would write `null` for a nullable one). Values pass as they are: scalars are not converted, only the
+# nested shapes are walked, so a large answer costs a dictionary per object and no more.
+# (No docstring: drf-spectacular would show it as the description of every response.)
+class ResponseSerializer(serializers.Serializer):
+    @cached_property
+    def _plan(self) -> list[tuple[str, bool, Callable[[Any], Any] | None]]:
+        readable = [field for field in self.fields.values() if not field.write_only]
+        return [(str(field.field_name), field.required, _converter(field)) for field in readable]
+
+    @cached_property
+    def _required(self) -> frozenset[str]:
+        return frozenset(name for name, required, _ in self._plan if required)
+
+    @cached_property
+    def _flat(self) -> frozenset[str] | None:
+        """The field names, when every value passes as it is (no nested object): the fast path."""
+        return None if any(convert for _, _, convert in self._plan) else frozenset(name for name, _, _ in self._plan)
+
+    def to_representation(self, instance: Mapping[str, Any]) -> dict[str, Any]:
+        keys = instance.keys()
+        if not keys >= self._required:
+            raise ResponseIncomplete(f"{type(self).__name__}: the answer has no {sorted(self._required - keys)}")
+        declared = self._flat
+        if declared is not None and keys <= declared and isinstance(instance, dict):
+            # Already a declared shape, nothing nested: it passes as it is, not copied (a lineage answer
+            # has thousands of these, its node data and edges).
+            return instance
+        answer: dict[str, Any] = {}
+        for name, _, convert in self._plan:
+            if name in instance:
+                value = instance[name]
+                answer[name] = value if convert is None or value is None else convert(value)
+        return answer
+
+
+# Fields whose value is JSON as the selectors give it: passed through unconverted.
+_PLAIN = (
+    serializers.CharField,
+    serializers.IntegerField,
+    serializers.FloatField,
+    serializers.BooleanField,
+    serializers.ChoiceField,
+    serializers.DictField,
+)
+
+
+def _converter(field: serializers.Field) -> Callable[[Any], Any] | None:
+    """How `field`'s value is shaped: None when it passes as it is, else a function (nested objects)."""
+    if isinstance(field, ResponseSerializer):
+        return field.to_representation
+    if isinstance(field, (serializers.ListSerializer, serializers.ListField)) and field.child is not None:
+        item = _converter(field.child)
+        return None if item is None else (lambda values: [item(value) for value in values])
+    if isinstance(field, _PLAIN):
+        return None
+    # A plain `Serializer` (or another field) would convert by DRF's rules: declare it as a ResponseSerializer.
+    raise TypeError(f"{field.field_name!r}: an output field must be a ResponseSerializer or plain JSON, not {field!r}")
+
+
+def response_of(
+    serializer_class: type[ResponseSerializer], answer: Mapping[str, Any], *, status: int = 200
+) -> Response:
+    """`answer` shaped by `serializer_class` (the view's documented output), as the response."""
+    return Response(serializer_class(answer).data, status=status)
+
+
+def page_of(name: str, item: ResponseSerializer, **extra: serializers.Field) -> type[ResponseSerializer]:
+    """The output serializer of one page of a list, named `name`: `extra`, then `{"count", "results": [item…]}`."""
+    fields = {
+        **extra,
+        "count": serializers.IntegerField(help_text="all matches, not only this page's"),
+        "results": serializers.ListSerializer(child=item),
+    }
+    return type(name, (ResponseSerializer,), fields)

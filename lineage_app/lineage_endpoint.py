@@ -10,7 +10,7 @@ from __future__ import annotations
 from rest_framework.permissions import BasePermission
 from rest_framework.views import APIView
 
-from lineage_app.explorer.apis import LineageGraphApi
+from lineage_app.explorer.apis.lineage_graphs import LineageGraphApi
 from lineage_app.ingest.apis import LineageEventCreateApi
 
 

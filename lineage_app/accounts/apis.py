@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from lineage_app.accounts.roles import EDITOR, roles_of
+from lineage_app.accounts.roles import EDITOR, ROLES, roles_of
+from lineage_app.api_support import ERRORS, ResponseSerializer, response_of
 
 
 class MeApi(APIView):
@@ -17,23 +18,25 @@ class MeApi(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(
-        operation_id="me",
-        responses=inline_serializer(
-            name="Me",
-            fields={
-                "username": serializers.CharField(),
-                "roles": serializers.ListSerializer(child=serializers.CharField()),
-                "canEditOwnership": serializers.BooleanField(),
-            },
-        ),
-    )
+    class OutputSerializer(ResponseSerializer):
+        class Meta:
+            ref_name = "Me"
+
+        username = serializers.CharField(help_text="the user's name; `token:<name>` for an API token")
+        roles = serializers.ListField(
+            child=serializers.ChoiceField(choices=ROLES),
+            help_text="lowest first; a `read` token is a viewer, an `ingest` token has none",
+        )
+        canEditOwnership = serializers.BooleanField()
+
+    @extend_schema(operation_id="me", responses={200: OutputSerializer, 401: ERRORS[401]})
     def get(self, request: Request) -> Response:
         roles = roles_of(request.user, request.auth)
-        return Response(
+        return response_of(
+            self.OutputSerializer,
             {
                 "username": str(getattr(request.user, "username", request.user)),
                 "roles": roles,
                 "canEditOwnership": EDITOR in roles,
-            }
+            },
         )

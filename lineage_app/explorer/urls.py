@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from django.urls import path
 
-from lineage_app.explorer import apis
+from lineage_app.explorer.apis import datasets, failures, jobs, lineage_graphs, namespaces, search
 
 urlpatterns = [
-    path("column-lineage", apis.ColumnLineageGraphApi.as_view(), name="column-lineage"),
-    path("namespaces", apis.NamespaceListApi.as_view(), name="namespace-list"),
-    path("datasets", apis.DatasetListApi.as_view(), name="dataset-list"),
-    path("datasets/detail", apis.DatasetDetailApi.as_view(), name="dataset-detail"),
-    path("datasets/near-miss", apis.DatasetNearMissApi.as_view(), name="dataset-near-miss"),
-    path("datasets/versions/diff", apis.DatasetVersionDiffApi.as_view(), name="dataset-version-diff"),
-    path("jobs", apis.JobListApi.as_view(), name="job-list"),
-    path("jobs/detail", apis.JobDetailApi.as_view(), name="job-detail"),
-    path("jobs/runs", apis.JobRunListApi.as_view(), name="job-run-list"),
-    path("jobs/runs/<str:run_id>", apis.RunDetailApi.as_view(), name="run-detail"),
-    path("failures", apis.FailureListApi.as_view(), name="failure-list"),
-    path("failures/jobs", apis.FailureJobListApi.as_view(), name="failure-job-list"),
-    path("search", apis.NodeSearchApi.as_view(), name="node-search"),
+    path("column-lineage", lineage_graphs.ColumnLineageGraphApi.as_view(), name="column-lineage"),
+    path("namespaces", namespaces.NamespaceListApi.as_view(), name="namespace-list"),
+    path("datasets", datasets.DatasetListApi.as_view(), name="dataset-list"),
+    path("datasets/detail", datasets.DatasetDetailApi.as_view(), name="dataset-detail"),
+    path("datasets/near-miss", datasets.DatasetNearMissApi.as_view(), name="dataset-near-miss"),
+    path("datasets/versions/diff", datasets.DatasetVersionDiffApi.as_view(), name="dataset-version-diff"),
+    path("jobs", jobs.JobListApi.as_view(), name="job-list"),
+    path("jobs/detail", jobs.JobDetailApi.as_view(), name="job-detail"),
+    path("jobs/runs", jobs.JobRunListApi.as_view(), name="job-run-list"),
+    path("jobs/runs/<str:run_id>", jobs.RunDetailApi.as_view(), name="run-detail"),
+    path("failures", failures.FailureListApi.as_view(), name="failure-list"),
+    path("failures/jobs", failures.FailureJobListApi.as_view(), name="failure-job-list"),
+    path("search", search.NodeSearchApi.as_view(), name="node-search"),
 ]

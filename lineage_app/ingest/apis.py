@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanIngest, CanRead
 from lineage_app.api_errors import error_response
-from lineage_app.api_support import ERRORS, ErrorSerializer, RequiredBodySchema
+from lineage_app.api_support import ERRORS, ErrorSerializer, RequiredBodySchema, ResponseSerializer, response_of
 from lineage_app.ingest import services
 from lineage_app.ingest.json_body import NotAJsonArray, json_array_items, json_decode
 from lineage_app.ingest.selectors import facet_policy_refusals, facet_warning_counts
@@ -96,12 +96,12 @@ def _invalid(exc: EventInvalid) -> Response:
     return error_response("invalid_event", exc.message, path=exc.path or "$", http_status=400)
 
 
-class EventProblemSerializer(serializers.Serializer):
+class EventProblemSerializer(ResponseSerializer):
     path = serializers.CharField(help_text="where in the event, e.g. `$.run.runId`")
     message = serializers.CharField()
 
 
-class EventAnswerSerializer(serializers.Serializer):
+class EventAnswerSerializer(ResponseSerializer):
     class Meta:
         ref_name = "LineageEventAnswer"
 
@@ -110,11 +110,11 @@ class EventAnswerSerializer(serializers.Serializer):
     warnings = EventProblemSerializer(many=True, help_text="facets that failed their schema: stored, not applied")
 
 
-class BatchAnswerSerializer(serializers.Serializer):
+class BatchAnswerSerializer(ResponseSerializer):
     class Meta:
         ref_name = "LineageBatchAnswer"
 
-    class ItemSerializer(serializers.Serializer):
+    class ItemSerializer(ResponseSerializer):
         class Meta:
             ref_name = "LineageBatchItem"
 
@@ -172,7 +172,8 @@ class LineageEventCreateApi(APIView):
         if (refused := facet_policy_refusals(events=[checked])[0]) is not None:
             return _invalid(refused)
         accepted = services.event_accept(checked=checked, raw=raw, token=request.auth)
-        return Response(
+        return response_of(
+            EventAnswerSerializer,
             {
                 "id": accepted.id,
                 "status": "duplicate" if accepted.duplicate else "accepted",
@@ -251,7 +252,7 @@ class LineageBatchCreateApi(APIView):
                 "warnings": [w.as_dict() for w in checked.warnings],
             }
         counts = {s: sum(1 for r in results if r["status"] == s) for s in ("accepted", "duplicate", "rejected")}
-        return Response({**counts, "results": results}, status=status.HTTP_200_OK)
+        return response_of(BatchAnswerSerializer, {**counts, "results": results})
 
 
 class FacetWarningListApi(APIView):
@@ -260,11 +261,11 @@ class FacetWarningListApi(APIView):
 
     permission_classes = [CanRead]
 
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(ResponseSerializer):
         class Meta:
             ref_name = "FacetWarningList"
 
-        class CountSerializer(serializers.Serializer):
+        class CountSerializer(ResponseSerializer):
             class Meta:
                 ref_name = "FacetWarningCount"
 
@@ -276,4 +277,4 @@ class FacetWarningListApi(APIView):
 
     @extend_schema(operation_id="facet_warning_list", responses={200: OutputSerializer, **ERRORS})
     def get(self, request: Request) -> Response:
-        return Response({"results": facet_warning_counts()})
+        return response_of(self.OutputSerializer, {"results": facet_warning_counts()})

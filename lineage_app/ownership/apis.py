@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -12,17 +12,17 @@ from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead, ReadsOrEditsOwnership
 from lineage_app.api_errors import error_response
-from lineage_app.api_support import ERRORS, PageInput, page_of, query_params
+from lineage_app.api_support import ERRORS, PageInput, ResponseSerializer, page_of, query_params, response_of
 from lineage_app.graph.node_ids import NodeNotFound
 from lineage_app.ownership import selectors, services
 from lineage_app.ownership.models import Owner, OwnershipAssignment
 
 
-class OwnerOutput(serializers.Serializer):
+class OwnerOutput(ResponseSerializer):
     name = serializers.CharField()
-    kind = serializers.CharField()
-    email = serializers.CharField()
-    channel = serializers.CharField()
+    kind = serializers.ChoiceField(choices=Owner.Kind.values)
+    email = serializers.CharField(allow_blank=True)
+    channel = serializers.CharField(allow_blank=True)
     assignmentCount = serializers.IntegerField()
 
 
@@ -34,36 +34,36 @@ class OwnerListApi(APIView):
     class InputSerializer(PageInput):
         q = serializers.CharField(required=False, default=None, help_text="case-insensitive substring of the name")
 
-    @extend_schema(
-        operation_id="owner_list",
-        parameters=[InputSerializer],
-        responses={200: page_of("OwnerPage", OwnerOutput()), **ERRORS},
-    )
+    PageSerializer = page_of("OwnerPage", OwnerOutput())
+
+    @extend_schema(operation_id="owner_list", parameters=[InputSerializer], responses={200: PageSerializer, **ERRORS})
     def get(self, request: Request) -> Response:
         data = query_params(self.InputSerializer, request)
-        return Response(selectors.owner_page(q=data["q"], limit=data["limit"], offset=data["offset"]))
+        return response_of(
+            self.PageSerializer, selectors.owner_page(q=data["q"], limit=data["limit"], offset=data["offset"])
+        )
 
 
-class EffectiveOwnerOutput(serializers.Serializer):
+class EffectiveOwnerOutput(ResponseSerializer):
     name = serializers.CharField()
-    kind = serializers.CharField()
-    contact = serializers.CharField()
-    role = serializers.CharField()
-    source = serializers.ChoiceField(choices=["manual", "event"])
-    inherited = serializers.BooleanField()
+    kind = serializers.ChoiceField(choices=Owner.Kind.values)
+    contact = serializers.CharField(allow_blank=True, help_text="email or channel; empty when neither is known")
+    role = serializers.CharField(help_text="a hand-set role, or an ownership facet's owner `type` (e.g. `MAINTAINER`)")
+    source = serializers.ChoiceField(choices=OwnershipAssignment.Source.values)
+    inherited = serializers.BooleanField(help_text="the namespace's owner: the node has none of its own")
 
 
-class AssignmentOutput(serializers.Serializer):
+class AssignmentOutput(ResponseSerializer):
     id = serializers.IntegerField()
     owner = serializers.CharField()
-    kind = serializers.CharField()
-    email = serializers.CharField()
-    channel = serializers.CharField()
-    targetType = serializers.CharField()
+    kind = serializers.ChoiceField(choices=Owner.Kind.values)
+    email = serializers.CharField(allow_blank=True)
+    channel = serializers.CharField(allow_blank=True)
+    targetType = serializers.ChoiceField(choices=OwnershipAssignment.TargetType.values)
     namespace = serializers.CharField()
-    name = serializers.CharField()
-    role = serializers.CharField()
-    source = serializers.CharField()
+    name = serializers.CharField(allow_blank=True, help_text="empty for a namespace")
+    role = serializers.CharField(help_text="a hand-set role, or an ownership facet's owner `type` (e.g. `MAINTAINER`)")
+    source = serializers.ChoiceField(choices=OwnershipAssignment.Source.values)
 
 
 class AssignmentInput(serializers.Serializer):
@@ -92,25 +92,23 @@ class OwnershipApi(APIView):
         namespace = serializers.CharField(required=False, default=None)
         source = serializers.ChoiceField(choices=OwnershipAssignment.Source.values, required=False, default=None)
 
+    EffectiveOwnerPageSerializer = page_of(
+        "EffectiveOwnerPage", EffectiveOwnerOutput(), nodeId=serializers.CharField(help_text="as asked")
+    )
+    AssignmentPageSerializer = page_of("AssignmentPage", AssignmentOutput())
+
     @extend_schema(
         operation_id="ownership_list",
         parameters=[InputSerializer],
         responses={
             200: OpenApiResponse(
-                inline_serializer(
-                    name="OwnershipPage",
-                    fields={
-                        "count": serializers.IntegerField(),
-                        "results": serializers.ListSerializer(
-                            child=PolymorphicProxySerializer(
-                                component_name="OwnershipRow",
-                                serializers=[EffectiveOwnerOutput, AssignmentOutput],
-                                resource_type_field_name=None,
-                            )
-                        ),
-                    },
+                PolymorphicProxySerializer(
+                    component_name="OwnershipPage",
+                    serializers=[EffectiveOwnerPageSerializer, AssignmentPageSerializer],
+                    resource_type_field_name=None,
                 ),
-                description="with `nodeId`: its effective owners; without: stored assignments (AssignmentOutput)",
+                description="with `nodeId`: its effective owners (EffectiveOwnerPage, all of them, unpaged); "
+                "without: stored assignments (AssignmentPage)",
             ),
             **ERRORS,
         },
@@ -119,13 +117,15 @@ class OwnershipApi(APIView):
         data = query_params(self.InputSerializer, request)
         if data["nodeId"]:
             try:
-                return Response(selectors.ownership_for_node(node_id=data["nodeId"]))
+                owners = selectors.ownership_for_node(node_id=data["nodeId"])
             except NodeNotFound as exc:
                 return error_response("not_found", str(exc), path="nodeId", http_status=404)
-        return Response(
+            return response_of(self.EffectiveOwnerPageSerializer, owners)
+        return response_of(
+            self.AssignmentPageSerializer,
             selectors.assignment_page(
                 namespace=data["namespace"], source=data["source"], limit=data["limit"], offset=data["offset"]
-            )
+            ),
         )
 
     @extend_schema(
@@ -145,7 +145,7 @@ class OwnershipApi(APIView):
                 path=_API_NAMES.get(first.column, first.column),
                 http_status=400,
             )
-        return Response(selectors.assignment_row(assignment), status=201 if created else 200)
+        return response_of(AssignmentOutput, selectors.assignment_row(assignment), status=201 if created else 200)
 
     @extend_schema(operation_id="ownership_delete", request=AssignmentInput, responses={204: None, **ERRORS})
     def delete(self, request: Request) -> Response:

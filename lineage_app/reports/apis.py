@@ -12,12 +12,15 @@ from rest_framework import serializers
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
+from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
 from lineage_app.api_errors import error_response
-from lineage_app.api_support import ERRORS, InstantField, QueryInput, query_params
+from lineage_app.api_support import ERRORS, InstantField, QueryInput, ResponseSerializer, query_params, response_of
+from lineage_app.explorer.apis.lineage_graphs import ColumnEdgeSerializer
 from lineage_app.graph.node_ids import NodeNotFound
+from lineage_app.ownership.apis import EffectiveOwnerOutput
 from lineage_app.reports import exports, selectors
 
 ROOT_CAUSE_DEFAULT_DEPTH = 10
@@ -75,11 +78,62 @@ class ImpactApi(_ReportApi):
     `actions` / `application`, see `level`); a summary follows.
     """
 
-    @extend_schema(
-        operation_id="impact",
-        parameters=[ImpactInput],
-        responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description="header, `assets`, `summary`"), **ERRORS},
-    )
+    # The streamed answer's shape: `exports.export_json` writes it an asset at a time, so it does not
+    # pass through this serializer; tests/api/test_response_contract.py holds it to this shape.
+    class OutputSerializer(ResponseSerializer):
+        """The report's header, then its assets, then a summary of them."""
+
+        class Meta:
+            ref_name = "Impact"
+
+        class AssetSerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "ImpactAsset"
+
+            id = serializers.CharField()
+            type = serializers.ChoiceField(choices=["DATASET", "JOB", "DATASET_FIELD"])
+            namespace = serializers.CharField()
+            name = serializers.CharField()
+            dataset = serializers.CharField(required=False, help_text="fields only: the field's dataset")
+            fieldType = serializers.CharField(allow_null=True, required=False, help_text="fields only")
+            actions = serializers.ListField(
+                child=serializers.CharField(),
+                required=False,
+                help_text="jobs only: at `level=application`, the action jobs folded into this one (else empty)",
+            )
+            application = serializers.CharField(
+                allow_null=True,
+                required=False,
+                help_text="jobs only: at `level=action`, the application job this one is an action of",
+            )
+            distance = serializers.IntegerField(help_text="hops from the nearest start")
+            path = serializers.ListField(child=serializers.CharField(), help_text="node ids from a start to this one")
+            transformations = ColumnEdgeSerializer(many=True, help_text="the column edges along `path`")
+            owners = EffectiveOwnerOutput(many=True, help_text="effective owners (a field: its dataset's)")
+            lastRunState = serializers.CharField(allow_null=True)
+            lastRunTime = serializers.CharField(allow_null=True)
+
+        class SummarySerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "ImpactSummary"
+
+            total = serializers.IntegerField()
+            byType = serializers.DictField(child=serializers.IntegerField())
+            byOwner = serializers.DictField(
+                child=serializers.IntegerField(), help_text=f"most first; unowned assets under `{selectors.UNOWNED}`"
+            )
+            byNamespace = serializers.DictField(child=serializers.IntegerField(), help_text="most first")
+            byDepth = serializers.DictField(child=serializers.IntegerField(), help_text="by distance (as text)")
+
+        nodeIds = serializers.ListField(child=serializers.CharField(), help_text="the starts, as resolved")
+        depth = serializers.IntegerField()
+        asOf = serializers.CharField(allow_null=True)
+        level = serializers.ChoiceField(choices=selectors.LEVELS)
+        generatedAt = serializers.CharField()
+        assets = AssetSerializer(many=True, help_text="nearest first")
+        summary = SummarySerializer()
+
+    @extend_schema(operation_id="impact", parameters=[ImpactInput], responses={200: OutputSerializer, **ERRORS})
     def get(self, request: Request) -> Any:
         report, _ = self._report(request, ImpactInput)
         if not isinstance(report, selectors.ImpactReport):
@@ -126,16 +180,56 @@ class RootCauseApi(APIView):
             min_value=1, max_value=settings.LINEAGE_MAX_DEPTH, default=ROOT_CAUSE_DEFAULT_DEPTH
         )
 
-    @extend_schema(
-        operation_id="root_cause",
-        parameters=[InputSerializer],
-        responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description="`results`, culprit first"), **ERRORS},
-    )
-    def get(self, request: Request) -> Any:
-        from rest_framework.response import Response
+    class OutputSerializer(ResponseSerializer):
+        class Meta:
+            ref_name = "RootCause"
 
+        class AssetSerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "RootCauseAsset"
+
+            class EventSerializer(ResponseSerializer):
+                """A job's failed or aborted run, or a dataset's new schema version."""
+
+                class Meta:
+                    ref_name = "RootCauseEvent"
+
+                kind = serializers.ChoiceField(choices=["failure", "schema_change"])
+                at = serializers.CharField(allow_null=True, help_text="when the run ended, or the version appeared")
+                runId = serializers.CharField(allow_null=True, help_text="the failed run, or the writing run")
+                state = serializers.CharField(required=False, help_text="failures only: `FAILED` or `ABORTED`")
+                version = serializers.CharField(required=False, help_text="schema changes only")
+                message = serializers.CharField(allow_null=True, help_text="the run's error, or what changed")
+                added = serializers.ListField(
+                    child=serializers.CharField(), required=False, help_text="schema changes only: field names"
+                )
+                removed = serializers.ListField(
+                    child=serializers.CharField(), required=False, help_text="schema changes only: field names"
+                )
+                retyped = serializers.ListField(
+                    child=serializers.CharField(), required=False, help_text="schema changes only: field names"
+                )
+
+            id = serializers.CharField()
+            type = serializers.ChoiceField(choices=["DATASET", "JOB"])
+            distance = serializers.IntegerField(help_text="hops upstream of `nodeId`")
+            path = serializers.ListField(child=serializers.CharField(), help_text="from this asset down to `nodeId`")
+            lastEventAt = serializers.CharField(allow_null=True)
+            lastEvent = EventSerializer(allow_null=True)
+            events = EventSerializer(many=True, help_text="newest first")
+
+        nodeId = serializers.CharField()
+        depth = serializers.IntegerField()
+        results = AssetSerializer(
+            many=True, help_text="the latest failure or schema change first; assets with none follow, nearest first"
+        )
+
+    @extend_schema(operation_id="root_cause", parameters=[InputSerializer], responses={200: OutputSerializer, **ERRORS})
+    def get(self, request: Request) -> Response:
         data = query_params(self.InputSerializer, request)
         try:
-            return Response(selectors.root_cause_for_node(node_id=data["nodeId"], depth=data["depth"]))
+            return response_of(
+                self.OutputSerializer, selectors.root_cause_for_node(node_id=data["nodeId"], depth=data["depth"])
+            )
         except NodeNotFound as exc:
             return error_response("not_found", str(exc), path="nodeId", http_status=404)

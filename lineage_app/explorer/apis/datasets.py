@@ -1,0 +1,251 @@
+"""Dataset endpoints: the list, one dataset's detail, why two datasets are not connected, and schema diffs."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from lineage_app.accounts.permissions import CanRead
+from lineage_app.api_support import QueryInput, ResponseSerializer, page_of, query_params
+from lineage_app.explorer import selectors
+from lineage_app.explorer.apis.shared import ListFilterInput, NodeInput, response_read, responses_documented
+
+
+class NameTypeSerializer(ResponseSerializer):
+    name = serializers.CharField()
+    type = serializers.CharField()
+
+
+class DatasetListApi(APIView):
+    """`GET /api/v1/datasets?namespace=&q=`: datasets by namespace and name."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(ListFilterInput):
+        pass
+
+    class OutputSerializer(ResponseSerializer):
+        class Meta:
+            ref_name = "DatasetList"
+
+        id = serializers.CharField()
+        namespace = serializers.CharField()
+        name = serializers.CharField()
+        fieldCount = serializers.IntegerField()
+        currentVersion = serializers.CharField(allow_null=True)
+        lastSeen = serializers.CharField(allow_null=True)
+        lastRunState = serializers.CharField(allow_null=True)
+
+    PageSerializer = page_of("DatasetPage", OutputSerializer())
+
+    @extend_schema(
+        operation_id="dataset_list", parameters=[InputSerializer], responses=responses_documented(PageSerializer)
+    )
+    def get(self, request: Request) -> Response:
+        data = query_params(self.InputSerializer, request)
+        return response_read(
+            serializer=self.PageSerializer,
+            read=lambda: selectors.dataset_list(
+                namespace=data["namespace"], q=data["q"], limit=data["limit"], offset=data["offset"]
+            ),
+        )
+
+
+class DatasetDetailApi(APIView):
+    """`GET /api/v1/datasets/detail?nodeId=dataset:…`: one dataset, its schema history, owners and runs."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(NodeInput):
+        pass
+
+    class OutputSerializer(ResponseSerializer):
+        class Meta:
+            ref_name = "DatasetDetail"
+
+        class FieldSerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "DatasetDetailField"
+
+            id = serializers.CharField()
+            name = serializers.CharField()
+            type = serializers.CharField(allow_null=True)
+            current = serializers.BooleanField()
+
+        class VersionSerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "DatasetDetailVersion"
+
+            version = serializers.CharField()
+            firstSeen = serializers.CharField()
+            lastSeen = serializers.CharField()
+            createdByRun = serializers.CharField(allow_null=True)
+            fields = NameTypeSerializer(many=True)
+
+        class OwnerSerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "DatasetDetailOwner"
+
+            name = serializers.CharField()
+            kind = serializers.CharField()
+            role = serializers.CharField()
+            source = serializers.CharField()
+
+        class LastRunSerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "DatasetDetailLastRun"
+
+            runId = serializers.CharField()
+            job = serializers.CharField()
+            state = serializers.CharField()
+            startedAt = serializers.CharField(allow_null=True)
+            endedAt = serializers.CharField(allow_null=True)
+
+        id = serializers.CharField()
+        namespace = serializers.CharField()
+        name = serializers.CharField()
+        facets = serializers.DictField()
+        currentVersion = serializers.CharField(allow_null=True)
+        fields = FieldSerializer(many=True)
+        versions = VersionSerializer(many=True, help_text="oldest first; each with its fields (name, type)")
+        owners = OwnerSerializer(many=True)
+        producers = serializers.ListField(child=serializers.CharField())
+        consumers = serializers.ListField(child=serializers.CharField())
+
+        class AliasSerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "DatasetDetailAlias"
+
+            class SourceSerializer(ResponseSerializer):
+                class Meta:
+                    ref_name = "DatasetDetailAliasSource"
+
+                kind = serializers.ChoiceField(
+                    choices=["dataset", "symlink"], help_text="named as a dataset, or as a `symlinks` identifier"
+                )
+                type = serializers.CharField(allow_null=True, help_text="the symlink identifier's type, e.g. TABLE")
+                job = serializers.CharField(allow_null=True)
+                producer = serializers.CharField(allow_null=True)
+                event = serializers.CharField(help_text="content hash of the earliest event that named it so")
+                firstSeen = serializers.CharField()
+
+            namespace = serializers.CharField()
+            name = serializers.CharField()
+            source = SourceSerializer(help_text="who named the dataset so first")
+
+        lastRuns = LastRunSerializer(many=True, help_text="the runs that wrote the dataset, newest first, at most 10")
+        aliases = AliasSerializer(many=True, help_text="other names of this dataset (docs/identity.md)")
+
+    @extend_schema(
+        operation_id="dataset_detail", parameters=[InputSerializer], responses=responses_documented(OutputSerializer)
+    )
+    def get(self, request: Request) -> Response:
+        data = query_params(self.InputSerializer, request)
+        return response_read(
+            serializer=self.OutputSerializer, read=lambda: selectors.dataset_detail(node_id=data["nodeId"])
+        )
+
+
+class DatasetNearMissApi(APIView):
+    """`GET /api/v1/datasets/near-miss?a=dataset:…&b=dataset:…`: why two datasets are not connected."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(QueryInput):
+        a = serializers.CharField(help_text="a dataset id, `dataset:<namespace>:<name>` (an alias resolves)")
+        b = serializers.CharField(help_text="another dataset id")
+
+    class OutputSerializer(ResponseSerializer):
+        class Meta:
+            ref_name = "DatasetNearMiss"
+
+        class MissSerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "DatasetNearMissItem"
+
+            kind = serializers.ChoiceField(
+                choices=[
+                    "same_name_other_namespace",
+                    "same_table_name",
+                    "alias_seen_elsewhere",
+                    "similar_name_one_job_away",
+                ]
+            )
+            via = serializers.ListField(child=serializers.CharField(), help_text="the job and dataset in between")
+            message = serializers.CharField()
+
+        a = serializers.CharField(help_text="the canonical id of `a`")
+        b = serializers.CharField(help_text="the canonical id of `b`")
+        connected = serializers.BooleanField()
+        pathLength = serializers.IntegerField(allow_null=True, help_text="edges on the shortest lineage path")
+        direction = serializers.CharField(allow_null=True, help_text="`a to b`, `b to a` or `same dataset`")
+        nearMisses = MissSerializer(many=True, help_text=f"at most {selectors.NEAR_MISS_LIMIT}, when not connected")
+
+    @extend_schema(
+        operation_id="dataset_near_miss",
+        parameters=[InputSerializer],
+        responses=responses_documented(OutputSerializer),
+    )
+    def get(self, request: Request) -> Response:
+        data = query_params(self.InputSerializer, request)
+        return response_read(
+            serializer=self.OutputSerializer, read=lambda: selectors.dataset_near_miss(a=data["a"], b=data["b"])
+        )
+
+
+class DatasetVersionDiffApi(APIView):
+    """`GET /api/v1/datasets/versions/diff?nodeId=&from=&to=`: what changed between two schema versions."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(NodeInput):
+        to = serializers.CharField(required=False, default=None, help_text="default: the current version")
+
+        def get_fields(self) -> dict[str, serializers.Field]:
+            fields = super().get_fields()
+            # `from` is a Python keyword, so the field is added by name.
+            fields["from"] = serializers.CharField(
+                required=False, default=None, help_text="default: the version before `to`"
+            )
+            return fields
+
+    class OutputSerializer(ResponseSerializer):
+        class Meta:
+            ref_name = "DatasetVersionDiff"
+
+        class ChangedSerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "DatasetVersionDiffChanged"
+
+            name = serializers.CharField()
+            fromType = serializers.CharField()
+            toType = serializers.CharField()
+
+        to = serializers.CharField()
+        added = NameTypeSerializer(many=True)
+        removed = NameTypeSerializer(many=True)
+        changed = ChangedSerializer(many=True)
+        downstream = serializers.ListField(
+            child=serializers.CharField(), help_text="dataset ids downstream, depth ≤ LINEAGE_MAX_DEPTH"
+        )
+        truncated = serializers.BooleanField()
+
+        def get_fields(self) -> dict[str, serializers.Field]:
+            return {"from": serializers.CharField(), **super().get_fields()}
+
+    @extend_schema(
+        operation_id="dataset_version_diff",
+        parameters=[InputSerializer],
+        responses=responses_documented(OutputSerializer),
+    )
+    def get(self, request: Request) -> Response:
+        data = query_params(self.InputSerializer, request)
+        return response_read(
+            serializer=self.OutputSerializer,
+            read=lambda: selectors.dataset_version_diff(
+                node_id=data["nodeId"], from_version=data["from"], to_version=data["to"]
+            ),
+        )

@@ -1,0 +1,172 @@
+"""Failure endpoints: failed and aborted runs, and the same grouped by job with their blast radius."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from lineage_app.accounts.permissions import CanRead
+from lineage_app.api_support import MAX_PAGE, InstantField, PageInput, ResponseSerializer, page_of, query_params
+from lineage_app.explorer import selectors
+from lineage_app.explorer.apis.shared import response_read, responses_documented
+
+
+class FailureFilterInput(PageInput):
+    namespace = serializers.CharField(required=False, default=None, help_text="the job's namespace")
+    job = serializers.CharField(required=False, default=None, help_text="a job nodeId")
+    classification = serializers.ChoiceField(
+        choices=selectors.FAILURE_CLASSIFICATIONS, required=False, default=None, help_text="only failures of this kind"
+    )
+    since = InstantField(required=False, default=None, help_text="ended at or after (ISO 8601)")
+    until = InstantField(required=False, default=None, help_text="ended at or before (ISO 8601)")
+
+
+class FailureSerializer(ResponseSerializer):
+    class Meta:
+        ref_name = "FailureList"
+
+    runId = serializers.CharField()
+    job = serializers.CharField()
+    state = serializers.ChoiceField(choices=selectors.FAILED_STATES)
+    startedAt = serializers.CharField(allow_null=True)
+    endedAt = serializers.CharField(allow_null=True)
+    errorMessage = serializers.CharField(allow_null=True)
+    stackTrace = serializers.CharField(allow_null=True)
+    cause = serializers.CharField(
+        allow_null=True,
+        help_text=("the root cause, one line: the innermost exception (`<class>: <message>`) of the error"),
+    )
+    classification = serializers.ChoiceField(
+        choices=selectors.FAILURE_CLASSIFICATIONS,
+        allow_null=True,
+        help_text=("what kind of failure the cause is (null for runs recorded before classification: rebuild_graph)"),
+    )
+    parentRunId = serializers.CharField(allow_null=True, help_text="the application run of a child (action) run")
+    causeRunId = serializers.CharField(
+        help_text=(
+            "the run whose error is the headline: this run, or a failed child (action) run when this run's "
+            "own error says nothing"
+        )
+    )
+    failedActions = serializers.ListField(
+        child=serializers.CharField(), help_text="jobs of this run's failed child (action) runs"
+    )
+    outputs = serializers.ListField(
+        child=serializers.CharField(),
+        help_text=("datasets the run (and its failed child runs) wrote plus their jobs' declared outputs"),
+    )
+
+
+class FailureListApi(APIView):
+    """`GET /api/v1/failures?namespace=&job=&classification=&since=&until=`: failed and aborted runs,
+    newest first, each headlined by its root cause."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(FailureFilterInput):
+        pass
+
+    OutputSerializer = FailureSerializer
+    PageSerializer = page_of("FailurePage", OutputSerializer())
+
+    @extend_schema(
+        operation_id="failure_list", parameters=[InputSerializer], responses=responses_documented(PageSerializer)
+    )
+    def get(self, request: Request) -> Response:
+        data = query_params(self.InputSerializer, request)
+        return response_read(
+            serializer=self.PageSerializer,
+            read=lambda: selectors.failure_list(
+                namespace=data["namespace"],
+                job=data["job"],
+                classification=data["classification"],
+                since=data["since"],
+                until=data["until"],
+                limit=data["limit"],
+                offset=data["offset"],
+            ),
+            node_parameter="job",
+        )
+
+
+class FailureJobListApi(APIView):
+    """`GET /api/v1/failures/jobs?namespace=&job=&classification=&since=&until=`: failures grouped by job,
+    the latest first, with the current streak of failures and the last failure's blast radius."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(FailureFilterInput):
+        limit = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, default=20)
+
+    class OutputSerializer(ResponseSerializer):
+        class Meta:
+            ref_name = "FailureJobList"
+
+        class BlastRadiusSerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "FailureBlastRadius"
+
+            class DatasetSerializer(ResponseSerializer):
+                class Meta:
+                    ref_name = "FailureBlastDataset"
+
+                id = serializers.CharField()
+                namespace = serializers.CharField()
+                name = serializers.CharField()
+                distance = serializers.IntegerField(help_text="hops from what the run should have written (0: it)")
+                owners = serializers.ListField(child=serializers.CharField())
+
+            datasets = DatasetSerializer(many=True, help_text=f"nearest first, at most {selectors.BLAST_LIMIT}")
+            owners = serializers.ListField(child=serializers.CharField(), help_text="every listed dataset's owners")
+            total = serializers.IntegerField(help_text="datasets reached (listed or not)")
+            truncated = serializers.BooleanField()
+            depth = serializers.IntegerField(help_text="hops followed downstream")
+
+        job = serializers.CharField()
+        namespace = serializers.CharField()
+        name = serializers.CharField()
+        failureCount = serializers.IntegerField(help_text="the job's failures that match the filters")
+        consecutiveFailures = serializers.IntegerField(
+            help_text=("the latest run and the runs before it that failed, up to the first that did not")
+        )
+        consecutiveFailuresCapped = serializers.BooleanField(
+            help_text=(f"true when the count stopped at {selectors.STREAK_LIMIT} runs")
+        )
+        failingSince = serializers.CharField(
+            allow_null=True,
+            help_text=(
+                "when the current streak of failures began (its first run's start); null when the latest run did "
+                "not fail"
+            ),
+        )
+        latestRunState = serializers.CharField(allow_null=True)
+        lastFailure = FailureSerializer(allow_null=True, help_text="the latest failure matching the filters")
+        blastRadius = BlastRadiusSerializer(
+            help_text=("datasets downstream of what the last failure should have written, and their owners")
+        )
+
+    PageSerializer = page_of("FailureJobPage", OutputSerializer())
+
+    @extend_schema(
+        operation_id="failure_job_list",
+        parameters=[InputSerializer],
+        responses=responses_documented(PageSerializer),
+    )
+    def get(self, request: Request) -> Response:
+        data = query_params(self.InputSerializer, request)
+        return response_read(
+            serializer=self.PageSerializer,
+            read=lambda: selectors.failure_job_list(
+                namespace=data["namespace"],
+                job=data["job"],
+                classification=data["classification"],
+                since=data["since"],
+                until=data["until"],
+                limit=data["limit"],
+                offset=data["offset"],
+            ),
+            node_parameter="job",
+        )

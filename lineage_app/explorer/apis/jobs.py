@@ -1,0 +1,208 @@
+"""Job endpoints: the list, one job's detail, its runs, and one run."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from lineage_app.accounts.permissions import CanRead
+from lineage_app.api_support import PageInput, ResponseSerializer, page_of, query_params
+from lineage_app.explorer import selectors
+from lineage_app.explorer.apis.shared import (
+    VERIFICATIONS,
+    ListFilterInput,
+    NodeInput,
+    response_read,
+    responses_documented,
+)
+from lineage_app.ingest.models import LineageEvent
+
+
+class RunSummarySerializer(ResponseSerializer):
+    runId = serializers.CharField()
+    state = serializers.CharField()
+    startedAt = serializers.CharField(allow_null=True)
+    endedAt = serializers.CharField(allow_null=True)
+    durationMs = serializers.IntegerField(allow_null=True)
+    errorMessage = serializers.CharField(allow_null=True)
+    cause = serializers.CharField(allow_null=True, help_text="a failed / aborted run's root cause, one line")
+    classification = serializers.ChoiceField(
+        choices=selectors.FAILURE_CLASSIFICATIONS, allow_null=True, help_text="a failed / aborted run's kind of failure"
+    )
+    verification = serializers.ChoiceField(
+        choices=VERIFICATIONS, allow_null=True, help_text="the worst signature status of the run's events"
+    )
+
+
+class JobListApi(APIView):
+    """`GET /api/v1/jobs?namespace=&q=`: jobs by namespace and name, with their latest run."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(ListFilterInput):
+        pass
+
+    class OutputSerializer(ResponseSerializer):
+        class Meta:
+            ref_name = "JobList"
+
+        id = serializers.CharField()
+        namespace = serializers.CharField()
+        name = serializers.CharField()
+        jobType = serializers.CharField(allow_null=True)
+        latestRunState = serializers.CharField(allow_null=True)
+        latestRunTime = serializers.CharField(allow_null=True)
+
+    PageSerializer = page_of("JobPage", OutputSerializer())
+
+    @extend_schema(
+        operation_id="job_list", parameters=[InputSerializer], responses=responses_documented(PageSerializer)
+    )
+    def get(self, request: Request) -> Response:
+        data = query_params(self.InputSerializer, request)
+        return response_read(
+            serializer=self.PageSerializer,
+            read=lambda: selectors.job_list(
+                namespace=data["namespace"], q=data["q"], limit=data["limit"], offset=data["offset"]
+            ),
+        )
+
+
+class JobDetailApi(APIView):
+    """`GET /api/v1/jobs/detail?nodeId=job:…`: one job, its inputs, outputs and latest run."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(NodeInput):
+        pass
+
+    class OutputSerializer(ResponseSerializer):
+        class Meta:
+            ref_name = "JobDetail"
+
+        id = serializers.CharField()
+        namespace = serializers.CharField()
+        name = serializers.CharField()
+        jobType = serializers.CharField(allow_null=True)
+        facets = serializers.DictField()
+        inputs = serializers.ListField(
+            child=serializers.CharField(), help_text="an application job's: its own and its action jobs'"
+        )
+        outputs = serializers.ListField(
+            child=serializers.CharField(), help_text="an application job's: its own and its action jobs'"
+        )
+        latestRun = RunSummarySerializer(allow_null=True)
+        actions = serializers.ListField(
+            child=serializers.CharField(),
+            help_text="the job ids whose latest run's parent run is a run of this job (nested ones too); "
+            "empty unless this is an application job",
+        )
+        application = serializers.CharField(
+            allow_null=True, help_text="the (outermost) application job this job is an action of"
+        )
+
+    @extend_schema(
+        operation_id="job_detail", parameters=[InputSerializer], responses=responses_documented(OutputSerializer)
+    )
+    def get(self, request: Request) -> Response:
+        data = query_params(self.InputSerializer, request)
+        return response_read(
+            serializer=self.OutputSerializer, read=lambda: selectors.job_detail(node_id=data["nodeId"])
+        )
+
+
+class JobRunListApi(APIView):
+    """`GET /api/v1/jobs/runs?nodeId=job:…`: a job's runs, newest first."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(PageInput, NodeInput):
+        pass
+
+    PageSerializer = page_of("RunPage", RunSummarySerializer())
+
+    @extend_schema(
+        operation_id="job_run_list", parameters=[InputSerializer], responses=responses_documented(PageSerializer)
+    )
+    def get(self, request: Request) -> Response:
+        data = query_params(self.InputSerializer, request)
+        return response_read(
+            serializer=self.PageSerializer,
+            read=lambda: selectors.job_run_list(node_id=data["nodeId"], limit=data["limit"], offset=data["offset"]),
+        )
+
+
+class RunDetailApi(APIView):
+    """`GET /api/v1/jobs/runs/<runId>`: a run's state, times, error, facets, inputs and outputs."""
+
+    permission_classes = [CanRead]
+
+    class OutputSerializer(ResponseSerializer):
+        """A run as its node records it; a run known only as another run's parent (no event of its own
+        yet) has only its ids, job, state (`NEW`) and lists, so the rest is optional."""
+
+        class Meta:
+            ref_name = "RunDetail"
+
+        class EventSerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "RunDetailEvent"
+
+            class WarningSerializer(ResponseSerializer):
+                class Meta:
+                    ref_name = "RunDetailEventWarning"
+
+                path = serializers.CharField(help_text="where in the event, e.g. `$.run.facets.custom`")
+                message = serializers.CharField()
+
+            id = serializers.IntegerField(help_text="the event's row in the event log")
+            eventType = serializers.CharField(help_text="`START`, `RUNNING`, `COMPLETE`, `FAIL`, `ABORT` or `OTHER`")
+            eventTime = serializers.CharField()
+            verification = serializers.ChoiceField(choices=VERIFICATIONS, allow_null=True)
+            status = serializers.ChoiceField(choices=LineageEvent.Status.values, help_text="applied to the graph yet?")
+            warnings = WarningSerializer(
+                many=True, required=False, help_text="facets left out (they failed their schema); only when some were"
+            )
+
+        id = serializers.CharField(help_text="`run:<runId>`")
+        runId = serializers.CharField()
+        jobNamespace = serializers.CharField()
+        jobName = serializers.CharField()
+        state = serializers.CharField(help_text="`NEW`, `RUNNING`, `COMPLETED`, `FAILED` or `ABORTED`")
+        startedAt = serializers.CharField(allow_null=True, required=False)
+        endedAt = serializers.CharField(allow_null=True, required=False)
+        durationMs = serializers.IntegerField(allow_null=True, required=False)
+        nominalStartTime = serializers.CharField(allow_null=True, required=False)
+        nominalEndTime = serializers.CharField(allow_null=True, required=False)
+        errorMessage = serializers.CharField(allow_null=True, required=False)
+        stackTrace = serializers.CharField(allow_null=True, required=False)
+        errorLanguage = serializers.CharField(allow_null=True, required=False)
+        failureCause = serializers.CharField(
+            allow_null=True, required=False, help_text="a failed / aborted run's root cause, one line"
+        )
+        failureClass = serializers.ChoiceField(
+            choices=selectors.FAILURE_CLASSIFICATIONS,
+            allow_null=True,
+            required=False,
+            help_text="a failed / aborted run's kind of failure",
+        )
+        parentRunId = serializers.CharField(allow_null=True, required=False)
+        eventCount = serializers.IntegerField(required=False)
+        lastEventTime = serializers.CharField(required=False)
+        facets = serializers.DictField(help_text="the run facets, merged over its events")
+        inputs = serializers.ListField(child=serializers.CharField(), help_text="dataset ids the run read")
+        outputs = serializers.ListField(child=serializers.CharField(), help_text="dataset ids the run wrote")
+        children = serializers.ListField(child=serializers.CharField(), help_text="the runIds of its child runs")
+        verification = serializers.ChoiceField(
+            choices=VERIFICATIONS, allow_null=True, help_text="the worst signature status of its events"
+        )
+        events = EventSerializer(many=True, help_text="its events in the event log, by eventTime")
+
+    @extend_schema(operation_id="run_detail", responses=responses_documented(OutputSerializer))
+    def get(self, request: Request, run_id: str) -> Response:
+        return response_read(
+            serializer=self.OutputSerializer, read=lambda: selectors.run_for_id(run_id=run_id), node_parameter=None
+        )

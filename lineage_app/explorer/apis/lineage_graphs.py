@@ -1,0 +1,177 @@
+"""Lineage graph endpoints: datasets and jobs around a node (`GET /api/v1/lineage`), and column lineage."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from lineage_app.accounts.permissions import CanRead
+from lineage_app.api_support import InstantField, ResponseSerializer, query_params
+from lineage_app.explorer import selectors
+from lineage_app.explorer.apis.shared import NodeInput, response_read, responses_documented
+
+
+class GraphInput(NodeInput):
+    depth = serializers.IntegerField(min_value=0, max_value=settings.LINEAGE_MAX_DEPTH, default=2)
+    direction = serializers.ChoiceField(choices=sorted(selectors.DIRECTIONS), default="both")
+    asOf = InstantField(required=False, default=None, help_text="ISO 8601; edges first seen later are left out")
+
+
+class EdgeSerializer(ResponseSerializer):
+    origin = serializers.CharField()
+    destination = serializers.CharField()
+
+
+class ColumnEdgeSerializer(ResponseSerializer):
+    """What a column-lineage edge (`DERIVES`) says: the job that derived the field, and how."""
+
+    job = serializers.CharField(allow_null=True)
+    transformation = serializers.CharField(allow_null=True, help_text="OpenLineage type, e.g. `DIRECT`")
+    subtype = serializers.CharField(allow_null=True, help_text="e.g. `IDENTITY`, `AGGREGATION`")
+    indirect = serializers.BooleanField()
+
+
+class FieldEdgeSerializer(EdgeSerializer, ColumnEdgeSerializer):
+    """A column-lineage edge between two fields, as the graph's nodes list it."""
+
+
+class LineageGraphApi(APIView):
+    """`GET /api/v1/lineage?nodeId=…&depth=…&direction=…&asOf=…`: datasets and jobs around a node."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(GraphInput):
+        level = serializers.ChoiceField(
+            choices=selectors.LEVELS,
+            default="application",
+            help_text="`application`: each action job (a job whose runs have a parent run, OpenLineage "
+            "ParentRunFacet: a Spark action, an Airflow task) is drawn as its application job; "
+            "`action`: action jobs as recorded, each naming its `application`. An application "
+            "job as `nodeId` starts from its action jobs at either level.",
+        )
+
+    class OutputSerializer(ResponseSerializer):
+        class Meta:
+            ref_name = "LineageGraph"
+
+        class NodeSerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "LineageGraphNode"
+
+            class NodeDataSerializer(ResponseSerializer):
+                class Meta:
+                    ref_name = "LineageGraphNodeData"
+
+                # In the order the graph's summaries have them (a dataset's and a job's keys interleave).
+                nodeId = serializers.CharField()
+                namespace = serializers.CharField()
+                name = serializers.CharField()
+                currentVersion = serializers.CharField(allow_null=True, required=False, help_text="datasets")
+                fieldCount = serializers.IntegerField(allow_null=True, required=False, help_text="datasets")
+                jobType = serializers.CharField(allow_null=True, required=False, help_text="jobs")
+                firstSeen = serializers.CharField(allow_null=True)
+                lastSeen = serializers.CharField(allow_null=True)
+                lastRunState = serializers.CharField(allow_null=True, required=False, help_text="datasets")
+                lastRunTime = serializers.CharField(allow_null=True, required=False, help_text="datasets")
+                latestRunId = serializers.CharField(allow_null=True, required=False, help_text="jobs")
+                latestRunState = serializers.CharField(allow_null=True, required=False, help_text="jobs")
+                latestRunTime = serializers.CharField(allow_null=True, required=False, help_text="jobs")
+                actions = serializers.ListField(
+                    child=serializers.CharField(),
+                    required=False,
+                    help_text="`level=application`, application jobs only: the ids of its action jobs that "
+                    "this answer reached (rolled up into this node), sorted",
+                )
+                level = serializers.ChoiceField(
+                    choices=["application"],
+                    required=False,
+                    help_text="set on application job nodes at `level=application`",
+                )
+                application = serializers.CharField(
+                    required=False, help_text="`level=action`, action jobs only: the id of its application job"
+                )
+
+            id = serializers.CharField()
+            type = serializers.ChoiceField(choices=["DATASET", "JOB"])
+            data = NodeDataSerializer()
+            inEdges = EdgeSerializer(many=True)
+            outEdges = EdgeSerializer(many=True)
+
+        nodeId = serializers.CharField()
+        depth = serializers.IntegerField()
+        direction = serializers.ChoiceField(choices=sorted(selectors.DIRECTIONS))
+        truncated = serializers.BooleanField(help_text="the node budget (`LINEAGE_MAX_NODES`) cut the graph short")
+        graph = NodeSerializer(many=True)
+        level = serializers.ChoiceField(choices=selectors.LEVELS)
+
+    @extend_schema(
+        operation_id="lineage_graph", parameters=[InputSerializer], responses=responses_documented(OutputSerializer)
+    )
+    def get(self, request: Request) -> Response:
+        data = query_params(self.InputSerializer, request)
+        return response_read(
+            serializer=self.OutputSerializer,
+            read=lambda: selectors.lineage_for_node(
+                node_id=data["nodeId"],
+                depth=data["depth"],
+                direction=data["direction"],
+                as_of=data["asOf"],
+                level=data["level"],
+            ),
+        )
+
+
+class ColumnLineageGraphApi(APIView):
+    """`GET /api/v1/column-lineage?nodeId=datasetField:…`: fields deriving from, or derived from, a field."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(GraphInput):
+        pass
+
+    class OutputSerializer(ResponseSerializer):
+        class Meta:
+            ref_name = "ColumnLineageGraph"
+
+        class FieldNodeSerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "ColumnLineageGraphFieldNode"
+
+            class FieldDataSerializer(ResponseSerializer):
+                class Meta:
+                    ref_name = "ColumnLineageGraphFieldData"
+
+                namespace = serializers.CharField()
+                dataset = serializers.CharField()
+                name = serializers.CharField()
+                type = serializers.CharField(allow_null=True)
+
+            id = serializers.CharField()
+            type = serializers.ChoiceField(choices=["DATASET_FIELD"])
+            data = FieldDataSerializer()
+            inEdges = FieldEdgeSerializer(many=True)
+            outEdges = FieldEdgeSerializer(many=True)
+
+        nodeId = serializers.CharField()
+        depth = serializers.IntegerField()
+        direction = serializers.ChoiceField(choices=sorted(selectors.DIRECTIONS))
+        truncated = serializers.BooleanField()
+        graph = FieldNodeSerializer(many=True)
+
+    @extend_schema(
+        operation_id="column_lineage_graph",
+        parameters=[InputSerializer],
+        responses=responses_documented(OutputSerializer),
+    )
+    def get(self, request: Request) -> Response:
+        data = query_params(self.InputSerializer, request)
+        return response_read(
+            serializer=self.OutputSerializer,
+            read=lambda: selectors.column_lineage_for_node(
+                node_id=data["nodeId"], depth=data["depth"], direction=data["direction"], as_of=data["asOf"]
+            ),
+        )

@@ -1,0 +1,70 @@
+"""Search endpoint: datasets, jobs and fields by name, best match first."""
+
+from __future__ import annotations
+
+from django.core.validators import RegexValidator
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from lineage_app.accounts.permissions import CanRead
+from lineage_app.api_support import MAX_PAGE, QueryInput, ResponseSerializer, query_params
+from lineage_app.explorer import selectors
+from lineage_app.explorer.apis.shared import response_read, responses_documented
+
+_TYPE = "|".join(selectors.SEARCH_TYPES)
+_TYPES_PATTERN = rf"^({_TYPE})(,({_TYPE}))*$"
+_TYPES_MESSAGE = f"types must be a comma-separated subset of {', '.join(selectors.SEARCH_TYPES)}"
+
+
+class NodeSearchApi(APIView):
+    """`GET /api/v1/search?q=&types=dataset,job,field&limit=`: nodes by name, best match first."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(QueryInput):
+        q = serializers.CharField()
+        types = serializers.CharField(
+            required=False,
+            default=",".join(selectors.SEARCH_TYPES),
+            help_text="comma-separated: dataset, job, field",
+            validators=[RegexValidator(_TYPES_PATTERN, message=_TYPES_MESSAGE)],
+        )
+        limit = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, default=50)
+
+        def validate_types(self, value: str) -> list[str]:
+            return list(dict.fromkeys(value.split(",")))
+
+    class OutputSerializer(ResponseSerializer):
+        class Meta:
+            ref_name = "NodeSearch"
+
+        class HitSerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "NodeSearchHit"
+
+            id = serializers.CharField()
+            type = serializers.ChoiceField(choices=["DATASET", "JOB", "DATASET_FIELD"])
+            namespace = serializers.CharField()
+            name = serializers.CharField()
+            dataset = serializers.CharField(required=False, help_text="fields only")
+            actionCount = serializers.IntegerField(
+                required=False, help_text="jobs only: how many jobs this job is the application of (0: none)"
+            )
+            application = serializers.CharField(
+                required=False, allow_null=True, help_text="jobs only: the application job this job is an action of"
+            )
+
+        results = HitSerializer(many=True)
+
+    @extend_schema(
+        operation_id="node_search", parameters=[InputSerializer], responses=responses_documented(OutputSerializer)
+    )
+    def get(self, request: Request) -> Response:
+        data = query_params(self.InputSerializer, request)
+        return response_read(
+            serializer=self.OutputSerializer,
+            read=lambda: selectors.node_search(q=data["q"], types=data["types"], limit=data["limit"]),
+        )

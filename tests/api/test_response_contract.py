@@ -1,0 +1,184 @@
+"""Every GET endpoint answers what the served OpenAPI schema documents: on a known graph, each answer
+validates against its documented response, with no key the schema does not declare at any depth and
+every required one present."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+from jsonschema import Draft202012Validator
+from rest_framework import serializers
+from rest_framework.test import APIClient
+
+from lineage_app.api_support import ResponseIncomplete, ResponseSerializer, page_of
+from lineage_app.ownership import services as ownership
+from tests.events import dataset, new_run_id, run_event
+from tests.explorer.application_graph import APP, APP_RUN, DAG_RUN, WRITE, build_application_graph
+from tests.explorer.known_graph import (
+    AGGREGATE,
+    CLEAN,
+    LOAD,
+    MART,
+    RAW,
+    RUN_A,
+    RUN_D,
+    apply,
+    build_known_graph,
+)
+
+pytestmark = pytest.mark.django_db
+
+ELSEWHERE = "dataset:warehouse:clean.orders"  # same name as CLEAN, another namespace, no lineage between
+FIELD = "datasetField:db:clean.orders:amount_eur"
+
+# (documented path, actual path, query): what each GET endpoint is asked on the known graph, chosen so
+# that optional and nullable fields show up both ways (datasets and jobs, application and action level,
+# failed and completed runs, a run known only as a parent, connected and unconnected datasets).
+CALLS: list[tuple[str, str, dict[str, Any]]] = [
+    ("/api/v1/lineage", "/api/v1/lineage", {"nodeId": CLEAN}),
+    ("/api/v1/lineage", "/api/v1/lineage", {"nodeId": APP, "depth": 4}),
+    ("/api/v1/lineage", "/api/v1/lineage", {"nodeId": APP, "depth": 4, "level": "action"}),
+    ("/api/v1/column-lineage", "/api/v1/column-lineage", {"nodeId": FIELD, "depth": 4}),
+    ("/api/v1/namespaces", "/api/v1/namespaces", {}),
+    ("/api/v1/datasets", "/api/v1/datasets", {}),
+    ("/api/v1/datasets/detail", "/api/v1/datasets/detail", {"nodeId": CLEAN}),
+    ("/api/v1/datasets/detail", "/api/v1/datasets/detail", {"nodeId": RAW}),
+    ("/api/v1/datasets/near-miss", "/api/v1/datasets/near-miss", {"a": RAW, "b": MART}),
+    ("/api/v1/datasets/near-miss", "/api/v1/datasets/near-miss", {"a": CLEAN, "b": ELSEWHERE}),
+    ("/api/v1/datasets/versions/diff", "/api/v1/datasets/versions/diff", {"nodeId": CLEAN}),
+    ("/api/v1/jobs", "/api/v1/jobs", {}),
+    ("/api/v1/jobs/detail", "/api/v1/jobs/detail", {"nodeId": AGGREGATE}),
+    ("/api/v1/jobs/detail", "/api/v1/jobs/detail", {"nodeId": APP}),
+    ("/api/v1/jobs/detail", "/api/v1/jobs/detail", {"nodeId": WRITE}),
+    ("/api/v1/jobs/runs", "/api/v1/jobs/runs", {"nodeId": LOAD}),
+    ("/api/v1/jobs/runs", "/api/v1/jobs/runs", {"nodeId": AGGREGATE}),
+    ("/api/v1/jobs/runs/{run_id}", f"/api/v1/jobs/runs/{RUN_A}", {}),
+    ("/api/v1/jobs/runs/{run_id}", f"/api/v1/jobs/runs/{RUN_D}", {}),
+    ("/api/v1/jobs/runs/{run_id}", f"/api/v1/jobs/runs/{APP_RUN}", {}),
+    ("/api/v1/jobs/runs/{run_id}", f"/api/v1/jobs/runs/{DAG_RUN}", {}),
+    ("/api/v1/failures", "/api/v1/failures", {}),
+    ("/api/v1/failures/jobs", "/api/v1/failures/jobs", {}),
+    ("/api/v1/search", "/api/v1/search", {"q": "orders"}),
+    ("/api/v1/search", "/api/v1/search", {"q": "daily_revenue"}),
+    ("/api/v1/owners", "/api/v1/owners", {}),
+    ("/api/v1/ownership", "/api/v1/ownership", {}),
+    ("/api/v1/ownership", "/api/v1/ownership", {"nodeId": CLEAN}),
+    ("/api/v1/ownership", "/api/v1/ownership", {"nodeId": MART}),
+    ("/api/v1/me", "/api/v1/me", {}),
+    ("/api/v1/facet-warnings", "/api/v1/facet-warnings", {}),
+    ("/api/v1/impact", "/api/v1/impact", {"nodeId": RAW}),
+    ("/api/v1/impact", "/api/v1/impact", {"nodeId": [FIELD, APP], "level": "action"}),
+    ("/api/v1/root-cause", "/api/v1/root-cause", {"nodeId": MART}),
+]
+# A download in the format asked for (`json`, `csv`, `html`, `pdf`): documented as a binary file.
+NOT_JSON = {"/api/v1/impact/report"}
+
+
+@pytest.fixture
+def known(graph: Any) -> None:
+    """The known graph and the application graph, an unconnected namesake of `CLEAN`, a hand-set owner,
+    and an event with a facet left out (so that every list has something in it)."""
+    build_known_graph()
+    build_application_graph()
+    apply(
+        run_event(
+            "COMPLETE",
+            run_id=new_run_id(),
+            job="audit",
+            namespace="warehouse",
+            inputs=[dataset("warehouse", "clean.orders")],
+            run_facets={"custom": "not an object"},
+        )
+    )
+    ownership.assignment_create(
+        owner="team:finance", target_type="dataset", namespace="db", name="mart.revenue", role="owner"
+    )
+
+
+@pytest.fixture
+def schema(read_client: APIClient) -> dict[str, Any]:
+    response = read_client.get("/api/v1/schema?format=json")
+    assert response.status_code == 200
+    return json.loads(response.content)
+
+
+def strict(node: Any) -> Any:
+    """An OpenAPI 3.0 schema as JSON Schema that refuses undeclared keys: `nullable` becomes a union
+    with null, and every object that lists its properties allows no others."""
+    if isinstance(node, list):
+        return [strict(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: strict(value) for key, value in node.items()}
+    if node.get("type") == "object" and "properties" in node:
+        node.setdefault("additionalProperties", False)
+    if node.pop("nullable", False):
+        return {"anyOf": [node, {"type": "null"}]}
+    return node
+
+
+def answer_of(client: APIClient, path: str, query: dict[str, Any]) -> Any:
+    response = client.get(f"{path}?{urlencode(query, doseq=True)}" if query else path)
+    assert response.status_code == 200, (path, query, response.content[:500])
+    body = b"".join(response.streaming_content) if response.streaming else response.content
+    return json.loads(body)
+
+
+def problems_of(schema: dict[str, Any], documented: str, answer: Any) -> list[str]:
+    """Where `answer` departs from the documented 200 response of `GET documented`."""
+    operation = schema["paths"][documented]["get"]
+    response = operation["responses"]["200"]["content"]["application/json"]["schema"]
+    validator = Draft202012Validator({"components": strict(schema["components"]), **strict(response)})
+    return [
+        f"{'/'.join(str(p) for p in error.absolute_path) or '$'}: {error.message[:300]}"
+        for error in validator.iter_errors(answer)
+    ]
+
+
+def test_every_get_endpoint_answers_what_the_schema_documents(
+    known: None, read_client: APIClient, schema: dict[str, Any]
+) -> None:
+    failed = []
+    for documented, path, query in CALLS:
+        for problem in problems_of(schema, documented, answer_of(read_client, path, query)):
+            failed.append(f"GET {path} {query}: {problem}")
+    assert not failed, "\n".join(failed)
+
+
+def test_every_documented_json_get_endpoint_is_called_above(schema: dict[str, Any]) -> None:
+    documented = {path for path, operations in schema["paths"].items() if "get" in operations}
+    documented -= {"/api/v1/schema", "/api/v1/docs"} | NOT_JSON
+    assert documented == {call[0] for call in CALLS}
+
+
+def test_the_strict_schema_refuses_an_undeclared_key_and_a_missing_one(
+    known: None, read_client: APIClient, schema: dict[str, Any]
+) -> None:
+    """The checks above can fail: a key too many, deep inside, or one too few, is reported."""
+    answer = answer_of(read_client, "/api/v1/lineage", {"nodeId": CLEAN})
+    answer["graph"][0]["data"]["undeclared"] = 1
+    del answer["truncated"]
+    problems = problems_of(schema, "/api/v1/lineage", answer)
+    assert any(p.startswith("graph/0/data:") and "undeclared" in p for p in problems), problems
+    assert any(p.startswith("$:") and "truncated" in p for p in problems), problems
+
+
+class _Item(ResponseSerializer):
+    name = serializers.CharField()
+    note = serializers.CharField(allow_null=True, required=False)
+
+
+_Page = page_of("ContractTestPage", _Item())
+
+
+def test_an_output_serializer_leaves_out_undeclared_keys_and_absent_optional_ones() -> None:
+    answer = {"count": 2, "secret": "x", "results": [{"name": "a", "internal": 1}, {"name": "b", "note": None}]}
+    assert _Page(answer).data == {"count": 2, "results": [{"name": "a"}, {"name": "b", "note": None}]}
+
+
+def test_an_output_serializer_refuses_an_answer_without_a_required_field() -> None:
+    with pytest.raises(ResponseIncomplete, match=r"\['name'\]"):
+        _ = _Page({"count": 1, "results": [{"note": "no name"}]}).data
