@@ -1,4 +1,4 @@
-"""`python -m spark_agent <command>`: run a job under the agent, make keys, verify events."""
+"""`python -m spark_agent <command>`: run a job under the agent, make keys, verify events, run the edge relay."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ COMMANDS = {
     "run": "run an unmodified PySpark script under the lineage agent",
     "keygen": "create an Ed25519 signing key pair",
     "verify": "verify the signatures of recorded events",
+    "relay": "sign, buffer and forward any OpenLineage producer's events (an HTTP endpoint)",
 }
 
 
@@ -28,6 +29,10 @@ def main(argv: list[str] | None = None) -> int:
         from spark_agent.keygen import main as keygen
 
         return keygen(forwarded)
+    if args.command == "relay":
+        from spark_agent.relay.command import main as relay
+
+        return relay(forwarded)
     from spark_agent.audit import main as verify
 
     return verify(forwarded)

@@ -1,0 +1,219 @@
+"""The relay's durable buffer: accepted events in a SQLite (WAL) file until the server has answered for them."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+log = logging.getLogger("spark_agent.relay")
+
+# Why a producer's events were refused (answered 503) instead of being buffered.
+DROP_REASONS = ("buffer_full", "disk_full", "storage_error")
+# Counters kept in the database, each updated in the transaction that does what it counts, so they
+# match the buffer exactly across crashes and restarts.
+DURABLE_COUNTERS = ("received", "forwarded", "rejected")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS pending (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: the forwarding order is the arrival order
+    received_at REAL NOT NULL,
+    body BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rejected (
+    id INTEGER PRIMARY KEY,  -- the event's `pending` id
+    received_at REAL NOT NULL,
+    rejected_at REAL NOT NULL,
+    http_status INTEGER NOT NULL,  -- of the server's answer: 200 when it refused this event in a batch
+    errors TEXT NOT NULL,
+    body BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+"""
+
+
+class BufferRefused(Exception):
+    """The buffer cannot take the events now; `reason` is one of `DROP_REASONS` (or `closed`)."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """One buffered event, as accepted (signed) and as it will be forwarded."""
+
+    id: int
+    received_at: float
+    body: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """The server's refusal of one event: the HTTP status it answered and its errors (JSON)."""
+
+    event: Pending
+    http_status: int
+    errors: object
+
+
+@dataclass(frozen=True, slots=True)
+class Backlog:
+    events: int
+    bytes: int
+    oldest_received_at: float | None
+
+
+class EventBuffer:
+    """Pending events in arrival order, the rejected ones kept for inspection, and the durable counters.
+
+    One connection, used under one lock by the request threads and the forwarder: SQLite has one
+    writer at a time anyway, and sharing it means no thread ever waits on `SQLITE_BUSY`.
+    """
+
+    def __init__(self, *, path: Path, max_bytes: int, keep_rejected: int) -> None:
+        self.path = path
+        self.max_bytes = max_bytes
+        self.keep_rejected = keep_rejected
+        self.dropped: Counter[str] = Counter({reason: 0 for reason in DROP_REASONS})
+        self._lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Autocommit mode: every transaction below is an explicit BEGIN IMMEDIATE ... COMMIT.
+        self.connection: sqlite3.Connection | None = sqlite3.connect(
+            path, isolation_level=None, check_same_thread=False
+        )
+        self.connection.execute("PRAGMA journal_mode=WAL")
+        # "Accepted" is a promise that the event survives a crash of the relay *and* of the machine.
+        # In WAL mode, synchronous=NORMAL syncs the WAL only at checkpoints, so a power cut could lose
+        # the last acknowledged events; FULL syncs the WAL at every commit, before the producer hears 2xx.
+        self.connection.execute("PRAGMA synchronous=FULL")
+        self.connection.executescript(_SCHEMA)
+        row = self.connection.execute("SELECT count(*), coalesce(sum(length(body)), 0) FROM pending").fetchone()
+        self._events, self._bytes = int(row[0]), int(row[1])
+
+    def add(self, *, bodies: list[bytes]) -> list[int]:
+        """Commit `bodies` (all or none) and return their ids; `BufferRefused` if they cannot be kept."""
+        size = sum(len(body) for body in bodies)
+        with self._lock:
+            connection = self._open_connection()
+            if self._bytes + size > self.max_bytes:
+                raise self._drop(
+                    "buffer_full",
+                    len(bodies),
+                    f"the relay's buffer holds {self._bytes} bytes of pending events; "
+                    f"{size} more would pass its limit of {self.max_bytes} bytes",
+                )
+            now = time.time()
+            try:
+                connection.execute("BEGIN IMMEDIATE")
+                ids: list[int] = []
+                for body in bodies:
+                    cursor = connection.execute("INSERT INTO pending (received_at, body) VALUES (?, ?)", (now, body))
+                    ids.append(cursor.lastrowid or 0)
+                _count(connection, received=len(bodies))
+                connection.execute("COMMIT")
+            except sqlite3.Error as exc:
+                _rollback(connection)
+                full = getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+                raise self._drop("disk_full" if full else "storage_error", len(bodies), f"cannot store: {exc}") from exc
+            self._events += len(bodies)
+            self._bytes += size
+            return ids
+
+    def oldest(self, *, limit: int, max_bytes: int) -> list[Pending]:
+        """The first pending events in arrival order: at most `limit`, and at most `max_bytes` (but at least one)."""
+        with self._lock:
+            connection = self._open_connection()
+            rows = connection.execute(
+                "SELECT id, received_at, body FROM pending ORDER BY id LIMIT ?", (limit,)
+            ).fetchall()
+        batch: list[Pending] = []
+        size = 0
+        for event_id, received_at, body in rows:
+            size += len(body)
+            if batch and size > max_bytes:
+                break
+            batch.append(Pending(int(event_id), float(received_at), bytes(body)))
+        return batch
+
+    def settle(self, *, forwarded: list[Pending], rejected: list[Rejection]) -> None:
+        """Remove events the server has answered for, in one transaction: stored ones, and refused ones
+        (moved to `rejected`, of which the newest `keep_rejected` are kept)."""
+        done = [event.id for event in forwarded] + [r.event.id for r in rejected]
+        with self._lock:
+            connection = self._open_connection()
+            try:
+                connection.execute("BEGIN IMMEDIATE")
+                connection.executemany("DELETE FROM pending WHERE id = ?", [(i,) for i in done])
+                if rejected:
+                    now = time.time()
+                    connection.executemany(
+                        "INSERT OR REPLACE INTO rejected (id, received_at, rejected_at, http_status, errors, body) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        [
+                            (r.event.id, r.event.received_at, now, r.http_status, json.dumps(r.errors), r.event.body)
+                            for r in rejected
+                        ],
+                    )
+                    connection.execute(
+                        "DELETE FROM rejected WHERE id NOT IN (SELECT id FROM rejected ORDER BY id DESC LIMIT ?)",
+                        (self.keep_rejected,),
+                    )
+                _count(connection, forwarded=len(forwarded), rejected=len(rejected))
+                connection.execute("COMMIT")
+            except sqlite3.Error:
+                _rollback(connection)
+                raise
+            self._events -= len(done)
+            self._bytes -= sum(len(event.body) for event in forwarded) + sum(len(r.event.body) for r in rejected)
+
+    def backlog(self) -> Backlog:
+        with self._lock:
+            connection = self._open_connection()
+            row = connection.execute("SELECT received_at FROM pending ORDER BY id LIMIT 1").fetchone()
+            return Backlog(self._events, self._bytes, float(row[0]) if row else None)
+
+    def counters(self) -> dict[str, int]:
+        """The durable counters (`DURABLE_COUNTERS`), zero when nothing has been counted yet."""
+        with self._lock:
+            connection = self._open_connection()
+            stored = dict(connection.execute("SELECT name, value FROM counters").fetchall())
+        return {name: int(stored.get(name, 0)) for name in DURABLE_COUNTERS}
+
+    def close(self) -> None:
+        """Close the database once the transaction in progress (if any) has ended; later calls are refused."""
+        with self._lock:
+            if self.connection is not None:
+                self.connection.close()
+                self.connection = None
+
+    def _open_connection(self) -> sqlite3.Connection:
+        if self.connection is None:
+            raise BufferRefused("closed", "the relay is shutting down")
+        return self.connection
+
+    def _drop(self, reason: str, events: int, message: str) -> BufferRefused:
+        self.dropped[reason] += events
+        log.warning("relay: refused %d event(s) (%s): %s", events, reason, message)
+        return BufferRefused(reason, message)
+
+
+def _count(connection: sqlite3.Connection, **increments: int) -> None:
+    connection.executemany(
+        "INSERT INTO counters (name, value) VALUES (?, ?) "
+        "ON CONFLICT (name) DO UPDATE SET value = value + excluded.value",
+        [(name, n) for name, n in increments.items() if n],
+    )
+
+
+def _rollback(connection: sqlite3.Connection) -> None:
+    # SQLite rolls some failed transactions back by itself (SQLITE_FULL among them).
+    if connection.in_transaction:
+        connection.execute("ROLLBACK")

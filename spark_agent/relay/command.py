@@ -1,0 +1,88 @@
+"""`python -m spark_agent relay`: run the edge relay in the foreground until SIGTERM or SIGINT."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import threading
+from types import FrameType
+
+from spark_agent.protocol import key_id, load_private_key
+from spark_agent.relay.buffer import EventBuffer
+from spark_agent.relay.config import FORWARD_BATCH_BYTES, relay_config_parse
+from spark_agent.relay.forwarder import Forwarder, ServerClient, ServerStatus
+from spark_agent.relay.server import Relay, RelayHttpServer
+
+log = logging.getLogger("spark_agent.relay")
+
+_STOP_TIMEOUT_S = 60.0  # how long the batch in flight may take to be answered at shutdown
+_BACKOFF_BASE_S = 0.2
+
+
+def main(argv: list[str]) -> int:
+    config = relay_config_parse(argv=argv, environ=os.environ)
+    logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
+    try:
+        key = load_private_key(config.signing_key)
+        client = ServerClient(url=config.server_url, token=config.token, timeout_s=config.timeout_s)
+    except (OSError, ValueError) as exc:
+        print(f"relay: {exc}", file=sys.stderr)
+        return 2
+    buffer = EventBuffer(path=config.buffer, max_bytes=config.max_buffer_bytes, keep_rejected=config.keep_rejected)
+    status = ServerStatus(url=config.server_url)
+    forwarder = Forwarder(
+        buffer=buffer,
+        client=client,
+        status=status,
+        batch_events=config.batch_events,
+        batch_bytes=FORWARD_BATCH_BYTES,
+        backoff_base_s=_BACKOFF_BASE_S,
+        backoff_max_s=config.retry_max_s,
+    )
+    relay = Relay(
+        buffer=buffer,
+        key=key,
+        status=status,
+        forwarder=forwarder,
+        max_event_bytes=config.max_event_bytes,
+        max_batch_bytes=config.max_batch_bytes,
+        producer_token=config.producer_token,
+    )
+    try:
+        http = RelayHttpServer((config.host, config.port), relay)
+    except OSError as exc:
+        print(f"relay: cannot listen on {config.host}:{config.port}: {exc}", file=sys.stderr)
+        buffer.close()
+        return 2
+
+    stop = threading.Event()
+
+    def request_stop(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, request_stop)
+    signal.signal(signal.SIGINT, request_stop)
+    forwarder.start()
+    serving = threading.Thread(target=http.serve_forever, name="relay-http", daemon=True)
+    serving.start()
+    backlog = buffer.backlog()
+    log.info(
+        "relay: listening on http://%s:%d, signing as %s, forwarding to %s (%d events pending in %s)",
+        config.host,
+        http.server_address[1],
+        key_id(key.public_key()),
+        config.server_url,
+        backlog.events,
+        config.buffer,
+    )
+    stop.wait()
+    log.info("relay: stopping")
+    http.shutdown()
+    http.server_close()
+    forwarder.stop(timeout_s=_STOP_TIMEOUT_S)
+    left = buffer.backlog().events
+    buffer.close()
+    log.info("relay: stopped; %d events stay buffered for the next start", left)
+    return 0

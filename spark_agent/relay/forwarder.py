@@ -1,0 +1,231 @@
+"""Forwarding: drains the buffer in arrival order, in batches, to the server's batch endpoint until it has answered."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import logging
+import random
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from spark_agent.relay.buffer import EventBuffer, Pending, Rejection
+
+log = logging.getLogger("spark_agent.relay")
+
+BATCH_PATH = "/api/v1/lineage/batch"
+# The server refuses a whole batch with these when one of its events is the problem (a body it cannot
+# read, or too large): halving the batch finds that event, and only that one is recorded as rejected.
+# Any other refusal (401, 403, 404, 429, 5xx) says the server or the relay's configuration is not
+# ready, never that an event is bad, so the batch is retried.
+_EVENT_REFUSALS = (400, 413)
+_IDLE_PROBE_S = 30.0
+
+
+class ServerUnavailable(Exception):
+    """The server did not answer for the batch; it stays pending and is retried."""
+
+
+@dataclass
+class ServerStatus:
+    """What the relay knows about the server, for `/healthz` and `/metrics`."""
+
+    url: str
+    reachable: bool | None = None  # None until the first contact
+    last_contact_at: float | None = None
+    last_error: str | None = None
+
+
+class ServerClient:
+    """One keep-alive connection to the server; reconnects when the server has closed it."""
+
+    def __init__(self, *, url: str, token: str | None, timeout_s: float) -> None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"the server URL must be http(s)://host[:port][/path], got {url!r}")
+        self._https = parts.scheme == "https"
+        self._host = parts.hostname
+        self._port = parts.port
+        self._prefix = parts.path.rstrip("/")
+        self._headers = {"Content-Type": "application/json"}
+        if token:
+            self._headers["Authorization"] = f"Bearer {token}"
+        self._timeout_s = timeout_s
+        self._connection: http.client.HTTPConnection | None = None
+
+    def request(self, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
+        """The status and body of the answer; `OSError` or `http.client.HTTPException` if there is none."""
+        if self._connection is None:
+            return self._exchange(method, path, body)
+        try:
+            return self._exchange(method, path, body)
+        except (OSError, http.client.HTTPException):
+            # The kept-alive connection may have been closed by the server meanwhile: one fresh try.
+            # Posting a batch twice is harmless, the server deduplicates events by content.
+            return self._exchange(method, path, body)
+
+    def _exchange(self, method: str, path: str, body: bytes | None) -> tuple[int, bytes]:
+        connection = self._connection or self._connect()
+        try:
+            connection.request(method, self._prefix + path, body=body, headers=self._headers)
+            answer = connection.getresponse()
+            payload = answer.read()
+        except (OSError, http.client.HTTPException):
+            self.close()
+            raise
+        if answer.will_close:
+            self.close()
+        return answer.status, payload
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    def _connect(self) -> http.client.HTTPConnection:
+        kind = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
+        self._connection = kind(self._host, self._port, timeout=self._timeout_s)
+        return self._connection
+
+
+class Forwarder:
+    """A thread that forwards pending events, backing off (exponentially, with full jitter) while the
+    server does not answer, and that stops after the batch in flight when asked."""
+
+    def __init__(
+        self,
+        *,
+        buffer: EventBuffer,
+        client: ServerClient,
+        status: ServerStatus,
+        batch_events: int,
+        batch_bytes: int,
+        backoff_base_s: float,
+        backoff_max_s: float,
+    ) -> None:
+        self.buffer = buffer
+        self.client = client
+        self.status = status
+        self.batch_events = batch_events
+        self.batch_bytes = batch_bytes
+        self.backoff_base_s = backoff_base_s
+        self.backoff_max_s = backoff_max_s
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="relay-forwarder", daemon=True)
+        self._failures = 0
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def wake(self) -> None:
+        """Something new is pending: forward it now rather than at the next idle check."""
+        self._wake.set()
+
+    def stop(self, *, timeout_s: float) -> None:
+        """Stop after the batch in flight (its answer is recorded) or at once if none is."""
+        self._stop.set()
+        self._wake.set()
+        self._thread.join(timeout_s)
+        self.client.close()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.clear()
+            try:
+                batch = self.buffer.oldest(limit=self.batch_events, max_bytes=self.batch_bytes)
+            except sqlite3.Error as exc:
+                log.error("relay: cannot read the buffer: %s", exc)
+                self._pause()
+                continue
+            if not batch:
+                self._idle()
+                continue
+            try:
+                self._forward(batch)
+            except ServerUnavailable as exc:
+                self._unavailable(str(exc))
+                self._pause()
+            except sqlite3.Error as exc:
+                # The server has the events but the buffer could not record it: they stay pending and
+                # are sent again, which the server answers as duplicates.
+                log.error("relay: cannot record forwarded events: %s", exc)
+                self._pause()
+            else:
+                self._failures = 0
+
+    def _forward(self, batch: list[Pending]) -> None:
+        """Post `batch` and settle what the server answered for; `ServerUnavailable` if it did not answer."""
+        body = b"[" + b",".join(event.body for event in batch) + b"]"
+        try:
+            status, payload = self.client.request("POST", BATCH_PATH, body)
+        except (OSError, http.client.HTTPException) as exc:
+            raise ServerUnavailable(f"{type(exc).__name__}: {exc}") from None
+        self._answered()
+        if status in _EVENT_REFUSALS:
+            if len(batch) == 1:
+                self._settle([], [Rejection(batch[0], status, _json_or_text(payload))])
+                return
+            half = len(batch) // 2
+            self._forward(batch[:half])
+            self._forward(batch[half:])
+            return
+        results = _json_or_text(payload)
+        results = results.get("results") if status == 200 and isinstance(results, dict) else None
+        if not isinstance(results, list) or len(results) != len(batch):
+            raise ServerUnavailable(f"HTTP {status} without a result per event: {payload[:200]!r}")
+        forwarded: list[Pending] = []
+        rejected: list[Rejection] = []
+        for event, result in zip(batch, results, strict=True):
+            if isinstance(result, dict) and result.get("status") == "rejected":
+                rejected.append(Rejection(event, status, result.get("errors")))
+            else:
+                forwarded.append(event)
+        self._settle(forwarded, rejected)
+
+    def _settle(self, forwarded: list[Pending], rejected: list[Rejection]) -> None:
+        self.buffer.settle(forwarded=forwarded, rejected=rejected)
+        for r in rejected:
+            log.warning("relay: the server rejected buffered event %d: %s", r.event.id, json.dumps(r.errors)[:500])
+
+    def _answered(self) -> None:
+        if self.status.reachable is False:
+            log.info("relay: the server at %s answers again", self.status.url)
+        self.status.reachable = True
+        self.status.last_contact_at = time.time()
+        self.status.last_error = None
+
+    def _unavailable(self, error: str) -> None:
+        if self.status.reachable is not False:
+            log.warning("relay: the server at %s is unavailable (%s); events stay buffered", self.status.url, error)
+        self.status.reachable = False
+        self.status.last_error = error
+
+    def _pause(self) -> None:
+        """Full jitter: a uniform pause up to base * 2**failures, capped; cut short by `stop`."""
+        ceiling = min(self.backoff_max_s, self.backoff_base_s * 2 ** min(self._failures, 32))
+        self._failures += 1
+        self._stop.wait(random.uniform(0, ceiling))
+
+    def _idle(self) -> None:
+        """Wait for new events; when nothing has been heard from the server for a while, check it answers."""
+        last = self.status.last_contact_at
+        if last is None or time.time() - last >= _IDLE_PROBE_S:
+            try:
+                self.client.request("GET", "/healthz")
+            except (OSError, http.client.HTTPException) as exc:
+                self._unavailable(f"{type(exc).__name__}: {exc}")
+            else:
+                self._answered()
+        self._wake.wait(_IDLE_PROBE_S)
+
+
+def _json_or_text(payload: bytes) -> Any:
+    try:
+        return json.loads(payload)
+    except ValueError:
+        return payload.decode("utf-8", "replace")[:2000]

@@ -1,0 +1,218 @@
+"""The relay's HTTP side: the OpenLineage ingest endpoints (one event, a batch), `/healthz` and `/metrics`."""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import zlib
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from spark_agent.relay.buffer import BufferRefused, EventBuffer
+from spark_agent.relay.events import EventRefused, NotABatch, batch_items, event_signed
+from spark_agent.relay.forwarder import Forwarder, ServerStatus
+from spark_agent.relay.metrics import CONTENT_TYPE, health_body, metrics_text
+
+log = logging.getLogger("spark_agent.relay")
+
+EVENT_PATH = "/api/v1/lineage"
+BATCH_PATH = "/api/v1/lineage/batch"
+_IDLE_CONNECTION_S = 60.0  # a keep-alive connection the producer leaves idle this long is closed
+
+
+@dataclass
+class Relay:
+    """Everything a request handler needs."""
+
+    buffer: EventBuffer
+    key: Ed25519PrivateKey
+    status: ServerStatus
+    forwarder: Forwarder
+    max_event_bytes: int
+    max_batch_bytes: int
+    producer_token: str | None
+
+
+class HttpError(Exception):
+    """An answer other than success: the status and the JSON error body the server would give."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = {"error": code, "message": message}
+
+
+class RelayHttpServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], relay: Relay) -> None:
+        super().__init__(address, RelayHandler)
+        self.relay = relay
+
+
+class RelayHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as the producers' HTTP clients expect
+    server_version = "tributary-relay"
+    timeout = _IDLE_CONNECTION_S
+    server: RelayHttpServer
+
+    def do_POST(self) -> None:
+        path = self.path.split("?", 1)[0].rstrip("/")
+        try:
+            if path not in (EVENT_PATH, BATCH_PATH):
+                raise HttpError(404, "not_found", f"no endpoint {path!r}: post events to {EVENT_PATH} or {BATCH_PATH}")
+            self._authorise()
+            if path == EVENT_PATH:
+                status, body = self._accept_event()
+            else:
+                status, body = self._accept_batch()
+        except HttpError as exc:
+            self._reply_json(exc.status, exc.body)
+            return
+        self._reply_json(status, body)
+
+    def do_GET(self) -> None:
+        relay = self.server.relay
+        path = self.path.split("?", 1)[0]
+        try:
+            if path == "/healthz":
+                self._reply_json(200, health_body(buffer=relay.buffer, status=relay.status))
+            elif path == "/metrics":
+                self._reply(200, metrics_text(buffer=relay.buffer, status=relay.status).encode(), CONTENT_TYPE)
+            else:
+                self._reply_json(404, {"error": "not_found", "message": f"no page {path!r}"})
+        except BufferRefused as exc:  # closed: the relay is shutting down
+            self._reply_json(503, {"error": "unavailable", "message": exc.message})
+
+    def _accept_event(self) -> tuple[int, dict[str, Any]]:
+        relay = self.server.relay
+        raw = self._body(limit=relay.max_event_bytes)
+        try:
+            body = event_signed(raw=raw, key=relay.key)
+        except EventRefused as exc:
+            raise HttpError(400, "invalid_event", exc.message) from None
+        (event_id,) = self._store([body])
+        return 201, {"id": event_id, "status": "accepted", "warnings": []}
+
+    def _accept_batch(self) -> tuple[int, dict[str, Any]]:
+        relay = self.server.relay
+        raw = self._body(limit=relay.max_batch_bytes)
+        try:
+            items = batch_items(raw=raw)
+        except NotABatch as exc:
+            raise HttpError(400, "invalid_batch", exc.message) from None
+        results: list[dict[str, Any]] = []
+        bodies: list[bytes] = []
+        for index, item in enumerate(items):
+            try:
+                if len(item.encode()) > relay.max_event_bytes:
+                    raise EventRefused(f"event is larger than the limit of {relay.max_event_bytes} bytes")
+                bodies.append(event_signed(raw=item, key=relay.key))
+                results.append({"index": index, "status": "accepted", "id": None, "errors": [], "warnings": []})
+            except EventRefused as exc:
+                error = {"path": f"$[{index}]", "message": exc.message}
+                results.append({"index": index, "status": "rejected", "id": None, "errors": [error], "warnings": []})
+        ids = iter(self._store(bodies) if bodies else [])
+        for result in results:
+            if result["status"] == "accepted":
+                result["id"] = next(ids)
+        accepted = len(bodies)
+        return 200, {"accepted": accepted, "duplicate": 0, "rejected": len(items) - accepted, "results": results}
+
+    def _store(self, bodies: list[bytes]) -> list[int]:
+        relay = self.server.relay
+        try:
+            ids = relay.buffer.add(bodies=bodies)
+        except BufferRefused as exc:
+            # 503, not 507: every producer's HTTP client retries (or spills) on 503.
+            raise HttpError(503, exc.reason, f"{exc.message}; retry later") from None
+        relay.forwarder.wake()
+        return ids
+
+    def _authorise(self) -> None:
+        token = self.server.relay.producer_token
+        if token is None:
+            return
+        given = self.headers.get("Authorization", "")
+        scheme, _, value = given.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), token.encode()):
+            problem = "no bearer token" if not given else "unknown token"
+            raise HttpError(401, "not_authenticated", f"{problem}: send Authorization: Bearer <producer token>")
+
+    def _body(self, *, limit: int) -> bytes:
+        """The request's JSON bytes (inflated when gzip-encoded), bounded by `limit`; `HttpError` otherwise."""
+        content_type = self.headers.get("Content-Type", "").split(";")[0].strip().lower()
+        declared = self.headers.get("Content-Length")
+        chunked = "chunked" in self.headers.get("Transfer-Encoding", "").lower()
+        if declared is not None and not declared.isdigit():
+            self.close_connection = True
+            raise HttpError(400, "invalid_request", f"Content-Length {declared!r} is not a number")
+        if declared is not None and int(declared) > limit and not chunked:
+            self.close_connection = True  # the unread body would be taken for the next request
+            raise HttpError(413, "payload_too_large", f"body is {declared} bytes; the limit is {limit} bytes")
+        raw = self._read_chunked(limit) if chunked else self.rfile.read(int(declared or 0))
+        if content_type != "application/json":
+            raise HttpError(
+                415,
+                "unsupported_media_type",
+                f"send events as application/json (got {content_type or 'no content type'})",
+            )
+        encoding = self.headers.get("Content-Encoding", "").strip().lower()
+        if encoding in ("", "identity"):
+            return raw
+        if encoding not in ("gzip", "x-gzip"):
+            raise HttpError(415, "unsupported_media_type", f"unsupported Content-Encoding {encoding!r}")
+        inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        try:
+            inflated = inflater.decompress(raw, limit + 1)
+        except zlib.error as exc:
+            raise HttpError(400, "invalid_event", f"body is not valid gzip: {exc}") from None
+        if len(inflated) > limit:
+            raise HttpError(413, "payload_too_large", f"body inflates to more than the limit of {limit} bytes")
+        if not inflater.eof:
+            raise HttpError(400, "invalid_event", "body is not valid gzip: it ends before the compressed stream")
+        return inflated
+
+    def _read_chunked(self, limit: int) -> bytes:
+        """A `Transfer-Encoding: chunked` body (some producers' clients stream gzip that way)."""
+        parts: list[bytes] = []
+        size = 0
+        while True:
+            line = self.rfile.readline(1024).split(b";", 1)[0].strip()
+            try:
+                length = int(line, 16)
+            except ValueError:
+                self.close_connection = True
+                raise HttpError(400, "invalid_request", "malformed chunked body") from None
+            if length == 0:
+                while self.rfile.readline(1024).strip():  # trailer fields, then the final empty line
+                    pass
+                return b"".join(parts)
+            size += length
+            if size > limit:
+                self.close_connection = True
+                raise HttpError(413, "payload_too_large", f"body is over the limit of {limit} bytes")
+            parts.append(self.rfile.read(length))
+            self.rfile.readline(1024)  # the CRLF after the chunk
+
+    def _reply_json(self, status: int, body: dict[str, Any]) -> None:
+        headers = {"WWW-Authenticate": 'Bearer realm="tributary-relay"'} if status == 401 else {}
+        self._reply(status, json.dumps(body).encode(), "application/json", headers)
+
+    def _reply(self, status: int, payload: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(payload)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        if status == 503:
+            self.send_header("Retry-After", "5")
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("relay: %s %s", self.address_string(), format % args)
