@@ -202,7 +202,7 @@ def events_count_attempt(*, event_ids: Sequence[int]) -> None:
     LineageEvent.objects.filter(id__in=event_ids).update(attempts=F("attempts") + 1)
 
 
-def graph_rebuild(*, batch_size: int, progress: Callable[[int], None] = lambda n: None) -> int:
+def graph_rebuild(*, batch_size: int, progress: Callable[[int], object] = lambda n: None) -> int:
     """Wipe the graph and replay every non-quarantined event in eventTime order; returns the count.
 
     Runs are folded over all their replayable events at once, so the result is exactly what

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from celery import shared_task
+from celery import Task, shared_task
 from django.conf import settings
 from django.db import OperationalError
 from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
@@ -28,7 +28,7 @@ TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError, OSError, Operat
     retry_jitter=True,
     max_retries=None,
 )
-def apply_events(self, event_ids: list[int]) -> int:
+def apply_events(self: Task, event_ids: list[int]) -> int:
     """Apply `event_ids`, plus other waiting events to fill the batch, in UNWIND batches.
 
     Under load messages pile up (each web process sends one per 100 ms); the first task takes
