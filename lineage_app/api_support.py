@@ -20,7 +20,11 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from lineage_app.graph.model import RunState
+
 MAX_PAGE = 500
+# A run's state, as output serializers declare it (an enum in the schema).
+RUN_STATES = [state.value for state in RunState]
 # Deeper pages than this are not browsing; past it offsets overflow what the graph engine will skip.
 MAX_OFFSET = 1_000_000
 # The longest text one query parameter may carry (a node id, a name, a search string, a time).

@@ -17,8 +17,17 @@ from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
 from lineage_app.api_errors import error_response
-from lineage_app.api_support import ERRORS, InstantField, QueryInput, ResponseSerializer, query_params, response_of
+from lineage_app.api_support import (
+    ERRORS,
+    RUN_STATES,
+    InstantField,
+    QueryInput,
+    ResponseSerializer,
+    query_params,
+    response_of,
+)
 from lineage_app.explorer.apis.lineage_graphs import ColumnEdgeSerializer
+from lineage_app.graph.model import FAILED_STATES
 from lineage_app.graph.node_ids import NodeNotFound
 from lineage_app.ownership.apis import EffectiveOwnerOutput
 from lineage_app.reports import exports, selectors
@@ -110,7 +119,7 @@ class ImpactApi(_ReportApi):
             path = serializers.ListField(child=serializers.CharField(), help_text="node ids from a start to this one")
             transformations = ColumnEdgeSerializer(many=True, help_text="the column edges along `path`")
             owners = EffectiveOwnerOutput(many=True, help_text="effective owners (a field: its dataset's)")
-            lastRunState = serializers.CharField(allow_null=True)
+            lastRunState = serializers.ChoiceField(choices=RUN_STATES, allow_null=True)
             lastRunTime = serializers.CharField(allow_null=True)
 
         class SummarySerializer(ResponseSerializer):
@@ -197,7 +206,7 @@ class RootCauseApi(APIView):
                 kind = serializers.ChoiceField(choices=["failure", "schema_change"])
                 at = serializers.CharField(allow_null=True, help_text="when the run ended, or the version appeared")
                 runId = serializers.CharField(allow_null=True, help_text="the failed run, or the writing run")
-                state = serializers.CharField(required=False, help_text="failures only: `FAILED` or `ABORTED`")
+                state = serializers.ChoiceField(choices=FAILED_STATES, required=False, help_text="failures only")
                 version = serializers.CharField(required=False, help_text="schema changes only")
                 message = serializers.CharField(allow_null=True, help_text="the run's error, or what changed")
                 added = serializers.ListField(

@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
-from lineage_app.api_support import QueryInput, ResponseSerializer, page_of, query_params
+from lineage_app.api_support import RUN_STATES, QueryInput, ResponseSerializer, page_of, query_params
 from lineage_app.explorer import selectors
 from lineage_app.explorer.apis.shared import ListFilterInput, NodeInput, response_read, responses_documented
 
@@ -37,7 +37,7 @@ class DatasetListApi(APIView):
         fieldCount = serializers.IntegerField()
         currentVersion = serializers.CharField(allow_null=True)
         lastSeen = serializers.CharField(allow_null=True)
-        lastRunState = serializers.CharField(allow_null=True)
+        lastRunState = serializers.ChoiceField(choices=RUN_STATES, allow_null=True)
 
     PageSerializer = page_of("DatasetPage", OutputSerializer())
 
@@ -100,7 +100,7 @@ class DatasetDetailApi(APIView):
 
             runId = serializers.CharField()
             job = serializers.CharField()
-            state = serializers.CharField()
+            state = serializers.ChoiceField(choices=RUN_STATES)
             startedAt = serializers.CharField(allow_null=True)
             endedAt = serializers.CharField(allow_null=True)
 

@@ -9,7 +9,15 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
-from lineage_app.api_support import MAX_PAGE, InstantField, PageInput, ResponseSerializer, page_of, query_params
+from lineage_app.api_support import (
+    MAX_PAGE,
+    RUN_STATES,
+    InstantField,
+    PageInput,
+    ResponseSerializer,
+    page_of,
+    query_params,
+)
 from lineage_app.explorer import selectors
 from lineage_app.explorer.apis.shared import response_read, responses_documented
 
@@ -142,7 +150,7 @@ class FailureJobListApi(APIView):
                 "not fail"
             ),
         )
-        latestRunState = serializers.CharField(allow_null=True)
+        latestRunState = serializers.ChoiceField(choices=RUN_STATES, allow_null=True)
         lastFailure = FailureSerializer(allow_null=True, help_text="the latest failure matching the filters")
         blastRadius = BlastRadiusSerializer(
             help_text=("datasets downstream of what the last failure should have written, and their owners")

@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
-from lineage_app.api_support import PageInput, ResponseSerializer, page_of, query_params
+from lineage_app.api_support import RUN_STATES, PageInput, ResponseSerializer, page_of, query_params
 from lineage_app.explorer import selectors
 from lineage_app.explorer.apis.shared import (
     VERIFICATIONS,
@@ -23,7 +23,7 @@ from lineage_app.ingest.models import LineageEvent
 
 class RunSummarySerializer(ResponseSerializer):
     runId = serializers.CharField()
-    state = serializers.CharField()
+    state = serializers.ChoiceField(choices=RUN_STATES)
     startedAt = serializers.CharField(allow_null=True)
     endedAt = serializers.CharField(allow_null=True)
     durationMs = serializers.IntegerField(allow_null=True)
@@ -53,7 +53,7 @@ class JobListApi(APIView):
         namespace = serializers.CharField()
         name = serializers.CharField()
         jobType = serializers.CharField(allow_null=True)
-        latestRunState = serializers.CharField(allow_null=True)
+        latestRunState = serializers.ChoiceField(choices=RUN_STATES, allow_null=True)
         latestRunTime = serializers.CharField(allow_null=True)
 
     PageSerializer = page_of("JobPage", OutputSerializer())
@@ -171,7 +171,7 @@ class RunDetailApi(APIView):
         runId = serializers.CharField()
         jobNamespace = serializers.CharField()
         jobName = serializers.CharField()
-        state = serializers.CharField(help_text="`NEW`, `RUNNING`, `COMPLETED`, `FAILED` or `ABORTED`")
+        state = serializers.ChoiceField(choices=RUN_STATES, help_text="`NEW` for a run known only as a parent")
         startedAt = serializers.CharField(allow_null=True, required=False)
         endedAt = serializers.CharField(allow_null=True, required=False)
         durationMs = serializers.IntegerField(allow_null=True, required=False)

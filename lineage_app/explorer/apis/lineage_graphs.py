@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
-from lineage_app.api_support import InstantField, ResponseSerializer, query_params
+from lineage_app.api_support import RUN_STATES, InstantField, ResponseSerializer, query_params
 from lineage_app.explorer import selectors
 from lineage_app.explorer.apis.shared import NodeInput, response_read, responses_documented
 
@@ -75,10 +75,14 @@ class LineageGraphApi(APIView):
                 jobType = serializers.CharField(allow_null=True, required=False, help_text="jobs")
                 firstSeen = serializers.CharField(allow_null=True)
                 lastSeen = serializers.CharField(allow_null=True)
-                lastRunState = serializers.CharField(allow_null=True, required=False, help_text="datasets")
+                lastRunState = serializers.ChoiceField(
+                    choices=RUN_STATES, allow_null=True, required=False, help_text="datasets"
+                )
                 lastRunTime = serializers.CharField(allow_null=True, required=False, help_text="datasets")
                 latestRunId = serializers.CharField(allow_null=True, required=False, help_text="jobs")
-                latestRunState = serializers.CharField(allow_null=True, required=False, help_text="jobs")
+                latestRunState = serializers.ChoiceField(
+                    choices=RUN_STATES, allow_null=True, required=False, help_text="jobs"
+                )
                 latestRunTime = serializers.CharField(allow_null=True, required=False, help_text="jobs")
                 actions = serializers.ListField(
                     child=serializers.CharField(),
