@@ -27,7 +27,12 @@ _IDLE_PROBE_S = 30.0
 
 
 class ServerUnavailable(Exception):
-    """The server did not answer for the batch; it stays pending and is retried."""
+    """The server did not answer for the batch (`answered`: it did answer, but not with a result per
+    event, e.g. 401 or 503); the batch stays pending and is retried."""
+
+    def __init__(self, message: str, *, answered: bool) -> None:
+        super().__init__(message)
+        self.answered = answered
 
 
 @dataclass
@@ -35,9 +40,9 @@ class ServerStatus:
     """What the relay knows about the server, for `/healthz` and `/metrics`."""
 
     url: str
-    reachable: bool | None = None  # None until the first contact
+    reachable: bool | None = None  # whether it answered the last request (any HTTP answer); None before the first
     last_contact_at: float | None = None
-    last_error: str | None = None
+    last_error: str | None = None  # what went wrong with the last request, None when it succeeded
 
 
 class ServerClient:
@@ -148,7 +153,7 @@ class Forwarder:
             try:
                 self._forward(batch)
             except ServerUnavailable as exc:
-                self._unavailable(str(exc))
+                self._failed(str(exc), answered=exc.answered)
                 self._pause()
             except sqlite3.Error as exc:
                 # The server has the events but the buffer could not record it: they stay pending and
@@ -164,11 +169,11 @@ class Forwarder:
         try:
             status, payload = self.client.request("POST", BATCH_PATH, body)
         except (OSError, http.client.HTTPException) as exc:
-            raise ServerUnavailable(f"{type(exc).__name__}: {exc}") from None
-        self._answered()
+            raise ServerUnavailable(f"{type(exc).__name__}: {exc}", answered=False) from None
         if status in _EVENT_REFUSALS:
             if len(batch) == 1:
                 self._settle([], [Rejection(batch[0], status, _json_or_text(payload))])
+                self._answered()
                 return
             half = len(batch) // 2
             self._forward(batch[:half])
@@ -177,7 +182,7 @@ class Forwarder:
         results = _json_or_text(payload)
         results = results.get("results") if status == 200 and isinstance(results, dict) else None
         if not isinstance(results, list) or len(results) != len(batch):
-            raise ServerUnavailable(f"HTTP {status} without a result per event: {payload[:200]!r}")
+            raise ServerUnavailable(f"HTTP {status} without a result per event: {payload[:200]!r}", answered=True)
         forwarded: list[Pending] = []
         rejected: list[Rejection] = []
         for event, result in zip(batch, results, strict=True):
@@ -186,6 +191,7 @@ class Forwarder:
             else:
                 forwarded.append(event)
         self._settle(forwarded, rejected)
+        self._answered()
 
     def _settle(self, forwarded: list[Pending], rejected: list[Rejection]) -> None:
         self.buffer.settle(forwarded=forwarded, rejected=rejected)
@@ -193,16 +199,18 @@ class Forwarder:
             log.warning("relay: the server rejected buffered event %d: %s", r.event.id, json.dumps(r.errors)[:500])
 
     def _answered(self) -> None:
-        if self.status.reachable is False:
+        if self.status.last_error is not None:
             log.info("relay: the server at %s answers again", self.status.url)
         self.status.reachable = True
         self.status.last_contact_at = time.time()
         self.status.last_error = None
 
-    def _unavailable(self, error: str) -> None:
-        if self.status.reachable is not False:
-            log.warning("relay: the server at %s is unavailable (%s); events stay buffered", self.status.url, error)
-        self.status.reachable = False
+    def _failed(self, error: str, *, answered: bool) -> None:
+        if self.status.last_error is None:
+            log.warning("relay: the server at %s does not take events (%s); they stay buffered", self.status.url, error)
+        self.status.reachable = answered
+        if answered:
+            self.status.last_contact_at = time.time()
         self.status.last_error = error
 
     def _pause(self) -> None:
@@ -212,15 +220,22 @@ class Forwarder:
         self._stop.wait(random.uniform(0, ceiling))
 
     def _idle(self) -> None:
-        """Wait for new events; when nothing has been heard from the server for a while, check it answers."""
+        """Wait for new events; when nothing has been heard from the server for a while, check it answers.
+
+        The check is a GET of the batch endpoint with the relay's token: a cheap 405 when the server is up
+        and takes the token, a 401 or 403 when it refuses the token, nothing when it is down.
+        """
         last = self.status.last_contact_at
         if last is None or time.time() - last >= _IDLE_PROBE_S:
             try:
-                self.client.request("GET", "/healthz")
+                status, _ = self.client.request("GET", BATCH_PATH)
             except (OSError, http.client.HTTPException) as exc:
-                self._unavailable(f"{type(exc).__name__}: {exc}")
+                self._failed(f"{type(exc).__name__}: {exc}", answered=False)
             else:
-                self._answered()
+                if status in (401, 403) or status >= 500:
+                    self._failed(f"HTTP {status} to a check of {BATCH_PATH}", answered=True)
+                else:
+                    self._answered()
         self._wake.wait(_IDLE_PROBE_S)
 
 
