@@ -58,7 +58,7 @@ lint: $(STAMP) frontend/node_modules/.package-lock.json
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
-	cd frontend && npm run --silent typecheck
+	cd frontend && npm run --silent typecheck && npm run --silent check:api
 
 # What a deployment installs, built as the Dockerfile's stages build it: the agent's wheel (for
 # Spark clusters and for the server, which imports its protocol) and the UI bundle, in dist/.

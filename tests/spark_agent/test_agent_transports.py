@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -107,16 +108,21 @@ def test_after_an_outage_each_batch_gets_one_attempt_until_the_backend_is_back(
 
 
 def test_a_full_queue_drops_instead_of_blocking(tmp_path: Path) -> None:
-    class Slow:
-        def send(self, batch: list[Any], deadline: Any) -> Any:
-            time.sleep(0.3)
-            return FileSink(str(tmp_path / "slow.jsonl")).send(batch, deadline)
+    release = threading.Event()
 
-    emitter, counters = _emitter(Slow(), capacity=2, batch_size=1)
-    started = time.monotonic()
-    for i in range(10):
-        emitter.put(_event(i))
-    assert time.monotonic() - started < 0.2
+    class Stuck:
+        """A backend that does not answer until the test releases it."""
+
+        def send(self, batch: list[Any], deadline: Any) -> Any:
+            release.wait(30)
+            return FileSink(str(tmp_path / "stuck.jsonl")).send(batch, deadline)
+
+    emitter, counters = _emitter(Stuck(), capacity=2, batch_size=1)
+    producer = threading.Thread(target=lambda: [emitter.put(_event(i)) for i in range(10)])
+    producer.start()
+    producer.join(10)  # every put returns while the backend is still stuck: none of them waits for it
+    assert not producer.is_alive(), "put blocked on a stuck backend"
+    release.set()
     emitter.close(5)
     snapshot = counters.snapshot()
     assert snapshot["events_dropped_total"] >= 7
