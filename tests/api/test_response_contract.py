@@ -1,6 +1,6 @@
 """Every GET endpoint answers what the served OpenAPI schema documents: on a known graph, each answer
 validates against its documented response, with no key the schema does not declare at any depth and
-every required one present."""
+every required one present; and no key a selector answers is silently left out by its serializer."""
 
 from __future__ import annotations
 
@@ -99,6 +99,23 @@ def known(graph: Any) -> None:
 
 
 @pytest.fixture
+def left_out(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """What output serializers leave out of the answers they shape. Watching, not faking: the
+    serializer still runs. A selector key no serializer declares never reaches a client, so without
+    this a new selector field would vanish unnoticed."""
+    found: list[str] = []
+    shape = ResponseSerializer.to_representation
+
+    def watched(self: ResponseSerializer, instance: Any) -> Any:
+        if undeclared := set(instance) - {name for name, _, _ in self._plan}:
+            found.append(f"{type(self).__name__}: {sorted(undeclared)}")
+        return shape(self, instance)
+
+    monkeypatch.setattr(ResponseSerializer, "to_representation", watched)
+    return found
+
+
+@pytest.fixture
 def schema(read_client: APIClient) -> dict[str, Any]:
     response = read_client.get("/api/v1/schema?format=json")
     assert response.status_code == 200
@@ -139,13 +156,14 @@ def problems_of(schema: dict[str, Any], documented: str, answer: Any) -> list[st
 
 
 def test_every_get_endpoint_answers_what_the_schema_documents(
-    known: None, read_client: APIClient, schema: dict[str, Any]
+    known: None, read_client: APIClient, schema: dict[str, Any], left_out: list[str]
 ) -> None:
     failed = []
     for documented, path, query in CALLS:
         for problem in problems_of(schema, documented, answer_of(read_client, path, query)):
             failed.append(f"GET {path} {query}: {problem}")
     assert not failed, "\n".join(failed)
+    assert not left_out, "selector keys no serializer declares:\n" + "\n".join(sorted(set(left_out)))
 
 
 def test_every_documented_json_get_endpoint_is_called_above(schema: dict[str, Any]) -> None:
