@@ -58,6 +58,9 @@ class RelayHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as the producers' HTTP clients expect
     server_version = "tributary-relay"
     timeout = _IDLE_CONNECTION_S
+    # The head and the body are written separately: with Nagle's algorithm the body would wait for the
+    # ACK of the head, which the producer's TCP delays (~40 ms on Linux) on a kept-alive connection.
+    disable_nagle_algorithm = True
     server: RelayHttpServer
 
     def do_POST(self) -> None:
