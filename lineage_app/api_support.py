@@ -60,7 +60,7 @@ ERRORS = {
 }
 
 
-class BearerTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
+class BearerTokenScheme(OpenApiAuthenticationExtension):
     """Documents `Authorization: Bearer <token>` (an API token) in the served schema."""
 
     target_class = "lineage_app.accounts.authentication.BearerTokenAuthentication"

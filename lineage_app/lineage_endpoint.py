@@ -7,11 +7,15 @@ classes into one view and takes each method's permissions from the class that se
 
 from __future__ import annotations
 
-from rest_framework.permissions import BasePermission
+from typing import TYPE_CHECKING
+
 from rest_framework.views import APIView
 
 from lineage_app.explorer.apis.lineage_graphs import LineageGraphApi
 from lineage_app.ingest.apis import LineageEventCreateApi
+
+if TYPE_CHECKING:  # the type DRF's stubs give a permission instance; not in DRF at run time
+    from rest_framework.permissions import _SupportsHasPermission
 
 
 class LineageApi(LineageGraphApi, LineageEventCreateApi):
@@ -19,6 +23,6 @@ class LineageApi(LineageGraphApi, LineageEventCreateApi):
 
     served_by: dict[str, type[APIView]] = {"GET": LineageGraphApi, "POST": LineageEventCreateApi}
 
-    def get_permissions(self) -> list[BasePermission]:
+    def get_permissions(self) -> list[_SupportsHasPermission]:
         served_by = self.served_by.get(self.request.method or "", LineageGraphApi)
         return [permission() for permission in served_by.permission_classes]

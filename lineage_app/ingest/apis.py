@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import zlib
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from lineage_app.accounts.models import ApiToken
 from lineage_app.accounts.permissions import CanIngest, CanRead
 from lineage_app.api_errors import error_response
 from lineage_app.api_support import ERRORS, ErrorSerializer, RequiredBodySchema, ResponseSerializer, response_of
@@ -28,7 +29,9 @@ class RawJsonParser(BaseParser):
 
     media_type = "application/json"
 
-    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> bytes:
+    def parse(  # type: ignore[override]  # bytes, not parsed data: on purpose
+        self, stream: Any, media_type: str | None = None, parser_context: Any = None
+    ) -> bytes:
         return stream.read() if stream is not None else b""
 
 
@@ -92,6 +95,11 @@ def _too_large(size: int, limit: int) -> Response:
     )
 
 
+def _token(request: Request) -> ApiToken:
+    """The ingest token the request authenticated with (`CanIngest` let nothing else through)."""
+    return cast(ApiToken, request.auth)
+
+
 def _invalid(exc: EventInvalid) -> Response:
     return error_response("invalid_event", exc.message, path=exc.path or "$", http_status=400)
 
@@ -121,7 +129,7 @@ class BatchAnswerSerializer(ResponseSerializer):
         index = serializers.IntegerField(help_text="the event's position in the array")
         status = serializers.ChoiceField(choices=["accepted", "duplicate", "rejected"])
         id = serializers.IntegerField(allow_null=True, help_text="null when rejected")
-        errors = EventProblemSerializer(many=True)
+        errors = EventProblemSerializer(many=True)  # type: ignore[assignment]  # the API's `errors` shadows DRF's
         warnings = EventProblemSerializer(many=True, help_text="facets that failed their schema: stored, not applied")
 
     accepted = serializers.IntegerField()
@@ -171,7 +179,7 @@ class LineageEventCreateApi(APIView):
         # A facet that fails its schema is a warning, unless the namespace's facet policy is strict.
         if (refused := facet_policy_refusals(events=[checked])[0]) is not None:
             return _invalid(refused)
-        accepted = services.event_accept(checked=checked, raw=raw, token=request.auth)
+        accepted = services.event_accept(checked=checked, raw=raw, token=_token(request))
         return response_of(
             EventAnswerSerializer,
             {
@@ -242,7 +250,7 @@ class LineageBatchCreateApi(APIView):
                     "warnings": [],
                 }
         valid = [item for item, refused in zip(valid, refusals, strict=True) if refused is None]
-        accepted = services.events_accept(items=[item for _, item in valid], token=request.auth)
+        accepted = services.events_accept(items=[item for _, item in valid], token=_token(request))
         for (index, (checked, _)), answer in zip(valid, accepted, strict=True):
             results[index] = {
                 "index": index,

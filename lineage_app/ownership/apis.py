@@ -49,7 +49,7 @@ class EffectiveOwnerOutput(ResponseSerializer):
     kind = serializers.ChoiceField(choices=Owner.Kind.values)
     contact = serializers.CharField(allow_blank=True, help_text="email or channel; empty when neither is known")
     role = serializers.CharField(help_text="a hand-set role, or an ownership facet's owner `type` (e.g. `MAINTAINER`)")
-    source = serializers.ChoiceField(choices=OwnershipAssignment.Source.values)
+    source = serializers.ChoiceField(choices=OwnershipAssignment.Source.values)  # type: ignore[assignment]  # the API's `source` shadows DRF's
     inherited = serializers.BooleanField(help_text="the namespace's owner: the node has none of its own")
 
 
@@ -63,7 +63,7 @@ class AssignmentOutput(ResponseSerializer):
     namespace = serializers.CharField()
     name = serializers.CharField(allow_blank=True, help_text="empty for a namespace")
     role = serializers.CharField(help_text="a hand-set role, or an ownership facet's owner `type` (e.g. `MAINTAINER`)")
-    source = serializers.ChoiceField(choices=OwnershipAssignment.Source.values)
+    source = serializers.ChoiceField(choices=OwnershipAssignment.Source.values)  # type: ignore[assignment]  # the API's `source` shadows DRF's
 
 
 class AssignmentInput(serializers.Serializer):
@@ -90,7 +90,9 @@ class OwnershipApi(APIView):
             "without it, the stored assignments",
         )
         namespace = serializers.CharField(required=False, default=None)
-        source = serializers.ChoiceField(choices=OwnershipAssignment.Source.values, required=False, default=None)
+        source = serializers.ChoiceField(  # type: ignore[assignment]  # the API's `source` shadows DRF's
+            choices=OwnershipAssignment.Source.values, required=False, default=None
+        )
 
     EffectiveOwnerPageSerializer = page_of(
         "EffectiveOwnerPage", EffectiveOwnerOutput(), nodeId=serializers.CharField(help_text="as asked")

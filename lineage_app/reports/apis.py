@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
@@ -10,7 +11,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.negotiation import BaseContentNegotiation
-from rest_framework.renderers import JSONRenderer
+from rest_framework.parsers import BaseParser
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -38,11 +40,14 @@ ROOT_CAUSE_DEFAULT_DEPTH = 10
 class JsonOnly(BaseContentNegotiation):
     """Always JSON for errors: `format` here names the report's format, not DRF's renderer."""
 
-    def select_parser(self, request: Request, parsers: list[Any]) -> Any:
-        return parsers[0] if parsers else None
+    def select_parser(self, request: Request, parsers: Iterable[BaseParser]) -> BaseParser | None:
+        return next(iter(parsers), None)
 
-    def select_renderer(self, request: Request, renderers: list[Any], format_suffix: str | None = None) -> Any:
-        return renderers[0], renderers[0].media_type
+    def select_renderer(
+        self, request: Request, renderers: Iterable[BaseRenderer], format_suffix: str | None = None
+    ) -> tuple[BaseRenderer, str]:
+        renderer = next(iter(renderers))
+        return renderer, renderer.media_type
 
 
 class ImpactInput(QueryInput):

@@ -83,7 +83,7 @@ class DatasetDetailApi(APIView):
             firstSeen = serializers.CharField()
             lastSeen = serializers.CharField()
             createdByRun = serializers.CharField(allow_null=True)
-            fields = NameTypeSerializer(many=True)
+            fields = NameTypeSerializer(many=True)  # type: ignore[assignment]  # the API's `fields` shadows DRF's
 
         class OwnerSerializer(ResponseSerializer):
             class Meta:
@@ -92,7 +92,7 @@ class DatasetDetailApi(APIView):
             name = serializers.CharField()
             kind = serializers.CharField()
             role = serializers.CharField()
-            source = serializers.CharField()
+            source = serializers.CharField()  # type: ignore[assignment]  # the API's `source` shadows DRF's
 
         class LastRunSerializer(ResponseSerializer):
             class Meta:
@@ -109,7 +109,7 @@ class DatasetDetailApi(APIView):
         name = serializers.CharField()
         facets = serializers.DictField()
         currentVersion = serializers.CharField(allow_null=True)
-        fields = FieldSerializer(many=True)
+        fields = FieldSerializer(many=True)  # type: ignore[assignment]  # the API's `fields` shadows DRF's
         versions = VersionSerializer(many=True, help_text="oldest first; each with its fields (name, type)")
         owners = OwnerSerializer(many=True)
         producers = serializers.ListField(child=serializers.CharField())
@@ -134,7 +134,7 @@ class DatasetDetailApi(APIView):
 
             namespace = serializers.CharField()
             name = serializers.CharField()
-            source = SourceSerializer(help_text="who named the dataset so first")
+            source = SourceSerializer(help_text="who named the dataset so first")  # type: ignore[assignment]  # the API's `source` shadows DRF's
 
         lastRuns = LastRunSerializer(many=True, help_text="the runs that wrote the dataset, newest first, at most 10")
         aliases = AliasSerializer(many=True, help_text="other names of this dataset (docs/identity.md)")

@@ -101,7 +101,7 @@ class LineageGraphApi(APIView):
 
             id = serializers.CharField()
             type = serializers.ChoiceField(choices=["DATASET", "JOB"])
-            data = NodeDataSerializer()
+            data = NodeDataSerializer()  # type: ignore[assignment]  # the API's `data` shadows DRF's
             inEdges = EdgeSerializer(many=True)
             outEdges = EdgeSerializer(many=True)
 
@@ -156,7 +156,7 @@ class ColumnLineageGraphApi(APIView):
 
             id = serializers.CharField()
             type = serializers.ChoiceField(choices=["DATASET_FIELD"])
-            data = FieldDataSerializer()
+            data = FieldDataSerializer()  # type: ignore[assignment]  # the API's `data` shadows DRF's
             inEdges = FieldEdgeSerializer(many=True)
             outEdges = FieldEdgeSerializer(many=True)
 
