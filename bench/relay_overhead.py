@@ -196,10 +196,17 @@ def latency(bench: Bench, relay_url: str, events: int) -> None:
         p95 = values[int(0.95 * len(values))]
         print(f"  {name:24} median {ms(statistics.median(values))}, p95 {ms(p95)}  ({len(values)} events)")
     overhead = statistics.median(through_relay) - statistics.median(straight)
-    print(f"  relay overhead per event (median difference): {ms(overhead)}")
+    print(f"  relay overhead per event (median through the relay minus median straight): {ms(overhead)}")
 
 
-def accept_throughput(bench: Bench, relay_url: str, events: int, clients: int) -> None:
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of one process, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def accept_throughput(bench: Bench, relay: subprocess.Popen[bytes], relay_url: str, events: int, clients: int) -> None:
+    cpu_started = cpu_seconds(relay.pid)
     bodies = bench.tmp / "bodies.jsonl"
     bodies.write_bytes(b"\n".join(make_event(30_000_000 + i) for i in range(events)))
     load = [sys.executable, str(ROOT / "bench" / "http_load.py"), f"{relay_url}/api/v1/lineage", bench.token]
@@ -209,6 +216,9 @@ def accept_throughput(bench: Bench, relay_url: str, events: int, clients: int) -
         raise SystemExit("the relay refused some posts")
     span = max(sent + took for sent, took, _, _ in results) - min(sent for sent, _, _, _ in results)
     print(f"  {clients} producers: {events / span:.0f} events/s accepted ({events} events)")
+    wait(lambda: metric(relay_url, "lineage_relay_backlog_events") == 0, "the relay to drain", timeout=600)
+    cpu = cpu_seconds(relay.pid) - cpu_started
+    print(f"  relay CPU per event, accepted, signed, stored and forwarded: {ms(cpu / events)}")
 
 
 def forward_throughput(bench: Bench, backlog: int) -> None:
@@ -245,12 +255,11 @@ def main() -> None:
         bench = Bench(Path(tmp))
         bench.start()
         try:
-            _, relay_url = bench.relay(buffer=bench.tmp / "relay.sqlite3", server_url=bench.server_url)
+            relay, relay_url = bench.relay(buffer=bench.tmp / "relay.sqlite3", server_url=bench.server_url)
             print(f"accept latency, one event per request, keep-alive, sequential ({os.cpu_count()} cores):")
             latency(bench, relay_url, args.events)
             print("relay accept throughput:")
-            accept_throughput(bench, relay_url, args.accept_events, args.clients)
-            wait(lambda: metric(relay_url, "lineage_relay_backlog_events") == 0, "the relay to drain", timeout=600)
+            accept_throughput(bench, relay, relay_url, args.accept_events, args.clients)
             print("forward throughput:")
             forward_throughput(bench, args.backlog)
         finally:

@@ -64,6 +64,19 @@ class Rejection:
     errors: object
 
 
+@dataclass(slots=True)
+class _Request:
+    """One producer request waiting for the group commit that answers it (ids, or why it was refused)."""
+
+    bodies: list[bytes]
+    ids: list[int] | None = None
+    refused: BufferRefused | None = None
+
+    @property
+    def size(self) -> int:
+        return sum(len(body) for body in self.bodies)
+
+
 @dataclass(frozen=True, slots=True)
 class Backlog:
     events: int
@@ -83,7 +96,9 @@ class EventBuffer:
         self.max_bytes = max_bytes
         self.keep_rejected = keep_rejected
         self.dropped: Counter[str] = Counter({reason: 0 for reason in DROP_REASONS})
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # held while the connection is used
+        self._queue_lock = threading.Lock()  # held while `_queue` is changed
+        self._queue: list[_Request] = []
         path.parent.mkdir(parents=True, exist_ok=True)
         # Autocommit mode: every transaction below is an explicit BEGIN IMMEDIATE ... COMMIT.
         self.connection: sqlite3.Connection | None = sqlite3.connect(
@@ -99,33 +114,65 @@ class EventBuffer:
         self._events, self._bytes = int(row[0]), int(row[1])
 
     def add(self, *, bodies: list[bytes]) -> list[int]:
-        """Commit `bodies` (all or none) and return their ids; `BufferRefused` if they cannot be kept."""
-        size = sum(len(body) for body in bodies)
+        """Commit `bodies` (all or none) and return their ids; `BufferRefused` if they cannot be kept.
+
+        Group commit: while one request thread commits, the others queue; the next to get the lock
+        commits every queued request in one transaction, so concurrent producers share one fsync.
+        """
+        request = _Request(bodies)
+        with self._queue_lock:
+            self._queue.append(request)
         with self._lock:
-            connection = self._open_connection()
-            if self._bytes + size > self.max_bytes:
-                raise self._drop(
+            if request.ids is None and request.refused is None:
+                with self._queue_lock:
+                    group, self._queue = self._queue, []
+                self._commit(group)
+        if request.refused is not None:
+            raise request.refused
+        assert request.ids is not None
+        return request.ids
+
+    def _commit(self, group: list[_Request]) -> None:
+        """Store the requests of `group` that fit, in arrival order, in one transaction; refuse the rest."""
+        if self.connection is None:
+            for request in group:
+                request.refused = BufferRefused("closed", "the relay is shutting down")
+            return
+        admitted: list[_Request] = []
+        room = self.max_bytes - self._bytes
+        for request in group:
+            if request.size > room:
+                request.refused = self._drop(
                     "buffer_full",
-                    len(bodies),
-                    f"the relay's buffer holds {self._bytes} bytes of pending events; "
-                    f"{size} more would pass its limit of {self.max_bytes} bytes",
+                    len(request.bodies),
+                    f"the relay's buffer holds {self.max_bytes - room} bytes of pending events; "
+                    f"{request.size} more would pass its limit of {self.max_bytes} bytes",
                 )
-            now = time.time()
-            try:
-                connection.execute("BEGIN IMMEDIATE")
-                ids: list[int] = []
-                for body in bodies:
-                    cursor = connection.execute("INSERT INTO pending (received_at, body) VALUES (?, ?)", (now, body))
-                    ids.append(cursor.lastrowid or 0)
-                _count(connection, received=len(bodies))
-                connection.execute("COMMIT")
-            except sqlite3.Error as exc:
-                _rollback(connection)
-                full = getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
-                raise self._drop("disk_full" if full else "storage_error", len(bodies), f"cannot store: {exc}") from exc
-            self._events += len(bodies)
-            self._bytes += size
-            return ids
+            else:
+                room -= request.size
+                admitted.append(request)
+        if not admitted:
+            return
+        connection, now = self.connection, time.time()
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+            for request in admitted:
+                request.ids = [
+                    connection.execute("INSERT INTO pending (received_at, body) VALUES (?, ?)", (now, body)).lastrowid
+                    or 0
+                    for body in request.bodies
+                ]
+            _count(connection, received=sum(len(request.bodies) for request in admitted))
+            connection.execute("COMMIT")
+        except sqlite3.Error as exc:
+            _rollback(connection)
+            reason = "disk_full" if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL else "storage_error"
+            for request in admitted:
+                request.ids = None
+                request.refused = self._drop(reason, len(request.bodies), f"cannot store: {exc}")
+            return
+        self._events += sum(len(request.bodies) for request in admitted)
+        self._bytes += sum(request.size for request in admitted)
 
     def oldest(self, *, limit: int, max_bytes: int) -> list[Pending]:
         """The first pending events in arrival order: at most `limit`, and at most `max_bytes` (but at least one)."""
