@@ -157,6 +157,15 @@ INGEST_SWEEP_MIN_AGE_SECONDS = env_int("INGEST_SWEEP_MIN_AGE_SECONDS", 10)
 INGEST_RETRY_BACKOFF_MAX_SECONDS = env_int("INGEST_RETRY_BACKOFF_MAX_SECONDS", 120)
 DATA_UPLOAD_MAX_MEMORY_SIZE = INGEST_MAX_BATCH_BYTES + 1024
 
+# --- Event log retention: beat prunes applied events older than this many days, daily; 0 keeps ----
+# the log forever. The graph keeps what pruned events built; `export_events` first is the archive.
+EVENT_RETENTION_DAYS = env_int("EVENT_RETENTION_DAYS", 0)
+EVENT_PRUNE_BATCH_SIZE = env_int("EVENT_PRUNE_BATCH_SIZE", 1000)
+CELERY_BEAT_SCHEDULE["prune-applied-events"] = {
+    "task": "lineage_app.ingest.tasks.prune_applied_events",
+    "schedule": float(env("EVENT_PRUNE_INTERVAL_SECONDS", "86400")),
+}
+
 # --- Signatures: policy for namespaces without a SignaturePolicy row (off | warn | enforce) ---------
 SIGNATURE_POLICY_DEFAULT = env("SIGNATURE_POLICY_DEFAULT", "warn").lower()
 if SIGNATURE_POLICY_DEFAULT not in {"off", "warn", "enforce"}:

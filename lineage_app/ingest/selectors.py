@@ -1,14 +1,16 @@
 """Ingestion reads: which logged events still wait to be applied, what the log holds for a run,
-which facet policy a namespace has, and how many facet warnings each producer has caused."""
+which facet policy a namespace has, how many facet warnings each producer has caused, and which
+events an export writes or retention may prune."""
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
-from datetime import timedelta
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime, timedelta
+from typing import Any, NamedTuple
 
 from django.conf import settings
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from lineage_app.ingest.models import FacetPolicy, LineageEvent
@@ -102,3 +104,57 @@ def facet_warning_counts() -> list[dict[str, Any]]:
         {"producer": producer, "facet": facet, "events": count}
         for (producer, facet), count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     ]
+
+
+class ExportedEvent(NamedTuple):
+    """What an export writes of one logged event."""
+
+    raw: bytes
+    received_at: datetime
+    content_hash: str
+    status: str
+    verification: str
+
+
+def events_for_export(
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    namespace: str | None = None,
+    status: str | None = None,
+) -> Iterator[ExportedEvent]:
+    """The logged events received in [`since`, `until`), of one namespace (the job's, or the dataset's
+    for a DatasetEvent) and status if given, in log order; streamed, so memory stays constant."""
+    events = LineageEvent.objects.order_by("id")
+    if since is not None:
+        events = events.filter(received_at__gte=since)
+    if until is not None:
+        events = events.filter(received_at__lt=until)
+    if namespace:
+        events = events.filter(
+            Q(job_namespace=namespace) | Q(kind=LineageEvent.Kind.DATASET, payload__dataset__namespace=namespace)
+        )
+    if status:
+        events = events.filter(status=status)
+    rows = events.values_list("raw", "received_at", "content_hash", "status", "verification")
+    for raw, received_at, content_hash, event_status, verification in rows.iterator(chunk_size=500):
+        yield ExportedEvent(bytes(raw), received_at, content_hash, event_status, verification)
+
+
+def prunable_events(*, received_before: datetime) -> QuerySet[LineageEvent]:
+    """Applied events received before `received_before`, oldest first.
+
+    An event of a run is prunable only when its whole run is: every event of it applied and
+    received before the cutoff. Applying a run's event folds the run over the events the log
+    still holds, so keeping a live run's history whole keeps its node what the whole history made it.
+    """
+    live_runs = (
+        LineageEvent.objects.exclude(run_id="")
+        .filter(Q(received_at__gte=received_before) | ~Q(status=LineageEvent.Status.APPLIED))
+        .values("run_id")
+    )
+    return (
+        LineageEvent.objects.filter(status=LineageEvent.Status.APPLIED, received_at__lt=received_before)
+        .exclude(run_id__in=live_runs)
+        .order_by("received_at", "id")
+    )

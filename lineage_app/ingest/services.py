@@ -1,4 +1,4 @@
-"""Ingestion writes: accept events into the durable log, and apply logged events to the graph."""
+"""Ingestion writes: accept events into the durable log, apply logged events to the graph, prune old applied ones."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -22,6 +23,7 @@ from lineage_app.graph.writer import graph_wipe, graph_writes_apply
 from lineage_app.ingest.event_log import log_insert
 from lineage_app.ingest.group_commit import GroupCommitter, Publisher
 from lineage_app.ingest.models import LineageEvent
+from lineage_app.ingest.selectors import prunable_events
 from lineage_app.ingest.validation import CheckedEvent, payload_without
 from lineage_app.ingest.verification import events_verify
 from lineage_app.ownership.graph_mirror import ownership_mirror_all
@@ -219,3 +221,21 @@ def graph_rebuild(*, batch_size: int, progress: Callable[[int], object] = lambda
         progress(len(chunk))
     ownership_mirror_all()  # hand-set owners live in the database, not the event log
     return len(ids)
+
+
+def events_prune(*, older_than_days: int, batch_size: int, dry_run: bool = False) -> int:
+    """Delete applied events received more than `older_than_days` ago, `batch_size` rows per
+    transaction; returns how many (with `dry_run`, how many would go, deleting nothing).
+
+    Pending, failed and quarantined events are never pruned, nor any event of a run that still has
+    one of those or a recent event (`prunable_events`). The graph is not touched: it keeps what
+    the pruned events built, though `rebuild_graph` can rebuild only what the log still holds.
+    """
+    cutoff = timezone.now() - timedelta(days=older_than_days)
+    if dry_run:
+        return prunable_events(received_before=cutoff).count()
+    pruned = 0
+    while ids := list(prunable_events(received_before=cutoff).values_list("id", flat=True)[:batch_size]):
+        with transaction.atomic():
+            pruned += LineageEvent.objects.filter(id__in=ids, status=LineageEvent.Status.APPLIED).delete()[0]
+    return pruned

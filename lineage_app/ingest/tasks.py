@@ -1,4 +1,4 @@
-"""Celery tasks: apply logged events to the graph, and sweep up events nobody enqueued."""
+"""Celery tasks: apply logged events to the graph, sweep up events nobody enqueued, prune old applied ones."""
 
 from __future__ import annotations
 
@@ -70,3 +70,16 @@ def sweep_pending_events() -> int:
     if ids:
         logger.info("sweeper re-enqueued %d pending event(s)", len(ids))
     return len(ids)
+
+
+@shared_task
+def prune_applied_events() -> int:
+    """Delete applied events older than `EVENT_RETENTION_DAYS` (beat, daily); 0 keeps the log forever."""
+    if settings.EVENT_RETENTION_DAYS <= 0:
+        return 0
+    pruned = services.events_prune(
+        older_than_days=settings.EVENT_RETENTION_DAYS, batch_size=settings.EVENT_PRUNE_BATCH_SIZE
+    )
+    if pruned:
+        logger.info("retention pruned %d applied event(s)", pruned)
+    return pruned
