@@ -280,7 +280,7 @@ def impact_details(*, refs: Iterable[NodeRef]) -> dict[NodeRef, dict[str, Any]]:
         jobs = sorted(key for label, key in refs if label is Label.JOB)
         for label, keys in ((Label.DATASET, datasets), (Label.JOB, jobs), (Label.FIELD, fields)):
             for chunk in chunks(keys):
-                for row in node_rows(tx, statement=q.DETAILS[label], keys=chunk):
+                for row in node_rows(tx, statement=q.DETAILS[label], columns=q.DETAIL_COLUMNS[label], keys=chunk):
                     details[(label, row.pop("key"))] = row
         owners = owners_for(tx, refs=[(Label.DATASET, key) for key in datasets] + [(Label.JOB, key) for key in jobs])
         for ref, row in details.items():

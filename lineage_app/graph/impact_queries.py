@@ -5,7 +5,7 @@ from __future__ import annotations
 from lineage_app.graph.model import Label, Rel
 from lineage_app.graph.reads import FIND_NODES, node_columns
 
-__all__ = ["DATASET_FIELDS", "DATASET_VERSIONS", "DETAILS", "FIND_NODES", "JOB_FAILURES"]
+__all__ = ["DATASET_FIELDS", "DATASET_VERSIONS", "DETAILS", "DETAIL_COLUMNS", "FIND_NODES", "JOB_FAILURES"]
 
 # The fields of each dataset: the seeds of column-level impact when a whole dataset changes.
 DATASET_FIELDS = f"""

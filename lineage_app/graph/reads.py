@@ -23,10 +23,12 @@ FIND_NODES = {Label.DATASET: FIND_DATASETS, Label.JOB: FIND_JOBS, Label.FIELD: F
 
 
 # ---- lineage: one or two hops per round trip, per node kind and direction ----
-# Each hop and each summary answers ONE record holding a list of maps: the engines' per-record
-# cost (ArcadeDB's most of all) is far above the cost of a longer list. A traversal names the
-# nodes it has reached by element id, valid for the one read transaction it runs in: seeking a
-# node by element id costs both engines a fraction of an index lookup by key.
+# Each hop and each summary answers ONE record holding a list: the engines' per-record cost
+# (ArcadeDB's most of all) is far above the cost of a longer list. A traversal names the nodes it
+# has reached by element id, valid for the one read transaction it runs in: seeking a node by
+# element id costs both engines a fraction of an index lookup by key. Hops, the hot path, answer
+# lists (maps made a 2,000-node lineage read about 10% slower) whose columns are named
+# once here; the statement is built from the names and a reader finds a column by its name.
 
 _AS_OF = "WHERE e.firstSeen <= $asOf "
 
@@ -42,6 +44,21 @@ _STEPS = {
 }
 # What a DERIVES edge carries into column lineage, after its ends.
 EDGE_PROPERTIES = ("job", "transformation", "subtype", "indirect")
+# The columns of a hop's lists: a DERIVES hop has all of them, a dataset-lineage hop the first three.
+HOP_COLUMNS = ("source", "target", "targetId", *EDGE_PROPERTIES)
+_HOP_VALUES = {"source": "a.key", "target": "b.key", "targetId": "elementId(b)"} | {
+    name: f"e.{name}" for name in EDGE_PROPERTIES
+}
+# The columns of a two-hop read's lists: for each middle node, the frontier keys reaching it, and
+# the far nodes beyond it (keys and element ids, aggregated over the same rows, so they pair up).
+TWO_HOP_COLUMNS = ("sources", "middle", "middleId", "targets", "targetIds")
+_TWO_HOP_VALUES = {
+    "sources": "sources",
+    "middle": "b.key",
+    "middleId": "elementId(b)",
+    "targets": "targets",
+    "targetIds": "targetIds",
+}
 
 
 def _frontier(label: Label) -> str:
@@ -49,16 +66,12 @@ def _frontier(label: Label) -> str:
 
 
 def _hop(direction: str, start: Label, *, as_of: bool) -> str:
-    """Each edge one hop from the frontier as {source, target, targetId} (the target's element id),
-    with a DERIVES edge's `EDGE_PROPERTIES` too."""
+    """Each edge one hop from the frontier as a list of `HOP_COLUMNS` (all of them for DERIVES)."""
     rel, end = _STEPS[(direction, start)]
     pattern = f"(a)-[e:{rel}]->(b:{end})" if direction == "downstream" else f"(a)<-[e:{rel}]-(b:{end})"
-    extra = "".join(f", {name}: e.{name}" for name in EDGE_PROPERTIES) if rel is Rel.DERIVES else ""
-    return (
-        f"{_frontier(start)}MATCH {pattern} "
-        f"{_AS_OF if as_of else ''}"
-        f"RETURN collect({{source: a.key, target: b.key, targetId: elementId(b){extra}}}) AS pairs"
-    )
+    columns = HOP_COLUMNS if rel is Rel.DERIVES else HOP_COLUMNS[:3]
+    values = ", ".join(_HOP_VALUES[name] for name in columns)
+    return f"{_frontier(start)}MATCH {pattern} {_AS_OF if as_of else ''}RETURN collect([{values}]) AS pairs"
 
 
 HOP_DOWNSTREAM_OF_DATASETS = _hop("downstream", Label.DATASET, as_of=False)
@@ -95,10 +108,8 @@ HOPS: dict[tuple[str, Label, bool], tuple[str, Label]] = {
 
 
 def _double_hop(direction: str, start: Label, *, as_of: bool) -> str:
-    """Two hops in one round trip, Dataset -> Job -> Dataset or Job -> Dataset -> Job: for each middle
-    node, {sources (the frontier keys reaching it), middle, middleId, targets, targetIds} (the far
-    nodes beyond it; the two far lists are aggregated over the same rows, so they pair up, and a
-    middle node with nothing beyond it has two empty lists)."""
+    """Two hops in one round trip, Dataset -> Job -> Dataset or Job -> Dataset -> Job: a list of
+    `TWO_HOP_COLUMNS` for each middle node (one with nothing beyond it has two empty far lists)."""
     first_rel, middle = _STEPS[(direction, start)]
     second_rel, end = _STEPS[(direction, middle)]
 
@@ -111,8 +122,7 @@ def _double_hop(direction: str, start: Label, *, as_of: bool) -> str:
         f"WITH b, collect(a.key) AS sources "
         f"OPTIONAL MATCH (b){arrow('f', second_rel)}(c:{end}) {'WHERE f.firstSeen <= $asOf ' if as_of else ''}"
         f"WITH b, sources, collect(c.key) AS targets, collect(elementId(c)) AS targetIds "
-        f"RETURN collect({{sources: sources, middle: b.key, middleId: elementId(b), targets: targets, "
-        f"targetIds: targetIds}}) AS rows"
+        f"RETURN collect([{', '.join(_TWO_HOP_VALUES[name] for name in TWO_HOP_COLUMNS)}]) AS rows"
     )
 
 
@@ -172,15 +182,15 @@ RETURN collect({{application: k, job: j.key, jobId: elementId(j)}}) AS rows
 
 def node_columns(label: Label, columns: tuple[tuple[str, str], ...], *, by_id: bool = False) -> str:
     """A statement answering, for each of `$keys` naming a `label` node (or each of `$ids`, its
-    element id, when `by_id`), a map of the node's properties named as in `columns`
-    ((name, property) pairs)."""
-    values = ", ".join(f"{name}: n.{prop}" for name, prop in columns)
+    element id, when `by_id`), one list of the node's properties in `columns` order
+    ((name, property) pairs; lists cost the engines less than maps, `traversal.node_rows` names them)."""
+    values = ", ".join(f"n.{prop}" for _, prop in columns)
     match = (
         f"UNWIND $ids AS i MATCH (n:{label}) WHERE elementId(n) = i"
         if by_id
         else (f"UNWIND $keys AS k MATCH (n:{label} {{key: k}})")
     )
-    return f"{match} RETURN collect({{{values}}}) AS rows"
+    return f"{match} RETURN collect([{values}]) AS rows"
 
 
 # What the explorer shows of each node, as (API field, node property). A dataset's and a job's

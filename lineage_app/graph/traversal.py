@@ -18,8 +18,13 @@ Row = tuple[NodeRef, NodeRef, tuple[tuple[str, Any], ...]]  # an edge as a hop f
 # Each node's element id: how a traversal names the nodes it reached to the engine, within the
 # one read transaction that found them (seeking by element id is far cheaper than by key).
 ElementIds = dict[NodeRef, str]
+# What a walk tells its caller after each hop: the hop's edges, the nodes it newly reached, their distance.
+Hop = Callable[[list[Row], list[NodeRef], int], None]
 
 CHUNK = 2000  # frontier nodes per hop statement, so no statement's answer grows with the graph
+# Where each named column sits in a hop's and a two-hop read's lists (`reads.HOP_COLUMNS`, `reads.TWO_HOP_COLUMNS`).
+_HOP = {name: at for at, name in enumerate(reads.HOP_COLUMNS)}
+_TWO_HOP = {name: at for at, name in enumerate(reads.TWO_HOP_COLUMNS)}
 
 
 @dataclass
@@ -179,9 +184,6 @@ def application_actions(tx: ManagedTransaction, *, application: NodeRef) -> Elem
     return found
 
 
-Hop = Callable[[list[Row], list[NodeRef], int], None]
-
-
 @dataclass
 class Walk:
     """A breadth-first walk's state, shared by the walks of one read: every node reached (the
@@ -236,7 +238,7 @@ def _hop(
     rows: list[Row] = []
     found: ElementIds = {}
     for label, ids in _chunks(state, frontier):
-        hop, reached = hop_rows(tx, label=label, ids=ids, direction=direction, as_of=as_of)
+        hop, reached = _hop_rows(tx, label=label, ids=ids, direction=direction, as_of=as_of)
         rows.extend(hop)
         found.update(reached)
     return rows, found
@@ -249,7 +251,7 @@ def _double_hop(
     beyond: list[Row] = []
     found: ElementIds = {}
     for label, ids in _chunks(state, frontier):
-        hop_one, hop_two, reached = double_hop_rows(tx, label=label, ids=ids, direction=direction, as_of=as_of)
+        hop_one, hop_two, reached = _double_hop_rows(tx, label=label, ids=ids, direction=direction, as_of=as_of)
         first.extend(hop_one)
         beyond.extend(hop_two)
         found.update(reached)
@@ -269,7 +271,7 @@ def _advance(state: Walk, rows: list[Row], found: ElementIds, distance: int, on_
     return set() if state.truncated else set(new)
 
 
-def hop_rows(
+def _hop_rows(
     tx: ManagedTransaction, *, label: Label, ids: list[str], direction: str, as_of: str | None
 ) -> tuple[list[Row], ElementIds]:
     """Every edge one hop from the `label` nodes with element ids `ids`, in one round trip; and
@@ -277,15 +279,16 @@ def hop_rows(
     query, end = reads.HOPS[(direction, label, as_of is not None)]
     rows: list[Row] = []
     found: ElementIds = {}
-    properties = reads.EDGE_PROPERTIES if label is Label.FIELD else ()
+    properties = [(name, _HOP[name]) for name in reads.EDGE_PROPERTIES] if label is Label.FIELD else []
+    source, target, target_id = _HOP["source"], _HOP["target"], _HOP["targetId"]
     for pair in records(tx, query, ids=ids, asOf=as_of)[0]["pairs"]:
-        target = (end, pair["target"])
-        found[target] = pair["targetId"]
-        rows.append(((label, pair["source"]), target, tuple((name, pair[name]) for name in properties)))
+        reached = (end, pair[target])
+        found[reached] = pair[target_id]
+        rows.append(((label, pair[source]), reached, tuple((name, pair[at]) for name, at in properties)))
     return rows, found
 
 
-def double_hop_rows(
+def _double_hop_rows(
     tx: ManagedTransaction, *, label: Label, ids: list[str], direction: str, as_of: str | None
 ) -> tuple[list[Row], list[Row], ElementIds]:
     """Dataset / job lineage two hops from the `label` nodes with element ids `ids`, in one round
@@ -295,11 +298,13 @@ def double_hop_rows(
     first: list[Row] = []
     beyond: list[Row] = []
     found: ElementIds = {}
+    sources, key, key_id = _TWO_HOP["sources"], _TWO_HOP["middle"], _TWO_HOP["middleId"]
+    targets, target_ids = _TWO_HOP["targets"], _TWO_HOP["targetIds"]
     for row in records(tx, query, ids=ids, asOf=as_of)[0]["rows"]:
-        via = (middle, row["middle"])
-        found[via] = row["middleId"]
-        first.extend(((label, source), via, ()) for source in row["sources"])
-        for target, target_id in zip(row["targets"], row["targetIds"], strict=True):
+        via = (middle, row[key])
+        found[via] = row[key_id]
+        first.extend(((label, source), via, ()) for source in row[sources])
+        for target, target_id in zip(row[targets], row[target_ids], strict=True):
             found[(end, target)] = target_id
             beyond.append((via, (end, target), ()))
     return first, beyond, found
@@ -340,23 +345,28 @@ def _summaries(tx: ManagedTransaction, reached: ElementIds) -> dict[NodeRef, dic
     found: dict[NodeRef, dict[str, Any]] = {}
     for label, keys in by_label(reached):
         ids = [reached[(label, key)] for key in keys]
-        for row in node_rows(tx, statement=reads.SUMMARIES_BY_ID[label], ids=ids):
+        for row in node_rows(tx, statement=reads.SUMMARIES_BY_ID[label], columns=reads.SUMMARY_COLUMNS[label], ids=ids):
             found[(label, row.pop("key"))] = row
     return found
 
 
 def node_summaries(tx: ManagedTransaction, *, label: Label, keys: list[str]) -> list[dict[str, Any]]:
     """The summary of each node of `label` named by `keys`; datasets and jobs with their latest run."""
-    return node_rows(tx, statement=reads.SUMMARIES[label], keys=keys)
+    return node_rows(tx, statement=reads.SUMMARIES[label], columns=reads.SUMMARY_COLUMNS[label], keys=keys)
 
 
 def node_rows(
-    tx: ManagedTransaction, *, statement: str, keys: list[str] | None = None, ids: list[str] | None = None
+    tx: ManagedTransaction,
+    *,
+    statement: str,
+    columns: tuple[tuple[str, str], ...],
+    keys: list[str] | None = None,
+    ids: list[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """The rows of a `reads.node_columns` statement for the nodes named by `keys` (natural keys) or by
-    `ids` (element ids), as dicts by column name."""
-    rows: list[dict[str, Any]] = records(tx, statement, keys=keys, ids=ids)[0]["rows"]
-    return rows
+    """The rows of a `reads.node_columns` statement built from `columns`, for the nodes named by
+    `keys` (natural keys) or by `ids` (element ids), as dicts by column name."""
+    names = [name for name, _ in columns]
+    return [dict(zip(names, values, strict=True)) for values in records(tx, statement, keys=keys, ids=ids)[0]["rows"]]
 
 
 def run_find(*, run_id: str) -> dict[str, Any] | None:
