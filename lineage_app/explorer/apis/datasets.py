@@ -12,6 +12,7 @@ from lineage_app.accounts.permissions import CanRead
 from lineage_app.api_support import RUN_STATES, QueryInput, ResponseSerializer, page_of, query_params
 from lineage_app.explorer import selectors
 from lineage_app.explorer.apis.shared import ListFilterInput, NodeInput, response_read, responses_documented
+from lineage_app.ownership.models import Owner, OwnershipAssignment
 
 
 class NameTypeSerializer(ResponseSerializer):
@@ -90,9 +91,11 @@ class DatasetDetailApi(APIView):
                 ref_name = "DatasetDetailOwner"
 
             name = serializers.CharField()
-            kind = serializers.CharField()
-            role = serializers.CharField()
-            source = serializers.CharField()  # type: ignore[assignment]  # the API's `source` shadows DRF's
+            kind = serializers.ChoiceField(choices=Owner.Kind.values)
+            role = serializers.CharField(help_text="a hand-set role, or an ownership facet's owner `type`")
+            source = serializers.ChoiceField(  # type: ignore[assignment]  # the API's `source` shadows DRF's
+                choices=OwnershipAssignment.Source.values
+            )
 
         class LastRunSerializer(ResponseSerializer):
             class Meta:
