@@ -141,8 +141,9 @@ class RunDetailApi(APIView):
     permission_classes = [CanRead]
 
     class OutputSerializer(ResponseSerializer):
-        """A run as its node records it; a run known only as another run's parent (no event of its own
-        yet) has only its ids, job, state (`NEW`) and lists, so the rest is optional."""
+        """A run as its node records it: what the run has not reported is left out (a completed run has no
+        `errorMessage`); a run known only as another run's parent has only its ids, job, state (`NEW`)
+        and lists."""
 
         class Meta:
             ref_name = "RunDetail"
@@ -155,7 +156,7 @@ class RunDetailApi(APIView):
                 class Meta:
                     ref_name = "RunDetailEventWarning"
 
-                path = serializers.CharField(help_text="where in the event, e.g. `$.run.facets.custom`")
+                path = serializers.CharField(help_text="where in the event, e.g. `run.facets.custom`")
                 message = serializers.CharField()
 
             id = serializers.IntegerField(help_text="the event's row in the event log")
@@ -192,7 +193,7 @@ class RunDetailApi(APIView):
         parentRunId = serializers.CharField(allow_null=True, required=False)
         eventCount = serializers.IntegerField(required=False)
         lastEventTime = serializers.CharField(required=False)
-        facets = serializers.DictField(help_text="the run facets, merged over its events")
+        facets = serializers.DictField(help_text="the run facets of its events, merged in eventTime order")
         inputs = serializers.ListField(child=serializers.CharField(), help_text="dataset ids the run read")
         outputs = serializers.ListField(child=serializers.CharField(), help_text="dataset ids the run wrote")
         children = serializers.ListField(child=serializers.CharField(), help_text="the runIds of its child runs")
