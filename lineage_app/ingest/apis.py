@@ -105,7 +105,7 @@ def _invalid(exc: EventInvalid) -> Response:
 
 
 class EventProblemSerializer(ResponseSerializer):
-    path = serializers.CharField(help_text="where in the event, e.g. `$.run.runId`")
+    path = serializers.CharField(help_text="where in the event, e.g. `run.runId`; `$` for the event as a whole")
     message = serializers.CharField()
 
 
@@ -138,7 +138,7 @@ class BatchAnswerSerializer(ResponseSerializer):
     results = ItemSerializer(many=True, help_text="one per event, in the order sent")
 
 
-# What both ingest routes answer besides success (a 400 names the problem's `path`, e.g. `$.eventTime`).
+# What both ingest routes answer besides success (a 400 names the problem's `path`, e.g. `eventTime`).
 INGEST_ERRORS = {
     code: OpenApiResponse(ErrorSerializer, description=text)
     for code, text in {
