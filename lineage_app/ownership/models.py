@@ -32,9 +32,10 @@ class Owner(models.Model):
 
 
 class OwnershipAssignment(models.Model):
-    # The graph's owned targets: `namespace` / `dataset` / `job`, labelled by their node label.
-    TargetType = models.TextChoices(
-        "TargetType", [(label.name, (target, label.value)) for target, label in OWNED_TARGETS.items()]
+    # The graph's owned targets: `namespace` / `dataset` / `job`, labelled by their node label. The
+    # stubs type only the class form of `TextChoices`, not this functional one.
+    TargetType = models.TextChoices(  # type: ignore[call-overload]
+        "TargetType", {label.name: (target, label.value) for target, label in OWNED_TARGETS.items()}
     )
 
     class Role(models.TextChoices):
