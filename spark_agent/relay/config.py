@@ -137,10 +137,15 @@ def relay_config_parse(*, argv: list[str], environ: Mapping[str, str]) -> RelayC
                 default = option.kind(env_value)
             except (ValueError, argparse.ArgumentTypeError) as exc:
                 parser.error(f"{option.env[0]}: {exc}")
-        variables = " or ".join(option.env)
+        variables = " or ".join(f"${name}" for name in option.env)
         shown = "" if option.default is None else f"; default {option.default}"
         parser.add_argument(
-            option.flag, dest=dest, type=option.kind, default=default, help=f"{option.help} (${variables}{shown})"
+            option.flag,
+            dest=dest,
+            type=option.kind,
+            default=default,
+            metavar=option.flag.removeprefix("--").upper().replace("-", "_"),
+            help=f"{option.help} ({variables}{shown})",
         )
     args = parser.parse_args(argv)
     for dest in ("server_url", "signing_key"):
