@@ -109,6 +109,9 @@ class EventBuffer:
         # In WAL mode, synchronous=NORMAL syncs the WAL only at checkpoints, so a power cut could lose
         # the last acknowledged events; FULL syncs the WAL at every commit, before the producer hears 2xx.
         self.connection.execute("PRAGMA synchronous=FULL")
+        # The WAL grows with the largest transaction (a 16 MiB batch) and keeps that size after each
+        # checkpoint unless told otherwise; the disk the buffer may use is bounded, so is the WAL.
+        self.connection.execute("PRAGMA journal_size_limit=67108864")
         self.connection.executescript(_SCHEMA)
         row = self.connection.execute("SELECT count(*), coalesce(sum(length(body)), 0) FROM pending").fetchone()
         self._events, self._bytes = int(row[0]), int(row[1])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import sqlite3
 import sys
 import threading
 from types import FrameType
@@ -27,10 +28,10 @@ def main(argv: list[str]) -> int:
     try:
         key = load_private_key(config.signing_key)
         client = ServerClient(url=config.server_url, token=config.token, timeout_s=config.timeout_s)
-    except (OSError, ValueError) as exc:
+        buffer = EventBuffer(path=config.buffer, max_bytes=config.max_buffer_bytes, keep_rejected=config.keep_rejected)
+    except (OSError, ValueError, sqlite3.Error) as exc:
         print(f"relay: {exc}", file=sys.stderr)
         return 2
-    buffer = EventBuffer(path=config.buffer, max_bytes=config.max_buffer_bytes, keep_rejected=config.keep_rejected)
     status = ServerStatus(url=config.server_url)
     forwarder = Forwarder(
         buffer=buffer,

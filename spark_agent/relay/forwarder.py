@@ -160,6 +160,11 @@ class Forwarder:
                 # are sent again, which the server answers as duplicates.
                 log.error("relay: cannot record forwarded events: %s", exc)
                 self._pause()
+            except Exception:
+                # Whatever went wrong, a relay that stopped forwarding would keep accepting events
+                # into a buffer nobody drains: log it and go on trying.
+                log.exception("relay: forwarding failed unexpectedly")
+                self._pause()
             else:
                 self._failures = 0
 

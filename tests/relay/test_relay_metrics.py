@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import http.client
 import json
 import sqlite3
 from pathlib import Path
@@ -75,6 +76,14 @@ def test_healthz_and_metrics_after_a_known_workload(  # type: ignore[no-untyped-
     try:
         for _ in range(5):
             assert post_json(f"{relay.url}/api/v1/lineage", run_event("START", run_id=new_run_id()))[0] == 201
+        # As a Java client may stream it: gzip, in chunks of unknown total length.
+        connection = http.client.HTTPConnection("127.0.0.1", relay.port, timeout=10)
+        streamed = gzip.compress(json.dumps(run_event("START", run_id=new_run_id())).encode())
+        headers = {"Content-Type": "application/json", "Content-Encoding": "gzip", "Transfer-Encoding": "chunked"}
+        chunks = (streamed[i : i + 100] for i in range(0, len(streamed), 100))
+        connection.request("POST", "/api/v1/lineage", body=chunks, headers=headers, encode_chunked=True)
+        assert connection.getresponse().status == 201
+        connection.close()
         # Refused by the relay itself (element 1): answered in its result, never buffered or counted.
         status, answer = post_json(f"{relay.url}/api/v1/lineage/batch", [run_event("START", run_id=new_run_id()), 7])
         assert (status, answer["accepted"], answer["rejected"]) == (200, 1, 1)
@@ -95,8 +104,8 @@ def test_healthz_and_metrics_after_a_known_workload(  # type: ignore[no-untyped-
         assert relay.terminate() == 0
 
     assert metrics == {
-        "lineage_events_received_total": 11,
-        "lineage_events_forwarded_total": 9,
+        "lineage_events_received_total": 12,
+        "lineage_events_forwarded_total": 10,
         "lineage_events_rejected_total": 2,
         'lineage_events_dropped_total{reason="buffer_full"}': 0,
         'lineage_events_dropped_total{reason="disk_full"}': 0,
@@ -112,9 +121,9 @@ def test_healthz_and_metrics_after_a_known_workload(  # type: ignore[no-untyped-
     assert health["status"] == "ok"
     assert health["backlog"] == {"events": 0, "bytes": 0, "oldestPendingAgeSeconds": None}
     assert health["server"]["reachable"] is True and health["server"]["url"] == live_server.url
-    assert health["counters"]["received"] == 11 and health["counters"]["rejected"] == 2
+    assert health["counters"]["received"] == 12 and health["counters"]["rejected"] == 2
 
-    assert LineageEvent.objects.count() == 9
+    assert LineageEvent.objects.count() == 10
     with sqlite3.connect(relay.buffer) as db:
         rejected = {
             json.loads(body)["run"]["runId"]: errors for body, errors in db.execute("SELECT body, errors FROM rejected")
