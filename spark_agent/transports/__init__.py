@@ -12,11 +12,13 @@ Deadline = Callable[[], float | None]  # the current flush deadline (monotonic),
 
 @dataclass
 class Outcome:
-    """What happened to a batch: delivered, rejected by the backend, or not delivered."""
+    """What happened to a batch: delivered, rejected by the backend, or not delivered; `refused` when the
+    backend refused the request for its content (sending it again unchanged cannot succeed)."""
 
     delivered: int = 0
     rejected: int = 0
     failed: list[Event] = field(default_factory=list)
+    refused: bool = False
 
 
 class Sink(Protocol):

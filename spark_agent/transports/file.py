@@ -1,4 +1,4 @@
-"""JSON-Lines file transport with size-based rotation (also the HTTP spill target)."""
+"""JSON-Lines file transport with size-based rotation; also the HTTP spill, replayed once the backend answers."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import os
 import threading
 from pathlib import Path
 
-from spark_agent.transports import Deadline, Event, Outcome
+from spark_agent.transports import Deadline, Event, Outcome, Sink
+from spark_agent.transports.ledger import Delivery, FileEnd, Ledger, file_deliver, file_key
 
 log = logging.getLogger("spark_agent")
 
@@ -60,3 +61,54 @@ class FileSink:
             if older.exists():
                 os.replace(older, self.path.with_name(f"{self.path.name}.{i + 1}"))
         os.replace(self.path, self.path.with_name(f"{self.path.name}.1"))
+
+    @property
+    def ledger_path(self) -> Path:
+        """Where replay records what it delivered (hidden: `ship` on the same directory passes it by)."""
+        return self.path.with_name(f".{self.path.name}.replayed")
+
+    def files(self) -> list[Path]:
+        """The rotated files and the current one that exist, oldest first."""
+        names = [self.path.with_name(f"{self.path.name}.{i}") for i in range(self.backups, 0, -1)]
+        return [path for path in [*names, self.path] if path.exists()]
+
+    def holds_events(self) -> bool:
+        try:
+            return any(path.stat().st_size for path in self.files())
+        except FileNotFoundError:  # rotated away meanwhile: there is something
+            return True
+
+    def replay(self, sink: Sink, *, batch_size: int, deadline: Deadline) -> Delivery:
+        """Send what was spilled to `sink`, oldest first, until it fails. A delivered rotated file is
+        deleted, a delivered current file emptied; what was delivered of a file is recorded after each
+        batch, so an interrupted replay resumes there (a crash re-sends at most one batch)."""
+        ledger = Ledger(self.ledger_path)
+        delivery = Delivery()
+        for path in self.files():
+            end = file_deliver(
+                path, ledger=ledger, sink=sink, batch_size=batch_size, deadline=deadline, delivery=delivery
+            )
+            if delivery.stopped:
+                break
+            if end is not None and end.finished:
+                self._discard(path, end, ledger)
+        with self._lock:
+            present = {file_key(path.stat()) for path in self.files()}
+        ledger.keep_only(present)
+        return delivery
+
+    def _discard(self, path: Path, end: FileEnd, ledger: Ledger) -> None:
+        """Remove a file replay has delivered in full, unless a write or a rotation changed it meanwhile."""
+        with self._lock:
+            try:
+                stat = path.stat()
+            except FileNotFoundError:
+                return
+            if file_key(stat) != end.key or stat.st_size != end.offset:
+                return
+            if path == self.path:
+                # Recorded first: a crash before the truncation re-sends the file (duplicates), never skips it.
+                ledger.record(end.key, name=path.name, head=None, offset=0, line=0)
+                os.truncate(path, 0)
+            else:
+                path.unlink()

@@ -15,6 +15,8 @@ from spark_agent.transports import Deadline, Event, Outcome
 log = logging.getLogger("spark_agent")
 BATCH_PATH = "/api/v1/lineage/batch"
 _RETRYABLE_4XX = (408, 429)
+# Answers that refuse the batch itself (malformed, too large, invalid): a smaller one may pass.
+_CONTENT_REFUSED = (400, 413, 422)
 
 
 class HttpSink:
@@ -57,7 +59,7 @@ class HttpSink:
                 return _outcome(batch, payload)
             if status is not None and 400 <= status < 500 and status not in _RETRYABLE_4XX:
                 log.warning("tributary: backend refused a batch of %d events (HTTP %d)", len(batch), status)
-                return Outcome(failed=batch)
+                return Outcome(failed=batch, refused=status in _CONTENT_REFUSED)
             if attempt + 1 < attempts:
                 pause = random.uniform(0, min(self.backoff_max_s, self.backoff_base_s * 2**attempt))
                 if not _sleep(pause, deadline):

@@ -1,4 +1,4 @@
-"""A bounded in-memory queue drained by one background sender thread."""
+"""A bounded in-memory queue drained by one background sender thread, which also replays the spill file."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ log = logging.getLogger("spark_agent")
 class AsyncEmitter:
     """`put` never blocks: a full queue drops the event and counts it.
 
-    Undelivered events go to `spill` when there is one, else they are counted as dropped."""
+    Undelivered events go to `spill` when there is one, else they are counted as dropped. After a
+    batch is delivered (the backend answers again), the spill is replayed to it, oldest first."""
 
     def __init__(
         self,
@@ -105,6 +106,21 @@ class AsyncEmitter:
                 self._settle(outcome)
                 self._in_flight = 0
                 self._cond.notify_all()
+            answered = outcome.delivered and not outcome.failed
+            if answered and self._sink is not None and self._spill is not None and self._spill.holds_events():
+                self._replay(self._sink, self._spill)
+
+    def _replay(self, sink: Sink, spill: FileSink) -> None:
+        try:
+            delivery = spill.replay(sink, batch_size=self._batch_size, deadline=self._current_deadline)
+        except Exception:  # a replay error must never kill the sender; the spill stays for the next try
+            log.exception("tributary: spill replay error")
+            return
+        # Spilled events reaching the backend count as emitted; those it rejects, as dropped.
+        self._counters.add("events_emitted_total", delivery.delivered)
+        self._counters.add("events_dropped_total", delivery.rejected)
+        for problem in delivery.bad_lines[:3]:
+            log.warning("tributary: spill replay skipped %s", problem)
 
     def _current_deadline(self) -> float | None:
         return self._deadline
