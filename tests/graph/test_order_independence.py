@@ -7,7 +7,6 @@ from datetime import timedelta
 from itertools import pairwise
 
 import pytest
-from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -71,14 +70,16 @@ def _apply_in(order: list[int], cuts: list[int]) -> list[str]:
     return graph_dump()
 
 
-@pytest.fixture(scope="module")
-def reference_dump(django_db_setup, django_db_blocker, graph_engine):  # type: ignore[no-untyped-def]
-    # Outside any test's transaction: roll back what it stores (events, ownership records) so no
-    # later test module sees it.
-    with django_db_blocker.unblock(), transaction.atomic():
-        dump = _apply_in(list(range(len(SCENARIO))), [len(SCENARIO)])
-        transaction.set_rollback(True)
-    return dump
+_REFERENCE: list[str] = []  # the in-order graph, computed once per session by the first test that needs it
+
+
+@pytest.fixture
+def reference_dump(graph, db) -> list[str]:  # type: ignore[no-untyped-def]
+    # Inside the test's own transaction, so what it stores (events, ownership records) is rolled
+    # back with it and no later test sees it.
+    if not _REFERENCE:
+        _REFERENCE.extend(_apply_in(list(range(len(SCENARIO))), [len(SCENARIO)]))
+    return list(_REFERENCE)
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
