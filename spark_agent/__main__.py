@@ -1,4 +1,4 @@
-"""`python -m spark_agent <command>`: run a job under the agent, make keys, verify events, run the edge relay."""
+"""`python -m spark_agent <command>`: run a job under the agent, make keys, verify events, relay, ship files."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ COMMANDS = {
     "keygen": "create an Ed25519 signing key pair",
     "verify": "verify the signatures of recorded events",
     "relay": "sign, buffer and forward any OpenLineage producer's events (an HTTP endpoint)",
+    "ship": "send the JSON-Lines files of a directory to the server, once, resumably",
 }
 
 
@@ -33,6 +34,10 @@ def main(argv: list[str] | None = None) -> int:
         from spark_agent.relay.command import main as relay
 
         return relay(forwarded)
+    if args.command == "ship":
+        from spark_agent.ship import main as ship
+
+        return ship(forwarded)
     from spark_agent.audit import main as verify
 
     return verify(forwarded)
