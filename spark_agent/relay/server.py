@@ -65,6 +65,7 @@ class RelayHandler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         path = self.path.split("?", 1)[0].rstrip("/")
+        self.body_read = False
         try:
             if path not in (EVENT_PATH, BATCH_PATH):
                 raise HttpError(404, "not_found", f"no endpoint {path!r}: post events to {EVENT_PATH} or {BATCH_PATH}")
@@ -74,6 +75,8 @@ class RelayHandler(BaseHTTPRequestHandler):
             else:
                 status, body = self._accept_batch()
         except HttpError as exc:
+            # A body left unread would be taken for the next request on this connection.
+            self.close_connection = self.close_connection or not self.body_read
             self._reply_json(exc.status, exc.body)
             return
         self._reply_json(status, body)
@@ -152,12 +155,11 @@ class RelayHandler(BaseHTTPRequestHandler):
         declared = self.headers.get("Content-Length")
         chunked = "chunked" in self.headers.get("Transfer-Encoding", "").lower()
         if declared is not None and not declared.isdigit():
-            self.close_connection = True
             raise HttpError(400, "invalid_request", f"Content-Length {declared!r} is not a number")
         if declared is not None and int(declared) > limit and not chunked:
-            self.close_connection = True  # the unread body would be taken for the next request
             raise HttpError(413, "payload_too_large", f"body is {declared} bytes; the limit is {limit} bytes")
         raw = self._read_chunked(limit) if chunked else self.rfile.read(int(declared or 0))
+        self.body_read = True
         if content_type != "application/json":
             raise HttpError(
                 415,
@@ -189,7 +191,6 @@ class RelayHandler(BaseHTTPRequestHandler):
             try:
                 length = int(line, 16)
             except ValueError:
-                self.close_connection = True
                 raise HttpError(400, "invalid_request", "malformed chunked body") from None
             if length == 0:
                 while self.rfile.readline(1024).strip():  # trailer fields, then the final empty line
@@ -197,7 +198,6 @@ class RelayHandler(BaseHTTPRequestHandler):
                 return b"".join(parts)
             size += length
             if size > limit:
-                self.close_connection = True
                 raise HttpError(413, "payload_too_large", f"body is over the limit of {limit} bytes")
             parts.append(self.rfile.read(length))
             self.rfile.readline(1024)  # the CRLF after the chunk
@@ -214,6 +214,8 @@ class RelayHandler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         if status == 503:
             self.send_header("Retry-After", "5")
+        if self.close_connection:
+            self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.write(payload)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import http.client
+import json
 import uuid
 from pathlib import Path
 from typing import Any
@@ -138,6 +140,15 @@ def test_producers_without_the_producer_token_are_refused(  # type: ignore[no-un
         assert post_json(f"{relay.url}/api/v1/lineage", event)[0] == 401
         status, answer = post_json(f"{relay.url}/api/v1/lineage", event, token="a guess")
         assert (status, answer["error"]) == (401, "not_authenticated")
-        assert post_json(f"{relay.url}/api/v1/lineage", event, token=PRODUCER_TOKEN)[0] == 201
+        # One kept-alive connection: the refused request's unread body is not taken for the next request.
+        connection = http.client.HTTPConnection("127.0.0.1", relay.port, timeout=10)
+        body = json.dumps(event).encode()
+        for token, expected in (("a guess", 401), (PRODUCER_TOKEN, 201)):
+            headers = {"Content-Type": "application/json", "Authorization": f"Bearer {token}"}
+            connection.request("POST", "/api/v1/lineage", body=body, headers=headers)
+            answer = connection.getresponse()
+            answer.read()
+            assert answer.status == expected
+        connection.close()
     finally:
         relay.terminate()
