@@ -134,7 +134,7 @@ class RelayHandler(BaseHTTPRequestHandler):
         try:
             ids = relay.buffer.add(bodies=bodies)
         except BufferRefused as exc:
-            # 503, not 507: every producer's HTTP client retries (or spills) on 503.
+            # 503, not 507: the status that producers' HTTP clients retry (openlineage-python by default).
             raise HttpError(503, exc.reason, f"{exc.message}; retry later") from None
         relay.forwarder.wake()
         return ids
