@@ -14,13 +14,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from spark_agent.relay.buffer import BufferRefused, EventBuffer
 from spark_agent.relay.events import EventRefused, NotABatch, batch_items, event_signed
-from spark_agent.relay.forwarder import Forwarder, ServerStatus
+from spark_agent.relay.forwarder import BATCH_PATH, Forwarder, ServerStatus
 from spark_agent.relay.metrics import CONTENT_TYPE, health_body, metrics_text
 
 log = logging.getLogger("spark_agent.relay")
 
+# The relay answers on the server's own paths (`BATCH_PATH` too), so a producer can be pointed at either.
 EVENT_PATH = "/api/v1/lineage"
-BATCH_PATH = "/api/v1/lineage/batch"
 _IDLE_CONNECTION_S = 60.0  # a keep-alive connection the producer leaves idle this long is closed
 
 
