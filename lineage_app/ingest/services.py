@@ -26,8 +26,7 @@ from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.selectors import prunable_events
 from lineage_app.ingest.validation import CheckedEvent, payload_without
 from lineage_app.ingest.verification import events_verify
-from lineage_app.ownership.graph_mirror import ownership_mirror_all
-from lineage_app.ownership.services import ownership_record_events
+from lineage_app.ownership.services import ownership_mirror_all, ownership_record_events
 
 logger = logging.getLogger(__name__)
 

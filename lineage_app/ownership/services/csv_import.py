@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from lineage_app.ownership.graph_mirror import assignments_mirror, owner_contacts_mirror
 from lineage_app.ownership.models import OwnershipAssignment
-from lineage_app.ownership.owners import assignment_problems, owner_upsert
+from lineage_app.ownership.services.graph_mirror import assignments_mirror, owner_contacts_mirror
+from lineage_app.ownership.services.owners import assignment_problems, owner_upsert
 
 Assignment = OwnershipAssignment
 CSV_COLUMNS = ("owner", "kind", "email", "channel", "target_type", "namespace", "name", "role")

@@ -10,8 +10,8 @@ from django.core.validators import validate_email
 from django.db import transaction
 from django.db.models import QuerySet
 
-from lineage_app.ownership.graph_mirror import assignment_graph_row, assignments_mirror, owner_contacts_mirror
 from lineage_app.ownership.models import Owner, OwnershipAssignment
+from lineage_app.ownership.services.graph_mirror import assignment_graph_row, assignments_mirror, owner_contacts_mirror
 
 Assignment = OwnershipAssignment
 

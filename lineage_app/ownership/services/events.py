@@ -1,4 +1,4 @@
-"""Ownership writes: event-sourced assignments here; hand-set ones (`owners`, `csv_import`) re-exported for callers."""
+"""Event-sourced ownership: the `ownership` facets of applied events, recorded as assignments."""
 
 from __future__ import annotations
 
@@ -8,42 +8,8 @@ from django.db import transaction
 
 from lineage_app.graph.events import EventRecord
 from lineage_app.graph.model import owner_kind
-from lineage_app.ownership.csv_import import (
-    CSV_COLUMNS,
-    CsvImported,
-    CsvImportInvalid,
-    RowProblem,
-    assignments_export_csv,
-    assignments_import_csv,
-)
-from lineage_app.ownership.graph_mirror import assignments_mirror
 from lineage_app.ownership.models import Owner, OwnershipAssignment
-from lineage_app.ownership.owners import (
-    OwnershipInvalid,
-    assignment_create,
-    assignment_problems,
-    assignment_save,
-    assignments_delete,
-    owner_save,
-    owners_delete,
-)
-
-__all__ = [
-    "CSV_COLUMNS",
-    "CsvImportInvalid",
-    "CsvImported",
-    "OwnershipInvalid",
-    "RowProblem",
-    "assignment_create",
-    "assignment_problems",
-    "assignment_save",
-    "assignments_delete",
-    "assignments_export_csv",
-    "assignments_import_csv",
-    "owner_save",
-    "owners_delete",
-    "ownership_record_events",
-]
+from lineage_app.ownership.services.graph_mirror import assignments_mirror
 
 Assignment = OwnershipAssignment
 
