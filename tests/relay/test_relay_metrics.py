@@ -131,3 +131,4 @@ def test_healthz_and_metrics_after_a_known_workload(  # type: ignore[no-untyped-
     assert set(rejected) == {bad_time["run"]["runId"], too_deep["run"]["runId"]}
     assert "eventTime" in rejected[bad_time["run"]["runId"]]
     assert "nested deeper" in rejected[too_deep["run"]["runId"]]
+    assert relay.logs().count("the server rejected buffered event") == 2
