@@ -7,7 +7,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from contextlib import suppress
 from pathlib import Path
+from stat import S_ISREG
 
 from spark_agent.transports import Sink
 from spark_agent.transports.http import HttpSink
@@ -19,8 +21,17 @@ STATE_NAME = ".tributary-ship.json"
 def ship_files(directory: Path, *, pattern: str) -> list[Path]:
     """The visible regular files of `directory` matching `pattern`, oldest first (a rotated file
     before the one it was rotated from); hidden files, such as the state file, are passed by."""
-    files = [path for path in directory.glob(pattern) if path.is_file() and not path.name.startswith(".")]
-    return sorted(files, key=lambda path: (path.stat().st_mtime_ns, path.name))
+    found: list[tuple[int, str, Path]] = []
+    for path in directory.glob(pattern):
+        if path.name.startswith("."):
+            continue
+        try:
+            stat = path.stat()
+        except FileNotFoundError:  # rotated away since the listing
+            continue
+        if S_ISREG(stat.st_mode):
+            found.append((stat.st_mtime_ns, path.name, path))
+    return [path for _, _, path in sorted(found)]
 
 
 def directory_ship(directory: Path, *, sink: Sink, pattern: str = "*", batch_size: int = 500) -> Delivery:
@@ -32,7 +43,11 @@ def directory_ship(directory: Path, *, sink: Sink, pattern: str = "*", batch_siz
         file_deliver(path, ledger=ledger, sink=sink, batch_size=batch_size, deadline=lambda: None, delivery=delivery)
         if delivery.stopped:
             break
-    ledger.keep_only({file_key(path.stat()) for path in ship_files(directory, pattern=pattern)})
+    present = set()
+    for path in ship_files(directory, pattern=pattern):
+        with suppress(FileNotFoundError):
+            present.add(file_key(path.stat()))
+    ledger.keep_only(present)
     return delivery
 
 

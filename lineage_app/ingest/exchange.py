@@ -102,7 +102,8 @@ def events_import(
     element and stored by the same accept service (content hash dedup: re-importing is free).
 
     Events are stored pending, so the workers verify their signatures and apply them; with
-    `apply` they are verified and applied here, batch by batch, for a site without workers.
+    `apply` they are verified and applied here, batch by batch, for a site without workers (with
+    those an earlier import stored and left unapplied).
     A refused line is reported as `file:line: message` and counted; the import goes on. A last
     line without a line break that is not valid JSON is torn (a writer stopped mid-line), not an error.
     `progress` is called with the bytes of file read since its last call.
@@ -166,5 +167,7 @@ def _import_batch(batch: list[tuple[Line, Any, bytes]], report: ImportReport, *,
     new_ids = [answer.id for answer in answers if not answer.duplicate]
     report.accepted += len(new_ids)
     report.duplicate += len(answers) - len(new_ids)
-    if apply and new_ids:
-        report.applied += services.events_apply(event_ids=new_ids)
+    if apply:
+        # Duplicates too: an event an earlier import stored but could not apply (the graph was down)
+        # is applied now; those already applied or quarantined are left as they are.
+        report.applied += services.events_apply(event_ids=[answer.id for answer in answers])

@@ -154,13 +154,18 @@ def test_signatures_are_verified_again_on_import_and_a_tampered_event_is_quarant
     }
 
 
-def test_without_apply_imported_events_wait_pending_for_the_workers(graph, tmp_path):  # type: ignore[no-untyped-def]
+def test_without_apply_imported_events_wait_pending_and_a_later_apply_import_applies_them(graph, tmp_path):  # type: ignore[no-untyped-def]
     path = tmp_path / "agent.jsonl"
     path.write_bytes(b"".join(json.dumps(e).encode() + b"\n" for e in run_lifecycle()))
     out, _ = _import(str(path))
     assert out == "imported 3 line(s): 3 new, 0 already in the log, 0 rejected, 0 torn"
     assert set(LineageEvent.objects.values_list("status", flat=True)) == {LineageEvent.Status.PENDING}
     assert graph_dump() == []
+
+    out, _ = _import("--apply", str(path))
+    assert out == "imported 3 line(s): 0 new, 3 already in the log, 0 rejected, 3 applied, 0 torn"
+    assert set(LineageEvent.objects.values_list("status", flat=True)) == {LineageEvent.Status.APPLIED}
+    assert graph_dump() != []
 
 
 def test_a_plain_agent_file_with_a_bad_line_and_a_torn_last_line_imports_the_rest(graph, tmp_path):  # type: ignore[no-untyped-def]

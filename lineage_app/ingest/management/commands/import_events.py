@@ -21,7 +21,9 @@ class Command(BaseCommand):
         parser.add_argument("files", nargs="+", type=Path)
         parser.add_argument("--progress", action="store_true", help="Draw a progress bar (bytes read).")
         parser.add_argument(
-            "--apply", action="store_true", help="Verify and apply the new events here (for a site without workers)."
+            "--apply",
+            action="store_true",
+            help="Verify and apply the imported events not yet applied here (no workers).",
         )
         parser.add_argument("--batch-size", type=int, default=500)
 
