@@ -7,6 +7,8 @@ to `spark_agent.protocol` that breaks one of these is a protocol change, not a r
 
 from __future__ import annotations
 
+import configparser
+import pkgutil
 import subprocess
 import sys
 from copy import deepcopy
@@ -14,6 +16,7 @@ from copy import deepcopy
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+import spark_agent
 from lineage_app.ingest.validation import event_check
 from spark_agent import protocol
 from spark_agent.protocol import (
@@ -27,6 +30,7 @@ from spark_agent.protocol import (
     key_id,
     sign_event,
 )
+from tests.conftest import ROOT
 
 # A deterministic key (Ed25519 signatures are deterministic: same key and bytes, same signature).
 KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
@@ -116,3 +120,12 @@ def test_the_protocol_needs_neither_django_nor_pyspark() -> None:
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == ""
+
+
+def test_the_import_contract_keeps_the_protocol_from_every_other_agent_module() -> None:
+    """`.importlinter` forbids the protocol each agent module by name; a new module must be added there."""
+    contracts = configparser.ConfigParser()
+    contracts.read(ROOT / ".importlinter")
+    forbidden = set(contracts["importlinter:contract:protocol-stands-alone"]["forbidden_modules"].split())
+    modules = {f"spark_agent.{m.name}" for m in pkgutil.iter_modules(spark_agent.__path__)} - {"spark_agent.protocol"}
+    assert forbidden == modules
