@@ -20,8 +20,8 @@ from lineage_app.api_errors import error_response
 from lineage_app.api_support import ERRORS, ErrorSerializer, RequiredBodySchema, ResponseSerializer, response_of
 from lineage_app.ingest import services
 from lineage_app.ingest.json_body import NotAJsonArray, json_array_items, json_decode
-from lineage_app.ingest.selectors import facet_policy_refusals, facet_warning_counts
-from lineage_app.ingest.validation import EventInvalid, event_check
+from lineage_app.ingest.selectors import events_admit, facet_warning_counts
+from lineage_app.ingest.validation import CheckedEvent, EventInvalid
 
 
 class RawJsonParser(BaseParser):
@@ -173,12 +173,13 @@ class LineageEventCreateApi(APIView):
         if isinstance(raw, Response):
             return raw
         try:
-            checked = event_check(json_decode(raw))
+            value = json_decode(raw)
         except EventInvalid as exc:
             return _invalid(exc)
         # A facet that fails its schema is a warning, unless the namespace's facet policy is strict.
-        if (refused := facet_policy_refusals(events=[checked])[0]) is not None:
-            return _invalid(refused)
+        checked = events_admit(items=[(value, raw)])[0]
+        if isinstance(checked, EventInvalid):
+            return _invalid(checked)
         accepted = services.event_accept(checked=checked, raw=raw, token=_token(request))
         return response_of(
             EventAnswerSerializer,
@@ -223,33 +224,18 @@ class LineageBatchCreateApi(APIView):
                 http_status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
             )
         results: list[dict[str, Any]] = [{} for _ in items]
-        valid: list[tuple[int, Any]] = []
-        for index, (event, event_raw) in enumerate(items):
-            try:
-                if len(event_raw) > settings.INGEST_MAX_EVENT_BYTES:
-                    raise EventInvalid(
-                        f"event is {len(event_raw)} bytes; the limit is {settings.INGEST_MAX_EVENT_BYTES} bytes"
-                    )
-                valid.append((index, (event_check(event), event_raw)))
-            except EventInvalid as exc:
+        valid: list[tuple[int, tuple[CheckedEvent, bytes]]] = []
+        for index, ((_, event_raw), outcome) in enumerate(zip(items, events_admit(items=items), strict=True)):
+            if isinstance(outcome, EventInvalid):
                 results[index] = {
                     "index": index,
                     "status": "rejected",
                     "id": None,
-                    "errors": [exc.as_dict()],
+                    "errors": [outcome.as_dict()],
                     "warnings": [],
                 }
-        refusals = facet_policy_refusals(events=[checked for _, (checked, _) in valid])
-        for (index, _), refused in zip(valid, refusals, strict=True):
-            if refused is not None:
-                results[index] = {
-                    "index": index,
-                    "status": "rejected",
-                    "id": None,
-                    "errors": [refused.as_dict()],
-                    "warnings": [],
-                }
-        valid = [item for item, refused in zip(valid, refusals, strict=True) if refused is None]
+            else:
+                valid.append((index, (outcome, event_raw)))
         accepted = services.events_accept(items=[item for _, item in valid], token=_token(request))
         for (index, (checked, _)), answer in zip(valid, accepted, strict=True):
             results[index] = {

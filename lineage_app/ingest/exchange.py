@@ -10,12 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
-
 from lineage_app.ingest import services
 from lineage_app.ingest.json_body import json_decode
-from lineage_app.ingest.selectors import ExportedEvent, facet_policy_refusals
-from lineage_app.ingest.validation import CheckedEvent, EventInvalid, event_check
+from lineage_app.ingest.selectors import ExportedEvent, events_admit
+from lineage_app.ingest.validation import CheckedEvent, EventInvalid
 from lineage_app.instants import utc_text
 
 # The members of an exported line that are not the event itself; `raw` holds the event's bytes.
@@ -146,21 +144,13 @@ def _refused(report: ImportReport, line: Line, exc: EventInvalid) -> None:
 
 
 def _import_batch(batch: list[tuple[Line, Any, bytes]], report: ImportReport, *, apply: bool) -> None:
-    checked: list[tuple[Line, CheckedEvent, bytes]] = []
-    for line, value, raw in batch:
-        try:
-            if len(raw) > settings.INGEST_MAX_EVENT_BYTES:
-                raise EventInvalid(f"event is {len(raw)} bytes; the limit is {settings.INGEST_MAX_EVENT_BYTES} bytes")
-            checked.append((line, event_check(value), raw))
-        except EventInvalid as exc:
-            _refused(report, line, exc)
-    refusals = facet_policy_refusals(events=[event for _, event, _ in checked])
-    kept = []
-    for item, refused in zip(checked, refusals, strict=True):
-        if refused is not None:
-            _refused(report, item[0], refused)
+    kept: list[tuple[Line, CheckedEvent, bytes]] = []
+    admitted = events_admit(items=[(value, raw) for _, value, raw in batch])
+    for (line, _, raw), outcome in zip(batch, admitted, strict=True):
+        if isinstance(outcome, EventInvalid):
+            _refused(report, line, outcome)
         else:
-            kept.append(item)
+            kept.append((line, outcome, raw))
     if not kept:
         return
     answers = services.events_accept(items=[(event, raw) for _, event, raw in kept], token=None)

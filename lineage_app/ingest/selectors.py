@@ -14,7 +14,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from lineage_app.ingest.models import FacetPolicy, LineageEvent
-from lineage_app.ingest.validation import CheckedEvent, EventInvalid
+from lineage_app.ingest.validation import CheckedEvent, EventInvalid, event_check
 from lineage_app.instants import utc_text
 
 
@@ -91,6 +91,22 @@ def facet_policy_refusals(*, events: Sequence[CheckedEvent]) -> list[EventInvali
         else None
         for event in events
     ]
+
+
+def events_admit(*, items: Sequence[tuple[Any, bytes]]) -> list[CheckedEvent | EventInvalid]:
+    """Each decoded event (with its bytes as sent) checked as ingestion admits one, by HTTP or from a file:
+    the size limit, the core schema (`event_check`) and a strict facet policy. For each, the checked
+    event or the error that refuses it, in order (the facet policies are looked up once)."""
+    admitted: list[CheckedEvent | EventInvalid] = []
+    for value, raw in items:
+        try:
+            if len(raw) > settings.INGEST_MAX_EVENT_BYTES:
+                raise EventInvalid(f"event is {len(raw)} bytes; the limit is {settings.INGEST_MAX_EVENT_BYTES} bytes")
+            admitted.append(event_check(value))
+        except EventInvalid as exc:
+            admitted.append(exc)
+    refusals = iter(facet_policy_refusals(events=[a for a in admitted if isinstance(a, CheckedEvent)]))
+    return [a if isinstance(a, EventInvalid) else (next(refusals) or a) for a in admitted]
 
 
 def facet_warning_counts() -> list[dict[str, Any]]:
