@@ -1,11 +1,18 @@
-"""Ingestion benchmark: accept throughput and latency, end-to-end lag, and graph apply vs. raw UNWIND MERGE.
+"""Ingestion benchmark: accept throughput and latency, one worker's apply rate vs. raw UNWIND MERGE, end-to-end lag.
 
 Starts its own stack on free loopback ports (private SQLite, Redis, embedded ArcadeDB, gunicorn
 with the product's own settings, one Celery worker) so it never touches a running installation,
-then prints its figures. The HTTP clients run in a separate process (`bench/http_load.py`) on
-keep-alive connections, as producers do, so that they take little of the server's CPU.
+then prints its figures. `--graph-uri` and `--database-url` measure an external Neo4j and
+PostgreSQL instead (the production shape); the benchmark writes only under namespaces of its own.
+The HTTP clients run in a separate process (`bench/http_load.py`) on keep-alive connections, as
+producers do, so that they take little of the server's CPU.
+
+The apply figure is one worker draining a backlog; the raw baseline writes the same nodes and
+edges (checked by counting both) with minimal hand-written `UNWIND … MERGE` statements, one
+transaction per apply batch, so their ratio says what the apply path costs over the engine.
 
     .venv/bin/python bench/ingest_throughput.py [--events 3000] [--clients 4]
+    .venv/bin/python bench/ingest_throughput.py --database-url postgres://postgres@127.0.0.1:5432/bench
 """
 
 from __future__ import annotations
@@ -21,12 +28,16 @@ import tempfile
 import time
 import urllib.request
 import uuid
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 WARM_UP_EVENTS = 200
+APPLIED_BEFORE = [0]  # events an external database had applied before this run: the counts are relative
 sys.path.insert(0, str(ROOT))
+
+from stack_options import stack_options_add, stack_options_describe, stack_options_env  # noqa: E402
 
 
 def free_port() -> int:
@@ -35,7 +46,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def make_event(i: int, when: datetime) -> dict:
+def make_event(i: int, when: datetime, namespace: str = "bench") -> dict:
     run_id = str(uuid.uuid4())
     fields = [{"name": f"c{k}", "type": "string"} for k in range(12)]
     facet = {"_producer": "https://example.com/bench", "_schemaURL": "https://example.com/schema.json"}
@@ -45,13 +56,13 @@ def make_event(i: int, when: datetime) -> dict:
         "producer": "https://example.com/bench",
         "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
         "run": {"runId": run_id, "facets": {}},
-        "job": {"namespace": "bench", "name": f"job_{i % 200}", "facets": {}},
+        "job": {"namespace": namespace, "name": f"job_{i % 200}", "facets": {}},
         "inputs": [
-            {"namespace": "bench", "name": f"table_{i % 500}", "facets": {"schema": {**facet, "fields": fields}}}
+            {"namespace": namespace, "name": f"table_{i % 500}", "facets": {"schema": {**facet, "fields": fields}}}
         ],
         "outputs": [
             {
-                "namespace": "bench",
+                "namespace": namespace,
                 "name": f"table_{(i + 1) % 500}_out",
                 "facets": {
                     "schema": {**facet, "fields": fields},
@@ -59,7 +70,9 @@ def make_event(i: int, when: datetime) -> dict:
                         **facet,
                         "fields": {
                             f["name"]: {
-                                "inputFields": [{"namespace": "bench", "name": f"table_{i % 500}", "field": f["name"]}]
+                                "inputFields": [
+                                    {"namespace": namespace, "name": f"table_{i % 500}", "field": f["name"]}
+                                ]
                             }
                             for f in fields[:4]
                         },
@@ -76,8 +89,9 @@ def percentile(values: list[float], q: float) -> float:
 
 
 class Stack:
-    def __init__(self, tmp: Path) -> None:
+    def __init__(self, tmp: Path, overrides: dict[str, str]) -> None:
         self.tmp = tmp
+        self.external_graph = "NEO4J_URI" in overrides
         self.web_port, self.bolt_port, self.redis_port = free_port(), free_port(), free_port()
         self.env = {
             **os.environ,
@@ -88,6 +102,7 @@ class Stack:
             "GRAPH_EMBEDDED_HTTP_PORT": str(free_port()),
             "LOG_LEVEL": "WARNING",
             "DJANGO_SETTINGS_MODULE": "lineage_app.settings",
+            **overrides,
         }
         os.environ.update(self.env)
         self.processes: list[subprocess.Popen] = []
@@ -102,7 +117,8 @@ class Stack:
     def start(self) -> None:
         py = sys.executable
         self.spawn("redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1", "--save", "")
-        self.spawn(py, "manage.py", "graph_server")
+        if not self.external_graph:
+            self.spawn(py, "manage.py", "graph_server")
         subprocess.run([py, "manage.py", "migrate", "-v0"], cwd=ROOT, env=self.env, check=True)
         import django
 
@@ -209,7 +225,9 @@ def applied_count() -> int:
 
 
 def wait_applied(total: int, timeout: float = 600) -> float:
+    """Wait until `total` events more than before the run are applied; the seconds it took."""
     started = time.perf_counter()
+    total += APPLIED_BEFORE[0]
     while applied_count() < total:
         if time.perf_counter() - started > timeout:
             raise SystemExit(f"only {applied_count()} of {total} applied after {timeout}s")
@@ -222,12 +240,16 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=3000)
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--batch", type=int, default=100)
-    parser.add_argument("--batch-events", type=int, default=10_000, help="events posted in the batched run")
+    parser.add_argument(
+        "--batch-events", type=int, default=10_000, help="events posted batched, then applied by one worker"
+    )
     parser.add_argument("--lag-rate", type=int, default=200, help="events/s for the end-to-end lag run")
     parser.add_argument("--lag-seconds", type=int, default=15)
+    stack_options_add(parser)
     args = parser.parse_args()
+    print(stack_options_describe(args))
     with tempfile.TemporaryDirectory(prefix="tributary-bench-") as tmp:
-        stack = Stack(Path(tmp))
+        stack = Stack(Path(tmp), stack_options_env(args))
         stack.start()
         try:
             run(stack, args)
@@ -255,10 +277,15 @@ def single_posts(stack: Stack, args: argparse.Namespace, start: datetime, label:
 
 
 def run(stack: Stack, args: argparse.Namespace) -> None:
+    from django.conf import settings
+
     from lineage_app.accounts.services import token_create
 
+    APPLIED_BEFORE[0] = applied_count()
     stack.token = token_create(name="bench", scope="ingest")[1]
     base = datetime(2026, 1, 1, tzinfo=UTC)
+    # Namespaces of this run's own, so that on an external graph every node the drain writes is new.
+    tag = uuid.uuid4().hex[:8]
 
     # 0. Warm-up on many connections, so that every web worker has compiled its validators and loaded its views.
     stack.post_all(encoded_events(WARM_UP_EVENTS, base - timedelta(days=1)), clients=16)
@@ -279,35 +306,88 @@ def run(stack: Stack, args: argparse.Namespace) -> None:
     stack.start_worker()
     wait_applied(WARM_UP_EVENTS + 2 * args.events)
 
-    # 3. Batched posts.
-    events = [make_event(i, base + timedelta(days=1, seconds=i)) for i in range(args.batch_events)]
+    # 3. Batched posts with the worker stopped, then one worker drains that backlog.
+    stack.stop_worker()
+    events = [make_event(i, base + timedelta(days=1, seconds=i), f"drain-{tag}") for i in range(args.batch_events)]
     batches = [json.dumps(events[i : i + args.batch]).encode() for i in range(0, len(events), args.batch)]
     web_cpu = stack.web_cpu_seconds()
     results = stack.post_all(batches, clients=args.clients, path="/api/v1/lineage/batch")
     web_cpu = stack.web_cpu_seconds() - web_cpu
     batch_elapsed = max(sent + latency for sent, latency, _, _ in results) - min(r[0] for r in results)
-    batch_drain = wait_applied(WARM_UP_EVENTS + 2 * args.events + args.batch_events)
     print(
-        f"batch posts ({args.batch}/request, {args.batch_events} events, worker applying concurrently): "
+        f"batch posts ({args.batch}/request, {args.batch_events} events, worker stopped): "
         f"{args.batch_events / batch_elapsed:,.0f} events/s accepted; request p50 "
         f"{statistics.median(r[1] for r in results) * 1000:.0f} ms; web CPU "
-        f"{web_cpu / args.batch_events * 1000:.2f} ms/event; end-to-end "
-        f"{args.batch_events / (batch_elapsed + batch_drain):,.0f} events/s applied"
+        f"{web_cpu / args.batch_events * 1000:.2f} ms/event"
+    )
+    before = graph_counts()
+    apply_rate, worker_ms = drain_backlog(stack, WARM_UP_EVENTS + 2 * args.events + args.batch_events)
+    applied = count_delta(before, graph_counts())
+    print(
+        f"apply, one worker draining {args.batch_events} events (batches of {settings.INGEST_APPLY_BATCH_SIZE}): "
+        f"{apply_rate:,.0f} events/s; worker CPU {worker_ms:.2f} ms/event; wrote {describe(applied)}"
     )
 
-    # 4. End-to-end lag at a steady rate: time from POST to the event being applied.
+    # 4. The same nodes and edges written by hand-written UNWIND … MERGE, a transaction per apply batch.
+    raw_events = [make_event(i, base + timedelta(days=1, seconds=i), f"raw-{tag}") for i in range(args.batch_events)]
+    before = graph_counts()
+    raw_seconds = raw_unwind_merge(raw_events, settings.INGEST_APPLY_BATCH_SIZE)
+    written = count_delta(before, graph_counts())
+    raw_rate = args.batch_events / raw_seconds
+    print(
+        f"raw UNWIND … MERGE of the same events' nodes and edges: {raw_rate:,.0f} events/s "
+        f"({sum(written.values()) / raw_seconds:,.0f} nodes+edges/s); wrote {describe(written)}"
+    )
+    if written != applied:
+        raise SystemExit(f"raw baseline wrote other counts than the apply path: {written} vs {applied}")
+    print(f"  apply / raw = {apply_rate / raw_rate:.2f} (same node and edge counts, checked)")
+
+    # 5. End-to-end lag at a steady rate: time from POST to the event being applied.
     lags = lag_run(stack, args.lag_rate, args.lag_seconds, base + timedelta(days=2))
     print(
         f"end-to-end lag at {args.lag_rate} events/s for {args.lag_seconds}s: p50 {statistics.median(lags):.2f} s, "
         f"p95 {percentile(lags, 0.95):.2f} s, max {max(lags):.2f} s"
     )
 
-    # 5. Raw engine throughput for comparison, same machine, same run.
-    raw_rate = raw_unwind_merge(args.events)
-    print(
-        f"engine raw UNWIND … MERGE: {raw_rate:,.0f} nodes/s; graph apply end-to-end (batched above): "
-        f"{args.batch_events / batch_drain if batch_drain else float('inf'):,.0f} events/s after accept"
-    )
+
+def drain_backlog(stack: Stack, total: int) -> tuple[float, float]:
+    """Start the worker on the waiting backlog; events/s from its first applied batch to the last, and
+    its CPU ms per event. Timing starts at the first batch seen applied (worker start-up is not
+    apply work), so that batch is left out of the count."""
+    stack.start_worker()
+    first = applied_count()
+    while (seen := applied_count()) == first:
+        time.sleep(0.01)
+    worker_cpu = stack.worker_cpu_seconds()
+    elapsed = wait_applied(total)
+    worker_cpu = stack.worker_cpu_seconds() - worker_cpu
+    count = total + APPLIED_BEFORE[0] - seen
+    return count / elapsed, worker_cpu / count * 1000
+
+
+def graph_counts() -> Counter[str]:
+    """How many nodes of each label and relationships of each type the graph holds."""
+    from lineage_app.graph.driver import graph_read, records
+    from lineage_app.graph.model import Label, Rel
+
+    def work(tx) -> Counter[str]:  # type: ignore[no-untyped-def]
+        counts: Counter[str] = Counter()
+        for label in Label:
+            counts[f":{label}"] = records(tx, f"MATCH (n:{label}) RETURN count(n) AS c")[0]["c"]
+        for rel in Rel:
+            counts[f"-{rel}-"] = records(tx, f"MATCH ()-[e:{rel}]->() RETURN count(e) AS c")[0]["c"]
+        return counts
+
+    return graph_read(work)
+
+
+def count_delta(before: Counter[str], after: Counter[str]) -> dict[str, int]:
+    return {key: after[key] - before[key] for key in after if after[key] != before[key]}
+
+
+def describe(counts: dict[str, int]) -> str:
+    nodes = sum(v for k, v in counts.items() if k.startswith(":"))
+    return f"{nodes:,} nodes, {sum(counts.values()) - nodes:,} edges"
 
 
 def lag_run(stack: Stack, rate: int, seconds: int, start: datetime) -> list[float]:
@@ -326,19 +406,92 @@ def lag_run(stack: Stack, rate: int, seconds: int, start: datetime) -> list[floa
     raise SystemExit("lag run did not drain within 120 s")
 
 
-def raw_unwind_merge(count: int) -> float:
+# The least a hand-written loader does for these events: MERGE each node by its key, each edge
+# between its ends, and set the seen-times and names; no alias resolution, no fold, no guards.
+RAW_STATEMENTS = (
+    ("namespaces", "UNWIND $rows AS row MERGE (n:Namespace {name: row.name}) SET n.lastSeen = row.time"),
+    (
+        "datasets",
+        "UNWIND $rows AS row MERGE (d:Dataset {key: row.key}) SET d.name = row.name, d.lastSeen = row.time "
+        "MERGE (a:DatasetAlias {key: row.key}) SET a.lastSeen = row.time",
+    ),
+    ("jobs", "UNWIND $rows AS row MERGE (j:Job {key: row.key}) SET j.name = row.name, j.lastSeen = row.time"),
+    (
+        "runs",
+        "UNWIND $rows AS row MATCH (j:Job {key: row.job}) MERGE (r:Run {runId: row.runId}) "
+        "SET r.state = row.state, r.lastEventTime = row.time MERGE (j)-[:HAS_RUN]->(r)",
+    ),
+    (
+        "io",
+        "UNWIND $rows AS row MATCH (r:Run {runId: row.runId}) MATCH (i:Dataset {key: row.input}) "
+        "MATCH (o:Dataset {key: row.output}) MATCH (j:Job {key: row.job}) "
+        "MERGE (r)-[:READ]->(i) MERGE (r)-[:WROTE]->(o) MERGE (i)-[:INPUT_TO]->(j) MERGE (j)-[:OUTPUTS]->(o)",
+    ),
+    (
+        "versions",
+        "UNWIND $rows AS row MATCH (d:Dataset {key: row.dataset}) MERGE (v:DatasetVersion {key: row.key}) "
+        "SET v.lastSeen = row.time MERGE (d)-[:HAS_VERSION]->(v)",
+    ),
+    (
+        "fields",
+        "UNWIND $rows AS row MATCH (d:Dataset {key: row.dataset}) MERGE (f:Field {key: row.key}) "
+        "ON CREATE SET f.name = row.name MERGE (d)-[:HAS_FIELD]->(f)",
+    ),
+    (
+        "derivations",
+        "UNWIND $rows AS row MATCH (s:Field {key: row.source}) MATCH (t:Field {key: row.target}) "
+        "MERGE (s)-[e:DERIVES {job: row.job}]->(t) SET e.lastSeen = row.time",
+    ),
+)
+
+
+def raw_rows(events: list[dict]) -> dict[str, list[dict]]:
+    """The rows of `RAW_STATEMENTS` for `events`, one per node or edge (the last event's time wins)."""
+    rows: dict[str, dict[object, dict]] = {name: {} for name, _ in RAW_STATEMENTS}
+
+    def key(*parts: str) -> str:
+        return "\x1f".join(parts)
+
+    for event in events:
+        time_, job = event["eventTime"], event["job"]
+        job_key = key(job["namespace"], job["name"])
+        (source,), (target,) = event["inputs"], event["outputs"]
+        source_key, target_key = key(source["namespace"], source["name"]), key(target["namespace"], target["name"])
+        rows["namespaces"][job["namespace"]] = {"name": job["namespace"], "time": time_}
+        rows["jobs"][job_key] = {"key": job_key, "name": job["name"], "time": time_}
+        run_id = event["run"]["runId"]
+        rows["runs"][run_id] = {"runId": run_id, "job": job_key, "state": event["eventType"], "time": time_}
+        rows["io"][run_id] = {"runId": run_id, "input": source_key, "output": target_key, "job": job_key}
+        for dataset, dataset_key in ((source, source_key), (target, target_key)):
+            rows["datasets"][dataset_key] = {"key": dataset_key, "name": dataset["name"], "time": time_}
+            schema = dataset["facets"]["schema"]["fields"]
+            version = key(dataset_key, json.dumps(schema, sort_keys=True))
+            rows["versions"][version] = {"key": version, "dataset": dataset_key, "time": time_}
+            for field in schema:
+                field_key = key(dataset_key, field["name"])
+                rows["fields"][field_key] = {"key": field_key, "dataset": dataset_key, "name": field["name"]}
+        for name, mapping in target["facets"]["columnLineage"]["fields"].items():
+            for item in mapping["inputFields"]:
+                edge = (key(item["namespace"], item["name"], item["field"]), key(target_key, name), job_key)
+                rows["derivations"][edge] = {"source": edge[0], "target": edge[1], "job": job_key, "time": time_}
+    return {name: list(found.values()) for name, found in rows.items()}
+
+
+def raw_unwind_merge(events: list[dict], batch: int) -> float:
+    """Write `events`' nodes and edges with `RAW_STATEMENTS`, `batch` events a transaction; the seconds taken."""
     from lineage_app.graph.driver import graph_write
 
-    rows = [{"key": f"raw\x1f{i}", "name": f"raw_{i}"} for i in range(count)]
+    chunks = [raw_rows(events[i : i + batch]) for i in range(0, len(events), batch)]
     started = time.perf_counter()
-    for i in range(0, count, 500):
-        chunk = rows[i : i + 500]
-        graph_write(
-            lambda tx, c=chunk: tx.run(
-                "UNWIND $rows AS row MERGE (d:Dataset {key: row.key}) SET d.name = row.name", rows=c
-            ).consume()
-        )
-    return count / (time.perf_counter() - started)
+    for rows in chunks:
+
+        def work(tx, rows=rows) -> None:  # type: ignore[no-untyped-def]
+            for name, statement in RAW_STATEMENTS:
+                if rows[name]:
+                    tx.run(statement, rows=rows[name]).consume()
+
+        graph_write(work)
+    return time.perf_counter() - started
 
 
 if __name__ == "__main__":
