@@ -11,7 +11,7 @@ from typing import Any
 from lineage_app.graph import queries
 from lineage_app.graph.events import EventRecord
 from lineage_app.graph.identity import identity_key, identity_normalise, symlink_identifiers
-from lineage_app.graph.model import NodeType, RunState, natural_key, owner_kind, run_order_key
+from lineage_app.graph.model import NodeType, RunState, natural_key, owner_kind, run_order_key, utc_key
 from lineage_app.graph.node_ids import node_id
 from lineage_app.graph.run_state import RunFold
 
@@ -20,6 +20,26 @@ STRUCTURAL_DATASET_FACETS = frozenset({"schema", "columnLineage"})
 
 # A dataset name as an event spells it -> the (namespace, name) of the dataset it means.
 Resolve = Callable[[str, str], tuple[str, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Stamped:
+    """An event with its time and order key worked out once: every row the event adds carries both."""
+
+    payload: dict[str, Any]
+    content_hash: str
+    time: str
+    order_key: str
+
+
+def _stamped(event: EventRecord) -> _Stamped:
+    time = event.time
+    return _Stamped(
+        payload=event.payload,
+        content_hash=event.content_hash,
+        time=time,
+        order_key=utc_key(time, event.content_hash),
+    )
 
 
 class _Rows:
@@ -36,7 +56,7 @@ class _Rows:
     def add(
         self,
         identity: tuple[Any, ...],
-        event: EventRecord,
+        event: _Stamped,
         *,
         fixed: dict[str, Any],
         facts: dict[str, Any] | None = None,
@@ -110,9 +130,11 @@ class GraphWrites:
             if item.name not in _KEPT_BY_PROJECT:
                 setattr(self, item.name, _Rows())
         for event in self.events:
-            _project_event(self, event, resolve)
+            _project_event(self, _stamped(event), resolve)
 
-    def statements(self) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    def statements(self, new_fields: list[dict[str, Any]]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+        """The statements and their rows; `new_fields` are the Field rows not yet in the graph
+        (`field_candidates` less the ones a read found)."""
         ordered = (
             (queries.MERGE_NAMESPACES, self.namespaces.rows()),
             (queries.MERGE_DATASETS, self.datasets.rows()),
@@ -128,17 +150,31 @@ class GraphWrites:
             (queries.SET_RUN_WRITE_STATISTICS, self.run_write_statistics.rows()),
             (queries.MERGE_JOB_INPUTS, self.job_inputs.rows()),
             (queries.MERGE_JOB_OUTPUTS, self.job_outputs.rows()),
-            (queries.MERGE_DATASET_VERSIONS, self.versions.rows()),
-            (queries.MERGE_VERSION_FIELDS, self.versions.rows()),
-            (queries.MERGE_FIELDS, self.fields.rows()),
+            (queries.MERGE_DATASET_VERSIONS, [_without_fields(row) for row in self.versions.rows()]),
+            (queries.MERGE_FIELDS, new_fields),
             (queries.MERGE_FIELD_DERIVATIONS, self.derivations.rows()),
             (queries.MERGE_DATASET_OWNERS, self.dataset_owners.rows()),
             (queries.MERGE_JOB_OWNERS, self.job_owners.rows()),
         )
         return ((query, rows) for query, rows in ordered if rows)
 
+    def field_candidates(self, expanded_versions: set[str]) -> dict[str, dict[str, Any]]:
+        """Every Field row the batch may create, by key: those named by column lineage, and those of
+        each schema version not in `expanded_versions` (a version's fields are created once)."""
+        candidates = {row["key"]: row for row in self.fields.rows()}
+        for version in self.versions.rows():
+            if version["key"] not in expanded_versions:
+                for row in version["fields"]:
+                    candidates.setdefault(row["key"], {**row, "datasetKey": version["datasetKey"]})
+        return candidates
+
     def touched_dataset_keys(self) -> list[str]:
         return sorted({row["datasetKey"] for row in self.versions.rows()})
+
+
+def _without_fields(version: dict[str, Any]) -> dict[str, Any]:
+    """A version row as `MERGE_DATASET_VERSIONS` takes it: its fields go by `MERGE_FIELDS`."""
+    return {key: value for key, value in version.items() if key != "fields"}
 
 
 def graph_writes_for(events: Iterable[EventRecord], folds: Iterable[RunFold]) -> GraphWrites:
@@ -146,12 +182,12 @@ def graph_writes_for(events: Iterable[EventRecord], folds: Iterable[RunFold]) ->
     plus the run nodes for the already-folded `folds`."""
     writes = GraphWrites(events=list(events))
     for event in writes.events:
-        _add_spellings(writes, event)
+        _add_spellings(writes, _stamped(event))
     writes_add_runs(writes, folds)
     return writes
 
 
-def _add_spellings(writes: GraphWrites, event: EventRecord) -> None:
+def _add_spellings(writes: GraphWrites, event: _Stamped) -> None:
     """Every dataset name `event` spells, and the symlinks it declares, for the alias registry."""
     payload = event.payload
     job = payload.get("job")
@@ -235,7 +271,7 @@ def _latest_run_facts(run_id: str, state: str, last_event_time: str) -> dict[str
     }
 
 
-def _project_event(writes: GraphWrites, event: EventRecord, resolve: Resolve) -> None:
+def _project_event(writes: GraphWrites, event: _Stamped, resolve: Resolve) -> None:
     payload = event.payload
     job = payload.get("job")
     job_key = _add_job(writes, event, job) if job else None
@@ -253,7 +289,7 @@ def _project_event(writes: GraphWrites, event: EventRecord, resolve: Resolve) ->
                 _add_column_lineage(writes, event, dataset, job, resolve)
 
 
-def _add_job(writes: GraphWrites, event: EventRecord, job: dict[str, Any]) -> str:
+def _add_job(writes: GraphWrites, event: _Stamped, job: dict[str, Any]) -> str:
     namespace, name = job["namespace"], job["name"]
     key = natural_key(namespace, name)
     writes.namespaces.add((namespace,), event, fixed={"name": namespace})
@@ -281,7 +317,7 @@ def _add_job(writes: GraphWrites, event: EventRecord, job: dict[str, Any]) -> st
 
 
 def _add_dataset(
-    writes: GraphWrites, event: EventRecord, dataset: dict[str, Any], *, run_id: str | None, resolve: Resolve
+    writes: GraphWrites, event: _Stamped, dataset: dict[str, Any], *, run_id: str | None, resolve: Resolve
 ) -> str:
     namespace, name = resolve(dataset["namespace"], dataset["name"])
     key = _add_dataset_node(writes, event, namespace, name, spelled=dataset["namespace"])
@@ -308,7 +344,7 @@ def _flatten_fields(fields: list[dict[str, Any]], prefix: str = "") -> Iterator[
 
 def _add_schema_version(
     writes: GraphWrites,
-    event: EventRecord,
+    event: _Stamped,
     namespace: str,
     name: str,
     dataset_key: str,
@@ -330,7 +366,7 @@ def _add_schema_version(
             "fieldNames": [n for n, _ in flat],
             "fieldTypes": [t for _, t in flat],
             "fieldsJson": _json(schema_fields),
-            # A version's fields are created once, when the version is first seen.
+            # A version's fields are created once, when the version is first seen (`field_candidates`).
             "fields": [_field_row(namespace, name, field_name) for field_name, _ in flat],
         },
         earliest={"createdByRun": run_id},
@@ -347,21 +383,21 @@ def _field_row(namespace: str, dataset: str, name: str) -> dict[str, str]:
     }
 
 
-def _add_field(writes: GraphWrites, event: EventRecord, namespace: str, dataset: str, name: str) -> str:
+def _add_field(writes: GraphWrites, event: _Stamped, namespace: str, dataset: str, name: str) -> str:
     """A field named by column lineage; fields named by a schema come with its version."""
     row = _field_row(namespace, dataset, name)
     writes.fields.add((row["key"],), event, fixed={**row, "datasetKey": natural_key(namespace, dataset)})
     return row["key"]
 
 
-def _add_job_io(writes: GraphWrites, event: EventRecord, side: str, job_key: str, dataset_key: str) -> None:
+def _add_job_io(writes: GraphWrites, event: _Stamped, side: str, job_key: str, dataset_key: str) -> None:
     rows = writes.job_inputs if side == "inputs" else writes.job_outputs
     rows.add((dataset_key, job_key), event, fixed={"datasetKey": dataset_key, "jobKey": job_key})
 
 
 def _add_run_io(
     writes: GraphWrites,
-    event: EventRecord,
+    event: _Stamped,
     side: str,
     run_id: str,
     dataset_key: str,
@@ -389,7 +425,7 @@ def _add_run_io(
 
 
 def _add_column_lineage(
-    writes: GraphWrites, event: EventRecord, dataset: dict[str, Any], job: dict[str, Any], resolve: Resolve
+    writes: GraphWrites, event: _Stamped, dataset: dict[str, Any], job: dict[str, Any], resolve: Resolve
 ) -> None:
     facet = (dataset.get("facets") or {}).get("columnLineage")
     if not facet:
@@ -410,7 +446,7 @@ def _add_column_lineage(
 
 def _add_derivation(
     writes: GraphWrites,
-    event: EventRecord,
+    event: _Stamped,
     source: dict[str, Any],
     target_key: str,
     job_id: str,
@@ -437,14 +473,14 @@ def _add_derivation(
     )
 
 
-def _add_namespace(writes: GraphWrites, event: EventRecord, spelled: str) -> None:
+def _add_namespace(writes: GraphWrites, event: _Stamped, spelled: str) -> None:
     """The namespace as the event spells it, normalised: never the canonical dataset's, so which
     namespaces exist (and when they were seen) does not depend on when an alias became known."""
     namespace = identity_normalise(spelled, "x")[0]
     writes.namespaces.add((namespace,), event, fixed={"name": namespace})
 
 
-def _add_dataset_node(writes: GraphWrites, event: EventRecord, namespace: str, name: str, *, spelled: str) -> str:
+def _add_dataset_node(writes: GraphWrites, event: _Stamped, namespace: str, name: str, *, spelled: str) -> str:
     key = natural_key(namespace, name)
     _add_namespace(writes, event, spelled)
     writes.datasets.add(
@@ -455,7 +491,7 @@ def _add_dataset_node(writes: GraphWrites, event: EventRecord, namespace: str, n
     return key
 
 
-def _add_owners(rows: _Rows, event: EventRecord, target_key: str, facets: dict[str, Any]) -> None:
+def _add_owners(rows: _Rows, event: _Stamped, target_key: str, facets: dict[str, Any]) -> None:
     for owner in (facets.get("ownership") or {}).get("owners") or []:
         role = owner.get("type") or "OWNER"
         rows.add(

@@ -147,23 +147,25 @@ SET v.namespace = row.namespace, v.name = row.name, v.version = row.version,
     v.firstKey = CASE WHEN v.firstKey IS NULL OR row.firstOrder < v.firstKey
                       THEN row.firstOrder ELSE v.firstKey END,
     v.lastKey = CASE WHEN v.lastKey IS NULL OR row.order > v.lastKey THEN row.order ELSE v.lastKey END,
-    {_seen("v")}
+    v.fieldsExpanded = true, {_seen("v")}
 MERGE (d)-[:{Rel.HAS_VERSION}]->(v)
 """
 
-# Expands a version into Field nodes once: later sightings of the version skip this work.
-MERGE_VERSION_FIELDS = f"""
-UNWIND $rows AS row
-MATCH (v:{Label.DATASET_VERSION} {{key: row.key}})
-WHERE v.fieldsExpanded IS NULL
-MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
-SET v.fieldsExpanded = true
-WITH d, row
-UNWIND row.fields AS field
-MERGE (f:{Label.FIELD} {{key: field.key}})
-ON CREATE SET f.nodeId = field.nodeId, f.namespace = field.namespace, f.dataset = field.dataset,
-              f.name = field.name
-MERGE (d)-[:{Rel.HAS_FIELD}]->(f)
+# Which of `$keys` name versions whose Field nodes exist already (written with the version, in its
+# transaction): the fields of the others are merged with `MERGE_FIELDS`.
+READ_EXPANDED_VERSION_KEYS = f"""
+UNWIND $keys AS k
+MATCH (v:{Label.DATASET_VERSION} {{key: k}})
+WHERE v.fieldsExpanded = true
+RETURN k AS key
+"""
+
+# Which of `$keys` name existing Field nodes: each was created with its HAS_FIELD edge, so a batch
+# merges only the fields that are new.
+READ_FIELD_KEYS = f"""
+UNWIND $keys AS k
+MATCH (f:{Label.FIELD} {{key: k}})
+RETURN k AS key
 """
 
 MERGE_FIELDS = f"""
@@ -325,7 +327,8 @@ READ_ALIAS_SPELLINGS = f"""
 UNWIND $keys AS k
 MATCH (a:{Label.DATASET_ALIAS} {{key: k}})
 MATCH (b:{Label.DATASET_ALIAS} {{normalKey: a.normalKey}})
-RETURN k AS key, a.normalNamespace AS namespace, a.normalName AS name, b.key AS other
+RETURN k AS key, a.normalNamespace AS namespace, a.normalName AS name, a.canonicalKey AS canonicalKey,
+       b.key AS other
 """
 
 SET_ALIAS_CANONICAL = f"""

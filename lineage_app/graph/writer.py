@@ -41,7 +41,7 @@ def graph_writes_apply(writes: GraphWrites) -> None:
             return canonical.get(identity_key(*normal), normal)
 
         writes.project(resolve)
-        for query, rows in writes.statements():
+        for query, rows in writes.statements(_new_fields(tx, writes)):
             tx.run(query, rows=rows).consume()
         _settle_current_versions(tx, sorted({*writes.touched_dataset_keys(), *merged}))
 
@@ -52,6 +52,18 @@ def graph_writes_apply(writes: GraphWrites) -> None:
         except (ConstraintError, AliasRegistryRace):
             if attempt == CONSTRAINT_RACE_TRIES - 1:
                 raise
+
+
+def _new_fields(tx: ManagedTransaction, writes: GraphWrites) -> list[dict[str, Any]]:
+    """The batch's Field rows that are not in the graph yet: two reads spare merging (and locking)
+    the fields every later sighting of a schema or a column mapping names again."""
+    version_keys = [row["key"] for row in writes.versions.rows()]
+    expanded = {row["key"] for row in records(tx, queries.READ_EXPANDED_VERSION_KEYS, keys=version_keys)}
+    candidates = writes.field_candidates(expanded)
+    if not candidates:
+        return []
+    existing = {row["key"] for row in records(tx, queries.READ_FIELD_KEYS, keys=sorted(candidates))}
+    return [row for key, row in candidates.items() if key not in existing]
 
 
 def _identity_settle(tx: ManagedTransaction, writes: GraphWrites) -> tuple[dict[str, Identity], list[str]]:
@@ -72,11 +84,13 @@ def _identity_settle(tx: ManagedTransaction, writes: GraphWrites) -> tuple[dict[
     # The connected components (symlinks either way, or the same normalised name) of the batch's names.
     neighbours: dict[str, set[str]] = defaultdict(set)
     normal: dict[str, Identity] = {}
+    stored: dict[str, str | None] = {}  # each name's canonical key as the registry holds it
     frontier = {row["key"] for row in spellings}
     while frontier:
         keys = sorted(frontier)
         for row in records(tx, queries.READ_ALIAS_SPELLINGS, keys=keys):
             normal[row["key"]] = (row["namespace"], row["name"])
+            stored[row["key"]] = row["canonicalKey"]
             neighbours[row["key"]].add(row["other"])
         for row in records(tx, queries.READ_ALIAS_LINKED, keys=keys):
             neighbours[row["key"]].add(row["other"])
@@ -102,7 +116,9 @@ def _identity_settle(tx: ManagedTransaction, writes: GraphWrites) -> tuple[dict[
         identities = {normal[key] for key in component}
         chosen = canonical_of(identities)
         chosen_key = identity_key(*chosen)
-        alias_rows += [{"key": key, "canonicalKey": chosen_key} for key in sorted(component)]
+        alias_rows += [
+            {"key": key, "canonicalKey": chosen_key} for key in sorted(component) if stored[key] != chosen_key
+        ]
         for identity in identities:
             canonical[identity_key(*identity)] = chosen
         stale = sorted({identity_key(*i) for i in identities} - {chosen_key})
@@ -119,7 +135,8 @@ def _identity_settle(tx: ManagedTransaction, writes: GraphWrites) -> tuple[dict[
                 }
                 for row in records(tx, queries.READ_DATASET_KEYS, keys=stale)
             ]
-    tx.run(queries.SET_ALIAS_CANONICAL, rows=alias_rows).consume()
+    if alias_rows:
+        tx.run(queries.SET_ALIAS_CANONICAL, rows=alias_rows).consume()
     if merges:
         for query in queries.MERGE_ALIAS_STATEMENTS:
             tx.run(query, rows=merges).consume()

@@ -164,9 +164,23 @@ def events_apply(*, event_ids: Sequence[int]) -> int:
     return len(events)
 
 
+def _runs_grown(folds: dict[str, RunFold]) -> list[str]:
+    """The runs whose applied events are no longer those `folds` saw: one query of hashes, no payloads."""
+    applied: dict[str, set[str]] = defaultdict(set)
+    rows = LineageEvent.objects.filter(run_id__in=list(folds), status__in=FOLDABLE).values_list(
+        "run_id", "content_hash"
+    )
+    for run_id, content_hash in rows:
+        applied[run_id].add(content_hash)
+    return [run_id for run_id, fold in folds.items() if applied[run_id] != fold.event_hashes]
+
+
 def _refold_until_settled(folds: dict[str, RunFold]) -> None:
     for _ in range(REFOLD_ROUNDS):
-        current = _folds(folds, {})
+        grown = _runs_grown(folds)
+        if not grown:
+            return
+        current = _folds(grown, {})
         stale = {run_id: fold for run_id, fold in current.items() if fold.event_hashes != folds[run_id].event_hashes}
         if not stale:
             return
