@@ -21,6 +21,7 @@ ENV = {
     "read_actions": "TRIBUTARY_READ_ACTIONS",
     "dataset_owners": "TRIBUTARY_DATASET_OWNERS",
     "job_owners": "TRIBUTARY_JOB_OWNERS",
+    "streaming_progress_interval_s": "TRIBUTARY_STREAMING_INTERVAL",
 }
 
 
@@ -47,6 +48,8 @@ class AgentConfig:
     file_max_bytes: int = 64 * 2**20
     file_backups: int = 5
     merge_window_s: float = 3.0
+    # a streaming query's RUNNING events: the first progress at once, then at most one per interval
+    streaming_progress_interval_s: float = 30.0
 
     @property
     def resolved_transport(self) -> str | None:

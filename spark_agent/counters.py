@@ -18,6 +18,10 @@ NAMES = (
     "records_out_total",
     "bytes_in_total",
     "bytes_out_total",
+    "streaming_queries_total",
+    "streaming_progress_skipped_total",
+    "streaming_unknown_endpoints_total",
+    "streaming_errors_total",
 )
 
 

@@ -16,6 +16,11 @@ COUNTERS_SCHEMA_URL = (
     "https://github.com/tributary/tributary/blob/main/spark_agent/schemas/"
     "TributaryCountersRunFacet.json#/$defs/TributaryCountersRunFacet"
 )
+STREAMING_FACET = "tributary_streaming"
+STREAMING_SCHEMA_URL = (
+    "https://github.com/tributary/tributary/blob/main/spark_agent/schemas/"
+    "TributaryStreamingRunFacet.json#/$defs/TributaryStreamingRunFacet"
+)
 _SPEC = "https://openlineage.io/spec/facets/"
 _FACET_SCHEMAS = {
     "schema": "1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
@@ -66,9 +71,10 @@ def run_event(
     }
 
 
-def job_type(kind: str) -> dict[str, Any]:
-    """`jobType` facet: `APPLICATION` for the Spark application, `SQL_JOB` for an action."""
-    return {"jobType": facet("jobType", processingType="BATCH", integration="SPARK", jobType=kind)}
+def job_type(kind: str, processing: str = "BATCH") -> dict[str, Any]:
+    """`jobType` facet: `APPLICATION` for the Spark application, `SQL_JOB` for an action or a
+    streaming query (`processing="STREAMING"`)."""
+    return {"jobType": facet("jobType", processingType=processing, integration="SPARK", jobType=kind)}
 
 
 def processing_engine(spark_version: str) -> dict[str, Any]:
@@ -109,6 +115,11 @@ def error_message(error: ErrorInfo) -> dict[str, Any]:
 def counters(values: dict[str, int]) -> dict[str, Any]:
     """The custom `tributary_counters` run facet (records/bytes in and out, errors...)."""
     return {COUNTERS_FACET: {"_producer": PRODUCER, "_schemaURL": COUNTERS_SCHEMA_URL, **values}}
+
+
+def streaming(values: dict[str, Any]) -> dict[str, Any]:
+    """The custom `tributary_streaming` run facet: a streaming query's identity and latest batch."""
+    return {STREAMING_FACET: {"_producer": PRODUCER, "_schemaURL": STREAMING_SCHEMA_URL, **values}}
 
 
 def action_counters(facts: ActionFacts) -> dict[str, int]:

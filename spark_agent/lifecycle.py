@@ -12,7 +12,7 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from spark_agent import facets, hooks, listener
+from spark_agent import facets, hooks, listener, streaming
 from spark_agent.actions import ActionAssembler
 from spark_agent.config import AgentConfig, resolve_config
 from spark_agent.counters import Counters
@@ -75,6 +75,23 @@ class Agent:
         self._emit(self._app_event("START", time.time()))
         self._listener = listener.QueryListener(self._on_action)
         listener.register(spark, self._listener)
+        self._streams = streaming.StreamingQueries(
+            spark,
+            streaming.StreamingContext(
+                app_run_id=self.run_id,
+                app_job=self.job,
+                spark_version=self._spark_version,
+                warehouse=self._ctx.warehouse,
+                interval_s=config.streaming_progress_interval_s,
+            ),
+            self._emit,
+            self.counters,
+        )
+        self._stream_listener = streaming.StreamListener(self._streams, self.counters)
+        try:
+            streaming.register(spark, self._stream_listener)
+        except Exception:
+            log.warning("tributary: cannot follow streaming queries; they will have no lineage", exc_info=True)
         hooks.track(self)
 
     # ----- public ------------------------------------------------------------------------
@@ -112,6 +129,12 @@ class Agent:
             listener.unregister(self._spark, self._listener)
         except Exception:  # the session may already be stopped
             log.debug("tributary: could not unregister the listener", exc_info=True)
+        try:
+            streaming.unregister(self._spark, self._stream_listener)
+        except Exception:  # the session may already be stopped
+            log.debug("tributary: could not unregister the streaming listener", exc_info=True)
+        # A query still running now is cut off by the application's end (or a signal).
+        self._streams.abort_all()
         self._assembler.close()
         state = "ABORT" if self._aborted else "FAIL" if self._error else "COMPLETE"
         self._emit(self._app_event(state, time.time()))
@@ -231,7 +254,8 @@ def install(spark: SparkSession, **options: Any) -> Agent:
     Options (all optional; environment variables fill the gaps): `url`, `token`,
     `namespace`, `transport` (`http`, `file`, `http+spill`), `file_path`,
     `signing_key_path`, `app_name`, `flush_timeout_s`, `read_actions`, `dataset_owners`,
-    `job_owners` (pattern -> owner(s): an `ownership` facet on what matches)."""
+    `job_owners` (pattern -> owner(s): an `ownership` facet on what matches),
+    `streaming_progress_interval_s` (a streaming query's RUNNING events: at most one per this)."""
     global _current
     agent = Agent(spark, resolve_config(options))
     _current = agent

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from spark_agent.plan.model import DatasetId
@@ -110,3 +111,81 @@ def child_job_name(app_name: str, verb: str, target: str) -> str:
 def path_tail(dataset: DatasetId) -> str:
     """The last segment of a dataset's name: `/lake/silver/orders_clean` -> `orders_clean`."""
     return dataset.name.rstrip("/").rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True)
+class StreamEndpoint:
+    """A streaming source or sink: what kind it is and the datasets it stands for.
+
+    `known` is false when the agent did not recognise Spark's description; the endpoint is then
+    one dataset in the `unknown` namespace named after the description, so it stays visible."""
+
+    kind: str
+    datasets: tuple[DatasetId, ...]
+    known: bool = True
+
+
+_BRACKETED = re.compile(r"^(\w+)\[(.*)\]?$", re.DOTALL)
+_SOCKET = re.compile(r"host:\s*([^,\]]+),\s*port:\s*(\d+)")
+_KAFKA_STRATEGY = re.compile(r"^(Subscribe|SubscribePattern|Assign)\[(.*)\]$", re.DOTALL)
+_TABLE_NAME = re.compile(r"^[A-Za-z_][\w$]*(\.[A-Za-z_][\w$]*){1,3}$")
+# Sinks that hand rows to user code or to the screen: no dataset of their own.
+_NO_DATASET = {
+    "ForeachBatchSink": "foreachBatch",
+    "ForeachWriterTable": "foreach",
+    "ForeachSink": "foreach",
+    "ConsoleTable": "console",
+    "ConsoleSink": "console",
+    "NoopTable": "noop",
+}
+
+
+def stream_endpoint(description: str, *, query_label: str, kafka_servers: str | None, warehouse: str) -> StreamEndpoint:
+    """Name a source or sink from its progress `description` (`FileStreamSource[file:/in]`,
+    `KafkaV2[Subscribe[orders]]`, `FileSink[/out]`, `MemorySink`, `ForeachBatchSink`, ...).
+
+    Rate, memory and socket streams have no location: rate and memory ones are named after the
+    query (`query_label`), a socket after its address. Kafka topics live in
+    `kafka://<first bootstrap server>` (`kafka_servers`, from the query's options)."""
+    text = description.strip()
+    for marker, kind in _NO_DATASET.items():
+        if text.startswith(marker) or f".{marker}" in text.split("@", 1)[0]:
+            return StreamEndpoint(kind, ())
+    match = _BRACKETED.match(text)
+    head, body = (match.group(1), match.group(2).removesuffix("]")) if match else (text, "")
+    if head in ("FileStreamSource", "FileSink") and body:
+        return StreamEndpoint("file", (dataset_from_uri(body),))
+    if head in ("DeltaSource", "DeltaSink") and body:
+        return StreamEndpoint("delta", (dataset_from_uri(body),))
+    if head in ("KafkaV2", "KafkaSource", "KafkaSourceV1"):
+        topics = _kafka_topics(body)
+        if topics:
+            servers = (kafka_servers or "").split(",", 1)[0].strip()
+            namespace = f"kafka://{servers}" if servers else "kafka"
+            return StreamEndpoint("kafka", tuple(DatasetId(namespace, topic) for topic in topics))
+    if head.startswith("RateStream") or head.startswith("RatePerMicroBatch") or head == "RateSourceV2":
+        return StreamEndpoint("rate", (DatasetId("rate", query_label),))
+    if head in ("MemoryStream", "MemorySink", "MemorySinkV2"):
+        return StreamEndpoint("memory", (DatasetId("memory", query_label),))
+    if head.startswith("TextSocket"):
+        found = _SOCKET.search(body)
+        if found:
+            return StreamEndpoint("socket", (DatasetId(f"socket://{found.group(1).strip()}:{found.group(2)}", "/"),))
+    if _TABLE_NAME.match(text):
+        # A catalog table written through DataSource V2 (Iceberg, a V2 session catalog) is
+        # described by its name.
+        return StreamEndpoint("table", (DatasetId(warehouse, text.removeprefix("spark_catalog.")),))
+    unsafe = text.split("@", 1)[0]
+    return StreamEndpoint("unknown", (DatasetId("unknown", job_segment(unsafe)[:200]),), known=False)
+
+
+def _kafka_topics(body: str) -> list[str]:
+    match = _KAFKA_STRATEGY.match(body.strip())
+    if match is None:
+        return []
+    strategy, items = match.groups()
+    names = [item.strip() for item in items.split(",") if item.strip()]
+    if strategy == "Assign":
+        # `Assign[orders-0, orders-1]`: topic-partition pairs
+        names = [name.rsplit("-", 1)[0] for name in names]
+    return list(dict.fromkeys(names))

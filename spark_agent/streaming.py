@@ -1,0 +1,301 @@
+"""Structured Streaming: a child run per streaming query, with throttled progress, from a `StreamingQueryListener`."""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from pyspark.sql import SparkSession
+from pyspark.sql.streaming import StreamingQueryListener
+
+from spark_agent import facets
+from spark_agent.counters import Counters
+from spark_agent.ids import new_run_id
+from spark_agent.naming import StreamEndpoint, child_job_name, job_segment, path_tail, stream_endpoint
+from spark_agent.plan import jvm
+from spark_agent.plan.model import DatasetInfo, ErrorInfo
+
+log = logging.getLogger("spark_agent")
+Emit = Callable[[dict[str, Any]], None]
+_KAFKA_SERVERS = "kafka.bootstrap.servers"
+
+
+@dataclass
+class _Query:
+    """What the agent knows of one running query (one start of it)."""
+
+    run_id: str
+    query_id: str
+    query_run_id: str
+    name: str | None
+    started_at: float
+    job: tuple[str, str]
+    handle: Any  # the JVM `StreamExecution`, to name its sources should it fail before any progress
+    kafka_servers: str | None
+    sink: str | None
+    sources: list[str] = field(default_factory=list)
+    latest: dict[str, Any] = field(default_factory=dict)  # the latest batch's facet fields
+    last_emitted: float | None = None  # monotonic time of the last RUNNING event
+
+
+@dataclass(frozen=True)
+class StreamingContext:
+    """What the tracker needs from the application run."""
+
+    app_run_id: str
+    app_job: tuple[str, str]
+    spark_version: str
+    warehouse: str
+    interval_s: float
+
+
+class StreamingQueries:
+    """The live streaming queries of one application run and the events they emit.
+
+    Every callback is failure-isolated: a problem costs a counted error, never the query."""
+
+    def __init__(self, spark: SparkSession, ctx: StreamingContext, emit: Emit, counters: Counters) -> None:
+        self._spark = spark
+        self._ctx = ctx
+        self._emit = emit
+        self._counters = counters
+        self._lock = threading.Lock()
+        self._live: dict[str, _Query] = {}
+
+    # ----- listener callbacks ------------------------------------------------------------
+
+    def query_started(self, *, query_id: str, query_run_id: str, name: str | None, timestamp: str) -> None:
+        handle = _execution(self._spark, query_id)
+        sink = _call_text(lambda: handle.sink().toString()) if handle is not None else None
+        label = job_segment(name) if name else f"query_{query_id[:8]}"
+        target = name
+        if target is None and sink is not None:
+            endpoint = self._endpoint(sink, label, None)
+            target = path_tail(endpoint.datasets[0]) if endpoint.known and endpoint.datasets else None
+        query = _Query(
+            run_id=new_run_id(),
+            query_id=query_id,
+            query_run_id=query_run_id,
+            name=name,
+            started_at=_epoch(timestamp),
+            job=(self._ctx.app_job[0], child_job_name(self._ctx.app_job[1], "stream", target or label)),
+            handle=handle,
+            kafka_servers=_kafka_servers(handle) if handle is not None else None,
+            sink=sink,
+        )
+        with self._lock:
+            self._live[query_run_id] = query
+        self._counters.add("streaming_queries_total")
+        self._emit(self._event(query, "START", query.started_at))
+
+    def query_progress(self, progress: dict[str, Any]) -> None:
+        with self._lock:
+            query = self._live.get(str(progress.get("runId")))
+            if query is None:
+                return
+            query.sources = [str(s.get("description", "")) for s in progress.get("sources", [])]
+            query.sink = str((progress.get("sink") or {}).get("description") or query.sink or "")
+            query.latest = _batch_fields(progress)
+            now = time.monotonic()
+            due = query.last_emitted is None or now - query.last_emitted >= self._ctx.interval_s
+            if due:
+                query.last_emitted = now
+        if due:
+            self._emit(self._event(query, "RUNNING", _epoch(str(progress.get("timestamp")))))
+        else:
+            self._counters.add("streaming_progress_skipped_total")
+
+    def query_terminated(self, *, query_run_id: str, exception: str | None) -> None:
+        with self._lock:
+            query = self._live.pop(query_run_id, None)
+        if query is None:
+            return
+        if not query.sources and query.handle is not None:
+            # It failed (or stopped) before its first progress: ask Spark what it was reading.
+            sources = _call_text(lambda: "\u0001".join(s.toString() for s in jvm.seq(query.handle.sources())))
+            query.sources = [s for s in (sources or "").split("\u0001") if s]
+        error = _error_info(exception) if exception else None
+        self._emit(self._event(query, "FAIL" if error else "COMPLETE", time.time(), error))
+
+    # ----- the application ends ----------------------------------------------------------
+
+    def abort_all(self) -> None:
+        """ABORT every query still running: the application is ending under it."""
+        with self._lock:
+            queries = list(self._live.values())
+            self._live.clear()
+        for query in queries:
+            self._emit(self._event(query, "ABORT", time.time()))
+
+    # ----- events ------------------------------------------------------------------------
+
+    def _endpoint(self, description: str, label: str, kafka_servers: str | None) -> StreamEndpoint:
+        return stream_endpoint(
+            description, query_label=label, kafka_servers=kafka_servers, warehouse=self._ctx.warehouse
+        )
+
+    def _event(self, query: _Query, state: str, when: float, error: ErrorInfo | None = None) -> dict[str, Any]:
+        label = job_segment(query.name) if query.name else f"query_{query.query_id[:8]}"
+        sources = [(d, self._endpoint(d, label, query.kafka_servers)) for d in query.sources]
+        sink = self._endpoint(query.sink, label, query.kafka_servers) if query.sink else None
+        unknown = sum(1 for _, e in sources if not e.known) + (1 if sink is not None and not sink.known else 0)
+        if unknown and state != "RUNNING":
+            self._counters.add("streaming_unknown_endpoints_total", unknown)
+        values: dict[str, Any] = {
+            "queryId": query.query_id,
+            "queryRunId": query.query_run_id,
+            **({"queryName": query.name} if query.name else {}),
+            "startedAt": facets.iso_time(query.started_at),
+            "intervalSeconds": self._ctx.interval_s,
+            **query.latest,
+            "sources": [{"description": d, "kind": e.kind} for d, e in sources],
+            **({"sink": {"description": query.sink, "kind": sink.kind}} if sink is not None and query.sink else {}),
+            "unknownEndpoints": unknown,
+        }
+        run_facets = {
+            **facets.parent(self._ctx.app_run_id, self._ctx.app_job),
+            **facets.processing_engine(self._ctx.spark_version),
+            **facets.streaming(values),
+            **(facets.error_message(error) if error is not None else {}),
+        }
+        final = state not in ("START", "RUNNING")
+        inputs = _unique(ds for _, e in sources for ds in e.datasets)
+        outputs = _unique(sink.datasets) if sink is not None else []
+        return facets.run_event(
+            state,
+            when,
+            query.run_id,
+            query.job,
+            run_facets,
+            facets.job_type("SQL_JOB", processing="STREAMING"),
+            [facets.dataset(DatasetInfo(id=d), output=False, final=final) for d in inputs],
+            [facets.dataset(DatasetInfo(id=d), output=True, final=final) for d in outputs],
+        )
+
+
+class StreamListener(StreamingQueryListener):
+    """Hands Spark's streaming query events to `StreamingQueries`; never raises back into Spark."""
+
+    def __init__(self, queries: StreamingQueries, counters: Counters) -> None:
+        self._queries = queries
+        self._counters = counters
+        self.active = True
+
+    def onQueryStarted(self, event: Any) -> None:
+        self._call(
+            lambda: self._queries.query_started(
+                query_id=str(event.id), query_run_id=str(event.runId), name=event.name, timestamp=event.timestamp
+            )
+        )
+
+    def onQueryProgress(self, event: Any) -> None:
+        self._call(lambda: self._queries.query_progress(json.loads(event.progress.json)))
+
+    def onQueryIdle(self, event: Any) -> None:
+        return  # an idle query still reports progress every `noDataProgressEventInterval`
+
+    def onQueryTerminated(self, event: Any) -> None:
+        self._call(lambda: self._queries.query_terminated(query_run_id=str(event.runId), exception=event.exception))
+
+    def _call(self, callback: Callable[[], None]) -> None:
+        if not self.active:
+            return
+        try:
+            callback()
+        except Exception:
+            self._counters.add("streaming_errors_total")
+            log.debug("tributary: streaming listener callback failed", exc_info=True)
+
+
+def register(spark: SparkSession, listener: StreamListener) -> None:
+    spark.streams.addListener(listener)
+
+
+def unregister(spark: SparkSession, listener: StreamListener) -> None:
+    listener.active = False
+    spark.streams.removeListener(listener)
+
+
+def _execution(spark: SparkSession, query_id: str) -> Any:
+    """The JVM `StreamExecution` of a live query, or None."""
+    try:
+        wrapper = spark._jsparkSession.streams().get(query_id)
+        return wrapper.streamingQuery() if wrapper is not None else None
+    except Exception:
+        log.debug("tributary: cannot look up streaming query %s", query_id, exc_info=True)
+        return None
+
+
+def _kafka_servers(handle: Any) -> str | None:
+    """The Kafka bootstrap servers among the options of the query's sources, when it reads Kafka."""
+    try:
+        for leaf in jvm.seq(handle.analyzedPlan().collectLeaves()):
+            if jvm.simple_name(leaf) == "StreamingRelationV2":
+                value = leaf.extraOptions().get(_KAFKA_SERVERS)
+                if value:
+                    return str(value)
+    except Exception:
+        log.debug("tributary: cannot read the streaming query's source options", exc_info=True)
+    return None
+
+
+def _call_text(read: Callable[[], Any]) -> str | None:
+    try:
+        return str(read())
+    except Exception:
+        log.debug("tributary: cannot describe a streaming endpoint", exc_info=True)
+        return None
+
+
+def _batch_fields(progress: dict[str, Any]) -> dict[str, Any]:
+    """The latest batch's statistics for the facet; Spark leaves out rates it could not compute."""
+    out: dict[str, Any] = {"progressAt": facets.iso_time(_epoch(str(progress.get("timestamp"))))}
+    for key in ("batchId", "numInputRows"):
+        if isinstance(progress.get(key), int) and progress[key] >= 0:
+            out[key] = progress[key]
+    for key in ("inputRowsPerSecond", "processedRowsPerSecond"):
+        value = progress.get(key)
+        if isinstance(value, int | float) and math.isfinite(value) and value >= 0:
+            out[key] = float(value)
+    took = (progress.get("durationMs") or {}).get("triggerExecution")
+    if isinstance(took, int) and took >= 0:
+        out["batchDurationMs"] = took
+    watermark = (progress.get("eventTime") or {}).get("watermark")
+    if watermark:
+        out["watermark"] = str(watermark)
+    return out
+
+
+def _epoch(timestamp: str) -> float:
+    """Spark's `2026-11-24T00:08:29.873Z` as epoch seconds (now, if it is not one)."""
+    try:
+        return datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return time.time()
+
+
+def _error_info(text: str) -> ErrorInfo:
+    """The error a query died of: its whole text as the stack trace; as message the Python
+    exception line when a Python callback (`foreachBatch`) raised it, else the first line."""
+    lines = text.splitlines()
+    message = lines[0] if lines else text
+    if "Traceback (most recent call last)" in text:
+        tail = text.split("Traceback (most recent call last)", 1)[1].splitlines()
+        for line in tail[1:]:
+            if not line.strip() or line.startswith("\tat "):
+                break
+            if not line.startswith((" ", "\t")):
+                message = line
+        return ErrorInfo(message, text, "PYTHON")
+    return ErrorInfo(message, text, "JAVA")
+
+
+def _unique(datasets: Any) -> list[Any]:
+    return list(dict.fromkeys(datasets))
