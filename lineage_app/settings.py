@@ -155,6 +155,7 @@ INGEST_MAX_JSON_DEPTH = env_int("INGEST_MAX_JSON_DEPTH", 64)
 INGEST_APPLY_BATCH_SIZE = env_int("INGEST_APPLY_BATCH_SIZE", 200)
 INGEST_SWEEP_MIN_AGE_SECONDS = env_int("INGEST_SWEEP_MIN_AGE_SECONDS", 10)
 INGEST_RETRY_BACKOFF_MAX_SECONDS = env_int("INGEST_RETRY_BACKOFF_MAX_SECONDS", 120)
+STREAMING_STALL_INTERVALS = env_int("STREAMING_STALL_INTERVALS", 3)  # silent intervals before a query is stalled
 DATA_UPLOAD_MAX_MEMORY_SIZE = INGEST_MAX_BATCH_BYTES + 1024
 
 # --- Event log retention: beat prunes applied events older than this many days, daily; 0 keeps ----

@@ -9,6 +9,7 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from django.conf import settings
+from django.utils import timezone
 
 from lineage_app.graph import impact, listings
 from lineage_app.graph.failure_cause import CLASSIFICATIONS, UNKNOWN
@@ -21,7 +22,7 @@ from lineage_app.graph.traversal import (
     lineage_traverse,
     run_find,
 )
-from lineage_app.ingest.selectors import run_events, run_verification_statuses
+from lineage_app.ingest.selectors import run_events, run_streaming_latest, run_verification_statuses
 from lineage_app.instants import utc_text
 from lineage_app.signatures.selectors import verification_worst
 
@@ -292,8 +293,50 @@ def _verifications(run_ids: list[str]) -> dict[str, str | None]:
 
 
 def _run_summaries(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    verified = _verifications([row["runId"] for row in rows])
-    return [{**row, "verification": verified[row["runId"]]} for row in rows]
+    run_ids = [row["runId"] for row in rows]
+    verified = _verifications(run_ids)
+    live = run_streaming(run_ids=run_ids)
+    return [
+        {
+            **row,
+            "verification": verified[row["runId"]],
+            **({"streaming": live[row["runId"]]} if row["runId"] in live else {}),
+        }
+        for row in rows
+    ]
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def run_streaming(*, run_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The `streaming` block of each run whose latest event reports a streaming query's progress (others have none).
+
+    A run not yet ended is `stalled` when nothing came from it for `STREAMING_STALL_INTERVALS` of the
+    query's own progress intervals."""
+    now = timezone.now()
+    blocks = {}
+    for run_id, latest in run_streaming_latest(run_ids=run_ids).items():
+        facet = latest["facet"]
+        interval = _number(facet.get("intervalSeconds")) or 0.0
+        silent = (now - latest["eventTime"]).total_seconds()
+        live = latest["eventType"] in ("START", "RUNNING")
+        batch = facet.get("batchId")
+        blocks[run_id] = {
+            "runningSince": _text(facet.get("startedAt")),
+            "lastProgressAt": _text(facet.get("progressAt")),
+            "inputRowsPerSecond": _number(facet.get("inputRowsPerSecond")),
+            "processedRowsPerSecond": _number(facet.get("processedRowsPerSecond")),
+            "batchId": batch if isinstance(batch, int) and not isinstance(batch, bool) else None,
+            "intervalSeconds": interval,
+            "stalled": live and interval > 0 and silent > settings.STREAMING_STALL_INTERVALS * interval,
+        }
+    return blocks
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def job_detail(*, node_id: str) -> dict[str, Any]:
@@ -321,6 +364,7 @@ def job_detail(*, node_id: str) -> dict[str, Any]:
         "inputs": sorted(inputs),
         "outputs": sorted(outputs),
         "latestRun": latest,
+        **({"streaming": latest["streaming"]} if latest and "streaming" in latest else {}),
         "actions": sorted(node_ref_id((Label.JOB, action)) for action in found["actions"]),
         "application": node_ref_id((Label.JOB, application)) if application else None,
     }
@@ -509,6 +553,7 @@ def run_for_id(*, run_id: str) -> dict[str, Any]:
     facets = json.loads(run.pop("facetsJson", None) or "{}")
     run.pop("nodeId", None)
     events = run_events(run_id=run["runId"])
+    streaming = run_streaming(run_ids=[run["runId"]])
     return {
         "id": node_id(NodeType.RUN, run["runId"]),
         **run,
@@ -518,6 +563,7 @@ def run_for_id(*, run_id: str) -> dict[str, Any]:
         "children": sorted(found["children"]),
         "verification": verification_worst(statuses=[event["verification"] or "" for event in events]),
         "events": events,
+        **({"streaming": streaming[run["runId"]]} if streaming else {}),
     }
 
 

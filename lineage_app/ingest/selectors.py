@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 from django.conf import settings
-from django.db.models import Q, QuerySet
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from lineage_app.ingest.models import FacetPolicy, LineageEvent
@@ -59,6 +59,35 @@ def run_events(*, run_id: str) -> list[dict[str, Any]]:
         }
         for row in rows
     ]
+
+
+STREAMING_FACET = "tributary_streaming"
+
+
+def run_streaming_latest(*, run_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """For each run whose latest logged event (quarantined ones aside) carries a valid `tributary_streaming`
+    run facet: that event's `eventType`, `eventTime` and the facet (one query for many runs)."""
+    latest = (
+        LineageEvent.objects.filter(run_id=OuterRef("run_id"))
+        .exclude(status=LineageEvent.Status.QUARANTINED)
+        .order_by("-event_time", "-id")
+        .values("id")[:1]
+    )
+    rows = LineageEvent.objects.filter(run_id__in=list(run_ids), id=Subquery(latest)).values(
+        "run_id", "event_type", "event_time", "facet_warnings", f"payload__run__facets__{STREAMING_FACET}"
+    )
+    found = {}
+    for row in rows:
+        facet = row[f"payload__run__facets__{STREAMING_FACET}"]
+        # a facet that failed its schema was left out of the graph: it is left out here too
+        left_out = any(w.get("at") == ["run", "facets", STREAMING_FACET] for w in row["facet_warnings"] or [])
+        if isinstance(facet, dict) and not left_out:
+            found[row["run_id"]] = {
+                "eventType": row["event_type"],
+                "eventTime": row["event_time"],
+                "facet": facet,
+            }
+    return found
 
 
 def run_verification_statuses(*, run_ids: Sequence[str]) -> dict[str, list[str]]:

@@ -21,6 +21,11 @@ from spark_agent.protocol import canonical_json, content_hash
 
 SPEC_DIR = Path(__file__).parent / "openlineage_spec"
 SPEC_ID = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
+# Tributary's own run facets whose content the server reads, checked like standard ones.
+AGENT_FACET_SCHEMAS = tuple(
+    Path(__file__).resolve().parents[2] / "spark_agent" / "schemas" / name
+    for name in ("TributaryCountersRunFacet.json", "TributaryStreamingRunFacet.json")
+)
 
 EVENT_DEFINITIONS = (("run", "RunEvent"), ("dataset", "DatasetEvent"), ("job", "JobEvent"))
 
@@ -424,7 +429,7 @@ def _passes(check: Callable[[object], None]) -> Callable[[object], bool]:
 def _schema_store() -> dict[str, dict[str, Any]]:
     """Every bundled schema by its `$id`: the spec's cross-file references resolve offline."""
     store = {}
-    for path in [SPEC_DIR / "OpenLineage.json", *sorted((SPEC_DIR / "facets").glob("*.json"))]:
+    for path in [SPEC_DIR / "OpenLineage.json", *sorted((SPEC_DIR / "facets").glob("*.json")), *AGENT_FACET_SCHEMAS]:
         schema = json.loads(path.read_text())
         store[schema["$id"]] = schema
     return store

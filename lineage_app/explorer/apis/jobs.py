@@ -21,6 +21,23 @@ from lineage_app.explorer.apis.shared import (
 from lineage_app.ingest.models import LineageEvent
 
 
+class StreamingSerializer(ResponseSerializer):
+    """A streaming query's run as its latest event reports it (the `tributary_streaming` run facet)."""
+
+    class Meta:
+        ref_name = "Streaming"
+
+    runningSince = serializers.CharField(allow_null=True, help_text="when the query started")
+    lastProgressAt = serializers.CharField(allow_null=True, help_text="its latest micro-batch; null before the first")
+    inputRowsPerSecond = serializers.FloatField(allow_null=True)
+    processedRowsPerSecond = serializers.FloatField(allow_null=True)
+    batchId = serializers.IntegerField(allow_null=True)
+    intervalSeconds = serializers.FloatField(help_text="the agent reports progress at most once per this")
+    stalled = serializers.BooleanField(
+        help_text="not ended, and silent for `STREAMING_STALL_INTERVALS` intervals (a hung or killed query)"
+    )
+
+
 class RunSummarySerializer(ResponseSerializer):
     runId = serializers.CharField()
     state = serializers.ChoiceField(choices=RUN_STATES)
@@ -35,6 +52,7 @@ class RunSummarySerializer(ResponseSerializer):
     verification = serializers.ChoiceField(
         choices=VERIFICATIONS, allow_null=True, help_text="the worst signature status of the run's events"
     )
+    streaming = StreamingSerializer(required=False, help_text="a streaming query's run only: its live progress")
 
 
 class JobListApi(APIView):
@@ -95,6 +113,7 @@ class JobDetailApi(APIView):
             child=serializers.CharField(), help_text="an application job's: its own and its action jobs'"
         )
         latestRun = RunSummarySerializer(allow_null=True)
+        streaming = StreamingSerializer(required=False, help_text="its latest run's, when that is a streaming query")
         actions = serializers.ListField(
             child=serializers.CharField(),
             help_text="the job ids whose latest run's parent run is a run of this job (nested ones too); "
@@ -201,6 +220,9 @@ class RunDetailApi(APIView):
             choices=VERIFICATIONS, allow_null=True, help_text="the worst signature status of its events"
         )
         events = EventSerializer(many=True, help_text="its events in the event log, by eventTime")
+        streaming = StreamingSerializer(
+            required=False, help_text="a streaming query's run (its latest event reports progress): its live progress"
+        )
 
     @extend_schema(operation_id="run_detail", responses=responses_documented(OutputSerializer))
     def get(self, request: Request, run_id: str) -> Response:
