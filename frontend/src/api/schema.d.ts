@@ -430,28 +430,29 @@ export interface components {
             name: string;
             role: components["schemas"]["RoleEnum"];
             /** @default  */
-            kind: components["schemas"]["AssignmentInputKindEnum"];
+            kind: components["schemas"]["KindB84Enum"];
             email?: string;
             /** @default  */
             channel: string;
         };
-        /**
-         * @description * `person` - person
-         *     * `team` - team
-         * @enum {string}
-         */
-        AssignmentInputKindEnum: "person" | "team";
         AssignmentOutput: {
             id: number;
             owner: string;
-            kind: string;
+            kind: components["schemas"]["KindB84Enum"];
             email: string;
             channel: string;
-            targetType: string;
+            targetType: components["schemas"]["TargetTypeEnum"];
             namespace: string;
+            /** @description empty for a namespace */
             name: string;
+            /** @description a hand-set role, or an ownership facet's owner `type` (e.g. `MAINTAINER`) */
             role: string;
-            source: string;
+            source: components["schemas"]["SourceEnum"];
+        };
+        AssignmentPage: {
+            /** @description all matches, not only this page's */
+            count: number;
+            results: components["schemas"]["AssignmentOutput"][];
         };
         /**
          * @description * `out_of_memory` - out_of_memory
@@ -464,10 +465,19 @@ export interface components {
          * @enum {string}
          */
         ClassificationEnum: "out_of_memory" | "cancelled" | "permission" | "missing_input" | "schema" | "data_validation" | "unknown";
+        /** @description What a column-lineage edge (`DERIVES`) says: the job that derived the field, and how. */
+        ColumnEdge: {
+            job: string | null;
+            /** @description OpenLineage type, e.g. `DIRECT` */
+            transformation: string | null;
+            /** @description e.g. `IDENTITY`, `AGGREGATION` */
+            subtype: string | null;
+            indirect: boolean;
+        };
         ColumnLineageGraph: {
             nodeId: string;
             depth: number;
-            direction: string;
+            direction: components["schemas"]["DirectionEnum"];
             truncated: boolean;
             graph: components["schemas"]["ColumnLineageGraphFieldNode"][];
         };
@@ -545,15 +555,16 @@ export interface components {
         DatasetDetailLastRun: {
             runId: string;
             job: string;
-            state: string;
+            state: components["schemas"]["LatestRunStateEnum"];
             startedAt: string | null;
             endedAt: string | null;
         };
         DatasetDetailOwner: {
             name: string;
-            kind: string;
+            kind: components["schemas"]["KindB84Enum"];
+            /** @description a hand-set role, or an ownership facet's owner `type` */
             role: string;
-            source: string;
+            source: components["schemas"]["SourceEnum"];
         };
         DatasetDetailVersion: {
             version: string;
@@ -569,7 +580,7 @@ export interface components {
             fieldCount: number;
             currentVersion: string | null;
             lastSeen: string | null;
-            lastRunState: string | null;
+            lastRunState: (components["schemas"]["LatestRunStateEnum"] | components["schemas"]["NullEnum"]) | null;
         };
         DatasetNearMiss: {
             /** @description the canonical id of `a` */
@@ -586,9 +597,9 @@ export interface components {
         };
         DatasetNearMissItem: {
             kind: components["schemas"]["DatasetNearMissItemKindEnum"];
-            message: string;
             /** @description the job and dataset in between */
             via: string[];
+            message: string;
         };
         /**
          * @description * `same_name_other_namespace` - same_name_other_namespace
@@ -599,10 +610,12 @@ export interface components {
          */
         DatasetNearMissItemKindEnum: "same_name_other_namespace" | "same_table_name" | "alias_seen_elsewhere" | "similar_name_one_job_away";
         DatasetPage: {
+            /** @description all matches, not only this page's */
             count: number;
             results: components["schemas"]["DatasetList"][];
         };
         DatasetVersionDiff: {
+            from: string;
             to: string;
             added: components["schemas"]["NameType"][];
             removed: components["schemas"]["NameType"][];
@@ -610,24 +623,40 @@ export interface components {
             /** @description dataset ids downstream, depth ≤ LINEAGE_MAX_DEPTH */
             downstream: string[];
             truncated: boolean;
-            from: string;
         };
         DatasetVersionDiffChanged: {
             name: string;
             fromType: string;
             toType: string;
         };
+        /**
+         * @description * `both` - both
+         *     * `downstream` - downstream
+         *     * `upstream` - upstream
+         * @enum {string}
+         */
+        DirectionEnum: "both" | "downstream" | "upstream";
         Edge: {
             origin: string;
             destination: string;
         };
         EffectiveOwnerOutput: {
             name: string;
-            kind: string;
+            kind: components["schemas"]["KindB84Enum"];
+            /** @description email or channel; empty when neither is known */
             contact: string;
+            /** @description a hand-set role, or an ownership facet's owner `type` (e.g. `MAINTAINER`) */
             role: string;
             source: components["schemas"]["SourceEnum"];
+            /** @description the namespace's owner: the node has none of its own */
             inherited: boolean;
+        };
+        EffectiveOwnerPage: {
+            /** @description as asked */
+            nodeId: string;
+            /** @description all matches, not only this page's */
+            count: number;
+            results: components["schemas"]["EffectiveOwnerOutput"][];
         };
         Error: {
             error: string;
@@ -635,7 +664,7 @@ export interface components {
             path?: string;
         };
         EventProblem: {
-            /** @description where in the event, e.g. `$.run.runId` */
+            /** @description where in the event, e.g. `run.runId`; `$` for the event as a whole */
             path: string;
             message: string;
         };
@@ -669,6 +698,17 @@ export interface components {
             /** @description hops followed downstream */
             depth: number;
         };
+        /**
+         * @description * `out_of_memory` - out_of_memory
+         *     * `cancelled` - cancelled
+         *     * `permission` - permission
+         *     * `missing_input` - missing_input
+         *     * `schema` - schema
+         *     * `data_validation` - data_validation
+         *     * `unknown` - unknown
+         * @enum {string}
+         */
+        FailureClassEnum: "out_of_memory" | "cancelled" | "permission" | "missing_input" | "schema" | "data_validation" | "unknown";
         FailureJobList: {
             job: string;
             namespace: string;
@@ -681,20 +721,21 @@ export interface components {
             consecutiveFailuresCapped: boolean;
             /** @description when the current streak of failures began (its first run's start); null when the latest run did not fail */
             failingSince: string | null;
-            latestRunState: string | null;
+            latestRunState: (components["schemas"]["LatestRunStateEnum"] | components["schemas"]["NullEnum"]) | null;
             /** @description the latest failure matching the filters */
             lastFailure: components["schemas"]["FailureList"] | null;
             /** @description datasets downstream of what the last failure should have written, and their owners */
             blastRadius: components["schemas"]["FailureBlastRadius"];
         };
         FailureJobPage: {
+            /** @description all matches, not only this page's */
             count: number;
             results: components["schemas"]["FailureJobList"][];
         };
         FailureList: {
             runId: string;
             job: string;
-            state: components["schemas"]["StateEnum"];
+            state: components["schemas"]["State301Enum"];
             startedAt: string | null;
             endedAt: string | null;
             errorMessage: string | null;
@@ -713,26 +754,84 @@ export interface components {
              *     * `unknown` - unknown
              */
             classification: (components["schemas"]["ClassificationEnum"] | components["schemas"]["NullEnum"]) | null;
-            /** @description the run whose error is the headline: this run, or a failed child (action) run when this run's own error says nothing */
-            causeRunId: string;
             /** @description the application run of a child (action) run */
             parentRunId: string | null;
+            /** @description the run whose error is the headline: this run, or a failed child (action) run when this run's own error says nothing */
+            causeRunId: string;
             /** @description jobs of this run's failed child (action) runs */
             failedActions: string[];
             /** @description datasets the run (and its failed child runs) wrote plus their jobs' declared outputs */
             outputs: string[];
         };
         FailurePage: {
+            /** @description all matches, not only this page's */
             count: number;
             results: components["schemas"]["FailureList"][];
         };
+        /** @description A column-lineage edge between two fields, as the graph's nodes list it. */
         FieldEdge: {
             origin: string;
             destination: string;
             job: string | null;
+            /** @description OpenLineage type, e.g. `DIRECT` */
             transformation: string | null;
+            /** @description e.g. `IDENTITY`, `AGGREGATION` */
             subtype: string | null;
             indirect: boolean;
+        };
+        /** @description The report's header, then its assets, then a summary of them. */
+        Impact: {
+            /** @description the starts, as resolved */
+            nodeIds: string[];
+            depth: number;
+            asOf: string | null;
+            level: components["schemas"]["Level3c9Enum"];
+            generatedAt: string;
+            /** @description nearest first */
+            assets: components["schemas"]["ImpactAsset"][];
+            summary: components["schemas"]["ImpactSummary"];
+        };
+        ImpactAsset: {
+            id: string;
+            type: components["schemas"]["Type156Enum"];
+            namespace: string;
+            name: string;
+            /** @description fields only: the field's dataset */
+            dataset?: string;
+            /** @description fields only */
+            fieldType?: string | null;
+            /** @description jobs only: at `level=application`, the action jobs folded into this one (else empty) */
+            actions?: string[];
+            /** @description jobs only: at `level=action`, the application job this one is an action of */
+            application?: string | null;
+            /** @description hops from the nearest start */
+            distance: number;
+            /** @description node ids from a start to this one */
+            path: string[];
+            /** @description the column edges along `path` */
+            transformations: components["schemas"]["ColumnEdge"][];
+            /** @description effective owners (a field: its dataset's) */
+            owners: components["schemas"]["EffectiveOwnerOutput"][];
+            lastRunState: (components["schemas"]["LatestRunStateEnum"] | components["schemas"]["NullEnum"]) | null;
+            lastRunTime: string | null;
+        };
+        ImpactSummary: {
+            total: number;
+            byType: {
+                [key: string]: number;
+            };
+            /** @description most first; unowned assets under `(no owner)` */
+            byOwner: {
+                [key: string]: number;
+            };
+            /** @description most first */
+            byNamespace: {
+                [key: string]: number;
+            };
+            /** @description by distance (as text) */
+            byDepth: {
+                [key: string]: number;
+            };
         };
         JobDetail: {
             id: string;
@@ -747,6 +846,8 @@ export interface components {
             /** @description an application job's: its own and its action jobs' */
             outputs: string[];
             latestRun: components["schemas"]["RunSummary"] | null;
+            /** @description its latest run's, when that is a streaming query */
+            streaming?: components["schemas"]["Streaming"];
             /** @description the job ids whose latest run's parent run is a run of this job (nested ones too); empty unless this is an application job */
             actions: string[];
             /** @description the (outermost) application job this job is an action of */
@@ -757,13 +858,35 @@ export interface components {
             namespace: string;
             name: string;
             jobType: string | null;
-            latestRunState: string | null;
+            latestRunState: (components["schemas"]["LatestRunStateEnum"] | components["schemas"]["NullEnum"]) | null;
             latestRunTime: string | null;
         };
         JobPage: {
+            /** @description all matches, not only this page's */
             count: number;
             results: components["schemas"]["JobList"][];
         };
+        /**
+         * @description * `person` - person
+         *     * `team` - team
+         * @enum {string}
+         */
+        KindB84Enum: "person" | "team";
+        /**
+         * @description * `NEW` - NEW
+         *     * `RUNNING` - RUNNING
+         *     * `COMPLETED` - COMPLETED
+         *     * `FAILED` - FAILED
+         *     * `ABORTED` - ABORTED
+         * @enum {string}
+         */
+        LatestRunStateEnum: "NEW" | "RUNNING" | "COMPLETED" | "FAILED" | "ABORTED";
+        /**
+         * @description * `application` - application
+         *     * `action` - action
+         * @enum {string}
+         */
+        Level3c9Enum: "application" | "action";
         LineageBatchAnswer: {
             accepted: number;
             duplicate: number;
@@ -804,21 +927,15 @@ export interface components {
         LineageGraph: {
             nodeId: string;
             depth: number;
-            direction: string;
-            level: components["schemas"]["LineageGraphLevelEnum"];
+            direction: components["schemas"]["DirectionEnum"];
             /** @description the node budget (`LINEAGE_MAX_NODES`) cut the graph short */
             truncated: boolean;
             graph: components["schemas"]["LineageGraphNode"][];
+            level: components["schemas"]["Level3c9Enum"];
         };
-        /**
-         * @description * `application` - application
-         *     * `action` - action
-         * @enum {string}
-         */
-        LineageGraphLevelEnum: "application" | "action";
         LineageGraphNode: {
             id: string;
-            type: components["schemas"]["LineageGraphNodeTypeEnum"];
+            type: components["schemas"]["Type25bEnum"];
             data: components["schemas"]["LineageGraphNodeData"];
             inEdges: components["schemas"]["Edge"][];
             outEdges: components["schemas"]["Edge"][];
@@ -827,22 +944,38 @@ export interface components {
             nodeId: string;
             namespace: string;
             name: string;
-            firstSeen: string | null;
-            lastSeen: string | null;
             /** @description datasets */
             currentVersion?: string | null;
             /** @description datasets */
             fieldCount?: number | null;
-            /** @description datasets */
-            lastRunState?: string | null;
+            /** @description jobs */
+            jobType?: string | null;
+            firstSeen: string | null;
+            lastSeen: string | null;
+            /**
+             * @description datasets
+             *
+             *     * `NEW` - NEW
+             *     * `RUNNING` - RUNNING
+             *     * `COMPLETED` - COMPLETED
+             *     * `FAILED` - FAILED
+             *     * `ABORTED` - ABORTED
+             */
+            lastRunState?: (components["schemas"]["LatestRunStateEnum"] | components["schemas"]["NullEnum"]) | null;
             /** @description datasets */
             lastRunTime?: string | null;
             /** @description jobs */
-            jobType?: string | null;
-            /** @description jobs */
             latestRunId?: string | null;
-            /** @description jobs */
-            latestRunState?: string | null;
+            /**
+             * @description jobs
+             *
+             *     * `NEW` - NEW
+             *     * `RUNNING` - RUNNING
+             *     * `COMPLETED` - COMPLETED
+             *     * `FAILED` - FAILED
+             *     * `ABORTED` - ABORTED
+             */
+            latestRunState?: (components["schemas"]["LatestRunStateEnum"] | components["schemas"]["NullEnum"]) | null;
             /** @description jobs */
             latestRunTime?: string | null;
             /** @description `level=application`, application jobs only: the ids of its action jobs that this answer reached (rolled up into this node), sorted */
@@ -861,15 +994,11 @@ export interface components {
          * @enum {string}
          */
         LineageGraphNodeDataLevelEnum: "application";
-        /**
-         * @description * `DATASET` - DATASET
-         *     * `JOB` - JOB
-         * @enum {string}
-         */
-        LineageGraphNodeTypeEnum: "DATASET" | "JOB";
         Me: {
+            /** @description the user's name; `token:<name>` for an API token */
             username: string;
-            roles: string[];
+            /** @description lowest first; a `read` token is a viewer, an `ingest` token has none */
+            roles: components["schemas"]["RolesEnum"][];
             canEditOwnership: boolean;
         };
         NameType: {
@@ -882,6 +1011,7 @@ export interface components {
             jobCount: number;
         };
         NamespacePage: {
+            /** @description all matches, not only this page's */
             count: number;
             results: components["schemas"]["NamespaceList"][];
         };
@@ -890,7 +1020,7 @@ export interface components {
         };
         NodeSearchHit: {
             id: string;
-            type: components["schemas"]["NodeSearchHitTypeEnum"];
+            type: components["schemas"]["Type156Enum"];
             namespace: string;
             name: string;
             /** @description fields only */
@@ -900,31 +1030,21 @@ export interface components {
             /** @description jobs only: the application job this job is an action of */
             application?: string | null;
         };
-        /**
-         * @description * `DATASET` - DATASET
-         *     * `JOB` - JOB
-         *     * `DATASET_FIELD` - DATASET_FIELD
-         * @enum {string}
-         */
-        NodeSearchHitTypeEnum: "DATASET" | "JOB" | "DATASET_FIELD";
         /** @enum {unknown} */
         NullEnum: null;
         OwnerOutput: {
             name: string;
-            kind: string;
+            kind: components["schemas"]["KindB84Enum"];
             email: string;
             channel: string;
             assignmentCount: number;
         };
         OwnerPage: {
+            /** @description all matches, not only this page's */
             count: number;
             results: components["schemas"]["OwnerOutput"][];
         };
-        OwnershipPage: {
-            count: number;
-            results: components["schemas"]["OwnershipRow"][];
-        };
-        OwnershipRow: components["schemas"]["EffectiveOwnerOutput"] | components["schemas"]["AssignmentOutput"];
+        OwnershipPage: components["schemas"]["EffectiveOwnerPage"] | components["schemas"]["AssignmentPage"];
         /**
          * @description * `owner` - owner
          *     * `steward` - steward
@@ -932,13 +1052,175 @@ export interface components {
          * @enum {string}
          */
         RoleEnum: "owner" | "steward" | "on-call";
+        /**
+         * @description * `viewer` - viewer
+         *     * `editor` - editor
+         *     * `admin` - admin
+         * @enum {string}
+         */
+        RolesEnum: "viewer" | "editor" | "admin";
+        RootCause: {
+            nodeId: string;
+            depth: number;
+            /** @description the latest failure or schema change first; assets with none follow, nearest first */
+            results: components["schemas"]["RootCauseAsset"][];
+        };
+        RootCauseAsset: {
+            id: string;
+            type: components["schemas"]["Type25bEnum"];
+            /** @description hops upstream of `nodeId` */
+            distance: number;
+            /** @description from this asset down to `nodeId` */
+            path: string[];
+            lastEventAt: string | null;
+            lastEvent: components["schemas"]["RootCauseEvent"] | null;
+            /** @description newest first */
+            events: components["schemas"]["RootCauseEvent"][];
+        };
+        /** @description A job's failed or aborted run, or a dataset's new schema version. */
+        RootCauseEvent: {
+            kind: components["schemas"]["RootCauseEventKindEnum"];
+            /** @description when the run ended, or the version appeared */
+            at: string | null;
+            /** @description the failed run, or the writing run */
+            runId: string | null;
+            /**
+             * @description failures only
+             *
+             *     * `FAILED` - FAILED
+             *     * `ABORTED` - ABORTED
+             */
+            state?: components["schemas"]["State301Enum"];
+            /** @description schema changes only */
+            version?: string;
+            /** @description the run's error, or what changed */
+            message: string | null;
+            /** @description schema changes only: field names */
+            added?: string[];
+            /** @description schema changes only: field names */
+            removed?: string[];
+            /** @description schema changes only: field names */
+            retyped?: string[];
+        };
+        /**
+         * @description * `failure` - failure
+         *     * `schema_change` - schema_change
+         * @enum {string}
+         */
+        RootCauseEventKindEnum: "failure" | "schema_change";
+        /**
+         * @description A run as its node records it: what the run has not reported is left out (a completed run has no
+         *     `errorMessage`); a run known only as another run's parent has only its ids, job, state (`NEW`)
+         *     and lists.
+         */
+        RunDetail: {
+            /** @description `run:<runId>` */
+            id: string;
+            runId: string;
+            jobNamespace: string;
+            jobName: string;
+            /**
+             * @description `NEW` for a run known only as a parent
+             *
+             *     * `NEW` - NEW
+             *     * `RUNNING` - RUNNING
+             *     * `COMPLETED` - COMPLETED
+             *     * `FAILED` - FAILED
+             *     * `ABORTED` - ABORTED
+             */
+            state: components["schemas"]["LatestRunStateEnum"];
+            startedAt?: string | null;
+            endedAt?: string | null;
+            durationMs?: number | null;
+            nominalStartTime?: string | null;
+            nominalEndTime?: string | null;
+            errorMessage?: string | null;
+            stackTrace?: string | null;
+            errorLanguage?: string | null;
+            /** @description a failed / aborted run's root cause, one line */
+            failureCause?: string | null;
+            /**
+             * @description a failed / aborted run's kind of failure
+             *
+             *     * `out_of_memory` - out_of_memory
+             *     * `cancelled` - cancelled
+             *     * `permission` - permission
+             *     * `missing_input` - missing_input
+             *     * `schema` - schema
+             *     * `data_validation` - data_validation
+             *     * `unknown` - unknown
+             */
+            failureClass?: (components["schemas"]["FailureClassEnum"] | components["schemas"]["NullEnum"]) | null;
+            parentRunId?: string | null;
+            eventCount?: number;
+            lastEventTime?: string;
+            /** @description the run facets of its events, merged in eventTime order */
+            facets: {
+                [key: string]: unknown;
+            };
+            /** @description dataset ids the run read */
+            inputs: string[];
+            /** @description dataset ids the run wrote */
+            outputs: string[];
+            /** @description the runIds of its child runs */
+            children: string[];
+            /**
+             * @description the worst signature status of its events
+             *
+             *     * `VERIFIED` - VERIFIED
+             *     * `UNSIGNED` - UNSIGNED
+             *     * `INVALID_SIGNATURE` - INVALID_SIGNATURE
+             *     * `UNKNOWN_KEY` - UNKNOWN_KEY
+             *     * `REVOKED_KEY` - REVOKED_KEY
+             *     * `RETIRED_KEY` - RETIRED_KEY
+             *     * `NAMESPACE_NOT_ALLOWED` - NAMESPACE_NOT_ALLOWED
+             */
+            verification: (components["schemas"]["VerificationEnum"] | components["schemas"]["NullEnum"]) | null;
+            /** @description its events in the event log, by eventTime */
+            events: components["schemas"]["RunDetailEvent"][];
+            /** @description a streaming query's run (its latest event reports progress): its live progress */
+            streaming?: components["schemas"]["Streaming"];
+        };
+        RunDetailEvent: {
+            /** @description the event's row in the event log */
+            id: number;
+            /** @description `START`, `RUNNING`, `COMPLETE`, `FAIL`, `ABORT` or `OTHER` */
+            eventType: string;
+            eventTime: string;
+            verification: (components["schemas"]["VerificationEnum"] | components["schemas"]["NullEnum"]) | null;
+            /**
+             * @description applied to the graph yet?
+             *
+             *     * `pending` - pending
+             *     * `applied` - applied
+             *     * `quarantined` - quarantined
+             *     * `failed` - failed
+             */
+            status: components["schemas"]["RunDetailEventStatusEnum"];
+            /** @description facets left out (they failed their schema); only when some were */
+            warnings?: components["schemas"]["RunDetailEventWarning"][];
+        };
+        /**
+         * @description * `pending` - pending
+         *     * `applied` - applied
+         *     * `quarantined` - quarantined
+         *     * `failed` - failed
+         * @enum {string}
+         */
+        RunDetailEventStatusEnum: "pending" | "applied" | "quarantined" | "failed";
+        RunDetailEventWarning: {
+            /** @description where in the event, e.g. `run.facets.custom` */
+            path: string;
+            message: string;
+        };
         RunPage: {
+            /** @description all matches, not only this page's */
             count: number;
             results: components["schemas"]["RunSummary"][];
         };
         RunSummary: {
             runId: string;
-            state: string;
+            state: components["schemas"]["LatestRunStateEnum"];
             startedAt: string | null;
             endedAt: string | null;
             durationMs: number | null;
@@ -957,7 +1239,20 @@ export interface components {
              *     * `unknown` - unknown
              */
             classification: (components["schemas"]["ClassificationEnum"] | components["schemas"]["NullEnum"]) | null;
-            verification: string | null;
+            /**
+             * @description the worst signature status of the run's events
+             *
+             *     * `VERIFIED` - VERIFIED
+             *     * `UNSIGNED` - UNSIGNED
+             *     * `INVALID_SIGNATURE` - INVALID_SIGNATURE
+             *     * `UNKNOWN_KEY` - UNKNOWN_KEY
+             *     * `REVOKED_KEY` - REVOKED_KEY
+             *     * `RETIRED_KEY` - RETIRED_KEY
+             *     * `NAMESPACE_NOT_ALLOWED` - NAMESPACE_NOT_ALLOWED
+             */
+            verification: (components["schemas"]["VerificationEnum"] | components["schemas"]["NullEnum"]) | null;
+            /** @description a streaming query's run only: its live progress */
+            streaming?: components["schemas"]["Streaming"];
         };
         /**
          * @description * `manual` - manual
@@ -970,7 +1265,26 @@ export interface components {
          *     * `ABORTED` - ABORTED
          * @enum {string}
          */
-        StateEnum: "FAILED" | "ABORTED";
+        State301Enum: "FAILED" | "ABORTED";
+        /** @description A streaming query's run as its latest event reports it (the `tributary_streaming` run facet). */
+        Streaming: {
+            /** @description when the query started */
+            runningSince: string | null;
+            /** @description its latest micro-batch; null before the first */
+            lastProgressAt: string | null;
+            /** Format: double */
+            inputRowsPerSecond: number | null;
+            /** Format: double */
+            processedRowsPerSecond: number | null;
+            batchId: number | null;
+            /**
+             * Format: double
+             * @description the agent reports progress at most once per this
+             */
+            intervalSeconds: number;
+            /** @description not ended, and silent for `STREAMING_STALL_INTERVALS` intervals (a hung or killed query) */
+            stalled: boolean;
+        };
         /**
          * @description * `namespace` - namespace
          *     * `dataset` - dataset
@@ -978,6 +1292,30 @@ export interface components {
          * @enum {string}
          */
         TargetTypeEnum: "namespace" | "dataset" | "job";
+        /**
+         * @description * `DATASET` - DATASET
+         *     * `JOB` - JOB
+         *     * `DATASET_FIELD` - DATASET_FIELD
+         * @enum {string}
+         */
+        Type156Enum: "DATASET" | "JOB" | "DATASET_FIELD";
+        /**
+         * @description * `DATASET` - DATASET
+         *     * `JOB` - JOB
+         * @enum {string}
+         */
+        Type25bEnum: "DATASET" | "JOB";
+        /**
+         * @description * `VERIFIED` - VERIFIED
+         *     * `UNSIGNED` - UNSIGNED
+         *     * `INVALID_SIGNATURE` - INVALID_SIGNATURE
+         *     * `UNKNOWN_KEY` - UNKNOWN_KEY
+         *     * `REVOKED_KEY` - REVOKED_KEY
+         *     * `RETIRED_KEY` - RETIRED_KEY
+         *     * `NAMESPACE_NOT_ALLOWED` - NAMESPACE_NOT_ALLOWED
+         * @enum {string}
+         */
+        VerificationEnum: "VERIFIED" | "UNSIGNED" | "INVALID_SIGNATURE" | "UNKNOWN_KEY" | "REVOKED_KEY" | "RETIRED_KEY" | "NAMESPACE_NOT_ALLOWED";
     };
     responses: never;
     parameters: never;
@@ -1528,15 +1866,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description header, `assets`, `summary` */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Impact"];
                 };
             };
             /** @description a parameter is malformed or out of range (named in `path`) */
@@ -1848,9 +2183,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RunDetail"];
                 };
             };
             /** @description a parameter is malformed or out of range (named in `path`) */
@@ -2130,6 +2463,15 @@ export interface operations {
                     "application/json": components["schemas"]["Me"];
                 };
             };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     namespace_list: {
@@ -2270,7 +2612,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description with `nodeId`: its effective owners; without: stored assignments (AssignmentOutput) */
+            /** @description with `nodeId`: its effective owners (EffectiveOwnerPage, all of them, unpaged); without: stored assignments (AssignmentPage) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2453,15 +2795,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `results`, culprit first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RootCause"];
                 };
             };
             /** @description a parameter is malformed or out of range (named in `path`) */

@@ -28,6 +28,8 @@ export type FacetWarningCount = Schemas["FacetWarningCount"];
 
 export type JobDetail = Schemas["JobDetail"];
 export type RunSummary = Schemas["RunSummary"];
+/** A streaming query's run: its live progress (only on runs whose latest event reports one). */
+export type Streaming = Schemas["Streaming"];
 export type RunPage = Schemas["RunPage"];
 
 export type LineageEdge = Schemas["Edge"];

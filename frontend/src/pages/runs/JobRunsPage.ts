@@ -8,6 +8,7 @@ import { STATE_COLORS, formatDuration, formatTime, stateKey } from "../../format
 import { errorMessage, lineageHref, loading, nodeLink, stateBadge, verificationBadge } from "../../shell/widgets";
 import { classificationChip } from "../failures/FailuresPage";
 import { rootCauseWalkHref } from "../failures/model";
+import { streamingSummary } from "./streaming";
 
 const PAGE = 50;
 
@@ -53,6 +54,7 @@ function jobHead(job: JobDetail): HTMLElement {
     h("span", { class: "tag tag-job" }, "job"),
     h("h1", { class: "node-name" }, job.name),
     h("div", { class: "muted" }, job.namespace, job.jobType ? ` · ${job.jobType}` : ""),
+    job.streaming ? h("div", { class: "job-streaming" }, streamingSummary(job.streaming, job.latestRun?.state)) : null,
     h("div", { class: "io" },
       h("span", {}, "Reads: ", job.inputs.length ? job.inputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—"),
       h("span", {}, " · Writes: ", job.outputs.length ? job.outputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—")),
@@ -87,7 +89,7 @@ function runRows(run: RunSummary): HTMLElement[] {
   });
   return [
     h("tr", { "data-run": run.runId },
-      h("td", {}, stateBadge(run.state)),
+      h("td", {}, stateBadge(run.state), run.streaming ? h("div", {}, streamingSummary(run.streaming, run.state)) : null),
       h("td", {}, formatTime(run.startedAt)),
       h("td", {}, formatTime(run.endedAt)),
       h("td", {}, formatDuration(run.durationMs)),

@@ -5,6 +5,7 @@ import type { JobDetail, RunPage } from "../../../api/types";
 import { h, link, replace } from "../../../dom";
 import { formatDuration, formatTime, idLabel } from "../../../format";
 import { errorMessage, loading, nodeLink, section, stateBadge, verificationBadge } from "../../../shell/widgets";
+import { streamingSummary } from "../../runs/streaming";
 import type { PanelActions } from "./types";
 
 export function jobPanel(id: string, actions: PanelActions): HTMLElement {
@@ -57,6 +58,7 @@ function jobSections(detail: JobDetail, runs: RunPage, actions: PanelActions): H
       latest
         ? h("div", { class: "latest-run" },
           stateBadge(latest.state), " ", formatTime(latest.startedAt), " · ", formatDuration(latest.durationMs),
+          latest.streaming ? h("div", { class: "latest-streaming" }, streamingSummary(latest.streaming, latest.state)) : null,
           h("div", { class: "latest-verification" }, verificationBadge(latest.verification)),
           latest.errorMessage ? h("pre", { class: "error-text" }, latest.errorMessage) : null)
         : h("p", { class: "muted" }, "No runs yet.")),
