@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator
@@ -84,6 +85,9 @@ class _Rows:
             row.update(earliest or {})
             row["firstOrder"] = order
 
+    def has(self, identity: tuple[Any, ...]) -> bool:
+        return identity in self._rows
+
     def rows(self) -> list[dict[str, Any]]:
         return list(self._rows.values())
 
@@ -132,9 +136,12 @@ class GraphWrites:
         for event in self.events:
             _project_event(self, _stamped(event), resolve)
 
-    def statements(self, new_fields: list[dict[str, Any]]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-        """The statements and their rows; `new_fields` are the Field rows not yet in the graph
-        (`field_candidates` less the ones a read found)."""
+    def statements(
+        self, *, known_versions: set[str], new_fields: list[dict[str, Any]]
+    ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+        """The statements and their rows, given the schema versions the graph holds already and the
+        Field rows it does not (`field_candidates` less the ones a read found)."""
+        versions = self.versions.rows()
         ordered = (
             (queries.MERGE_NAMESPACES, self.namespaces.rows()),
             (queries.MERGE_DATASETS, self.datasets.rows()),
@@ -150,7 +157,8 @@ class GraphWrites:
             (queries.SET_RUN_WRITE_STATISTICS, self.run_write_statistics.rows()),
             (queries.MERGE_JOB_INPUTS, self.job_inputs.rows()),
             (queries.MERGE_JOB_OUTPUTS, self.job_outputs.rows()),
-            (queries.MERGE_DATASET_VERSIONS, [_without_fields(row) for row in self.versions.rows()]),
+            (queries.MERGE_DATASET_VERSIONS, [v for v in versions if v["key"] not in known_versions]),
+            (queries.SET_VERSION_SIGHTINGS, [v for v in versions if v["key"] in known_versions]),
             (queries.MERGE_FIELDS, new_fields),
             (queries.MERGE_FIELD_DERIVATIONS, self.derivations.rows()),
             (queries.MERGE_DATASET_OWNERS, self.dataset_owners.rows()),
@@ -158,23 +166,19 @@ class GraphWrites:
         )
         return ((query, rows) for query, rows in ordered if rows)
 
-    def field_candidates(self, expanded_versions: set[str]) -> dict[str, dict[str, Any]]:
+    def field_candidates(self, known_versions: set[str]) -> dict[str, dict[str, Any]]:
         """Every Field row the batch may create, by key: those named by column lineage, and those of
-        each schema version not in `expanded_versions` (a version's fields are created once)."""
+        each schema version not in `known_versions` (a version's fields are created once)."""
         candidates = {row["key"]: row for row in self.fields.rows()}
         for version in self.versions.rows():
-            if version["key"] not in expanded_versions:
-                for row in version["fields"]:
+            if version["key"] not in known_versions:
+                for name in version["fieldNames"]:
+                    row = _field_row(version["namespace"], version["name"], name)
                     candidates.setdefault(row["key"], {**row, "datasetKey": version["datasetKey"]})
         return candidates
 
     def touched_dataset_keys(self) -> list[str]:
         return sorted({row["datasetKey"] for row in self.versions.rows()})
-
-
-def _without_fields(version: dict[str, Any]) -> dict[str, Any]:
-    """A version row as `MERGE_DATASET_VERSIONS` takes it: its fields go by `MERGE_FIELDS`."""
-    return {key: value for key, value in version.items() if key != "fields"}
 
 
 def graph_writes_for(events: Iterable[EventRecord], folds: Iterable[RunFold]) -> GraphWrites:
@@ -351,26 +355,36 @@ def _add_schema_version(
     schema_fields: list[dict[str, Any]],
     run_id: str | None,
 ) -> None:
-    flat = list(_flatten_fields(schema_fields))
-    version = hashlib.sha256(_json(flat).encode()).hexdigest()[:16]
+    fields_json = _json(schema_fields)
+    version, field_names, field_types = _schema_shape(fields_json)
     key = natural_key(namespace, name, version)
-    writes.versions.add(
-        (key,),
-        event,
-        fixed={
+    # `fixed` is read only for the batch's first sighting of the version: later ones skip building it.
+    fixed = (
+        {}
+        if writes.versions.has((key,))
+        else {
             "key": key,
             "datasetKey": dataset_key,
             "namespace": namespace,
             "name": name,
             "version": version,
-            "fieldNames": [n for n, _ in flat],
-            "fieldTypes": [t for _, t in flat],
-            "fieldsJson": _json(schema_fields),
+            "fieldNames": list(field_names),
+            "fieldTypes": list(field_types),
+            "fieldsJson": fields_json,
             # A version's fields are created once, when the version is first seen (`field_candidates`).
-            "fields": [_field_row(namespace, name, field_name) for field_name, _ in flat],
-        },
-        earliest={"createdByRun": run_id},
+            "fields": [_field_row(namespace, name, field_name) for field_name in field_names],
+        }
     )
+    writes.versions.add((key,), event, fixed=fixed, earliest={"createdByRun": run_id})
+
+
+@functools.lru_cache(maxsize=4096)
+def _schema_shape(fields_json: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """A schema's version (a hash of its flattened field names and types) and those names and types;
+    cached, as most events repeat a schema seen before."""
+    flat = list(_flatten_fields(json.loads(fields_json)))
+    version = hashlib.sha256(_json(flat).encode()).hexdigest()[:16]
+    return version, tuple(n for n, _ in flat), tuple(t for _, t in flat)
 
 
 def _field_row(namespace: str, dataset: str, name: str) -> dict[str, str]:

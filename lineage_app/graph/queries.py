@@ -136,36 +136,48 @@ MERGE (j)-[e:{Rel.OUTPUTS}]->(d)
 SET {_seen("e")}
 """
 
-MERGE_DATASET_VERSIONS = f"""
-UNWIND $rows AS row
-MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
-MERGE (v:{Label.DATASET_VERSION} {{key: row.key}})
-SET v.namespace = row.namespace, v.name = row.name, v.version = row.version,
-    v.fieldNames = row.fieldNames, v.fieldTypes = row.fieldTypes, v.fieldsJson = row.fieldsJson,
+# A sighting of a schema version: its creating run is the earliest event's, its last key the newest.
+_VERSION_SIGHTING = f"""
+    v.fieldsJson = row.fieldsJson,
     v.createdByRun = CASE WHEN v.firstKey IS NULL OR row.firstOrder < v.firstKey
                           THEN row.createdByRun ELSE v.createdByRun END,
     v.firstKey = CASE WHEN v.firstKey IS NULL OR row.firstOrder < v.firstKey
                       THEN row.firstOrder ELSE v.firstKey END,
     v.lastKey = CASE WHEN v.lastKey IS NULL OR row.order > v.lastKey THEN row.order ELSE v.lastKey END,
-    v.fieldsExpanded = true, {_seen("v")}
+    {_seen("v")}"""
+
+MERGE_DATASET_VERSIONS = f"""
+UNWIND $rows AS row
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+MERGE (v:{Label.DATASET_VERSION} {{key: row.key}})
+SET v.namespace = row.namespace, v.name = row.name, v.version = row.version,
+    v.fieldNames = row.fieldNames, v.fieldTypes = row.fieldTypes, v.fieldsExpanded = true,{_VERSION_SIGHTING}
 MERGE (d)-[:{Rel.HAS_VERSION}]->(v)
 """
 
-# Which of `$keys` name versions whose Field nodes exist already (written with the version, in its
-# transaction): the fields of the others are merged with `MERGE_FIELDS`.
+# A version already in the graph: its key is a hash of its field names and types, so those, its
+# dataset edge and its fields are there already; only the sighting is new.
+SET_VERSION_SIGHTINGS = f"""
+UNWIND $rows AS row
+MATCH (v:{Label.DATASET_VERSION} {{key: row.key}})
+SET{_VERSION_SIGHTING}
+"""
+
+# Which of `$keys` name versions in the graph with their Field nodes (written with the version, in
+# its transaction): the fields of the others are merged with `MERGE_FIELDS`. One record, one list.
 READ_EXPANDED_VERSION_KEYS = f"""
 UNWIND $keys AS k
 MATCH (v:{Label.DATASET_VERSION} {{key: k}})
 WHERE v.fieldsExpanded = true
-RETURN k AS key
+RETURN collect(k) AS keys
 """
 
 # Which of `$keys` name existing Field nodes: each was created with its HAS_FIELD edge, so a batch
-# merges only the fields that are new.
+# merges only the fields that are new. One record, one list.
 READ_FIELD_KEYS = f"""
 UNWIND $keys AS k
 MATCH (f:{Label.FIELD} {{key: k}})
-RETURN k AS key
+RETURN collect(k) AS keys
 """
 
 MERGE_FIELDS = f"""
@@ -199,6 +211,15 @@ SET {_seen("e")}
 
 MERGE_DATASET_OWNERS = _merge_owners(Label.DATASET)
 MERGE_JOB_OWNERS = _merge_owners(Label.JOB)
+
+# Which version is each dataset's newest, and what the dataset holds as current: without the field
+# lists, which only a dataset whose current version changes needs (`READ_DATASET_VERSIONS`).
+READ_DATASET_VERSION_ORDER = f"""
+UNWIND $keys AS k
+MATCH (d:{Label.DATASET} {{key: k}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
+RETURN k AS datasetKey, d.currentVersion AS storedVersion, d.versionCount AS storedCount,
+       v.version AS version, v.lastKey AS lastKey
+"""
 
 READ_DATASET_VERSIONS = f"""
 UNWIND $keys AS k

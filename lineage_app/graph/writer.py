@@ -35,13 +35,23 @@ def graph_writes_apply(writes: GraphWrites) -> None:
 
     def work(tx: ManagedTransaction) -> None:
         canonical, merged = _identity_settle(tx, writes)
+        resolved: dict[tuple[str, str], tuple[str, str]] = {}  # a batch spells the same names many times
 
         def resolve(namespace: str, name: str) -> tuple[str, str]:
-            normal = identity_normalise(namespace, name)
-            return canonical.get(identity_key(*normal), normal)
+            found = resolved.get((namespace, name))
+            if found is None:
+                normal = identity_normalise(namespace, name)
+                found = resolved[namespace, name] = canonical.get(identity_key(*normal), normal)
+            return found
 
         writes.project(resolve)
-        for query, rows in writes.statements(_new_fields(tx, writes)):
+        known_versions = set(
+            _found_keys(tx, queries.READ_EXPANDED_VERSION_KEYS, [v["key"] for v in writes.versions.rows()])
+        )
+        candidates = writes.field_candidates(known_versions)
+        existing_fields = set(_found_keys(tx, queries.READ_FIELD_KEYS, sorted(candidates)))
+        new_fields = [row for key, row in candidates.items() if key not in existing_fields]
+        for query, rows in writes.statements(known_versions=known_versions, new_fields=new_fields):
             tx.run(query, rows=rows).consume()
         _settle_current_versions(tx, sorted({*writes.touched_dataset_keys(), *merged}))
 
@@ -54,16 +64,13 @@ def graph_writes_apply(writes: GraphWrites) -> None:
                 raise
 
 
-def _new_fields(tx: ManagedTransaction, writes: GraphWrites) -> list[dict[str, Any]]:
-    """The batch's Field rows that are not in the graph yet: two reads spare merging (and locking)
-    the fields every later sighting of a schema or a column mapping names again."""
-    version_keys = [row["key"] for row in writes.versions.rows()]
-    expanded = {row["key"] for row in records(tx, queries.READ_EXPANDED_VERSION_KEYS, keys=version_keys)}
-    candidates = writes.field_candidates(expanded)
-    if not candidates:
+def _found_keys(tx: ManagedTransaction, query: str, keys: list[str]) -> list[str]:
+    """Which of `keys` a `READ_*_KEYS` query finds in the graph. Knowing the schema versions and
+    fields that exist spares merging (and locking) them again on every later sighting."""
+    if not keys:
         return []
-    existing = {row["key"] for row in records(tx, queries.READ_FIELD_KEYS, keys=sorted(candidates))}
-    return [row for key, row in candidates.items() if key not in existing]
+    found = records(tx, query, keys=keys)
+    return found[0]["keys"] if found else []
 
 
 def _identity_settle(tx: ManagedTransaction, writes: GraphWrites) -> tuple[dict[str, Identity], list[str]]:
@@ -151,14 +158,20 @@ def _settle_current_versions(tx: ManagedTransaction, dataset_keys: list[str]) ->
     """
     if not dataset_keys:
         return
+    ordered: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in records(tx, queries.READ_DATASET_VERSION_ORDER, keys=dataset_keys):
+        ordered[row["datasetKey"]].append(row)
+    changed = [dataset_key for dataset_key, found in ordered.items() if not _is_current(found)]
+    if not changed:
+        return
     versions: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in records(tx, queries.READ_DATASET_VERSIONS, keys=dataset_keys):
+    for row in records(tx, queries.READ_DATASET_VERSIONS, keys=changed):
         versions[row["datasetKey"]].append(row)
     dataset_rows, field_rows = [], []
     for dataset_key, found in versions.items():
+        if _is_current(found):
+            continue
         current = max(found, key=lambda v: v["lastKey"])
-        if (current["storedVersion"], current["storedCount"]) == (current["version"], len(found)):
-            continue  # the newest version is already current: nothing derived changes
         current_types = dict(zip(current["fieldNames"], current["fieldTypes"], strict=True))
         dataset_rows.append(
             {
@@ -183,6 +196,13 @@ def _settle_current_versions(tx: ManagedTransaction, dataset_keys: list[str]) ->
     if dataset_rows:
         tx.run(queries.SET_DATASET_CURRENT_VERSIONS, rows=dataset_rows).consume()
         tx.run(queries.SET_FIELD_TYPES, rows=field_rows).consume()
+
+
+def _is_current(versions: list[dict[str, Any]]) -> bool:
+    """Whether a dataset already holds its newest version as current (and its version count): then
+    nothing derived changes, and its field lists need not even be read."""
+    newest = max(versions, key=lambda v: v["lastKey"])
+    return (newest["storedVersion"], newest["storedCount"]) == (newest["version"], len(versions))
 
 
 def graph_wipe(*, chunk: int = 5000) -> None:
