@@ -168,17 +168,21 @@ class GraphWrites:
 
     def field_candidates(self, known_versions: set[str]) -> dict[str, dict[str, Any]]:
         """Every Field row the batch may create, by key: those named by column lineage, and those of
-        each schema version not in `known_versions` (a version's fields are created once)."""
+        each schema version not in `known_versions` (a version's fields are created once). A field
+        of a known version exists already, so it is no candidate."""
         candidates = {row["key"]: row for row in self.fields.rows()}
         for version in self.versions.rows():
-            if version["key"] not in known_versions:
-                for name in version["fieldNames"]:
-                    row = _field_row(version["namespace"], version["name"], name)
-                    candidates.setdefault(row["key"], {**row, "datasetKey": version["datasetKey"]})
+            known = version["key"] in known_versions
+            for name in version["fieldNames"]:
+                key = natural_key(version["namespace"], version["name"], name)
+                if known:
+                    candidates.pop(key, None)
+                elif key not in candidates:
+                    candidates[key] = {
+                        **_field_row(version["namespace"], version["name"], name),
+                        "datasetKey": version["datasetKey"],
+                    }
         return candidates
-
-    def touched_dataset_keys(self) -> list[str]:
-        return sorted({row["datasetKey"] for row in self.versions.rows()})
 
 
 def graph_writes_for(events: Iterable[EventRecord], folds: Iterable[RunFold]) -> GraphWrites:

@@ -163,13 +163,15 @@ MATCH (v:{Label.DATASET_VERSION} {{key: row.key}})
 SET{_VERSION_SIGHTING}
 """
 
-# Which of `$keys` name versions in the graph with their Field nodes (written with the version, in
-# its transaction): the fields of the others are merged with `MERGE_FIELDS`. One record, one list.
-READ_EXPANDED_VERSION_KEYS = f"""
-UNWIND $keys AS k
-MATCH (v:{Label.DATASET_VERSION} {{key: k}})
+# Which of the rows' versions the graph holds with their Field nodes (written with the version, in
+# its transaction; the fields of the others are merged with `MERGE_FIELDS`), and which of those are
+# their dataset's current version (a new sighting of it cannot change what is current). One record.
+READ_KNOWN_VERSIONS = f"""
+UNWIND $rows AS row
+MATCH (v:{Label.DATASET_VERSION} {{key: row.key}})
 WHERE v.fieldsExpanded = true
-RETURN collect(k) AS keys
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+RETURN collect(row.key) AS keys, collect(CASE WHEN d.currentVersion = v.version THEN row.key END) AS current
 """
 
 # Which of `$keys` name existing Field nodes: each was created with its HAS_FIELD edge, so a batch

@@ -45,15 +45,14 @@ def graph_writes_apply(writes: GraphWrites) -> None:
             return found
 
         writes.project(resolve)
-        known_versions = set(
-            _found_keys(tx, queries.READ_EXPANDED_VERSION_KEYS, [v["key"] for v in writes.versions.rows()])
-        )
+        known_versions, current_versions = _known_versions(tx, writes)
         candidates = writes.field_candidates(known_versions)
         existing_fields = set(_found_keys(tx, queries.READ_FIELD_KEYS, sorted(candidates)))
         new_fields = [row for key, row in candidates.items() if key not in existing_fields]
         for query, rows in writes.statements(known_versions=known_versions, new_fields=new_fields):
             tx.run(query, rows=rows).consume()
-        _settle_current_versions(tx, sorted({*writes.touched_dataset_keys(), *merged}))
+        unsettled = {v["datasetKey"] for v in writes.versions.rows() if v["key"] not in current_versions}
+        _settle_current_versions(tx, sorted({*unsettled, *merged}))
 
     for attempt in range(CONSTRAINT_RACE_TRIES):
         try:
@@ -64,9 +63,19 @@ def graph_writes_apply(writes: GraphWrites) -> None:
                 raise
 
 
+def _known_versions(tx: ManagedTransaction, writes: GraphWrites) -> tuple[set[str], set[str]]:
+    """The batch's schema versions the graph holds already, and those of them that are their
+    dataset's current version: seeing a current version again changes nothing derived."""
+    rows = [{"key": v["key"], "datasetKey": v["datasetKey"]} for v in writes.versions.rows()]
+    if not rows:
+        return set(), set()
+    found = records(tx, queries.READ_KNOWN_VERSIONS, rows=rows)
+    return (set(found[0]["keys"]), set(found[0]["current"])) if found else (set(), set())
+
+
 def _found_keys(tx: ManagedTransaction, query: str, keys: list[str]) -> list[str]:
-    """Which of `keys` a `READ_*_KEYS` query finds in the graph. Knowing the schema versions and
-    fields that exist spares merging (and locking) them again on every later sighting."""
+    """Which of `keys` a `READ_*_KEYS` query finds in the graph. Knowing the fields that exist
+    spares merging (and locking) them again on every later sighting."""
     if not keys:
         return []
     found = records(tx, query, keys=keys)
