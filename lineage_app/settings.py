@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
 from pathlib import Path
@@ -66,6 +67,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost, so that its latency and log line cover the whole answer.
+    "lineage_app.observability.middleware.RequestObservationMiddleware",
     "lineage_app.response_release.ResponseReleaseMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -230,10 +233,34 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"
 
+# --- Observability (docs/observability.md) -------------------------------------------------------
+# text: plain messages, as a terminal shows them (`make run`); json: one JSON object per line, with
+# the request or task id, for a log pipeline (docker-compose.yml sets it for web, worker and beat).
+LOG_FORMAT = env("LOG_FORMAT", "text").lower()
+if LOG_FORMAT not in {"text", "json"}:
+    raise ValueError(f"LOG_FORMAT must be text or json (got {LOG_FORMAT!r})")
+# /metrics (and a worker's metrics port) answer only peers in these networks (empty: any network) that
+# carry METRICS_TOKEN as a bearer token (when set). By default: this machine only, no token.
+METRICS_TOKEN = env("METRICS_TOKEN")
+METRICS_ALLOWED_NETWORKS = [
+    str(ipaddress.ip_network(n.strip(), strict=False))
+    for n in env("METRICS_ALLOWED_NETWORKS", "127.0.0.1/32,::1/128").split(",")
+    if n.strip()
+]
+if not (METRICS_TOKEN or METRICS_ALLOWED_NETWORKS):
+    raise ValueError("METRICS_ALLOWED_NETWORKS is empty and METRICS_TOKEN unset: metrics would be public")
+# A Celery worker serves its own metrics on this port from its main process (0: not at all); it
+# needs PROMETHEUS_MULTIPROC_DIR, where its pool processes count.
+WORKER_METRICS_PORT = env_int("WORKER_METRICS_PORT", 0)
+WORKER_METRICS_ADDR = env("WORKER_METRICS_ADDR", "0.0.0.0")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"json": {"()": "lineage_app.observability.logs.JsonFormatter"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", **({"formatter": "json"} if LOG_FORMAT == "json" else {})}
+    },
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
     "loggers": {"neo4j": {"level": "WARNING"}},
 }

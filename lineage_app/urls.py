@@ -1,4 +1,4 @@
-"""Top-level URL map: the API under /api/v1/, health, the schema, and the admin."""
+"""Top-level URL map: the API under /api/v1/, health, metrics, the schema, and the admin."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from lineage_app.lineage_endpoint import LineageApi
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", include("lineage_app.health.urls")),
+    path("metrics", include("lineage_app.observability.urls")),
     path("api/v1/lineage", LineageApi.as_view(), name="lineage"),
     path("api/v1/", include("lineage_app.ingest.urls")),
     path("api/v1/", include("lineage_app.explorer.urls")),

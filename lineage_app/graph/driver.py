@@ -10,6 +10,8 @@ from typing import Any, TypeVar
 from django.conf import settings
 from neo4j import Driver, GraphDatabase, ManagedTransaction
 
+from lineage_app.observability.metrics import GRAPH_QUERY_SECONDS
+
 T = TypeVar("T")
 
 _lock = threading.Lock()
@@ -41,13 +43,21 @@ def graph_driver_reset() -> None:
 
 def graph_read(work: Callable[[ManagedTransaction], T]) -> T:
     """Run a retry-safe read function in a managed read transaction."""
-    with graph_driver().session(database=settings.NEO4J_DATABASE) as session:
+    # Timed from the first attempt to the last retry: what the caller waits (the session is pooled).
+    with (
+        graph_driver().session(database=settings.NEO4J_DATABASE) as session,
+        GRAPH_QUERY_SECONDS.labels(kind="read").time(),
+    ):
         return session.execute_read(work)
 
 
 def graph_write(work: Callable[[ManagedTransaction], T]) -> T:
     """Run a retry-safe write function in a managed write transaction."""
-    with graph_driver().session(database=settings.NEO4J_DATABASE) as session:
+    # Timed from the first attempt to the last retry: what the caller waits (the session is pooled).
+    with (
+        graph_driver().session(database=settings.NEO4J_DATABASE) as session,
+        GRAPH_QUERY_SECONDS.labels(kind="write").time(),
+    ):
         return session.execute_write(work)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zlib
+from collections import Counter
 from typing import Any, cast
 
 from django.conf import settings
@@ -22,6 +23,8 @@ from lineage_app.ingest import services
 from lineage_app.ingest.json_body import NotAJsonArray, json_array_items, json_decode
 from lineage_app.ingest.selectors import events_admit, facet_warning_counts
 from lineage_app.ingest.validation import CheckedEvent, EventInvalid
+from lineage_app.observability.logs import log_fields_add
+from lineage_app.observability.metrics import INGEST_EVENTS
 
 
 class RawJsonParser(BaseParser):
@@ -100,6 +103,22 @@ def _token(request: Request) -> ApiToken:
     return cast(ApiToken, request.auth)
 
 
+def _counted(answer: Response) -> Response:
+    """Count the events an ingest answer accepted, found duplicate or rejected (a body refused as a whole
+    is one rejection, by its error code), and name the ids in the request's log line."""
+    if answer.status_code >= 400:
+        INGEST_EVENTS.labels(outcome="rejected", reason=answer.data["error"]).inc()
+        return answer
+    results = answer.data.get("results", [answer.data])
+    for outcome, count in Counter(result["status"] for result in results).items():
+        INGEST_EVENTS.labels(outcome=outcome, reason="invalid_event" if outcome == "rejected" else "").inc(count)
+    log_fields_add(
+        event_ids=[result["id"] for result in results if result["status"] == "accepted"],
+        duplicate_ids=[result["id"] for result in results if result["status"] == "duplicate"],
+    )
+    return answer
+
+
 def _invalid(exc: EventInvalid) -> Response:
     return error_response("invalid_event", exc.message, path=exc.path or "$", http_status=400)
 
@@ -169,6 +188,9 @@ class LineageEventCreateApi(APIView):
         },
     )
     def post(self, request: Request) -> Response:
+        return _counted(self._store(request))
+
+    def _store(self, request: Request) -> Response:
         raw = _request_json_bytes(request, limit=settings.INGEST_MAX_EVENT_BYTES)
         if isinstance(raw, Response):
             return raw
@@ -208,6 +230,9 @@ class LineageBatchCreateApi(APIView):
         responses={200: BatchAnswerSerializer, **INGEST_ERRORS},
     )
     def post(self, request: Request) -> Response:
+        return _counted(self._store(request))
+
+    def _store(self, request: Request) -> Response:
         raw = _request_json_bytes(request, limit=settings.INGEST_MAX_BATCH_BYTES)
         if isinstance(raw, Response):
             return raw

@@ -26,6 +26,7 @@ from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.selectors import prunable_events
 from lineage_app.ingest.validation import CheckedEvent, payload_without
 from lineage_app.ingest.verification import events_verify
+from lineage_app.observability.metrics import EVENTS_FAILED, EVENTS_QUARANTINED, events_applied_record
 from lineage_app.ownership.services import ownership_mirror_all, ownership_record_events
 
 logger = logging.getLogger(__name__)
@@ -146,7 +147,9 @@ def events_apply(*, event_ids: Sequence[int]) -> int:
     """
     events = list(LineageEvent.objects.filter(id__in=event_ids, status__in=LineageEvent.APPLYABLE))
     # Signatures are checked before the graph is touched; an enforcing policy quarantines failures.
-    events = events_verify(events=events)
+    verified = events_verify(events=events)
+    EVENTS_QUARANTINED.inc(len(events) - len(verified))
+    events = verified
     if not events:
         return 0
     batch = [_record(e) for e in events]
@@ -157,9 +160,11 @@ def events_apply(*, event_ids: Sequence[int]) -> int:
     folds = _folds(by_run, by_run)
     graph_writes_apply(graph_writes_for(batch, folds.values()))
     ownership_record_events(events=batch)  # event-sourced owners into the catalog; re-mirror hand-set ones
+    applied_at = timezone.now()
     LineageEvent.objects.filter(id__in=[e.id for e in events]).update(
-        status=LineageEvent.Status.APPLIED, status_reason="", applied_at=timezone.now()
+        status=LineageEvent.Status.APPLIED, status_reason="", applied_at=applied_at
     )
+    events_applied_record(received=[e.received_at for e in events], applied_at=applied_at)
     _refold_until_settled(folds)
     return len(events)
 
@@ -208,9 +213,10 @@ def events_reverify(*, event_ids: Sequence[int]) -> int:
 
 def events_mark_failed(*, event_ids: Sequence[int], reason: str) -> None:
     """Park events that cannot be applied (not a transient outage) with the reason shown."""
-    LineageEvent.objects.filter(id__in=event_ids, status__in=LineageEvent.APPLYABLE).update(
+    failed = LineageEvent.objects.filter(id__in=event_ids, status__in=LineageEvent.APPLYABLE).update(
         status=LineageEvent.Status.FAILED, status_reason=reason[:2000]
     )
+    EVENTS_FAILED.inc(failed)
 
 
 def events_count_attempt(*, event_ids: Sequence[int]) -> None:

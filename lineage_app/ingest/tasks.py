@@ -11,6 +11,7 @@ from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 
 from lineage_app.ingest import services
 from lineage_app.ingest.selectors import applyable_event_ids, pending_event_ids
+from lineage_app.observability.logs import log_fields_add
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +39,7 @@ def apply_events(self: Task, event_ids: list[int]) -> int:
     size = settings.INGEST_APPLY_BATCH_SIZE
     waiting = pending_event_ids(older_than_seconds=0, limit=size)
     ids = list(dict.fromkeys([*applyable_event_ids(event_ids=event_ids), *waiting]))
+    log_fields_add(event_ids=ids)
     if not ids:
         return 0
     services.events_count_attempt(event_ids=ids)

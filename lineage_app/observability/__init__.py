@@ -1,0 +1,1 @@
+"""Observability: Prometheus metrics (definitions, the `/metrics` view, the workers' server) and structured logs."""

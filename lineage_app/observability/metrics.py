@@ -1,0 +1,54 @@
+"""Every Prometheus metric Tributary exports, defined once; ingest, graph and the middleware count into them.
+
+Under gunicorn and Celery prefork each process writes its values to files in `PROMETHEUS_MULTIPROC_DIR`,
+which the process answering a scrape adds up (`metrics_exposition`). docs/observability.md lists them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from prometheus_client import Counter, Histogram
+
+# Seconds from the web's accept to the worker's apply: milliseconds when idle, minutes in a backlog.
+APPLY_LAG_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600)
+GRAPH_QUERY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+
+INGEST_EVENTS = Counter(
+    "tributary_ingest_events",
+    "Events posted to the ingest endpoints, by outcome (accepted, duplicate, rejected) and, when rejected, "
+    "the error code; a body refused as a whole counts as one rejected event.",
+    ["outcome", "reason"],
+)
+EVENTS_APPLIED = Counter("tributary_events_applied", "Events applied to the graph.")
+EVENTS_FAILED = Counter("tributary_events_failed", "Events parked as failed: they cannot be applied (not an outage).")
+EVENTS_QUARANTINED = Counter(
+    "tributary_events_quarantined", "Events quarantined by an enforcing signature policy instead of being applied."
+)
+APPLY_LAG_SECONDS = Histogram(
+    "tributary_event_apply_lag_seconds",
+    "Time from an event's acceptance (received_at) to its application to the graph.",
+    buckets=APPLY_LAG_BUCKETS,
+)
+HTTP_REQUESTS = Counter(
+    "tributary_http_requests",
+    "HTTP requests answered, by route pattern, method and status.",
+    ["route", "method", "status"],
+)
+HTTP_REQUEST_SECONDS = Histogram(
+    "tributary_http_request_duration_seconds", "Time to answer an HTTP request, by route pattern.", ["route", "method"]
+)
+GRAPH_QUERY_SECONDS = Histogram(
+    "tributary_graph_query_duration_seconds",
+    "Time of one managed graph transaction (retries included), by kind (read or write).",
+    ["kind"],
+    buckets=GRAPH_QUERY_BUCKETS,
+)
+
+
+def events_applied_record(*, received: Sequence[datetime], applied_at: datetime) -> None:
+    """Count events applied at `applied_at` and how long each waited since it was received."""
+    EVENTS_APPLIED.inc(len(received))
+    for received_at in received:
+        APPLY_LAG_SECONDS.observe(max(0.0, (applied_at - received_at).total_seconds()))
