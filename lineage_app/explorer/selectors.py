@@ -256,12 +256,12 @@ def dataset_version_diff(*, node_id: str, from_version: str | None, to_version: 
     assert detail is not None  # just resolved
     order = [v["version"] for v in detail["versions"]]
     to_version = to_version or detail["currentVersion"] or (order[-1] if order else None)
-    if to_version not in order:
+    if to_version is None or to_version not in order:
         raise VersionNotFound(f"{node_id!r} has no schema version {to_version!r}", parameter="to")
     if from_version is None:
         index = order.index(to_version)
         from_version = order[index - 1] if index > 0 else to_version
-    if from_version not in order:
+    if from_version is None or from_version not in order:
         raise VersionNotFound(f"{node_id!r} has no schema version {from_version!r}", parameter="from")
     fields = listings.dataset_version_fields(key=start[1], versions=[from_version, to_version])
     before, after = dict(fields[from_version]), dict(fields[to_version])
@@ -419,7 +419,7 @@ def _blast_radius(keys: set[str]) -> dict[str, Any]:
     reached = [*starts, *(ref for ref in traversal.assets() if ref[0] is Label.DATASET)]
     listed = reached[:BLAST_LIMIT]
     details = impact.impact_details(refs=listed)
-    datasets = []
+    datasets: list[dict[str, Any]] = []
     for ref in listed:
         detail = details.get(ref, {})
         namespace, name = ref[1].split(KEY_SEPARATOR)

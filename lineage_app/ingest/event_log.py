@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from django.db import connection
+from django.db import connection, models
 from django.utils import timezone
 
 from lineage_app.ingest.models import LineageEvent
@@ -72,7 +72,7 @@ def _warnings(checked: CheckedEvent) -> str | None:
     return json.dumps(stored) if stored is not None else None
 
 
-def _values(checked: CheckedEvent, raw: bytes, token: ApiToken | None, received_at: datetime) -> list[object]:
+def _values(checked: CheckedEvent, raw: bytes, token: ApiToken | None, received_at: datetime) -> list[Any]:
     adapt_time = connection.ops.adapt_datetimefield_value
     return [
         checked.content_hash,
@@ -94,12 +94,15 @@ def _values(checked: CheckedEvent, raw: bytes, token: ApiToken | None, received_
     ]
 
 
+def _column(name: str) -> str:
+    field = LineageEvent._meta.get_field(name)
+    assert isinstance(field, models.Field) and field.column  # a column of the table, not a relation's other side
+    return connection.ops.quote_name(field.column)
+
+
 def _statement(rows: int, names: Sequence[str] = COLUMNS) -> str:
-    quote = connection.ops.quote_name
-    meta = LineageEvent._meta
-    columns = ", ".join(quote(meta.get_field(name).column) for name in names)
     row = "(" + ", ".join(["%s"] * len(names)) + ")"
     return (
-        f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES {', '.join([row] * rows)} "
-        f"RETURNING {quote(meta.pk.column)}, {quote(meta.get_field('content_hash').column)}"
+        f"INSERT INTO {connection.ops.quote_name(LineageEvent._meta.db_table)} ({', '.join(map(_column, names))}) "
+        f"VALUES {', '.join([row] * rows)} RETURNING {_column('id')}, {_column('content_hash')}"
     )

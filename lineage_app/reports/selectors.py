@@ -142,7 +142,7 @@ def root_cause_for_node(*, node_id: str, depth: int) -> dict[str, Any]:
     traversal = impact.upstream_traverse(start=start, depth=depth)
     assets = traversal.assets()
     events = impact.root_cause_events(refs=assets)
-    results = []
+    results: list[dict[str, Any]] = []
     for ref in assets:
         path, _ = traversal.path(ref)
         path.reverse()  # from the culprit down to the dataset in question
