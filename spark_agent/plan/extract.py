@@ -16,12 +16,21 @@ from spark_agent.plan.tree import Attr, parse
 
 JavaObject = Any
 
+# DataSource V2 write commands: their child-run verb and the output's lifecycle change.
+V2_WRITES: dict[str, tuple[str, str | None]] = {
+    "AppendData": ("append", None),
+    "OverwriteByExpression": ("overwrite", "OVERWRITE"),
+    "OverwritePartitionsDynamic": ("overwrite_partitions", "OVERWRITE"),
+    "CreateTableAsSelect": ("create_table", "CREATE"),
+    "ReplaceTableAsSelect": ("replace_table", "OVERWRITE"),
+}
 WRITE_COMMANDS = frozenset(
     {
         "InsertIntoHadoopFsRelationCommand",
         "CreateDataSourceTableAsSelectCommand",
         "SaveIntoDataSourceCommand",
         "InsertIntoDataSourceCommand",
+        *V2_WRITES,
     }
 )
 _LIFECYCLE = {"Overwrite": "OVERWRITE", "ErrorIfExists": "CREATE", "Ignore": "CREATE"}
@@ -123,6 +132,8 @@ def _describe_output(
 
 
 def _target(ctx: ExtractContext, root_cls: str, cmd: JavaObject) -> _Target | None:
+    if root_cls in V2_WRITES:
+        return _v2_target(ctx, root_cls, cmd)
     if root_cls == "InsertIntoHadoopFsRelationCommand":
         table = jvm.option(cmd.catalogTable())
         name = jvm.table_name(table.identifier()) if table is not None else None
@@ -166,6 +177,27 @@ def _target(ctx: ExtractContext, root_cls: str, cmd: JavaObject) -> _Target | No
         dataset.lifecycle = "OVERWRITE" if bool(cmd.overwrite()) else None
         return _Target(dataset, "insert_into", name or rel.datasets[0].name, cmd.query(), None)
     return None
+
+
+def _v2_target(ctx: ExtractContext, root_cls: str, cmd: JavaObject) -> _Target:
+    """A DataSource V2 write: into an existing table (`AppendData`, `OverwriteByExpression`,
+    `OverwritePartitionsDynamic`: `writeTo`, `INSERT INTO`) or creating one (`CreateTableAsSelect`,
+    `ReplaceTableAsSelect`), through any catalog."""
+    verb, lifecycle = V2_WRITES[root_cls]
+    if root_cls in ("CreateTableAsSelect", "ReplaceTableAsSelect"):
+        resolved = cmd.name()
+        catalog, ident = resolved.catalog(), resolved.identifier()
+        try:  # the table exists once the command has run; a failed one may have none
+            table = catalog.loadTable(ident)
+        except Exception:
+            table = None
+    else:
+        relation = cmd.table()
+        catalog, ident, table = jvm.option(relation.catalog()), jvm.option(relation.identifier()), relation.table()
+    dataset_id, symlink = jvm.v2_table_dataset(table, catalog, ident, ctx.warehouse)
+    name = jvm.v2_table_name(catalog, ident) if ident is not None else dataset_id.name
+    dataset = DatasetInfo(id=dataset_id, symlink=symlink, lifecycle=lifecycle)
+    return _Target(dataset, verb, name, cmd.query(), None)
 
 
 def _names(scala_seq: JavaObject) -> list[str]:

@@ -55,6 +55,12 @@ def logical_leaves(plan: JavaObject) -> list[JavaObject]:
 
 def relation(leaf: JavaObject, warehouse: str) -> Relation | None:
     """The datasets a logical leaf reads; `None` for leaves that read none (Range, local data)."""
+    if simple_name(leaf) == "DataSourceV2Relation":
+        catalog, ident = option(leaf.catalog()), option(leaf.identifier())
+        dataset, symlink = v2_table_dataset(leaf.table(), catalog, ident, warehouse)
+        output = leaf.output()
+        first = int(output.apply(0).exprId().id()) if int(output.size()) else None
+        return Relation(first, [dataset], symlink)
     if simple_name(leaf) != "LogicalRelation":
         return None
     rel = leaf.relation()
@@ -70,6 +76,30 @@ def relation(leaf: JavaObject, warehouse: str) -> Relation | None:
         return Relation(first, [dataset_from_uri(p) for p in paths if p], symlink)
     opts = rel.jdbcOptions()
     return Relation(first, [dataset_from_jdbc(str(opts.url()), str(opts.tableOrQuery()))], symlink)
+
+
+def v2_table_name(catalog: JavaObject | None, ident: JavaObject) -> str:
+    """`v2db.APP.ORDERS`; a table of the session catalog without `spark_catalog.`."""
+    name = str(ident.toString())
+    if catalog is None or str(catalog.name()) == "spark_catalog":
+        return name
+    return f"{catalog.name()}.{name}"
+
+
+def v2_table_dataset(
+    table: JavaObject | None, catalog: JavaObject | None, ident: JavaObject | None, warehouse: str
+) -> tuple[DatasetId, Symlink | None]:
+    """A DataSource V2 table as a dataset: a JDBC table by its database and name, a table with a
+    `location` property (Iceberg, Delta) by its location with the catalog name as symlink, else
+    the catalog name in the warehouse namespace."""
+    name = v2_table_name(catalog, ident) if ident is not None else str(table.name()) if table is not None else ""
+    if table is not None and simple_name(table) == "JDBCTable":
+        opts = table.jdbcOptions()
+        return dataset_from_jdbc(str(opts.url()), str(opts.tableOrQuery())), None
+    location = table.properties().get("location") if table is not None else None
+    if location:
+        return dataset_from_uri(str(location)), Symlink(warehouse, name)
+    return DatasetId(warehouse, name), None
 
 
 def file_format(fmt: JavaObject) -> str:
