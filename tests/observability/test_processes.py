@@ -31,12 +31,23 @@ pytestmark = pytest.mark.django_db(transaction=True)
 ACCEPTED = {"outcome": "accepted", "reason": ""}
 
 
-class Server:
-    """One server process (gunicorn or a Celery worker) on the test database, broker and graph, logging JSON."""
+def previous_run_counted(directory: Path, count: str) -> None:
+    """Leave in `directory` the files of an earlier server's process that ran `count` (as after a container
+    restart): a server must start from zero, not add them to its own."""
+    code = f"import django; django.setup(); from lineage_app.observability import metrics; metrics.{count}"
+    env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(directory), "DJANGO_SETTINGS_MODULE": "lineage_app.settings"}
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=True, timeout=60)
+    assert list(directory.glob("counter_*.db"))
 
-    def __init__(self, tmp: Path, name: str, argv: list[str], **env: str) -> None:
+
+class Server:
+    """One server process (gunicorn or a Celery worker) on the test database, broker and graph, logging JSON;
+    its metrics directory holds an earlier run's `stale` count when it starts."""
+
+    def __init__(self, tmp: Path, name: str, argv: list[str], *, stale: str, **env: str) -> None:
         self.metrics_dir = tmp / f"{name}-metrics"
         self.metrics_dir.mkdir()
+        previous_run_counted(self.metrics_dir, stale)
         self.log = tmp / f"{name}.log"
         environment = {
             "PATH": os.environ["PATH"],
@@ -92,7 +103,8 @@ def web(tmp_path: Path, graph) -> Iterator[tuple[Server, int]]:  # type: ignore[
         "--bind",
         f"127.0.0.1:{port}",
     ]
-    server = Server(tmp_path, "web", gunicorn, WEB_CONCURRENCY="2", WEB_THREADS="2")
+    stale = 'INGEST_EVENTS.labels(outcome="accepted", reason="").inc(1000)'
+    server = Server(tmp_path, "web", gunicorn, stale=stale, WEB_CONCURRENCY="2", WEB_THREADS="2")
     try:
         wait_until(
             lambda: len(_children(server.process.pid)) == 2 and get(f"http://127.0.0.1:{port}/healthz")[0] == 200,
@@ -177,6 +189,7 @@ def worker(tmp_path: Path, graph) -> Iterator[tuple[Server, int]]:  # type: igno
         tmp_path,
         "worker",
         celery,
+        stale="EVENTS_APPLIED.inc(1000)",
         WORKER_METRICS_PORT=str(port),
         WORKER_METRICS_ADDR="127.0.0.1",
         METRICS_TOKEN="worker-scrape",
