@@ -250,9 +250,13 @@ METRICS_ALLOWED_NETWORKS = [
 if not (METRICS_TOKEN or METRICS_ALLOWED_NETWORKS):
     raise ValueError("METRICS_ALLOWED_NETWORKS is empty and METRICS_TOKEN unset: metrics would be public")
 # A Celery worker serves its own metrics on this port from its main process (0: not at all); it
-# needs PROMETHEUS_MULTIPROC_DIR, where its pool processes count.
+# needs PROMETHEUS_MULTIPROC_DIR, where its pool processes count: without it, it would report zeros.
 WORKER_METRICS_PORT = env_int("WORKER_METRICS_PORT", 0)
 WORKER_METRICS_ADDR = env("WORKER_METRICS_ADDR", "0.0.0.0")
+if WORKER_METRICS_PORT and not Path(os.environ.get("PROMETHEUS_MULTIPROC_DIR") or "/nonexistent").is_dir():
+    raise ValueError(
+        "WORKER_METRICS_PORT needs PROMETHEUS_MULTIPROC_DIR set to an existing directory private to the worker"
+    )
 
 LOGGING = {
     "version": 1,

@@ -3,39 +3,30 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from contextvars import Token
 from http.server import ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
-from django.core.exceptions import ImproperlyConfigured
 from prometheus_client.exposition import MetricsHandler
 
 from lineage_app.observability.access import metrics_refusal
-from lineage_app.observability.exposition import (
-    MULTIPROC_DIR_VARIABLE,
-    metrics_dir,
-    metrics_dir_clear,
-    process_registry,
-)
+from lineage_app.observability.exposition import MULTIPROC_DIR_VARIABLE, metrics_dir_clear, process_registry
 from lineage_app.observability.logs import log_context_close, log_context_open
 
 logger = logging.getLogger(__name__)
 
 
 def worker_metrics_prepare() -> None:
-    """Before the pool forks: check the shared directory exists and empty it of a previous run's values.
+    """Before the pool forks: empty the directory the pool's processes count into of a previous run's values.
 
-    Tasks run in the pool's processes, not in the process that serves the scrape, so without the
-    directory the server would only ever report zeros.
+    The settings refuse `WORKER_METRICS_PORT` without the directory: tasks run in the pool's
+    processes, not in the process that serves the scrape, which alone would report only zeros.
     """
-    directory = metrics_dir()
-    if directory is None or not directory.is_dir():
-        raise ImproperlyConfigured(
-            f"WORKER_METRICS_PORT needs {MULTIPROC_DIR_VARIABLE} set to an existing directory private to this worker"
-        )
-    metrics_dir_clear(directory=directory)
+    metrics_dir_clear(directory=Path(os.environ[MULTIPROC_DIR_VARIABLE]))
 
 
 class _ScrapeHandler(MetricsHandler):

@@ -65,3 +65,9 @@ def test_settings_refuse_metrics_open_to_everyone_and_a_network_that_is_not_one(
     assert "metrics would be public" in _settings_error(METRICS_ALLOWED_NETWORKS="", METRICS_TOKEN="")
     assert "does not appear to be an IPv4 or IPv6 network" in _settings_error(METRICS_ALLOWED_NETWORKS="10.0.0.0/33")
     assert "LOG_FORMAT must be text or json" in _settings_error(LOG_FORMAT="xml")
+
+
+def test_settings_refuse_a_worker_metrics_port_without_a_directory_for_its_pool_to_count_in(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    needs = "WORKER_METRICS_PORT needs PROMETHEUS_MULTIPROC_DIR"
+    assert needs in _settings_error(WORKER_METRICS_PORT="9808")
+    assert needs in _settings_error(WORKER_METRICS_PORT="9808", PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "missing"))
