@@ -7,6 +7,7 @@ through the web process's WSGI application (bearer token), reading each body to 
 
     python bench/impact_report.py                       # 100k datasets / 100k jobs, seed 7
     python bench/impact_report.py --datasets 2000 --jobs 2000 --min-assets 500 --runs 3
+    python bench/impact_report.py --graph-uri bolt://neo4j:7687 --password … --database-url postgres://…
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.read_api import ensure_loaded, read_api_client  # noqa: E402
+from bench.stack_options import stack_options_add, stack_options_describe  # noqa: E402
 from bench.synthetic_graph import SyntheticGraph, dataset_id, synthetic_graph_generate  # noqa: E402
 
 
@@ -79,16 +81,18 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--heap", default="4g")
     parser.add_argument("--cache", type=Path, default=None)
+    stack_options_add(parser)
     args = parser.parse_args()
+    print(stack_options_describe(args))
     cache = args.cache or Path(tempfile.gettempdir()) / f"tributary-bench-{args.datasets}-{args.jobs}-{args.seed}"
-    ensure_loaded(cache=cache, datasets=args.datasets, jobs=args.jobs, seed=args.seed, heap=args.heap)
+    ensure_loaded(cache=cache, datasets=args.datasets, jobs=args.jobs, seed=args.seed, heap=args.heap, stack=args)
     shape = synthetic_graph_generate(datasets=args.datasets, jobs=args.jobs, seed=args.seed)
     start, size = pick_start(shape, depth=args.depth, minimum=args.min_assets, candidates=args.candidates)
     node = dataset_id(start)
     del shape  # millions of objects the server never holds: not there for its collector to walk
     print(f"start {node}: {size} downstream datasets and jobs within depth {args.depth} (plus fields)")
 
-    with read_api_client(cache=cache, heap=args.heap) as client:
+    with read_api_client(cache=cache, heap=args.heap, stack=args) as client:
 
         def fetch(path: str, **params: object) -> bytes:
             response = client.get(f"/api/v1/{path}?{urlencode({'nodeId': node, 'depth': args.depth, **params})}")

@@ -37,7 +37,7 @@ WARM_UP_EVENTS = 200
 APPLIED_BEFORE = [0]  # events an external database had applied before this run: the counts are relative
 sys.path.insert(0, str(ROOT))
 
-from stack_options import stack_options_add, stack_options_describe, stack_options_env  # noqa: E402
+from bench.stack_options import stack_options_add, stack_options_describe, stack_options_env  # noqa: E402
 
 
 def free_port() -> int:

@@ -7,6 +7,8 @@ calling the selectors directly and through the web process's WSGI application (b
 
     python bench/read_api.py --datasets 100000 --jobs 100000 --samples 200
     python bench/read_api.py --datasets 2000 --jobs 2000 --samples 20     # a quick look
+    python bench/read_api.py --graph-uri bolt://neo4j:7687 --user neo4j --password … \
+        --database-url postgres://postgres@127.0.0.1:5432/bench            # the production shape
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench.stack_options import stack_options_add, stack_options_describe, stack_options_env  # noqa: E402
 
 DATABASE, PASSWORD = "lineage", "tributary-embedded"
 SERVE = (
@@ -97,11 +101,31 @@ class Engine:
             self.process.wait(timeout=120)
 
 
-def ensure_loaded(*, cache: Path, datasets: int, jobs: int, seed: int, heap: str) -> None:
-    """Load the synthetic graph into `cache` unless a finished load of the same shape is there."""
+def ensure_loaded(
+    *, cache: Path, datasets: int, jobs: int, seed: int, heap: str, stack: argparse.Namespace | None = None
+) -> None:
+    """Load the synthetic graph into `cache` unless a finished load of the same shape is there; with
+    `--graph-uri` (`stack`), into that graph unless it holds the synthetic datasets already."""
     from neo4j import GraphDatabase
 
     from bench.synthetic_graph import SYNTHETIC_MODEL, synthetic_graph_load
+
+    if stack is not None and stack.graph_uri:
+        auth = (stack.user, stack.password)
+        with GraphDatabase.driver(stack.graph_uri, auth=auth) as driver:
+            found = driver.execute_query(
+                "MATCH (d:Dataset) RETURN count(d) AS n", database_=stack.graph_database
+            ).records[0]["n"]
+            if found == datasets:
+                print(f"reusing the {found} datasets in {stack.graph_uri}")
+            elif found == 0:
+                print(f"loading {datasets} datasets / {jobs} jobs into {stack.graph_uri}")
+                synthetic_graph_load(
+                    driver=driver, database=stack.graph_database, datasets=datasets, jobs=jobs, seed=seed
+                )
+            else:
+                raise SystemExit(f"{stack.graph_uri} holds {found} datasets: give an empty graph database")
+        return
 
     marker = cache / "loaded.json"
     shape = {"datasets": datasets, "jobs": jobs, "seed": seed, "model": SYNTHETIC_MODEL}
@@ -163,19 +187,29 @@ class WsgiClient:
 
 
 @contextmanager
-def read_api_client(*, cache: Path, heap: str) -> Iterator[WsgiClient]:
-    """The embedded engine on the cached synthetic graph, Django set up against it (with a scratch
-    SQLite database), and a client of the web process's WSGI application holding a read token."""
-    var = Path(tempfile.mkdtemp(prefix="tributary-bench-var-"))
+def graph_settings(*, cache: Path, heap: str, stack: argparse.Namespace | None) -> Iterator[dict[str, str]]:
+    """The `NEO4J_*` settings of the graph to read: the one `--graph-uri` names, else the embedded
+    engine started on the cached database."""
+    if stack is not None and stack.graph_uri:
+        yield {k: v for k, v in stack_options_env(stack).items() if k.startswith("NEO4J_")}
+        return
     with Engine(cache / "graph", heap) as engine:
+        yield {"NEO4J_URI": engine.uri, "NEO4J_DATABASE": DATABASE, "NEO4J_PASSWORD": PASSWORD}
+
+
+@contextmanager
+def read_api_client(*, cache: Path, heap: str, stack: argparse.Namespace | None = None) -> Iterator[WsgiClient]:
+    """The synthetic graph (embedded engine on the cache, or `--graph-uri`), Django set up against
+    it (with a scratch SQLite database, or `--database-url`), and a client of the web process's
+    WSGI application holding a read token."""
+    var = Path(tempfile.mkdtemp(prefix="tributary-bench-var-"))
+    with graph_settings(cache=cache, heap=heap, stack=stack) as graph:
         os.environ.update(
             {
                 "DJANGO_SETTINGS_MODULE": "lineage_app.settings",
                 "TRIBUTARY_VAR_DIR": str(var),
-                "NEO4J_URI": engine.uri,
-                "NEO4J_DATABASE": DATABASE,
-                "NEO4J_PASSWORD": PASSWORD,
-                "DATABASE_URL": f"sqlite:///{var / 'bench.sqlite3'}",
+                **graph,
+                "DATABASE_URL": (stack and stack.database_url) or f"sqlite:///{var / 'bench.sqlite3'}",
             }
         )
         import django
@@ -237,11 +271,13 @@ def main() -> None:
         default=None,
         help="database directory to reuse (default: a temp dir named after the shape)",
     )
+    stack_options_add(parser)
     args = parser.parse_args()
+    print(stack_options_describe(args))
     cache = args.cache or Path(tempfile.gettempdir()) / f"tributary-bench-{args.datasets}-{args.jobs}-{args.seed}"
-    ensure_loaded(cache=cache, datasets=args.datasets, jobs=args.jobs, seed=args.seed, heap=args.heap)
+    ensure_loaded(cache=cache, datasets=args.datasets, jobs=args.jobs, seed=args.seed, heap=args.heap, stack=args)
 
-    with read_api_client(cache=cache, heap=args.heap) as client:
+    with read_api_client(cache=cache, heap=args.heap, stack=args) as client:
         from django.conf import settings
 
         from bench.synthetic_graph import dataset_id, field_id, synthetic_graph_generate
