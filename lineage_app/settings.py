@@ -253,7 +253,8 @@ if not (METRICS_TOKEN or METRICS_ALLOWED_NETWORKS):
 # needs PROMETHEUS_MULTIPROC_DIR, where its pool processes count: without it, it would report zeros.
 WORKER_METRICS_PORT = env_int("WORKER_METRICS_PORT", 0)
 WORKER_METRICS_ADDR = env("WORKER_METRICS_ADDR", "0.0.0.0")
-if WORKER_METRICS_PORT and not Path(os.environ.get("PROMETHEUS_MULTIPROC_DIR") or "/nonexistent").is_dir():
+_worker_metrics_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
+if WORKER_METRICS_PORT and not (_worker_metrics_dir and Path(_worker_metrics_dir).is_dir()):
     raise ValueError(
         "WORKER_METRICS_PORT needs PROMETHEUS_MULTIPROC_DIR set to an existing directory private to the worker"
     )
