@@ -214,6 +214,16 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "OpenLineage ingestion and lineage read API.",
     "VERSION": "1",
     "SERVE_PERMISSIONS": ["lineage_app.accounts.permissions.CanRead"],
+    # One name per choice set, so the UI's generated types name them (not `State301Enum`).
+    "ENUM_NAME_OVERRIDES": {
+        "RunStateEnum": "lineage_app.graph.model.RunState",
+        "FailedStateEnum": "lineage_app.graph.model.FAILED_STATES",
+        "OwnerKindEnum": ["person", "team"],
+        "LevelEnum": "lineage_app.explorer.selectors.LEVELS",
+        "FailureClassificationEnum": "lineage_app.graph.failure_cause.CLASSIFICATIONS",
+        "LineageNodeTypeEnum": ["DATASET", "JOB"],
+        "AssetTypeEnum": ["DATASET", "JOB", "DATASET_FIELD"],
+    },
 }
 
 AUTH_PASSWORD_VALIDATORS = [

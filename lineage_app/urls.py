@@ -7,11 +7,12 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
 
 from lineage_app.lineage_endpoint import LineageApi
+from lineage_app.metrics_endpoint import metrics
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", include("lineage_app.health.urls")),
-    path("metrics", include("lineage_app.observability.urls")),
+    path("metrics", metrics, name="metrics"),
     path("api/v1/lineage", LineageApi.as_view(), name="lineage"),
     path("api/v1/", include("lineage_app.ingest.urls")),
     path("api/v1/", include("lineage_app.explorer.urls")),

@@ -5,7 +5,7 @@ import { NO_OWNER, edgeText, groupByOwner, impactPageHref, ownerText } from "../
 
 const asset = (id: string, owners: string[], inherited = false): ImpactAsset => ({
   id, type: "DATASET", namespace: "db", name: id, distance: 1, path: [id], transformations: [],
-  owners: owners.map((name) => ({ name, kind: "team", contact: null, role: "OWNER", source: "manual", inherited })),
+  owners: owners.map((name) => ({ name, kind: "team", contact: "", role: "OWNER", source: "manual", inherited })),
   lastRunState: null, lastRunTime: null,
 });
 

@@ -20,7 +20,7 @@ READERS = (
     "lineage_app/graph/projection.py",
     "lineage_app/graph/identity.py",
     "lineage_app/graph/run_state.py",
-    "lineage_app/ownership/services.py",
+    "lineage_app/ownership/services/events.py",
 )
 # Where the graph keeps a facet map's facets whole, as JSON on the node (the read API's `facets`).
 KEPT_WHOLE = {"facets.run": "Run", "facets.job": "Job", "facets.dataset": "Dataset"}

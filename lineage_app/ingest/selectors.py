@@ -10,13 +10,14 @@ from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 from django.conf import settings
-from django.db.models import F, Q, QuerySet, Window
+from django.db.models import Count, F, Min, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from lineage_app.ingest.models import FacetPolicy, LineageEvent
 from lineage_app.ingest.validation import CheckedEvent, EventInvalid, event_check
 from lineage_app.instants import utc_text
+from lineage_app.observability.exposition import EventLogGauges
 
 
 def applyable_event_ids(*, event_ids: Sequence[int]) -> list[int]:
@@ -208,4 +209,16 @@ def prunable_events(*, received_before: datetime) -> QuerySet[LineageEvent]:
         LineageEvent.objects.filter(status=LineageEvent.Status.APPLIED, received_at__lt=received_before)
         .exclude(run_id__in=live_runs)
         .order_by("received_at", "id")
+    )
+
+
+def event_log_gauges() -> EventLogGauges:
+    """What the metrics endpoint reports of the event log when scraped: events by status and by
+    verification status, and when the oldest pending one was received."""
+    events = LineageEvent.objects.order_by()
+    oldest = events.filter(status=LineageEvent.Status.PENDING).aggregate(oldest=Min("received_at"))["oldest"]
+    return EventLogGauges(
+        by_status=dict(events.values_list("status").annotate(n=Count("id"))),
+        oldest_pending=oldest,
+        by_verification=dict(events.values_list("verification").annotate(n=Count("id"))),
     )

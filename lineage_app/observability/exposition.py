@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
-from django.apps import apps
-from django.db.models import Count, Min
 from django.utils import timezone
 from prometheus_client import REGISTRY, CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily
@@ -39,26 +39,34 @@ def process_registry() -> CollectorRegistry:
     return registry
 
 
-class EventLogCollector(Collector):
-    """Gauges read from the event log at scrape time, so they are right whichever process answers.
+@dataclass(frozen=True, kw_only=True)
+class EventLogGauges:
+    """What a scrape reports of the event log, read at scrape time (`ingest.selectors.event_log_gauges`)."""
 
-    The observability package sits below every app (they all count into it), so it finds the event
-    log through the app registry instead of importing `ingest`.
-    """
+    by_status: Mapping[str, int]
+    oldest_pending: datetime | None
+    by_verification: Mapping[str, int]
+
+
+class EventLogCollector(Collector):
+    """Gauges of the event log, read when scraped, so they are right whichever process answers. The
+    reading is passed in: this package sits below every app (they all count into it)."""
+
+    def __init__(self, read: Callable[[], EventLogGauges]) -> None:
+        self._read = read
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
-        events = apps.get_model("ingest", "LineageEvent").objects
+        gauges = self._read()
         stored = GaugeMetricFamily("tributary_events_stored", "Events in the event log, by status.", labels=["status"])
-        by_status = dict(events.order_by().values_list("status").annotate(n=Count("id")))
         for status in ("pending", "applied", "failed", "quarantined"):
-            stored.add_metric([status], by_status.get(status, 0))
+            stored.add_metric([status], gauges.by_status.get(status, 0))
         yield stored
         yield GaugeMetricFamily(
             "tributary_events_backlog",
             "Events stored but not yet applied (pending).",
-            value=by_status.get("pending", 0),
+            value=gauges.by_status.get("pending", 0),
         )
-        oldest = events.filter(status="pending").aggregate(oldest=Min("received_at"))["oldest"]
+        oldest = gauges.oldest_pending
         yield GaugeMetricFamily(
             "tributary_events_oldest_pending_age_seconds",
             "Age of the oldest pending event (since it was received); 0 when none waits.",
@@ -69,16 +77,16 @@ class EventLogCollector(Collector):
             "Events in the event log, by signature verification status (`unchecked`: not verified yet).",
             labels=["status"],
         )
-        for status, count in events.order_by().values_list("verification").annotate(n=Count("id")):
+        for status, count in gauges.by_verification.items():
             verification.add_metric([status or "unchecked"], count)
         yield verification
 
 
-_event_log = CollectorRegistry(auto_describe=False)
-_event_log.register(EventLogCollector())
-
-
-def metrics_exposition(*, event_log: bool) -> bytes:
-    """The Prometheus text of this server's processes, with the event-log gauges when `event_log`."""
-    registries = [process_registry(), *([_event_log] if event_log else [])]
+def metrics_exposition(*, event_log: Callable[[], EventLogGauges] | None = None) -> bytes:
+    """The Prometheus text of this server's processes, with the event-log gauges `event_log` reads."""
+    registries = [process_registry()]
+    if event_log is not None:
+        gauges = CollectorRegistry(auto_describe=False)
+        gauges.register(EventLogCollector(event_log))
+        registries.append(gauges)
     return b"".join(generate_latest(registry) for registry in registries)

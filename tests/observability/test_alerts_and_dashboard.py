@@ -15,7 +15,7 @@ import yaml
 from prometheus_client.metrics import MetricWrapperBase
 
 from lineage_app.observability import metrics
-from lineage_app.observability.exposition import EventLogCollector
+from lineage_app.observability.exposition import EventLogCollector, EventLogGauges
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.django_db
@@ -30,7 +30,8 @@ SUFFIXES = {"counter": ("_total",), "histogram": ("_bucket", "_sum", "_count"), 
 def exported() -> set[str]:
     """Every sample name Tributary's processes export: the metrics module's and the event-log gauges."""
     families = [f for m in vars(metrics).values() if isinstance(m, MetricWrapperBase) for f in m.describe()]
-    families += list(EventLogCollector().collect())
+    no_events = EventLogGauges(by_status={}, oldest_pending=None, by_verification={"VERIFIED": 0})
+    families += list(EventLogCollector(lambda: no_events).collect())
     return {family.name + suffix for family in families for suffix in SUFFIXES[family.type]}
 
 

@@ -422,6 +422,13 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description * `DATASET` - DATASET
+         *     * `JOB` - JOB
+         *     * `DATASET_FIELD` - DATASET_FIELD
+         * @enum {string}
+         */
+        AssetTypeEnum: "DATASET" | "JOB" | "DATASET_FIELD";
         AssignmentInput: {
             owner: string;
             targetType: components["schemas"]["TargetTypeEnum"];
@@ -430,7 +437,7 @@ export interface components {
             name: string;
             role: components["schemas"]["RoleEnum"];
             /** @default  */
-            kind: components["schemas"]["KindB84Enum"];
+            kind: components["schemas"]["OwnerKindEnum"];
             email?: string;
             /** @default  */
             channel: string;
@@ -438,7 +445,7 @@ export interface components {
         AssignmentOutput: {
             id: number;
             owner: string;
-            kind: components["schemas"]["KindB84Enum"];
+            kind: components["schemas"]["OwnerKindEnum"];
             email: string;
             channel: string;
             targetType: components["schemas"]["TargetTypeEnum"];
@@ -454,17 +461,6 @@ export interface components {
             count: number;
             results: components["schemas"]["AssignmentOutput"][];
         };
-        /**
-         * @description * `out_of_memory` - out_of_memory
-         *     * `cancelled` - cancelled
-         *     * `permission` - permission
-         *     * `missing_input` - missing_input
-         *     * `schema` - schema
-         *     * `data_validation` - data_validation
-         *     * `unknown` - unknown
-         * @enum {string}
-         */
-        ClassificationEnum: "out_of_memory" | "cancelled" | "permission" | "missing_input" | "schema" | "data_validation" | "unknown";
         /** @description What a column-lineage edge (`DERIVES`) says: the job that derived the field, and how. */
         ColumnEdge: {
             job: string | null;
@@ -555,13 +551,13 @@ export interface components {
         DatasetDetailLastRun: {
             runId: string;
             job: string;
-            state: components["schemas"]["LatestRunStateEnum"];
+            state: components["schemas"]["RunStateEnum"];
             startedAt: string | null;
             endedAt: string | null;
         };
         DatasetDetailOwner: {
             name: string;
-            kind: components["schemas"]["KindB84Enum"];
+            kind: components["schemas"]["OwnerKindEnum"];
             /** @description a hand-set role, or an ownership facet's owner `type` */
             role: string;
             source: components["schemas"]["SourceEnum"];
@@ -580,7 +576,7 @@ export interface components {
             fieldCount: number;
             currentVersion: string | null;
             lastSeen: string | null;
-            lastRunState: (components["schemas"]["LatestRunStateEnum"] | components["schemas"]["NullEnum"]) | null;
+            lastRunState: (components["schemas"]["RunStateEnum"] | components["schemas"]["NullEnum"]) | null;
         };
         DatasetNearMiss: {
             /** @description the canonical id of `a` */
@@ -642,7 +638,7 @@ export interface components {
         };
         EffectiveOwnerOutput: {
             name: string;
-            kind: components["schemas"]["KindB84Enum"];
+            kind: components["schemas"]["OwnerKindEnum"];
             /** @description email or channel; empty when neither is known */
             contact: string;
             /** @description a hand-set role, or an ownership facet's owner `type` (e.g. `MAINTAINER`) */
@@ -679,6 +675,12 @@ export interface components {
         FacetWarningList: {
             results: components["schemas"]["FacetWarningCount"][];
         };
+        /**
+         * @description * `FAILED` - FAILED
+         *     * `ABORTED` - ABORTED
+         * @enum {string}
+         */
+        FailedStateEnum: "FAILED" | "ABORTED";
         FailureBlastDataset: {
             id: string;
             namespace: string;
@@ -708,7 +710,7 @@ export interface components {
          *     * `unknown` - unknown
          * @enum {string}
          */
-        FailureClassEnum: "out_of_memory" | "cancelled" | "permission" | "missing_input" | "schema" | "data_validation" | "unknown";
+        FailureClassificationEnum: "out_of_memory" | "cancelled" | "permission" | "missing_input" | "schema" | "data_validation" | "unknown";
         FailureJobList: {
             job: string;
             namespace: string;
@@ -721,7 +723,7 @@ export interface components {
             consecutiveFailuresCapped: boolean;
             /** @description when the current streak of failures began (its first run's start); null when the latest run did not fail */
             failingSince: string | null;
-            latestRunState: (components["schemas"]["LatestRunStateEnum"] | components["schemas"]["NullEnum"]) | null;
+            latestRunState: (components["schemas"]["RunStateEnum"] | components["schemas"]["NullEnum"]) | null;
             /** @description the latest failure matching the filters */
             lastFailure: components["schemas"]["FailureList"] | null;
             /** @description datasets downstream of what the last failure should have written, and their owners */
@@ -735,7 +737,7 @@ export interface components {
         FailureList: {
             runId: string;
             job: string;
-            state: components["schemas"]["State301Enum"];
+            state: components["schemas"]["FailedStateEnum"];
             startedAt: string | null;
             endedAt: string | null;
             errorMessage: string | null;
@@ -753,7 +755,7 @@ export interface components {
              *     * `data_validation` - data_validation
              *     * `unknown` - unknown
              */
-            classification: (components["schemas"]["ClassificationEnum"] | components["schemas"]["NullEnum"]) | null;
+            classification: (components["schemas"]["FailureClassificationEnum"] | components["schemas"]["NullEnum"]) | null;
             /** @description the application run of a child (action) run */
             parentRunId: string | null;
             /** @description the run whose error is the headline: this run, or a failed child (action) run when this run's own error says nothing */
@@ -785,7 +787,7 @@ export interface components {
             nodeIds: string[];
             depth: number;
             asOf: string | null;
-            level: components["schemas"]["Level3c9Enum"];
+            level: components["schemas"]["LevelEnum"];
             generatedAt: string;
             /** @description nearest first */
             assets: components["schemas"]["ImpactAsset"][];
@@ -793,7 +795,7 @@ export interface components {
         };
         ImpactAsset: {
             id: string;
-            type: components["schemas"]["Type156Enum"];
+            type: components["schemas"]["AssetTypeEnum"];
             namespace: string;
             name: string;
             /** @description fields only: the field's dataset */
@@ -812,7 +814,7 @@ export interface components {
             transformations: components["schemas"]["ColumnEdge"][];
             /** @description effective owners (a field: its dataset's) */
             owners: components["schemas"]["EffectiveOwnerOutput"][];
-            lastRunState: (components["schemas"]["LatestRunStateEnum"] | components["schemas"]["NullEnum"]) | null;
+            lastRunState: (components["schemas"]["RunStateEnum"] | components["schemas"]["NullEnum"]) | null;
             lastRunTime: string | null;
         };
         ImpactSummary: {
@@ -858,7 +860,7 @@ export interface components {
             namespace: string;
             name: string;
             jobType: string | null;
-            latestRunState: (components["schemas"]["LatestRunStateEnum"] | components["schemas"]["NullEnum"]) | null;
+            latestRunState: (components["schemas"]["RunStateEnum"] | components["schemas"]["NullEnum"]) | null;
             latestRunTime: string | null;
         };
         JobPage: {
@@ -867,26 +869,11 @@ export interface components {
             results: components["schemas"]["JobList"][];
         };
         /**
-         * @description * `person` - person
-         *     * `team` - team
-         * @enum {string}
-         */
-        KindB84Enum: "person" | "team";
-        /**
-         * @description * `NEW` - NEW
-         *     * `RUNNING` - RUNNING
-         *     * `COMPLETED` - COMPLETED
-         *     * `FAILED` - FAILED
-         *     * `ABORTED` - ABORTED
-         * @enum {string}
-         */
-        LatestRunStateEnum: "NEW" | "RUNNING" | "COMPLETED" | "FAILED" | "ABORTED";
-        /**
          * @description * `application` - application
          *     * `action` - action
          * @enum {string}
          */
-        Level3c9Enum: "application" | "action";
+        LevelEnum: "application" | "action";
         LineageBatchAnswer: {
             accepted: number;
             duplicate: number;
@@ -931,11 +918,11 @@ export interface components {
             /** @description the node budget (`LINEAGE_MAX_NODES`) cut the graph short */
             truncated: boolean;
             graph: components["schemas"]["LineageGraphNode"][];
-            level: components["schemas"]["Level3c9Enum"];
+            level: components["schemas"]["LevelEnum"];
         };
         LineageGraphNode: {
             id: string;
-            type: components["schemas"]["Type25bEnum"];
+            type: components["schemas"]["LineageNodeTypeEnum"];
             data: components["schemas"]["LineageGraphNodeData"];
             inEdges: components["schemas"]["Edge"][];
             outEdges: components["schemas"]["Edge"][];
@@ -961,7 +948,7 @@ export interface components {
              *     * `FAILED` - FAILED
              *     * `ABORTED` - ABORTED
              */
-            lastRunState?: (components["schemas"]["LatestRunStateEnum"] | components["schemas"]["NullEnum"]) | null;
+            lastRunState?: (components["schemas"]["RunStateEnum"] | components["schemas"]["NullEnum"]) | null;
             /** @description datasets */
             lastRunTime?: string | null;
             /** @description jobs */
@@ -975,7 +962,7 @@ export interface components {
              *     * `FAILED` - FAILED
              *     * `ABORTED` - ABORTED
              */
-            latestRunState?: (components["schemas"]["LatestRunStateEnum"] | components["schemas"]["NullEnum"]) | null;
+            latestRunState?: (components["schemas"]["RunStateEnum"] | components["schemas"]["NullEnum"]) | null;
             /** @description jobs */
             latestRunTime?: string | null;
             /** @description `level=application`, application jobs only: the ids of its action jobs that this answer reached (rolled up into this node), sorted */
@@ -994,6 +981,12 @@ export interface components {
          * @enum {string}
          */
         LineageGraphNodeDataLevelEnum: "application";
+        /**
+         * @description * `DATASET` - DATASET
+         *     * `JOB` - JOB
+         * @enum {string}
+         */
+        LineageNodeTypeEnum: "DATASET" | "JOB";
         Me: {
             /** @description the user's name; `token:<name>` for an API token */
             username: string;
@@ -1020,7 +1013,7 @@ export interface components {
         };
         NodeSearchHit: {
             id: string;
-            type: components["schemas"]["Type156Enum"];
+            type: components["schemas"]["AssetTypeEnum"];
             namespace: string;
             name: string;
             /** @description fields only */
@@ -1032,9 +1025,15 @@ export interface components {
         };
         /** @enum {unknown} */
         NullEnum: null;
+        /**
+         * @description * `person` - person
+         *     * `team` - team
+         * @enum {string}
+         */
+        OwnerKindEnum: "person" | "team";
         OwnerOutput: {
             name: string;
-            kind: components["schemas"]["KindB84Enum"];
+            kind: components["schemas"]["OwnerKindEnum"];
             email: string;
             channel: string;
             assignmentCount: number;
@@ -1067,7 +1066,7 @@ export interface components {
         };
         RootCauseAsset: {
             id: string;
-            type: components["schemas"]["Type25bEnum"];
+            type: components["schemas"]["LineageNodeTypeEnum"];
             /** @description hops upstream of `nodeId` */
             distance: number;
             /** @description from this asset down to `nodeId` */
@@ -1090,7 +1089,7 @@ export interface components {
              *     * `FAILED` - FAILED
              *     * `ABORTED` - ABORTED
              */
-            state?: components["schemas"]["State301Enum"];
+            state?: components["schemas"]["FailedStateEnum"];
             /** @description schema changes only */
             version?: string;
             /** @description the run's error, or what changed */
@@ -1128,7 +1127,7 @@ export interface components {
              *     * `FAILED` - FAILED
              *     * `ABORTED` - ABORTED
              */
-            state: components["schemas"]["LatestRunStateEnum"];
+            state: components["schemas"]["RunStateEnum"];
             startedAt?: string | null;
             endedAt?: string | null;
             durationMs?: number | null;
@@ -1150,7 +1149,7 @@ export interface components {
              *     * `data_validation` - data_validation
              *     * `unknown` - unknown
              */
-            failureClass?: (components["schemas"]["FailureClassEnum"] | components["schemas"]["NullEnum"]) | null;
+            failureClass?: (components["schemas"]["FailureClassificationEnum"] | components["schemas"]["NullEnum"]) | null;
             parentRunId?: string | null;
             eventCount?: number;
             lastEventTime?: string;
@@ -1218,9 +1217,18 @@ export interface components {
             count: number;
             results: components["schemas"]["RunSummary"][];
         };
+        /**
+         * @description * `NEW` - NEW
+         *     * `RUNNING` - RUNNING
+         *     * `COMPLETED` - COMPLETED
+         *     * `FAILED` - FAILED
+         *     * `ABORTED` - ABORTED
+         * @enum {string}
+         */
+        RunStateEnum: "NEW" | "RUNNING" | "COMPLETED" | "FAILED" | "ABORTED";
         RunSummary: {
             runId: string;
-            state: components["schemas"]["LatestRunStateEnum"];
+            state: components["schemas"]["RunStateEnum"];
             startedAt: string | null;
             endedAt: string | null;
             durationMs: number | null;
@@ -1238,7 +1246,7 @@ export interface components {
              *     * `data_validation` - data_validation
              *     * `unknown` - unknown
              */
-            classification: (components["schemas"]["ClassificationEnum"] | components["schemas"]["NullEnum"]) | null;
+            classification: (components["schemas"]["FailureClassificationEnum"] | components["schemas"]["NullEnum"]) | null;
             /**
              * @description the worst signature status of the run's events
              *
@@ -1260,12 +1268,6 @@ export interface components {
          * @enum {string}
          */
         SourceEnum: "manual" | "event";
-        /**
-         * @description * `FAILED` - FAILED
-         *     * `ABORTED` - ABORTED
-         * @enum {string}
-         */
-        State301Enum: "FAILED" | "ABORTED";
         /** @description A streaming query's run as its latest event reports it (the `tributary_streaming` run facet). */
         Streaming: {
             /** @description when the query started */
@@ -1292,19 +1294,6 @@ export interface components {
          * @enum {string}
          */
         TargetTypeEnum: "namespace" | "dataset" | "job";
-        /**
-         * @description * `DATASET` - DATASET
-         *     * `JOB` - JOB
-         *     * `DATASET_FIELD` - DATASET_FIELD
-         * @enum {string}
-         */
-        Type156Enum: "DATASET" | "JOB" | "DATASET_FIELD";
-        /**
-         * @description * `DATASET` - DATASET
-         *     * `JOB` - JOB
-         * @enum {string}
-         */
-        Type25bEnum: "DATASET" | "JOB";
         /**
          * @description * `VERIFIED` - VERIFIED
          *     * `UNSIGNED` - UNSIGNED

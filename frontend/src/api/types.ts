@@ -53,19 +53,4 @@ export type SearchResult = Schemas["NodeSearchHit"];
 export type SearchType = SearchResult["type"];
 export type SearchResponse = Schemas["NodeSearch"];
 
-/**
- * `GET /jobs/runs/<runId>`: the schema types this answer as a free-form object, so its fields are
- * declared here from the run detail the server writes (a run summary plus the run's context).
- */
-export type RunDetail = RunSummary & {
-  id: string;
-  jobNamespace: string;
-  jobName: string;
-  stackTrace: string | null;
-  facets: Record<string, unknown>;
-  inputs: string[];
-  outputs: string[];
-  children: string[];
-  parentRunId: string | null;
-  events: unknown[];
-};
+export type RunDetail = Schemas["RunDetail"];
