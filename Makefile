@@ -40,7 +40,8 @@ frontend/dist/index.html: $(FRONTEND_SOURCES) frontend/node_modules/.package-loc
 run: $(STAMP) frontend/dist/index.html
 	@$(PY) manage.py run_stack $(if $(filter 1 yes true,$(VERBOSE)),--verbose) $(ARGS)
 
-test: $(STAMP) frontend
+# The gates first (format, lint, types, import layers, the UI's types), then every test.
+test: $(STAMP) frontend lint
 	bash scripts/test_services.sh
 	cd frontend && npm test
 	$(PY) -m pytest
