@@ -103,12 +103,22 @@ class StreamingQueries:
             query.sources = [str(s.get("description", "")) for s in progress.get("sources", [])]
             query.sink = str((progress.get("sink") or {}).get("description") or query.sink or "")
             query.latest = _batch_fields(progress)
-            now = time.monotonic()
-            due = query.last_emitted is None or now - query.last_emitted >= self._ctx.interval_s
-            if due:
-                query.last_emitted = now
+            due = self._due(query)
         if due:
             self._emit(self._event(query, "RUNNING", _epoch(str(progress.get("timestamp")))))
+        else:
+            self._counters.add("streaming_progress_skipped_total")
+
+    def query_idle(self, *, query_run_id: str, timestamp: str) -> None:
+        """Spark 3.5 reports an idle query (waiting for data) instead of empty progress: a heartbeat,
+        throttled like progress, so that a quiet query is not taken for a stalled one."""
+        with self._lock:
+            query = self._live.get(query_run_id)
+            if query is None:
+                return
+            due = self._due(query)
+        if due:
+            self._emit(self._event(query, "RUNNING", _epoch(timestamp), idle=True))
         else:
             self._counters.add("streaming_progress_skipped_total")
 
@@ -123,6 +133,14 @@ class StreamingQueries:
             query.sources = [s for s in (sources or "").split("\u0001") if s]
         error = _error_info(exception) if exception else None
         self._emit(self._event(query, "FAIL" if error else "COMPLETE", time.time(), error))
+
+    def _due(self, query: _Query) -> bool:
+        """Whether a RUNNING event is due (the first at once, then one per interval); marks it sent."""
+        now = time.monotonic()
+        if query.last_emitted is not None and now - query.last_emitted < self._ctx.interval_s:
+            return False
+        query.last_emitted = now
+        return True
 
     # ----- the application ends ----------------------------------------------------------
 
@@ -141,7 +159,9 @@ class StreamingQueries:
             description, query_label=label, kafka_servers=kafka_servers, warehouse=self._ctx.warehouse
         )
 
-    def _event(self, query: _Query, state: str, when: float, error: ErrorInfo | None = None) -> dict[str, Any]:
+    def _event(
+        self, query: _Query, state: str, when: float, error: ErrorInfo | None = None, *, idle: bool = False
+    ) -> dict[str, Any]:
         label = job_segment(query.name) if query.name else f"query_{query.query_id[:8]}"
         sources = [(d, self._endpoint(d, label, query.kafka_servers)) for d in query.sources]
         sink = self._endpoint(query.sink, label, query.kafka_servers) if query.sink else None
@@ -155,6 +175,7 @@ class StreamingQueries:
             "startedAt": facets.iso_time(query.started_at),
             "intervalSeconds": self._ctx.interval_s,
             **query.latest,
+            **({"idle": True} if idle else {}),
             "sources": [{"description": d, "kind": e.kind} for d, e in sources],
             **({"sink": {"description": query.sink, "kind": sink.kind}} if sink is not None and query.sink else {}),
             "unknownEndpoints": unknown,
@@ -199,7 +220,7 @@ class StreamListener(StreamingQueryListener):
         self._call(lambda: self._queries.query_progress(json.loads(event.progress.json)))
 
     def onQueryIdle(self, event: Any) -> None:
-        return  # an idle query still reports progress every `noDataProgressEventInterval`
+        self._call(lambda: self._queries.query_idle(query_run_id=str(event.runId), timestamp=event.timestamp))
 
     def onQueryTerminated(self, event: Any) -> None:
         self._call(lambda: self._queries.query_terminated(query_run_id=str(event.runId), exception=event.exception))

@@ -90,15 +90,19 @@ def test_a_file_stream_is_in_the_graph_while_it_runs_and_completes_when_stopped(
     source, sink = tmp_path / "in", tmp_path / "out"
     spark.range(5).selectExpr("id", "cast(id as string) as s").write.json(str(source / "a"))
     agent = live(streaming_progress_interval_s=0)
-    query = (
-        spark.readStream.schema("id long, s string")
-        .json(str(source / "a"))
-        .writeStream.format("parquet")
-        .option("path", str(sink))
-        .option("checkpointLocation", str(tmp_path / "checkpoint"))
-        .trigger(processingTime="1 second")
-        .start()
-    )
+    spark.conf.set("spark.sql.streaming.noDataProgressEventInterval", "1s")  # read when the query starts
+    try:
+        query = (
+            spark.readStream.schema("id long, s string")
+            .json(str(source / "a"))
+            .writeStream.format("parquet")
+            .option("path", str(sink))
+            .option("checkpointLocation", str(tmp_path / "checkpoint"))
+            .trigger(processingTime="1 second")
+            .start()
+        )
+    finally:
+        spark.conf.unset("spark.sql.streaming.noDataProgressEventInterval")
     _wait_for_batches(query, 5)
     so_far = agent.query_events("out")
     assert [e["eventType"] for e in so_far][:2] == ["START", "RUNNING"]
@@ -117,6 +121,12 @@ def test_a_file_stream_is_in_the_graph_while_it_runs_and_completes_when_stopped(
     assert run["state"] == "RUNNING"
     assert run["inputs"] == [f"dataset:file:{source / 'a'}"]
     assert run["outputs"] == [f"dataset:file:{sink}"]
+
+    # Waiting for data, it still sends RUNNING heartbeats (Spark reports it idle, not progressing).
+    deadline = time.monotonic() + 30
+    while not any(e["run"]["facets"]["tributary_streaming"].get("idle") for e in agent.query_events("out")):
+        assert time.monotonic() < deadline
+        time.sleep(0.5)
 
     query.stop()
     final = agent.query_events("out")[-1]

@@ -57,6 +57,27 @@ def test_progress_is_reported_at_once_then_at_most_once_per_interval() -> None:
     assert [(d["namespace"], d["name"]) for d in events[-1]["outputs"]] == [("file", "/out")]
 
 
+def test_an_idle_query_sends_throttled_heartbeats_with_its_latest_batch() -> None:
+    events: list[dict[str, Any]] = []
+    queries, _ = _tracker(events.append, interval_s=0.0)
+    queries.query_started(
+        query_id=QUERY["id"], query_run_id=QUERY["runId"], name=None, timestamp="2026-01-05T08:00:00Z"
+    )
+    queries.query_progress(_progress(4))
+    queries.query_idle(query_run_id=QUERY["runId"], timestamp="2026-01-05T08:00:11.000Z")
+    heartbeat = events[-1]
+    assert (heartbeat["eventType"], heartbeat["eventTime"]) == ("RUNNING", "2026-01-05T08:00:11.000Z")
+    facet = heartbeat["run"]["facets"]["tributary_streaming"]
+    assert (facet["idle"], facet["batchId"], facet["progressAt"]) == (True, 4, "2026-01-05T08:00:01.500Z")
+    assert "idle" not in events[-2]["run"]["facets"]["tributary_streaming"]
+
+    slow, slow_counters = _tracker(events.append, interval_s=60.0)
+    slow.query_started(query_id=QUERY["id"], query_run_id=QUERY["runId"], name=None, timestamp="2026-01-05T08:00:00Z")
+    slow.query_progress(_progress(0))
+    slow.query_idle(query_run_id=QUERY["runId"], timestamp="2026-01-05T08:00:11.000Z")
+    assert slow_counters.get("streaming_progress_skipped_total") == 1
+
+
 def test_batch_statistics_leave_out_what_spark_could_not_measure() -> None:
     fields = _batch_fields(_progress(-1, inputRowsPerSecond=None, eventTime={"watermark": "2026-01-05T07:59:00.000Z"}))
     assert fields == {
