@@ -35,6 +35,7 @@ class _Query:
     query_id: str
     query_run_id: str
     name: str | None
+    label: str  # names what has no location of its own (rate, memory): the query's name, else its id
     started_at: float
     job: tuple[str, str]
     handle: Any  # the JVM `StreamExecution`, to name its sources should it fail before any progress
@@ -84,6 +85,7 @@ class StreamingQueries:
             query_id=query_id,
             query_run_id=query_run_id,
             name=name,
+            label=label,
             started_at=_epoch(timestamp),
             job=(self._ctx.app_job[0], child_job_name(self._ctx.app_job[1], "stream", target or label)),
             handle=handle,
@@ -162,9 +164,8 @@ class StreamingQueries:
     def _event(
         self, query: _Query, state: str, when: float, error: ErrorInfo | None = None, *, idle: bool = False
     ) -> dict[str, Any]:
-        label = job_segment(query.name) if query.name else f"query_{query.query_id[:8]}"
-        sources = [(d, self._endpoint(d, label, query.kafka_servers)) for d in query.sources]
-        sink = self._endpoint(query.sink, label, query.kafka_servers) if query.sink else None
+        sources = [(d, self._endpoint(d, query.label, query.kafka_servers)) for d in query.sources]
+        sink = self._endpoint(query.sink, query.label, query.kafka_servers) if query.sink else None
         unknown = sum(1 for _, e in sources if not e.known) + (1 if sink is not None and not sink.known else 0)
         if unknown and state != "RUNNING":
             self._counters.add("streaming_unknown_endpoints_total", unknown)
