@@ -47,7 +47,7 @@ def graph_writes_apply(writes: GraphWrites) -> None:
         writes.project(resolve)
         known_versions, current_versions = _known_versions(tx, writes)
         candidates = writes.field_candidates(known_versions)
-        existing_fields = set(_found_keys(tx, queries.READ_FIELD_KEYS, sorted(candidates)))
+        existing_fields = _existing_field_keys(tx, sorted(candidates))
         new_fields = [row for key, row in candidates.items() if key not in existing_fields]
         for query, rows in writes.statements(known_versions=known_versions, new_fields=new_fields):
             tx.run(query, rows=rows).consume()
@@ -73,13 +73,13 @@ def _known_versions(tx: ManagedTransaction, writes: GraphWrites) -> tuple[set[st
     return (set(found[0]["keys"]), set(found[0]["current"])) if found else (set(), set())
 
 
-def _found_keys(tx: ManagedTransaction, query: str, keys: list[str]) -> list[str]:
-    """Which of `keys` a `READ_*_KEYS` query finds in the graph. Knowing the fields that exist
-    spares merging (and locking) them again on every later sighting."""
+def _existing_field_keys(tx: ManagedTransaction, keys: list[str]) -> set[str]:
+    """Which of `keys` name Field nodes in the graph: knowing them spares merging (and locking) a
+    field again on every later sighting of its schema or column mapping."""
     if not keys:
-        return []
-    found = records(tx, query, keys=keys)
-    return found[0]["keys"] if found else []
+        return set()
+    found = records(tx, queries.READ_FIELD_KEYS, keys=keys)
+    return set(found[0]["keys"]) if found else set()
 
 
 def _identity_settle(tx: ManagedTransaction, writes: GraphWrites) -> tuple[dict[str, Identity], list[str]]:
