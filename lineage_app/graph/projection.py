@@ -268,7 +268,7 @@ def writes_add_runs(writes: GraphWrites, folds: Iterable[RunFold]) -> None:
             )
 
 
-def _latest_run_facts(run_id: str, state: str, last_event_time: str) -> dict[str, str]:
+def _latest_run_facts(run_id: str, state: str, last_event_time: str) -> dict[str, str | None]:
     """What a run offers its job and the datasets it wrote as their latest run, with the order
     key (time, then runId) the graph keeps the newest by."""
     return {

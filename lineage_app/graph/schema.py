@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from functools import partial
+
+from neo4j import ManagedTransaction
+
 from lineage_app.graph.driver import graph_write
 from lineage_app.graph.model import Label
 
@@ -38,8 +42,12 @@ SCHEMA_STATEMENTS: tuple[str, ...] = tuple(
 )
 
 
+def _run(statement: str, tx: ManagedTransaction) -> None:
+    tx.run(statement).consume()
+
+
 def graph_schema_init() -> list[str]:
     """Create every constraint and index that is missing; return the statements run."""
     for statement in SCHEMA_STATEMENTS:
-        graph_write(lambda tx, s=statement: tx.run(s).consume())
+        graph_write(partial(_run, statement))
     return list(SCHEMA_STATEMENTS)
