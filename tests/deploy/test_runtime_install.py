@@ -20,12 +20,7 @@ import pytest
 from django.conf import settings
 
 from tests.conftest import ROOT, free_port
-
-
-def _run(*args: str | Path, **kwargs: object) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=900, **kwargs)  # type: ignore[call-overload]
-    assert done.returncode == 0, f"{args}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
-    return done
+from tests.packaging import agent_wheel_build, run_ok
 
 
 @pytest.fixture(scope="module")
@@ -34,23 +29,11 @@ def runtime(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     index = ROOT / "frontend/dist/index.html"
     assert index.exists(), "build the UI first: make frontend (make test does)"
     base = tmp_path_factory.mktemp("runtime")
-    wheels = base / "wheels"
-    _run(
-        sys.executable,
-        "-m",
-        "pip",
-        "wheel",
-        "--quiet",
-        "--no-deps",
-        "--no-build-isolation",
-        "-w",
-        wheels,
-        ROOT / "packaging/agent",
-    )
+    wheel = agent_wheel_build(base / "wheels")
     venv = base / "venv"
-    _run(sys.executable, "-m", "venv", venv)
+    run_ok(sys.executable, "-m", "venv", venv)
     python = venv / "bin/python"
-    _run(python, "-m", "pip", "install", "--quiet", "-r", ROOT / "requirements/runtime.txt", *wheels.glob("*.whl"))
+    run_ok(python, "-m", "pip", "install", "--quiet", "-r", ROOT / "requirements/runtime.txt", wheel)
     app = base / "app"  # what the Dockerfile's runtime stage copies, and nothing else
     app.mkdir()
     shutil.copy(ROOT / "manage.py", app / "manage.py")
@@ -64,9 +47,9 @@ def test_the_runtime_has_no_spark_no_embedded_engine_and_no_test_tools(runtime: 
     probe = "import importlib.util as u; print(sorted(m for m in {} if u.find_spec(m)))".format(
         ("pyspark", "arcadedb_embedded", "openlineage", "pytest", "playwright", "hypothesis")
     )
-    assert _run(python, "-c", probe).stdout.strip() == "[]"
+    assert run_ok(python, "-c", probe).stdout.strip() == "[]"
     assert (
-        _run(python, "-c", "import spark_agent.protocol, django, celery, neo4j, psycopg; print('ok')").stdout.strip()
+        run_ok(python, "-c", "import spark_agent.protocol, django, celery, neo4j, psycopg; print('ok')").stdout.strip()
         == "ok"
     )
 
@@ -89,8 +72,8 @@ def test_the_runtime_migrates_postgresql_and_serves_the_ui(  # type: ignore[no-u
         "TRIBUTARY_VAR_DIR": str(tmp_path / "var"),
         "WEB_CONCURRENCY": "2",
     }
-    _run(python, "manage.py", "migrate", "--noinput", cwd=app, env=env)
-    _run(python, "manage.py", "collectstatic", "--noinput", cwd=app, env=env)
+    run_ok(python, "manage.py", "migrate", "--noinput", cwd=app, env=env)
+    run_ok(python, "manage.py", "collectstatic", "--noinput", cwd=app, env=env)
     with psycopg.connect(postgres_database) as conn:
         tables = {row[0] for row in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
     assert {"ingest_lineageevent", "catalog_owner", "signatures_producerkey"} <= tables

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import textwrap
 import zipfile
@@ -15,36 +14,16 @@ from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
 from lineage_app.signatures.models import ProducerKey, SignaturePolicy
 from spark_agent.protocol import generate_private_key, private_key_pem, public_key_pem
-from tests.conftest import ROOT
+from tests.packaging import agent_wheel_build, run_ok
 
 pytestmark = [pytest.mark.spark, pytest.mark.django_db(transaction=True)]
 
 PYSPARK = "pyspark==3.5.9"  # the cluster's own Spark; the wheel does not bring it
 
 
-def _run(*args: str | Path, **kwargs: object) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=900, **kwargs)  # type: ignore[call-overload]
-    assert done.returncode == 0, f"{args}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
-    return done
-
-
 @pytest.fixture(scope="module")
 def agent_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    _run(
-        sys.executable,
-        "-m",
-        "pip",
-        "wheel",
-        "--quiet",
-        "--no-deps",
-        "--no-build-isolation",
-        "-w",
-        out,
-        ROOT / "packaging/agent",
-    )
-    (wheel,) = out.glob("tributary_spark_agent-*.whl")
-    return wheel
+    return agent_wheel_build(tmp_path_factory.mktemp("wheel"))
 
 
 def test_the_wheel_holds_the_agent_and_the_protocol_and_nothing_of_the_server(agent_wheel: Path) -> None:
@@ -66,11 +45,11 @@ def test_a_job_run_through_the_installed_wheel_lands_verified(  # type: ignore[n
     agent_wheel: Path, graph, live_server, ingest_token, tmp_path: Path
 ) -> None:
     venv = tmp_path / "venv"
-    _run(sys.executable, "-m", "venv", venv)
+    run_ok(sys.executable, "-m", "venv", venv)
     python = venv / "bin/python"
-    _run(python, "-m", "pip", "install", "--quiet", agent_wheel, PYSPARK)
+    run_ok(python, "-m", "pip", "install", "--quiet", agent_wheel, PYSPARK)
     # Nothing of the server came along.
-    probe = _run(
+    probe = run_ok(
         python,
         "-c",
         "import importlib.util as u; print([m for m in ('django', 'lineage_app', 'neo4j') if u.find_spec(m)])",
@@ -105,7 +84,7 @@ def test_a_job_run_through_the_installed_wheel_lands_verified(  # type: ignore[n
         "TRIBUTARY_NAMESPACE": "wheel",
         "TRIBUTARY_SIGNING_KEY": str(key_path),
     }
-    _run(python, "-m", "spark_agent", "run", job, cwd=tmp_path, env={k: v for k, v in env.items() if v})
+    run_ok(python, "-m", "spark_agent", "run", job, cwd=tmp_path, env={k: v for k, v in env.items() if v})
 
     events = LineageEvent.objects.filter(job_namespace="wheel")
     assert events.count() >= 3, "the application START and COMPLETE, and the write action"

@@ -5,26 +5,14 @@ from __future__ import annotations
 import gzip
 import sys
 from contextlib import ExitStack
-from datetime import datetime
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.utils.dateparse import parse_datetime
+from django.core.management.base import BaseCommand, CommandParser
 
 from lineage_app.ingest.exchange import events_export
+from lineage_app.ingest.management.moments import option_moment
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.selectors import events_for_export
-
-
-def _moment(option: str, text: str | None) -> datetime | None:
-    if text is None:
-        return None
-    moment = parse_datetime(text)
-    if moment is None:
-        raise CommandError(f"--{option}: not an ISO 8601 date-time: {text!r}")
-    if moment.tzinfo is None:
-        raise CommandError(f"--{option}: give a time zone (for example {text}Z or {text}+00:00)")
-    return moment
 
 
 class Command(BaseCommand):
@@ -46,8 +34,8 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         events = events_for_export(
-            since=_moment("since", options["since"]),
-            until=_moment("until", options["until"]),
+            since=option_moment("since", options["since"]),
+            until=option_moment("until", options["until"]),
             namespace=options["namespace"],
             status=options["status"],
         )

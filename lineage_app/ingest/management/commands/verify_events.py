@@ -3,26 +3,16 @@
 from __future__ import annotations
 
 from collections import Counter
-from datetime import datetime
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 from django.db.models import Q
-from django.utils.dateparse import parse_datetime
 
+from lineage_app.ingest.management.moments import option_moment
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.signatures.selectors import SEVERITY, events_check
 
 CHUNK = 500
-
-
-def _moment(text: str) -> datetime:
-    moment = parse_datetime(text)
-    if moment is None:
-        raise CommandError(f"--since: not an ISO 8601 date-time: {text!r}")
-    if moment.tzinfo is None:
-        raise CommandError(f"--since: give a time zone (for example {text}Z or {text}+00:00)")
-    return moment
 
 
 class Command(BaseCommand):
@@ -37,7 +27,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         events = LineageEvent.objects.order_by("id")
         if options["since"]:
-            events = events.filter(received_at__gte=_moment(options["since"]))
+            events = events.filter(received_at__gte=option_moment("since", options["since"]))
         if namespace := options["namespace"]:
             events = events.filter(
                 Q(job_namespace=namespace) | Q(kind=LineageEvent.Kind.DATASET, payload__dataset__namespace=namespace)
