@@ -17,15 +17,13 @@ from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
-from spark_agent.protocol import canonical_json, content_hash
+from spark_agent.protocol import canonical_json, content_hash, facet_schema
 
 SPEC_DIR = Path(__file__).parent / "openlineage_spec"
 SPEC_ID = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
-# Tributary's own run facets whose content the server reads, checked like standard ones.
-AGENT_FACET_SCHEMAS = tuple(
-    Path(__file__).resolve().parents[2] / "spark_agent" / "schemas" / name
-    for name in ("TributaryCountersRunFacet.json", "TributaryStreamingRunFacet.json")
-)
+# Tributary's own run facets whose content the server reads, checked like standard ones (their schemas come
+# with the agent's distribution, which the server installs for its protocol).
+AGENT_FACET_SCHEMAS = ("TributaryCountersRunFacet.json", "TributaryStreamingRunFacet.json")
 
 EVENT_DEFINITIONS = (("run", "RunEvent"), ("dataset", "DatasetEvent"), ("job", "JobEvent"))
 
@@ -428,11 +426,11 @@ def _passes(check: Callable[[object], None]) -> Callable[[object], bool]:
 @cache
 def _schema_store() -> dict[str, dict[str, Any]]:
     """Every bundled schema by its `$id`: the spec's cross-file references resolve offline."""
-    store = {}
-    for path in [SPEC_DIR / "OpenLineage.json", *sorted((SPEC_DIR / "facets").glob("*.json")), *AGENT_FACET_SCHEMAS]:
-        schema = json.loads(path.read_text())
-        store[schema["$id"]] = schema
-    return store
+    spec = [
+        json.loads(path.read_text())
+        for path in [SPEC_DIR / "OpenLineage.json", *sorted((SPEC_DIR / "facets").glob("*.json"))]
+    ]
+    return {schema["$id"]: schema for schema in [*spec, *map(facet_schema, AGENT_FACET_SCHEMAS)]}
 
 
 def _compiled_options() -> dict[str, Any]:

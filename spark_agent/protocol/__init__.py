@@ -2,7 +2,7 @@
 
 - canonical JSON (RFC 8785) and the content hash the server deduplicates on;
 - the `tributary_signature` run facet: Ed25519 over the canonical bytes of the event without it;
-- the signature status vocabulary;
+- the signature status vocabulary, and the JSON Schemas of Tributary's own facets;
 - strict parsing of one serialised event.
 
 This is a stable API: the agent, the edge tools and the server import it from here, and only from
@@ -14,6 +14,7 @@ what the other stores or accepts. It needs `cryptography` and `rfc8785`, never p
 from __future__ import annotations
 
 from spark_agent.protocol.canonical import canonical_json, canonical_json_of_any, content_hash, outside_strings
+from spark_agent.protocol.facet_schemas import facet_schema
 from spark_agent.protocol.signature import (
     ALGORITHM,
     DEFAULT_PRODUCER,
@@ -57,6 +58,7 @@ __all__ = [
     "canonical_json_of_any",
     "check_event",
     "content_hash",
+    "facet_schema",
     "generate_private_key",
     "key_id",
     "load_private_key",

@@ -4,6 +4,7 @@ serving the built UI under gunicorn."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -20,6 +21,7 @@ import pytest
 from django.conf import settings
 
 from tests.conftest import ROOT, free_port
+from tests.events import run_lifecycle
 from tests.packaging import agent_wheel_build, run_ok
 
 
@@ -77,6 +79,7 @@ def test_the_runtime_migrates_postgresql_and_serves_the_ui(  # type: ignore[no-u
     with psycopg.connect(postgres_database) as conn:
         tables = {row[0] for row in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
     assert {"ingest_lineageevent", "catalog_owner", "signatures_producerkey"} <= tables
+    token = run_ok(python, "manage.py", "create_token", "--scope", "ingest", cwd=app, env=env).stdout.strip()
 
     gunicorn = python.parent / "gunicorn"
     server = subprocess.Popen(
@@ -100,6 +103,20 @@ def test_the_runtime_migrates_postgresql_and_serves_the_ui(  # type: ignore[no-u
         assert asset, "the built index.html names its script under /static/"
         script = urllib.request.urlopen(base + asset.group(1), timeout=10)
         assert script.status == 200 and len(script.read()) > 1000
+        # Ingest reads the agent's own facet schemas from its wheel, not from a source tree beside the server.
+        event = run_lifecycle()[-1]
+        event["run"]["facets"]["tributary_counters"] = {
+            "_producer": "https://example.com/tests",
+            "_schemaURL": "https://example.com/TributaryCountersRunFacet.json",
+            **{"recordsIn": 10, "recordsOut": 9, "bytesIn": 800, "bytesOut": 720, "errorCount": 0},
+        }
+        post = urllib.request.Request(
+            f"{base}/api/v1/lineage",
+            data=json.dumps(event).encode(),
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
+        )
+        with urllib.request.urlopen(post, timeout=30) as answer:
+            assert (answer.status, json.loads(answer.read())["warnings"]) == (201, [])
     finally:
         server.terminate()
         server.wait(timeout=30)
