@@ -59,6 +59,9 @@ class Server:
             "NEO4J_DATABASE": settings.NEO4J_DATABASE,
             "TRIBUTARY_VAR_DIR": str(tmp),
             "LOG_FORMAT": "json",
+            # As the image runs them: each line written whole as it is logged, so the processes sharing
+            # one output do not interleave parts of their block-buffered lines.
+            "PYTHONUNBUFFERED": "1",
             "PROMETHEUS_MULTIPROC_DIR": str(self.metrics_dir),
             **env,
         }
@@ -71,7 +74,17 @@ class Server:
 
     def log_lines(self) -> list[dict[str, Any]]:
         """Every line the process wrote, each parsed as JSON (a line that is not JSON fails the test)."""
-        return [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
+        text = self.log.read_text()
+        complete = text[: text.rfind("\n") + 1]  # the process may be writing its next line right now
+        lines = []
+        for line in complete.splitlines():
+            if not line.strip():
+                continue
+            try:
+                lines.append(json.loads(line))
+            except json.JSONDecodeError:
+                raise AssertionError(f"a log line that is not JSON: {line!r}") from None
+        return lines
 
 
 def get(url: str, token: str | None = None) -> tuple[int, str]:
