@@ -9,10 +9,13 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 from neo4j import Driver, GraphDatabase, ManagedTransaction
+from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 
 from lineage_app.observability.metrics import GRAPH_QUERY_SECONDS
 
 T = TypeVar("T")
+# The graph engine is down, restarting or busy: work that failed with one of these succeeds once it is back.
+GRAPH_UNAVAILABLE = (ServiceUnavailable, SessionExpired, TransientError)
 
 _lock = threading.Lock()
 _driver: Driver | None = None

@@ -7,8 +7,8 @@ import logging
 from celery import Task, shared_task
 from django.conf import settings
 from django.db import OperationalError
-from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 
+from lineage_app.graph.driver import GRAPH_UNAVAILABLE
 from lineage_app.ingest import services
 from lineage_app.ingest.selectors import applyable_event_ids, pending_event_ids
 from lineage_app.observability.logs import log_fields_add
@@ -16,7 +16,7 @@ from lineage_app.observability.logs import log_fields_add
 logger = logging.getLogger(__name__)
 
 # The graph engine or the database is down or busy: the same events apply once it is back.
-TRANSIENT = (ServiceUnavailable, SessionExpired, TransientError, OSError, OperationalError)
+TRANSIENT = (*GRAPH_UNAVAILABLE, OSError, OperationalError)
 
 
 @shared_task(
