@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections import defaultdict, deque
+from collections import defaultdict
 from datetime import datetime
 from difflib import SequenceMatcher
 from typing import Any
@@ -20,6 +20,7 @@ from lineage_app.graph.traversal import (
     NodeRef,
     job_lineage_traverse,
     lineage_traverse,
+    path_length_find,
     run_find,
 )
 from lineage_app.ingest.selectors import run_events, run_streaming_latest, run_verification_statuses
@@ -590,22 +591,6 @@ def _similar(left: str, right: str) -> bool:
     return a == b or SequenceMatcher(None, a, b).ratio() >= SIMILAR
 
 
-def _path_length(start_id: str, goal_id: str) -> int | None:
-    """Edges on the shortest downstream lineage path from `start_id` to `goal_id` (bounded), or None."""
-    body = lineage_for_node(node_id=start_id, depth=settings.LINEAGE_MAX_DEPTH, direction="downstream", as_of=None)
-    out = {node["id"]: [e["destination"] for e in node["outEdges"]] for node in body["graph"]}
-    seen, queue = {start_id: 0}, deque([start_id])
-    while queue:
-        current = queue.popleft()
-        if current == goal_id:
-            return seen[current]
-        for nxt in out.get(current, []):
-            if nxt not in seen:
-                seen[nxt] = seen[current] + 1
-                queue.append(nxt)
-    return None
-
-
 def dataset_near_miss(*, a: str, b: str) -> dict[str, Any]:
     """Why two datasets have no lineage path, as the nearest near-misses: same name in another namespace,
     an alias of one seen elsewhere, a job that read one and wrote a similarly named one; or that they are
@@ -632,7 +617,9 @@ def dataset_near_miss(*, a: str, b: str) -> dict[str, Any]:
     if refs["a"] == refs["b"]:
         return {**answer, "connected": True, "pathLength": 0, "direction": "same dataset"}
     for direction, (start, goal) in (("a to b", ("a", "b")), ("b to a", ("b", "a"))):
-        length = _path_length(ids[start], ids[goal])
+        length = path_length_find(
+            start=(Label.DATASET, refs[start]), goal=(Label.DATASET, refs[goal]), depth=settings.LINEAGE_MAX_DEPTH
+        )
         if length is not None:
             return {**answer, "connected": True, "pathLength": length, "direction": direction}
     misses: list[dict[str, Any]] = []

@@ -187,11 +187,13 @@ def application_actions(tx: ManagedTransaction, *, application: NodeRef) -> Elem
 @dataclass
 class Walk:
     """A breadth-first walk's state, shared by the walks of one read: every node reached (the
-    visited set) with its element id, the node budget (None: no budget), and whether it stopped one."""
+    visited set) with its element id, the node budget (None: no budget), whether it stopped one,
+    and the node whose reaching ends the walk (None: walk to `depth`)."""
 
     reached: ElementIds
     max_nodes: int | None = None
     truncated: bool = False
+    goal: NodeRef | None = None
 
 
 def graph_walk(
@@ -209,10 +211,11 @@ def graph_walk(
     Each hop takes the nodes not reached before in key order, up to the budget (the rest are left
     out and `truncated` set, which ends the walk), then tells `on_hop` the hop's edges, the nodes
     it newly reached and their distance. Dataset and job lineage goes two hops per round trip
-    while two are left, applied exactly as two single hops would be.
+    while two are left, applied exactly as two single hops would be. The walk ends early once
+    `state.goal` is reached.
     """
     frontier, distance = {ref for ref in starts if ref in state.reached}, 0
-    while frontier and distance < depth:
+    while frontier and distance < depth and state.goal not in state.reached:
         if depth - distance >= 2 and all(ref[0] is not Label.FIELD for ref in frontier):
             first, beyond, found = _double_hop(tx, state, frontier, direction, as_of)
             middle = _advance(state, first, found, distance + 1, on_hop)
@@ -223,6 +226,26 @@ def graph_walk(
             rows, found = _hop(tx, state, frontier, direction, as_of)
             frontier = _advance(state, rows, found, distance + 1, on_hop)
             distance += 1
+
+
+def path_length_find(*, start: NodeRef, goal: NodeRef, depth: int) -> int | None:
+    """Hops on the shortest downstream lineage path from `start` to `goal` within `depth`, or None.
+
+    No node budget: a budget could stop the walk short of a connected `goal`; reaching it ends the walk.
+    """
+
+    def work(tx: ManagedTransaction) -> int | None:
+        state = Walk(reached=element_ids(tx, [start]), goal=goal)
+        found: list[int] = []
+
+        def reach(_rows: list[Row], new: list[NodeRef], distance: int) -> None:
+            if goal in new:
+                found.append(distance)
+
+        graph_walk(tx, state, starts=[start], depth=depth, direction="downstream", as_of=None, on_hop=reach)
+        return found[0] if found else None
+
+    return graph_read(work)
 
 
 def _chunks(state: Walk, frontier: set[NodeRef]) -> Iterator[tuple[Label, list[str]]]:

@@ -74,6 +74,12 @@ def test_near_miss_says_connected_datasets_are_connected_with_the_path_length(re
     assert (same["connected"], same["pathLength"], same["direction"]) == (True, 0, "same dataset")
 
 
+def test_near_miss_finds_a_connection_beyond_the_lineage_node_budget(read_client, aliased, settings):  # type: ignore[no-untyped-def]
+    settings.LINEAGE_MAX_NODES = 2  # the start and one job: a budgeted lineage graph stops short of the summary
+    body = _get(read_client, "datasets/near-miss", a=S3A_ID, b=SUMMARY_ID)
+    assert (body["connected"], body["pathLength"], body["direction"]) == (True, 2, "a to b")
+
+
 def _unlinked() -> list[dict]:
     """Two seams the identity rules cannot close: the same name under two namespaces, and a job that
     read one table and wrote a similarly named copy that a second job then reads under that name."""
