@@ -16,6 +16,7 @@ from typing import Any
 from neo4j import ManagedTransaction
 
 from lineage_app.graph import impact_queries as q
+from lineage_app.graph import reads
 from lineage_app.graph.driver import graph_read, records
 from lineage_app.graph.model import FAILED_STATES, KEY_SEPARATOR, Label, natural_key
 from lineage_app.graph.node_ids import node_id_candidate_keys, node_ref_id
@@ -152,7 +153,7 @@ def _breadth_first(
 def _field_seeds(tx: ManagedTransaction, datasets: list[str]) -> list[NodeRef]:
     keys: list[str] = []
     for chunk in chunks(sorted(datasets)):
-        keys.extend(records(tx, q.DATASET_FIELDS, keys=chunk)[0]["keys"])
+        keys.extend(records(tx, q.FIELDS_OF_DATASETS, keys=chunk)[0]["keys"])
     return [(Label.FIELD, key) for key in sorted(set(keys))]
 
 
@@ -164,7 +165,7 @@ def _job_keys(tx: ManagedTransaction, job_ids: set[str]) -> dict[str, str]:
             candidates.setdefault(key, job)
     found: dict[str, str] = {}
     for chunk in chunks(sorted(candidates)):
-        for row in records(tx, q.FIND_NODES[Label.JOB], keys=chunk):
+        for row in records(tx, reads.FIND_NODES[Label.JOB], keys=chunk):
             found.setdefault(candidates[row["key"]], row["key"])
     return found
 
@@ -317,7 +318,7 @@ def root_cause_events(*, refs: list[NodeRef]) -> dict[NodeRef, list[dict[str, An
         datasets = sorted(key for label, key in refs if label is Label.DATASET)
         versions: dict[str, list[dict[str, Any]]] = {}
         for chunk in chunks(datasets):
-            for row in records(tx, q.DATASET_VERSIONS, keys=chunk)[0]["rows"]:
+            for row in records(tx, q.VERSIONS_OF_DATASETS, keys=chunk)[0]["rows"]:
                 versions.setdefault(row["key"], []).append(row)
         for key, rows in versions.items():
             rows.sort(key=lambda row: (row["order"], row["firstSeen"] or "", row["version"]))

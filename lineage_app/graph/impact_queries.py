@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from lineage_app.graph.model import Label, Rel
-from lineage_app.graph.reads import FIND_NODES, node_columns
-
-__all__ = ["DATASET_FIELDS", "DATASET_VERSIONS", "DETAILS", "DETAIL_COLUMNS", "FIND_NODES", "JOB_FAILURES"]
+from lineage_app.graph.reads import node_columns
 
 # The fields of each dataset: the seeds of column-level impact when a whole dataset changes.
-DATASET_FIELDS = f"""
+FIELDS_OF_DATASETS = f"""
 UNWIND $keys AS k
 MATCH (:{Label.DATASET} {{key: k}})-[:{Rel.HAS_FIELD}]->(f:{Label.FIELD})
 RETURN collect(f.key) AS keys
@@ -46,7 +44,7 @@ RETURN collect({{key: k, at: coalesce(r.endedAt, r.lastEventTime, r.startedAt, '
 """
 
 # Every schema version of each dataset: {key, firstSeen, version, createdByRun, fieldNames, fieldTypes, order}.
-DATASET_VERSIONS = f"""
+VERSIONS_OF_DATASETS = f"""
 UNWIND $keys AS k
 MATCH (:{Label.DATASET} {{key: k}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
 RETURN collect({{key: k, firstSeen: v.firstSeen, version: v.version, createdByRun: v.createdByRun,
