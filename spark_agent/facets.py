@@ -8,15 +8,14 @@ from typing import Any
 from spark_agent import __version__
 from spark_agent.owners import DeclaredOwner
 from spark_agent.plan.model import ActionFacts, DatasetInfo, ErrorInfo
+from spark_agent.protocol import COUNTERS_FACET, STREAMING_FACET
 
 PRODUCER = f"https://github.com/tributary/tributary/tree/v{__version__}/spark_agent"
 EVENT_SCHEMA_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
-COUNTERS_FACET = "tributary_counters"
 COUNTERS_SCHEMA_URL = (
     "https://github.com/tributary/tributary/blob/main/spark_agent/schemas/"
     "TributaryCountersRunFacet.json#/$defs/TributaryCountersRunFacet"
 )
-STREAMING_FACET = "tributary_streaming"
 STREAMING_SCHEMA_URL = (
     "https://github.com/tributary/tributary/blob/main/spark_agent/schemas/"
     "TributaryStreamingRunFacet.json#/$defs/TributaryStreamingRunFacet"

@@ -18,6 +18,7 @@ from lineage_app.ingest.models import FacetPolicy, LineageEvent
 from lineage_app.ingest.validation import CheckedEvent, EventInvalid, event_check
 from lineage_app.instants import utc_text
 from lineage_app.observability.exposition import EventLogGauges
+from spark_agent.protocol import STREAMING_FACET
 
 
 def applyable_event_ids(*, event_ids: Sequence[int]) -> list[int]:
@@ -61,9 +62,6 @@ def run_events(*, run_id: str) -> list[dict[str, Any]]:
         }
         for row in rows
     ]
-
-
-STREAMING_FACET = "tributary_streaming"
 
 
 def run_streaming_latest(*, run_ids: Sequence[str]) -> dict[str, dict[str, Any]]:

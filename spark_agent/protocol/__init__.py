@@ -3,7 +3,8 @@
 - canonical JSON (RFC 8785) and the content hash the server deduplicates on;
 - the `tributary_signature` run facet: Ed25519 over the canonical bytes of the event without it;
 - the signature status vocabulary, and the JSON Schemas of Tributary's own facets;
-- strict parsing of one serialised event.
+- strict parsing of one serialised event;
+- the names both sides spell alike: facet keys, the ingest paths, the OpenLineage event types.
 
 This is a stable API: the agent, the edge tools and the server import it from here, and only from
 here (`lint-imports` enforces it for the server). Its contract tests (`tests/protocol`) pin the
@@ -40,14 +41,20 @@ from spark_agent.protocol.signature import (
     sign_event,
     verify_event,
 )
+from spark_agent.protocol.wire import BATCH_PATH, COUNTERS_FACET, EVENT_PATH, STREAMING_FACET, EventType
 
 __all__ = [
     "ALGORITHM",
+    "BATCH_PATH",
+    "COUNTERS_FACET",
     "DEFAULT_PRODUCER",
+    "EVENT_PATH",
     "SCHEMA_URL",
     "SIGNATURE_FACET",
+    "STREAMING_FACET",
     "CanonicalizationError",
     "EventParseError",
+    "EventType",
     "Signature",
     "SignatureFormatError",
     "SignatureProblem",

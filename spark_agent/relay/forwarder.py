@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from spark_agent.protocol import BATCH_PATH
 from spark_agent.relay.buffer import EventBuffer, Pending, Rejection
 
 log = logging.getLogger("spark_agent.relay")
 
-BATCH_PATH = "/api/v1/lineage/batch"
 # The server refuses a whole batch with these when one of its events is the problem (a body it cannot
 # read, or too large): halving the batch finds that event, and only that one is recorded as rejected.
 # Any other refusal (401, 403, 404, 429, 5xx) says the server or the relay's configuration is not

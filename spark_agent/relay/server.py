@@ -12,15 +12,14 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from spark_agent.protocol import BATCH_PATH, EVENT_PATH
 from spark_agent.relay.buffer import BufferRefused, EventBuffer
 from spark_agent.relay.events import EventRefused, NotABatch, batch_items, event_signed
-from spark_agent.relay.forwarder import BATCH_PATH, Forwarder, ServerStatus
+from spark_agent.relay.forwarder import Forwarder, ServerStatus
 from spark_agent.relay.metrics import CONTENT_TYPE, health_body, metrics_text
 
 log = logging.getLogger("spark_agent.relay")
 
-# The relay answers on the server's own paths (`BATCH_PATH` too), so a producer can be pointed at either.
-EVENT_PATH = "/api/v1/lineage"
 _IDLE_CONNECTION_S = 60.0  # a keep-alive connection the producer leaves idle this long is closed
 
 
@@ -67,6 +66,7 @@ class RelayHandler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0].rstrip("/")
         self.body_read = False
         try:
+            # The relay answers on the server's own paths, so a producer can be pointed at either.
             if path not in (EVENT_PATH, BATCH_PATH):
                 raise HttpError(404, "not_found", f"no endpoint {path!r}: post events to {EVENT_PATH} or {BATCH_PATH}")
             self._authorise()

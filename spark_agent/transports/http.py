@@ -10,10 +10,10 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+from spark_agent.protocol import BATCH_PATH
 from spark_agent.transports import Deadline, Event, Outcome
 
 log = logging.getLogger("spark_agent")
-BATCH_PATH = "/api/v1/lineage/batch"
 _RETRYABLE_4XX = (408, 429)
 # Answers that refuse the batch itself (malformed, too large, invalid): a smaller one may pass.
 _CONTENT_REFUSED = (400, 413, 422)

@@ -15,11 +15,14 @@ from copy import deepcopy
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from django.urls import reverse
 
 import spark_agent
 from lineage_app.ingest.validation import event_check
 from spark_agent import protocol
 from spark_agent.protocol import (
+    BATCH_PATH,
+    EVENT_PATH,
     SIGNATURE_FACET,
     SignatureProblem,
     VerificationStatus,
@@ -105,6 +108,10 @@ def test_the_status_vocabulary_is_the_one_the_server_stores() -> None:
         "RETIRED_KEY",
         "NAMESPACE_NOT_ALLOWED",
     ]
+
+
+def test_the_paths_producers_post_to_are_the_servers_routes() -> None:
+    assert (reverse("lineage"), reverse("lineage-ingest-batch")) == (EVENT_PATH, BATCH_PATH)
 
 
 @pytest.mark.parametrize("name", protocol.__all__)
