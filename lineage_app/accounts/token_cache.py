@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Any
 
 from django.conf import settings
@@ -18,6 +18,8 @@ from django.dispatch import receiver
 from lineage_app.accounts.models import ApiToken
 
 _lock = threading.Lock()
+# The cache's time source; a test replaces it to expire entries without waiting.
+clock: Callable[[], float] = time.monotonic
 # (prefix, digest of the secret) -> (monotonic expiry, the token row as verified)
 _verified: dict[tuple[str, str], tuple[float, ApiToken]] = {}
 
@@ -28,14 +30,14 @@ def verified_token(*, prefix: str, digest: str) -> ApiToken | None:
     Looked up by the digest, never compared with the secret: a lookup's timing says nothing usable.
     """
     entry = _verified.get((prefix, digest))
-    if entry is None or entry[0] <= time.monotonic():
+    if entry is None or entry[0] <= clock():
         return None
     return entry[1]
 
 
 def verified_token_remember(*, prefix: str, digest: str, token: ApiToken) -> None:
     with _lock:
-        _verified[(prefix, digest)] = (time.monotonic() + settings.API_TOKEN_CACHE_SECONDS, token)
+        _verified[(prefix, digest)] = (clock() + settings.API_TOKEN_CACHE_SECONDS, token)
 
 
 def verified_tokens_forget(*, token_ids: Collection[int]) -> None:
