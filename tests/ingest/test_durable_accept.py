@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -83,6 +82,10 @@ def _all_applied(ids: list[int]) -> bool:
     return LineageEvent.objects.filter(id__in=ids, status=LineageEvent.Status.APPLIED).count() == len(ids)
 
 
+def _all_retried(ids: list[int]) -> bool:
+    return LineageEvent.objects.filter(id__in=ids, attempts__gte=2).count() == len(ids)
+
+
 def test_events_accepted_while_the_graph_is_down_are_applied_once_it_is_back(graph, ingest_client, celery, client):  # type: ignore[no-untyped-def]
     if graph is None:
         pytest.skip("stops and restarts the embedded engine; an external NEO4J_URI cannot be stopped here")
@@ -91,7 +94,8 @@ def test_events_accepted_while_the_graph_is_down_are_applied_once_it_is_back(gra
     try:
         ids = _post(ingest_client, events)
         celery.start("worker", "--pool", "solo")
-        time.sleep(4)  # the worker has tried, failed and scheduled a retry by now
+        # A second attempt is counted only after the first one failed and the task was retried.
+        wait_until(lambda: _all_retried(ids), timeout=60, what="the worker to fail and retry every event")
         assert LineageEvent.objects.filter(id__in=ids, status=LineageEvent.Status.PENDING).count() == 3
         health = client.get("/healthz")
         assert health.status_code == 503
