@@ -21,6 +21,7 @@ from spark_agent.naming import child_job_name, path_tail
 from spark_agent.owners import DeclaredOwner, OwnerRules, parse_owner_rules
 from spark_agent.plan.extract import ExtractContext, extract
 from spark_agent.plan.model import ActionFacts, DatasetInfo, ErrorInfo
+from spark_agent.protocol import EventType
 from spark_agent.transports.factory import build_emitter
 
 log = logging.getLogger("spark_agent")
@@ -72,7 +73,7 @@ class Agent:
             read_actions=config.read_actions,
         )
         self._assembler = ActionAssembler(self._emit_action, config.merge_window_s)
-        self._emit(self._app_event("START", time.time()))
+        self._emit(self._app_event(EventType.START, time.time()))
         self._listener = listener.QueryListener(self._on_action)
         listener.register(spark, self._listener)
         self._streams = streaming.StreamingQueries(
@@ -136,7 +137,7 @@ class Agent:
         # A query still running now is cut off by the application's end (or a signal).
         self._streams.abort_all()
         self._assembler.close()
-        state = "ABORT" if self._aborted else "FAIL" if self._error else "COMPLETE"
+        state = EventType.ABORT if self._aborted else EventType.FAIL if self._error else EventType.COMPLETE
         self._emit(self._app_event(state, time.time()))
         self._emitter.close(max(0.1, timeout - (time.monotonic() - started)))
         hooks.untrack(self)
@@ -195,7 +196,7 @@ class Agent:
         }
         start = facts.end_time - max(facts.duration_s, 0.001)
         for final in (False, True):
-            state = "START" if not final else "FAIL" if facts.error else "COMPLETE"
+            state = EventType.START if not final else EventType.FAIL if facts.error else EventType.COMPLETE
             extra: dict[str, Any] = {}
             if final:
                 extra = facets.counters(values)
@@ -223,12 +224,12 @@ class Agent:
         for key, name in _TOTALS.items():
             self.counters.add(name, values[key])
 
-    def _app_event(self, state: str, when: float) -> dict[str, Any]:
+    def _app_event(self, state: EventType, when: float) -> dict[str, Any]:
         run_facets = facets.processing_engine(self._spark_version)
-        if state != "START":
+        if state != EventType.START:
             values = self.counters.snapshot()
             run_facets.update(facets.counters({k: values[n] for k, n in _TOTALS.items()}))
-        if state == "FAIL" and self._error is not None:
+        if state == EventType.FAIL and self._error is not None:
             run_facets.update(facets.error_message(self._error))
         job_facets = {
             **facets.job_type("APPLICATION"),

@@ -21,6 +21,7 @@ from spark_agent.ids import new_run_id
 from spark_agent.naming import StreamEndpoint, child_job_name, job_segment, path_tail, stream_endpoint
 from spark_agent.plan import jvm
 from spark_agent.plan.model import DatasetInfo, ErrorInfo
+from spark_agent.protocol import EventType
 
 log = logging.getLogger("spark_agent")
 Emit = Callable[[dict[str, Any]], None]
@@ -95,7 +96,7 @@ class StreamingQueries:
         with self._lock:
             self._live[query_run_id] = query
         self._counters.add("streaming_queries_total")
-        self._emit(self._event(query, "START", query.started_at))
+        self._emit(self._event(query, EventType.START, query.started_at))
 
     def query_progress(self, progress: dict[str, Any]) -> None:
         with self._lock:
@@ -107,7 +108,7 @@ class StreamingQueries:
             query.latest = _batch_fields(progress)
             due = self._due(query)
         if due:
-            self._emit(self._event(query, "RUNNING", _epoch(str(progress.get("timestamp")))))
+            self._emit(self._event(query, EventType.RUNNING, _epoch(str(progress.get("timestamp")))))
         else:
             self._counters.add("streaming_progress_skipped_total")
 
@@ -120,7 +121,7 @@ class StreamingQueries:
                 return
             due = self._due(query)
         if due:
-            self._emit(self._event(query, "RUNNING", _epoch(timestamp), idle=True))
+            self._emit(self._event(query, EventType.RUNNING, _epoch(timestamp), idle=True))
         else:
             self._counters.add("streaming_progress_skipped_total")
 
@@ -134,7 +135,7 @@ class StreamingQueries:
             sources = _call_text(lambda: "\u0001".join(s.toString() for s in jvm.seq(query.handle.sources())))
             query.sources = [s for s in (sources or "").split("\u0001") if s]
         error = _error_info(exception) if exception else None
-        self._emit(self._event(query, "FAIL" if error else "COMPLETE", time.time(), error))
+        self._emit(self._event(query, EventType.FAIL if error else EventType.COMPLETE, time.time(), error))
 
     def _due(self, query: _Query) -> bool:
         """Whether a RUNNING event is due (the first at once, then one per interval); marks it sent."""
@@ -152,7 +153,7 @@ class StreamingQueries:
             queries = list(self._live.values())
             self._live.clear()
         for query in queries:
-            self._emit(self._event(query, "ABORT", time.time()))
+            self._emit(self._event(query, EventType.ABORT, time.time()))
 
     # ----- events ------------------------------------------------------------------------
 
@@ -162,12 +163,12 @@ class StreamingQueries:
         )
 
     def _event(
-        self, query: _Query, state: str, when: float, error: ErrorInfo | None = None, *, idle: bool = False
+        self, query: _Query, state: EventType, when: float, error: ErrorInfo | None = None, *, idle: bool = False
     ) -> dict[str, Any]:
         sources = [(d, self._endpoint(d, query.label, query.kafka_servers)) for d in query.sources]
         sink = self._endpoint(query.sink, query.label, query.kafka_servers) if query.sink else None
         unknown = sum(1 for _, e in sources if not e.known) + (1 if sink is not None and not sink.known else 0)
-        if unknown and state != "RUNNING":
+        if unknown and state != EventType.RUNNING:
             self._counters.add("streaming_unknown_endpoints_total", unknown)
         values: dict[str, Any] = {
             "queryId": query.query_id,
@@ -187,7 +188,7 @@ class StreamingQueries:
             **facets.streaming(values),
             **(facets.error_message(error) if error is not None else {}),
         }
-        final = state not in ("START", "RUNNING")
+        final = state not in (EventType.START, EventType.RUNNING)
         inputs = _unique(ds for _, e in sources for ds in e.datasets)
         outputs = _unique(sink.datasets) if sink is not None else []
         return facets.run_event(

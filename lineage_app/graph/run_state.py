@@ -12,17 +12,25 @@ from lineage_app.graph.events import EventRecord
 from lineage_app.graph.failure_cause import CANCELLED, failure_cause
 from lineage_app.graph.model import FAILED_STATES, RunState
 from lineage_app.instants import utc_text
+from spark_agent.protocol import EventType
 
 STATE_AFTER = {
-    "START": RunState.RUNNING.value,
-    "RUNNING": RunState.RUNNING.value,
-    "COMPLETE": RunState.COMPLETED.value,
-    "FAIL": RunState.FAILED.value,
-    "ABORT": RunState.ABORTED.value,
+    EventType.START: RunState.RUNNING.value,
+    EventType.RUNNING: RunState.RUNNING.value,
+    EventType.COMPLETE: RunState.COMPLETED.value,
+    EventType.FAIL: RunState.FAILED.value,
+    EventType.ABORT: RunState.ABORTED.value,
 }
-TERMINAL = frozenset({"COMPLETE", "FAIL", "ABORT"})
+TERMINAL = frozenset({EventType.COMPLETE, EventType.FAIL, EventType.ABORT})
 # At the same instant a run starts before it runs, and runs before it ends.
-RANK = {"START": 0, "RUNNING": 1, "OTHER": 2, "COMPLETE": 3, "FAIL": 3, "ABORT": 3}
+RANK = {
+    EventType.START: 0,
+    EventType.RUNNING: 1,
+    EventType.OTHER: 2,
+    EventType.COMPLETE: 3,
+    EventType.FAIL: 3,
+    EventType.ABORT: 3,
+}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,7 +87,7 @@ class RunFold:
 
 
 def _sort_key(event: EventRecord) -> tuple[datetime, int, str]:
-    return (event.event_time, RANK.get(event.payload.get("eventType", "OTHER"), 2), event.content_hash)
+    return (event.event_time, RANK.get(event.payload.get("eventType", EventType.OTHER), 2), event.content_hash)
 
 
 def _millis_between(start: datetime, end: datetime) -> int:
@@ -112,11 +120,11 @@ def run_fold(events: Iterable[EventRecord]) -> RunFold:
     job: dict[str, Any] = {}
     for event in ordered:
         payload = event.payload
-        event_type = payload.get("eventType", "OTHER")
+        event_type = payload.get("eventType", EventType.OTHER)
         run_facets = payload["run"].get("facets") or {}
         facets.update(run_facets)
         job = payload.get("job") or job
-        if event_type in ("START", "RUNNING") and started_at is None:
+        if event_type in (EventType.START, EventType.RUNNING) and started_at is None:
             started_at = event.event_time
         if terminal_at is not None:
             continue
