@@ -1,8 +1,13 @@
 // Small formatters for ids, times, durations and run states.
 
-export const RUN_STATES = ["COMPLETED", "FAILED", "RUNNING", "ABORTED"] as const;
+import type { RunSummary } from "./api/types";
 
-export const STATE_COLORS: Record<string, string> = {
+type RunState = RunSummary["state"];
+/** The colour families: every run state the schema names (a new one fails the build here) except NEW,
+ * which has nothing to show yet and is drawn like no run at all. */
+export type StateKey = Exclude<RunState, "NEW"> | "UNKNOWN";
+
+export const STATE_COLORS: Record<StateKey, string> = {
   COMPLETED: "#2da44e",
   FAILED: "#cf222e",
   RUNNING: "#1f6feb",
@@ -11,8 +16,8 @@ export const STATE_COLORS: Record<string, string> = {
 };
 
 /** The colour family of a run state; anything not known (no run, NEW) is UNKNOWN. */
-export function stateKey(state: string | null | undefined): string {
-  return state && state in STATE_COLORS && state !== "UNKNOWN" ? state : "UNKNOWN";
+export function stateKey(state: string | null | undefined): StateKey {
+  return state && state in STATE_COLORS && state !== "UNKNOWN" ? (state as StateKey) : "UNKNOWN";
 }
 
 /** `dataset:ns:name` → `ns:name` (the type prefix is shown separately). */

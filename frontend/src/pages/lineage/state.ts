@@ -1,5 +1,6 @@
 // The explorer's place, kept in the URL: roots, depth, direction, view, focused node and field.
 
+import { paths } from "../../api/openapi.json";
 import type { Direction, Level } from "../../api/types";
 
 export type View = "table" | "column";
@@ -18,7 +19,13 @@ export interface ExplorerState {
 }
 
 export const DEFAULT_DEPTH = 2;
-export const MAX_DEPTH = 20;
+/** The deepest lineage the server answers: the `depth` maximum of `GET /api/v1/lineage` in the served schema. */
+export const MAX_DEPTH: number = (() => {
+  const depth = paths["/api/v1/lineage"].get.parameters.find((parameter) => parameter.name === "depth");
+  const maximum = depth && "maximum" in depth.schema ? depth.schema.maximum : undefined;
+  if (typeof maximum !== "number") throw new Error("the lineage API schema names no maximum depth");
+  return maximum;
+})();
 const DIRECTIONS: Direction[] = ["upstream", "downstream", "both"];
 
 export function parseState(params: URLSearchParams): ExplorerState {
