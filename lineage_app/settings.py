@@ -218,11 +218,11 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "RunStateEnum": "lineage_app.graph.model.RunState",
         "FailedStateEnum": "lineage_app.graph.model.FAILED_STATES",
-        "OwnerKindEnum": ["person", "team"],
+        "OwnerKindEnum": "lineage_app.graph.model.OWNER_KINDS",
         "LevelEnum": "lineage_app.explorer.selectors.LEVELS",
         "FailureClassificationEnum": "lineage_app.graph.failure_cause.CLASSIFICATIONS",
-        "LineageNodeTypeEnum": ["DATASET", "JOB"],
-        "AssetTypeEnum": ["DATASET", "JOB", "DATASET_FIELD"],
+        "LineageNodeTypeEnum": "lineage_app.graph.model.LINEAGE_NODE_TYPES",
+        "AssetTypeEnum": "lineage_app.graph.model.ASSET_TYPES",
     },
 }
 

@@ -52,6 +52,9 @@ NODE_TYPES: dict[Label, NodeType] = {
 }
 NODE_LABELS: dict[NodeType, Label] = {node_type: label for label, node_type in NODE_TYPES.items()}
 API_TYPES: dict[Label, str] = {label: node_type.name for label, node_type in NODE_TYPES.items()}
+# The API types read endpoints answer with: lineage graphs hold datasets and jobs, assets fields too.
+LINEAGE_NODE_TYPES: tuple[str, ...] = (NodeType.DATASET.name, NodeType.JOB.name)
+ASSET_TYPES: tuple[str, ...] = (*LINEAGE_NODE_TYPES, NodeType.DATASET_FIELD.name)
 
 # What owners are assigned to, by the name ownership uses for each (`namespace:<name>` ids included).
 OWNED_TARGETS: dict[str, Label] = {
@@ -90,7 +93,18 @@ def utc_key(moment: str, content_hash: str) -> str:
     return f"{moment}|{content_hash}"
 
 
-def owner_kind(name: str) -> str:
+class OwnerKind(StrEnum):
+    """What an owner is: the catalog's `Owner.Kind` and the graph's `Owner` nodes both spell it so."""
+
+    PERSON = "person"
+    TEAM = "team"
+
+
+# Plain strings (API choices name their enum by these).
+OWNER_KINDS: tuple[str, ...] = tuple(kind.value for kind in OwnerKind)
+
+
+def owner_kind(name: str) -> OwnerKind:
     """An owner's kind as told by its name (the OpenLineage convention "team:payments",
     "user:alice"), in the catalog's terms: `team` for `team:` and `group:` names, else `person`."""
-    return "team" if name.partition(":")[0] in {"team", "group"} else "person"
+    return OwnerKind.TEAM if name.partition(":")[0] in {"team", "group"} else OwnerKind.PERSON

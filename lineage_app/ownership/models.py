@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from django.db import models
 
-from lineage_app.graph.model import OWNED_TARGETS
+from lineage_app.graph.model import OWNED_TARGETS, OwnerKind
 
 
 class Owner(models.Model):
     class Kind(models.TextChoices):
-        PERSON = "person", "Person"
-        TEAM = "team", "Team"
+        # The graph's vocabulary (`OwnerKind`) with the labels forms show; the type stubs have no functional form.
+        PERSON = OwnerKind.PERSON.value, "Person"
+        TEAM = OwnerKind.TEAM.value, "Team"
 
     name = models.CharField(max_length=200, unique=True)
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.TEAM)

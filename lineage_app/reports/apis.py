@@ -29,7 +29,7 @@ from lineage_app.api_support import (
     response_of,
 )
 from lineage_app.explorer.apis.lineage_graphs import ColumnEdgeSerializer
-from lineage_app.graph.model import FAILED_STATES
+from lineage_app.graph.model import ASSET_TYPES, FAILED_STATES, LINEAGE_NODE_TYPES
 from lineage_app.graph.node_ids import NodeNotFound
 from lineage_app.ownership.apis import EffectiveOwnerOutput
 from lineage_app.reports import exports, selectors
@@ -105,7 +105,7 @@ class ImpactApi(_ReportApi):
                 ref_name = "ImpactAsset"
 
             id = serializers.CharField()
-            type = serializers.ChoiceField(choices=["DATASET", "JOB", "DATASET_FIELD"])
+            type = serializers.ChoiceField(choices=ASSET_TYPES)
             namespace = serializers.CharField()
             name = serializers.CharField()
             dataset = serializers.CharField(required=False, help_text="fields only: the field's dataset")
@@ -225,7 +225,7 @@ class RootCauseApi(APIView):
                 )
 
             id = serializers.CharField()
-            type = serializers.ChoiceField(choices=["DATASET", "JOB"])
+            type = serializers.ChoiceField(choices=LINEAGE_NODE_TYPES)
             distance = serializers.IntegerField(help_text="hops upstream of `nodeId`")
             path = serializers.ListField(child=serializers.CharField(), help_text="from this asset down to `nodeId`")
             lastEventAt = serializers.CharField(allow_null=True)

@@ -96,12 +96,13 @@ class SignaturePolicy(NamespacePolicy):
 
 
 # The event log's verification column: the protocol's statuses, with the labels the admin shows.
-VERIFICATION_CHOICES = [
-    (VerificationStatus.VERIFIED.value, "Verified"),
-    (VerificationStatus.UNSIGNED.value, "Unsigned"),
-    (VerificationStatus.INVALID_SIGNATURE.value, "Invalid signature"),
-    (VerificationStatus.UNKNOWN_KEY.value, "Unknown key"),
-    (VerificationStatus.REVOKED_KEY.value, "Revoked key"),
-    (VerificationStatus.RETIRED_KEY.value, "Retired key"),
-    (VerificationStatus.NAMESPACE_NOT_ALLOWED.value, "Namespace not allowed for the key"),
-]
+VERIFICATION_LABELS: dict[VerificationStatus, str] = {
+    VerificationStatus.VERIFIED: "Verified",
+    VerificationStatus.UNSIGNED: "Unsigned",
+    VerificationStatus.INVALID_SIGNATURE: "Invalid signature",
+    VerificationStatus.UNKNOWN_KEY: "Unknown key",
+    VerificationStatus.REVOKED_KEY: "Revoked key",
+    VerificationStatus.RETIRED_KEY: "Retired key",
+    VerificationStatus.NAMESPACE_NOT_ALLOWED: "Namespace not allowed for the key",
+}
+VERIFICATION_CHOICES = [(status.value, VERIFICATION_LABELS[status]) for status in VerificationStatus]

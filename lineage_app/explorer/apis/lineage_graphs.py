@@ -13,6 +13,7 @@ from lineage_app.accounts.permissions import CanRead
 from lineage_app.api_support import RUN_STATES, InstantField, ResponseSerializer, query_params
 from lineage_app.explorer import selectors
 from lineage_app.explorer.apis.shared import NodeInput, response_read, responses_documented
+from lineage_app.graph.model import LINEAGE_NODE_TYPES, NodeType
 
 
 class GraphInput(NodeInput):
@@ -100,7 +101,7 @@ class LineageGraphApi(APIView):
                 )
 
             id = serializers.CharField()
-            type = serializers.ChoiceField(choices=["DATASET", "JOB"])
+            type = serializers.ChoiceField(choices=LINEAGE_NODE_TYPES)
             data = NodeDataSerializer()  # type: ignore[assignment]  # the API's `data` shadows DRF's
             inEdges = EdgeSerializer(many=True)
             outEdges = EdgeSerializer(many=True)
@@ -155,7 +156,7 @@ class ColumnLineageGraphApi(APIView):
                 type = serializers.CharField(allow_null=True)
 
             id = serializers.CharField()
-            type = serializers.ChoiceField(choices=["DATASET_FIELD"])
+            type = serializers.ChoiceField(choices=[NodeType.DATASET_FIELD.name])
             data = FieldDataSerializer()  # type: ignore[assignment]  # the API's `data` shadows DRF's
             inEdges = FieldEdgeSerializer(many=True)
             outEdges = FieldEdgeSerializer(many=True)

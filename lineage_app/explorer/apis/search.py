@@ -13,6 +13,7 @@ from lineage_app.accounts.permissions import CanRead
 from lineage_app.api_support import MAX_PAGE, QueryInput, ResponseSerializer, query_params
 from lineage_app.explorer import selectors
 from lineage_app.explorer.apis.shared import response_read, responses_documented
+from lineage_app.graph.model import ASSET_TYPES
 
 _TYPE = "|".join(selectors.SEARCH_TYPES)
 _TYPES_PATTERN = rf"^({_TYPE})(,({_TYPE}))*$"
@@ -46,7 +47,7 @@ class NodeSearchApi(APIView):
                 ref_name = "NodeSearchHit"
 
             id = serializers.CharField()
-            type = serializers.ChoiceField(choices=["DATASET", "JOB", "DATASET_FIELD"])
+            type = serializers.ChoiceField(choices=ASSET_TYPES)
             namespace = serializers.CharField()
             name = serializers.CharField()
             dataset = serializers.CharField(required=False, help_text="fields only")
