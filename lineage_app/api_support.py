@@ -1,4 +1,5 @@
-"""Shared API plumbing: the documented error responses, query-parameter validation, pagination, response shaping."""
+"""Shared API plumbing: the documented error responses, query-parameter validation, pagination, response shaping,
+and the serializers more than one read app answers with."""
 
 from __future__ import annotations
 
@@ -229,3 +230,12 @@ def page_of(name: str, item: ResponseSerializer, **extra: serializers.Field) -> 
         "results": serializers.ListSerializer(child=item),
     }
     return type(name, (ResponseSerializer,), fields)
+
+
+class ColumnEdgeSerializer(ResponseSerializer):
+    """What a column-lineage edge (`DERIVES`) says: the job that derived the field, and how."""
+
+    job = serializers.CharField(allow_null=True)
+    transformation = serializers.CharField(allow_null=True, help_text="OpenLineage type, e.g. `DIRECT`")
+    subtype = serializers.CharField(allow_null=True, help_text="e.g. `IDENTITY`, `AGGREGATION`")
+    indirect = serializers.BooleanField()

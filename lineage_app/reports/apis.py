@@ -22,13 +22,13 @@ from lineage_app.api_errors import error_response
 from lineage_app.api_support import (
     ERRORS,
     RUN_STATES,
+    ColumnEdgeSerializer,
     InstantField,
     QueryInput,
     ResponseSerializer,
     query_params,
     response_of,
 )
-from lineage_app.explorer.apis.lineage_graphs import ColumnEdgeSerializer
 from lineage_app.graph.model import ASSET_TYPES, FAILED_STATES, LINEAGE_NODE_TYPES
 from lineage_app.graph.node_ids import NodeNotFound
 from lineage_app.ownership.apis import EffectiveOwnerOutput

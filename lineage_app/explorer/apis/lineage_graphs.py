@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
-from lineage_app.api_support import RUN_STATES, InstantField, ResponseSerializer, query_params
+from lineage_app.api_support import RUN_STATES, ColumnEdgeSerializer, InstantField, ResponseSerializer, query_params
 from lineage_app.explorer import selectors
 from lineage_app.explorer.apis.shared import NodeInput, response_read, responses_documented
 from lineage_app.graph.model import LINEAGE_NODE_TYPES, NodeType
@@ -25,15 +25,6 @@ class GraphInput(NodeInput):
 class EdgeSerializer(ResponseSerializer):
     origin = serializers.CharField()
     destination = serializers.CharField()
-
-
-class ColumnEdgeSerializer(ResponseSerializer):
-    """What a column-lineage edge (`DERIVES`) says: the job that derived the field, and how."""
-
-    job = serializers.CharField(allow_null=True)
-    transformation = serializers.CharField(allow_null=True, help_text="OpenLineage type, e.g. `DIRECT`")
-    subtype = serializers.CharField(allow_null=True, help_text="e.g. `IDENTITY`, `AGGREGATION`")
-    indirect = serializers.BooleanField()
 
 
 class FieldEdgeSerializer(EdgeSerializer, ColumnEdgeSerializer):
