@@ -1,13 +1,15 @@
-"""Node ids (`dataset:<namespace>:<name>`, `job:…`, `datasetField:…`, `run:<runId>`): writing, parsing, resolving."""
+"""Node ids (`dataset:<ns>:<name>`, `job:…`, `datasetField:…`, `run:<id>`, `namespace:<ns>`): write, parse, resolve."""
 
 from __future__ import annotations
 
 from lineage_app.graph import listings
 from lineage_app.graph.identity import identity_key, identity_normalise
-from lineage_app.graph.model import KEY_SEPARATOR, NODE_LABELS, NODE_TYPES, Label, NodeType, natural_key
+from lineage_app.graph.model import KEY_SEPARATOR, NODE_LABELS, NODE_TYPES, OWNED_TARGETS, Label, NodeType, natural_key
 from lineage_app.graph.traversal import NodeRef, node_find
 
 SEPARATOR = ":"
+# How ownership names a namespace in a node id (`namespace:<name>`): namespaces are no lineage node type.
+NAMESPACE_KIND = next(target for target, label in OWNED_TARGETS.items() if label is Label.NAMESPACE)
 
 
 class NodeNotFound(LookupError):
@@ -23,6 +25,12 @@ def node_ref_id(ref: NodeRef) -> str:
     """The API id of a node named by its label and natural key."""
     label, key = ref
     return node_id(NODE_TYPES[label], *key.split(KEY_SEPARATOR))
+
+
+def node_namespace(ref: NodeRef) -> str:
+    """The namespace a node belongs to: a namespace's own name, else the first part of the node's natural key."""
+    label, key = ref
+    return key if label is Label.NAMESPACE else key.split(KEY_SEPARATOR, 1)[0]
 
 
 def node_id_kind(node_id: str) -> str:
@@ -67,3 +75,26 @@ def node_resolve(*, node_id: str, kinds: tuple[NodeType, ...] = (NodeType.DATASE
     if key is None:
         raise NodeNotFound(f"no {kind} with id {node_id!r}")
     return (label, key)
+
+
+def namespace_id_parse(*, node_id: str) -> str | None:
+    """The namespace a `namespace:<name>` id names, or None when `node_id` is not a namespace id."""
+    kind, separator, name = node_id.partition(SEPARATOR)
+    if kind != NAMESPACE_KIND or not separator:
+        return None
+    if not name:
+        raise NodeNotFound(f"nodeId '{NAMESPACE_KIND}{SEPARATOR}' needs a namespace name")
+    return name
+
+
+def owned_node_resolve(*, node_id: str) -> NodeRef:
+    """What an owner can be assigned to, by id: a namespace (`namespace:<name>`), a dataset or a job."""
+    namespace = namespace_id_parse(node_id=node_id)
+    if namespace is not None:
+        return (Label.NAMESPACE, namespace)
+    try:
+        return node_resolve(node_id=node_id, kinds=(NodeType.DATASET, NodeType.JOB))
+    except NodeNotFound as exc:
+        if SEPARATOR in node_id and node_id_kind(node_id) not in OWNED_TARGETS:
+            raise NodeNotFound(f"nodeId must start with 'dataset:', 'job:' or 'namespace:' (got {node_id!r})") from exc
+        raise

@@ -10,7 +10,8 @@ from neo4j import ManagedTransaction
 
 from lineage_app.graph import queries
 from lineage_app.graph.driver import records
-from lineage_app.graph.model import KEY_SEPARATOR, Label
+from lineage_app.graph.model import Label
+from lineage_app.graph.node_ids import node_namespace
 
 OwnerRef = tuple[Label, str]  # (Namespace, name) or (Dataset|Job, natural key)
 
@@ -26,10 +27,6 @@ _DELETE = {
     Label.DATASET: queries.DELETE_MANUAL_DATASET_OWNERS,
     Label.JOB: queries.DELETE_MANUAL_JOB_OWNERS,
 }
-
-
-def _namespace_of(label: Label, key: str) -> str:
-    return key if label == Label.NAMESPACE else key.split(KEY_SEPARATOR, 1)[0]
 
 
 def _owner(row: dict[str, Any], *, inherited: bool) -> dict[str, Any]:
@@ -63,7 +60,7 @@ def owners_for(tx: ManagedTransaction, *, refs: list[tuple[Label, str]]) -> dict
     wanted: dict[Label, set[str]] = defaultdict(set)
     for label, key in refs:
         wanted[label].add(key)
-        wanted[Label.NAMESPACE].add(_namespace_of(label, key))
+        wanted[Label.NAMESPACE].add(node_namespace((label, key)))
     found: dict[OwnerRef, list[dict[str, Any]]] = defaultdict(list)
     for label, keys in sorted(wanted.items()):
         for row in records(tx, queries.READ_OWNERS[label], keys=sorted(keys))[0]["rows"]:
@@ -74,7 +71,7 @@ def owners_for(tx: ManagedTransaction, *, refs: list[tuple[Label, str]]) -> dict
         if own or label == Label.NAMESPACE:
             result[(label, key)] = [_owner(row, inherited=False) for row in own]
         else:
-            parent = _own(found.get((Label.NAMESPACE, _namespace_of(label, key)), []))
+            parent = _own(found.get((Label.NAMESPACE, node_namespace((label, key))), []))
             result[(label, key)] = [_owner(row, inherited=True) for row in parent]
     return result
 

@@ -7,12 +7,9 @@ from typing import Any
 from django.db.models import Count
 
 from lineage_app.graph.driver import graph_read
-from lineage_app.graph.model import OWNED_TARGETS, Label, NodeType
-from lineage_app.graph.node_ids import SEPARATOR, NodeNotFound, node_id_kind, node_resolve
+from lineage_app.graph.node_ids import owned_node_resolve
 from lineage_app.graph.ownership import owners_for
 from lineage_app.ownership.models import Owner, OwnershipAssignment
-
-NAMESPACE_PREFIX = next(target for target, label in OWNED_TARGETS.items() if label is Label.NAMESPACE) + SEPARATOR
 
 
 def owner_page(*, q: str | None, limit: int, offset: int) -> dict[str, Any]:
@@ -63,18 +60,6 @@ def assignment_page(*, namespace: str | None, source: str | None, limit: int, of
 
 def ownership_for_node(*, node_id: str) -> dict[str, Any]:
     """The effective owners of `dataset:…`, `job:…` or `namespace:<name>` (hand-set, else event, else inherited)."""
-    if node_id.startswith(NAMESPACE_PREFIX):
-        ref = (Label.NAMESPACE, node_id[len(NAMESPACE_PREFIX) :])
-        if not ref[1]:
-            raise NodeNotFound("nodeId 'namespace:' needs a namespace name")
-    else:
-        try:
-            ref = node_resolve(node_id=node_id, kinds=(NodeType.DATASET, NodeType.JOB))
-        except NodeNotFound as exc:
-            if SEPARATOR in node_id and node_id_kind(node_id) not in OWNED_TARGETS:
-                raise NodeNotFound(
-                    f"nodeId must start with 'dataset:', 'job:' or 'namespace:' (got {node_id!r})"
-                ) from exc
-            raise
+    ref = owned_node_resolve(node_id=node_id)
     owners = graph_read(lambda tx: owners_for(tx, refs=[ref]))[ref]
     return {"nodeId": node_id, "count": len(owners), "results": owners}

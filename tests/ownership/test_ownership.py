@@ -174,3 +174,24 @@ def test_the_ownership_api_lists_owners_and_assignments_as_pages(graph, read_cli
     assert listed["count"] == 1 and listed["results"][0]["owner"] == "warehouse"
     missing = read_client.get("/api/v1/ownership", {"nodeId": "dataset:db:nope"})
     assert missing.status_code == 404 and missing.json()["path"] == "nodeId"
+
+
+@pytest.mark.parametrize(
+    ("node_id", "message"),
+    [
+        ("namespace:", "nodeId 'namespace:' needs a namespace name"),
+        ("table:db:orders", "nodeId must start with 'dataset:', 'job:' or 'namespace:' (got 'table:db:orders')"),
+        ("namespace", "nodeId must start with 'dataset:' or 'job:' (got 'namespace')"),
+    ],
+)
+def test_an_ownership_node_id_that_names_nothing_ownable_says_why(graph, read_client, node_id, message):  # type: ignore[no-untyped-def]
+    response = read_client.get("/api/v1/ownership", {"nodeId": node_id})
+    assert response.status_code == 404
+    assert response.json() == {"error": "not_found", "message": message, "path": "nodeId"}
+
+
+def test_a_namespace_id_names_the_namespace_whatever_its_name_holds(graph, read_client):  # type: ignore[no-untyped-def]
+    lake = "s3://lake:9000"
+    apply(run_event("COMPLETE", run_id=new_run_id(), job="load", namespace=lake, outputs=[dataset(lake, "orders")]))
+    services.assignment_create(owner="lake", target_type="namespace", namespace=lake, role="owner")
+    assert effective(read_client, f"namespace:{lake}") == [("lake", "owner", "manual", False)]
