@@ -13,8 +13,10 @@ from django.utils import timezone
 
 from lineage_app.graph import impact, listings
 from lineage_app.graph.failure_cause import CLASSIFICATIONS, UNKNOWN
-from lineage_app.graph.model import API_TYPES, FAILED_STATES, KEY_SEPARATOR, Label, NodeType
+from lineage_app.graph.model import API_TYPES, FAILED_STATES, KEY_SEPARATOR, Label, NodeType, RunState
+from lineage_app.graph.model import LEVELS as LEVELS  # the API's choices and its OpenAPI enum name read it here
 from lineage_app.graph.node_ids import NodeNotFound, node_id, node_ref_id, node_resolve
+from lineage_app.graph.run_state import STATE_AFTER
 from lineage_app.graph.traversal import (
     LineageGraph,
     NodeRef,
@@ -29,7 +31,6 @@ from lineage_app.signatures.selectors import verification_worst
 
 DIRECTIONS = {"upstream": ("upstream",), "downstream": ("downstream",), "both": ("upstream", "downstream")}
 SEARCH_TYPES = {"dataset": Label.DATASET, "job": Label.JOB, "field": Label.FIELD}
-LEVELS = ("application", "action")  # lineage granularity: application jobs, or the action jobs they run
 FAILURE_CLASSIFICATIONS = CLASSIFICATIONS
 BLAST_DEPTH = 6  # hops downstream of a failure's outputs (dataset -> job -> dataset is two)
 BLAST_LIMIT = 50  # datasets listed in one failure's blast radius (`total` counts them all)
@@ -322,7 +323,7 @@ def run_streaming(*, run_ids: list[str]) -> dict[str, dict[str, Any]]:
         facet = latest["facet"]
         interval = _number(facet.get("intervalSeconds")) or 0.0
         silent = (now - latest["eventTime"]).total_seconds()
-        live = latest["eventType"] in ("START", "RUNNING")
+        live = STATE_AFTER.get(latest["eventType"]) == RunState.RUNNING
         batch = facet.get("batchId")
         blocks[run_id] = {
             "runningSince": _text(facet.get("startedAt")),

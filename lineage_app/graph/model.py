@@ -77,6 +77,9 @@ class RunState(StrEnum):
 # The states a failure is: plain strings in a fixed order (query parameters and API choices).
 FAILED_STATES: tuple[str, ...] = (RunState.FAILED.value, RunState.ABORTED.value)
 
+# Lineage granularity: application jobs (their action jobs folded in), or the action jobs as recorded.
+LEVELS = ("application", "action")
+
 
 def natural_key(*parts: str) -> str:
     """The unique `key` property of a Dataset, Job, Field or DatasetVersion node."""
