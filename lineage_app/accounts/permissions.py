@@ -8,7 +8,7 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 
 from lineage_app.accounts.models import ApiToken
-from lineage_app.accounts.roles import can_administer, can_edit_ownership
+from lineage_app.accounts.roles import can_edit_ownership
 
 
 def _token_scope(request: Request) -> str | None:
@@ -37,13 +37,6 @@ class CanEditOwnership(BasePermission):
 
     def has_permission(self, request: Request, view: Any) -> bool:
         return can_edit_ownership(request.user, request.auth)
-
-
-class CanAdminister(BasePermission):
-    message = "managing keys, tokens and users needs the 'admin' role"
-
-    def has_permission(self, request: Request, view: Any) -> bool:
-        return can_administer(request.user, request.auth)
 
 
 class ReadsOrEditsOwnership(BasePermission):

@@ -243,11 +243,6 @@ def _missing(error: ValidationError) -> list[str]:
     return _error_path(error)[len(error.absolute_path) :]
 
 
-def _reference_error(payload: dict[str, Any], kind: str) -> ValidationError | None:
-    error = _first_error(_validators()[kind].iter_errors(payload))
-    return error if error is not None else _first_error(_facet_errors(payload))
-
-
 def _fast_valid(payload: dict[str, Any], kind: str) -> bool:
     event_validators, facet_validators = _compiled_validators()
     if not event_validators[kind].is_valid(payload):
@@ -328,20 +323,6 @@ def _encodable(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
-
-
-def _facet_errors(payload: dict[str, Any]) -> Iterator[ValidationError]:
-    """Errors of the standard facets an event carries, with paths from the event's root."""
-    facet_validators = _facet_validators()
-    for section, base, facets in _facet_maps(payload):
-        for key, value in facets.items():
-            validator = facet_validators.get((section, key))
-            deleted = section in DELETABLE_SECTIONS and isinstance(value, dict) and value.get("_deleted") is True
-            if validator is None or deleted:
-                continue  # a deletion marker carries no content to check
-            for error in validator.iter_errors({key: value}):
-                error.path.extendleft(reversed(base))
-                yield error
 
 
 def _facet_maps(payload: dict[str, Any], *, with_invalid: bool = False) -> Iterator[tuple[str, list[Any], Any]]:
