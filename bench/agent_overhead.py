@@ -24,6 +24,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any, cast
 
 ROOT = Path(__file__).resolve().parents[1]
 MODES = ("no agent", "backend up", "backend down")
@@ -46,7 +47,8 @@ def child(mode: str, url: str, rows: int, workdir: Path) -> None:
     )
     spark.sparkContext.setLogLevel("ERROR")
     out = str(workdir)
-    jvm_pid = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
+    jvm = cast(Any, spark.sparkContext._jvm)  # set once the context has started, as it has here
+    jvm_pid = int(jvm.java.lang.ProcessHandle.current().pid())
     cpu_started = _cpu_seconds(jvm_pid)
     started = time.perf_counter()
     agent = spark_agent.install(spark, url=url, flush_timeout_s=10) if mode != "no agent" else None
@@ -151,6 +153,7 @@ def main() -> int:
     for mode in MODES:
         print(f"  {mode:>12}: {_line(wall, mode, 's wall')}   {_line(cpu, mode, 's CPU')}")
     print(f"  events received by the backend: {_Sink.received}")
+    return 0
 
 
 def _line(samples: dict[str, list[float]], mode: str, unit: str) -> str:
@@ -158,7 +161,6 @@ def _line(samples: dict[str, list[float]], mode: str, unit: str) -> str:
     baseline = statistics.median(samples["no agent"])
     overhead = "" if mode == "no agent" else f" ({(median - baseline) / baseline * 100:+.1f} %)"
     return f"{median:6.2f} {unit}{overhead:<10}"
-    return 0
 
 
 if __name__ == "__main__":

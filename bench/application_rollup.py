@@ -18,6 +18,9 @@ import sys
 import tempfile
 import uuid
 from pathlib import Path
+from typing import Any
+
+from neo4j import ManagedTransaction
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -80,7 +83,11 @@ def main() -> None:
             ]
             for start in range(0, len(rows), 1000):
                 batch = rows[start : start + 1000]
-                graph_write(lambda tx, batch=batch: tx.run(ADD_APPLICATIONS, rows=batch).consume())
+
+                def add(tx: ManagedTransaction, batch: list[dict[str, Any]] = batch) -> object:
+                    return tx.run(ADD_APPLICATIONS, rows=batch).consume()
+
+                graph_write(add)
             marker.write_text(json.dumps(shape))
             print(f"added {applications} applications of {args.actions} jobs each")
 
@@ -95,23 +102,16 @@ def main() -> None:
 
         print(f"\n{args.datasets} datasets, {args.jobs} jobs in {applications} applications; depth {args.depth}")
         for level in ("action", "application"):
-            measure(
-                f"from a dataset, {level} (selector)",
-                lambda n, level=level: lineage_for_node(
-                    node_id=n, depth=args.depth, direction="both", as_of=None, level=level
-                ),
-                dataset_starts,
-            )
-            measure(
-                f"from a dataset, {level} (HTTP)",
-                lambda n, level=level: http(nodeId=n, depth=args.depth, level=level),
-                dataset_starts,
-            )
-            measure(
-                f"from an application, {level} (HTTP)",
-                lambda n, level=level: http(nodeId=n, depth=args.depth, level=level),
-                app_starts,
-            )
+
+            def selector(n: str, level: str = level) -> Any:
+                return lineage_for_node(node_id=n, depth=args.depth, direction="both", as_of=None, level=level)
+
+            def over_http(n: str, level: str = level) -> object:
+                return http(nodeId=n, depth=args.depth, level=level)
+
+            measure(f"from a dataset, {level} (selector)", selector, dataset_starts)
+            measure(f"from a dataset, {level} (HTTP)", over_http, dataset_starts)
+            measure(f"from an application, {level} (HTTP)", over_http, app_starts)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ import uuid
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import cast
 
 ROOT = Path(__file__).resolve().parent.parent
 WARM_UP_EVENTS = 200
@@ -401,7 +402,8 @@ def lag_run(stack: Stack, rate: int, seconds: int, start: datetime) -> list[floa
     while time.time() < deadline:
         done = dict(LineageEvent.objects.filter(id__in=list(sent), status="applied").values_list("id", "applied_at"))
         if len(done) == len(sent):
-            return [done[i].timestamp() - sent[i] for i in sent]
+            # Every applied event has its `applied_at`.
+            return [cast(datetime, done[i]).timestamp() - sent[i] for i in sent]
         time.sleep(0.2)
     raise SystemExit("lag run did not drain within 120 s")
 

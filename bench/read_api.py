@@ -311,37 +311,25 @@ def main() -> None:
         )
         results = []
         for depth in [int(d) for d in args.depths.split(",")]:
-            results.append(
-                measure(
-                    f"lineage depth {depth:>2} (selector)",
-                    lambda n, d=depth: lineage_for_node(node_id=n, depth=d, direction=args.direction, as_of=None),
-                    dataset_starts,
-                )
-            )
-            results.append(
-                measure(
-                    f"lineage depth {depth:>2} (HTTP)",
-                    lambda n, d=depth: http("lineage", nodeId=n, depth=d, direction=args.direction),
-                    dataset_starts,
-                )
-            )
+
+            def lineage_selector(n: str, d: int = depth) -> Any:
+                return lineage_for_node(node_id=n, depth=d, direction=args.direction, as_of=None)
+
+            def lineage_http(n: str, d: int = depth) -> Any:
+                return http("lineage", nodeId=n, depth=d, direction=args.direction)
+
+            results.append(measure(f"lineage depth {depth:>2} (selector)", lineage_selector, dataset_starts))
+            results.append(measure(f"lineage depth {depth:>2} (HTTP)", lineage_http, dataset_starts))
         for depth in (5, 10):
-            results.append(
-                measure(
-                    f"column lineage depth {depth:>2} (selector)",
-                    lambda n, d=depth: column_lineage_for_node(
-                        node_id=n, depth=d, direction=args.direction, as_of=None
-                    ),
-                    field_starts,
-                )
-            )
-            results.append(
-                measure(
-                    f"column lineage depth {depth:>2} (HTTP)",
-                    lambda n, d=depth: http("column-lineage", nodeId=n, depth=d, direction=args.direction),
-                    field_starts,
-                )
-            )
+
+            def column_selector(n: str, d: int = depth) -> Any:
+                return column_lineage_for_node(node_id=n, depth=d, direction=args.direction, as_of=None)
+
+            def column_http(n: str, d: int = depth) -> Any:
+                return http("column-lineage", nodeId=n, depth=d, direction=args.direction)
+
+            results.append(measure(f"column lineage depth {depth:>2} (selector)", column_selector, field_starts))
+            results.append(measure(f"column lineage depth {depth:>2} (HTTP)", column_http, field_starts))
         print("\ntargets: lineage p95 < 150 ms at depth 10, column lineage p95 < 200 ms")
 
 

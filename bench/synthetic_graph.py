@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from neo4j import Driver, GraphDatabase
+from neo4j import Driver, GraphDatabase, ManagedTransaction
 
 from lineage_app.graph.events import EventRecord
 from lineage_app.graph.model import Label, NodeType, Rel, RunState, natural_key, run_order_key
@@ -262,7 +262,11 @@ def synthetic_graph_load(
 
         def write(query: str, rows: list[dict[str, Any]], what: str) -> None:
             for batch in _batches(rows):
-                session.execute_write(lambda tx, b=batch: tx.run(query, rows=b).consume())
+
+                def write_batch(tx: ManagedTransaction, b: list[dict[str, Any]] = batch) -> object:
+                    return tx.run(query, rows=b).consume()
+
+                session.execute_write(write_batch)
             say(f"{len(rows):>9} {what}")
 
         job_runs = [
@@ -309,7 +313,9 @@ def synthetic_graph_load(
         )
         write(LOAD_NAMESPACES, [{"name": n, "first": _time(0), "last": _time(48)} for n in namespaces], "namespaces")
         write(LOAD_DATASETS, dataset_rows, "datasets")
-        job_rows, run_rows, io_rows = [], [], {Rel.INPUT_TO: [], Rel.OUTPUTS: [], Rel.READ: [], Rel.WROTE: []}
+        job_rows: list[dict[str, Any]] = []
+        run_rows: list[dict[str, Any]] = []
+        io_rows: dict[Rel, list[dict[str, Any]]] = {Rel.INPUT_TO: [], Rel.OUTPUTS: [], Rel.READ: [], Rel.WROTE: []}
         for j in range(jobs):
             namespace, name = job_name(j)
             layer = graph.job_layer[j]
