@@ -219,7 +219,7 @@ SPECTACULAR_SETTINGS = {
         "RunStateEnum": "lineage_app.graph.model.RunState",
         "FailedStateEnum": "lineage_app.graph.model.FAILED_STATES",
         "OwnerKindEnum": "lineage_app.graph.model.OWNER_KINDS",
-        "LevelEnum": "lineage_app.explorer.selectors.LEVELS",
+        "LevelEnum": "lineage_app.graph.model.LEVELS",
         "FailureClassificationEnum": "lineage_app.graph.failure_cause.CLASSIFICATIONS",
         "LineageNodeTypeEnum": "lineage_app.graph.model.LINEAGE_NODE_TYPES",
         "AssetTypeEnum": "lineage_app.graph.model.ASSET_TYPES",

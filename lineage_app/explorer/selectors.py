@@ -12,9 +12,8 @@ from django.conf import settings
 from django.utils import timezone
 
 from lineage_app.graph import impact, listings
-from lineage_app.graph.failure_cause import CLASSIFICATIONS, UNKNOWN
+from lineage_app.graph.failure_cause import UNKNOWN
 from lineage_app.graph.model import API_TYPES, FAILED_STATES, KEY_SEPARATOR, Label, NodeType, RunState
-from lineage_app.graph.model import LEVELS as LEVELS  # the API's choices and its OpenAPI enum name read it here
 from lineage_app.graph.node_ids import NodeNotFound, node_id, node_ref_id, node_resolve
 from lineage_app.graph.run_state import STATE_AFTER
 from lineage_app.graph.traversal import (
@@ -31,7 +30,6 @@ from lineage_app.signatures.selectors import verification_worst
 
 DIRECTIONS = {"upstream": ("upstream",), "downstream": ("downstream",), "both": ("upstream", "downstream")}
 SEARCH_TYPES = {"dataset": Label.DATASET, "job": Label.JOB, "field": Label.FIELD}
-FAILURE_CLASSIFICATIONS = CLASSIFICATIONS
 BLAST_DEPTH = 6  # hops downstream of a failure's outputs (dataset -> job -> dataset is two)
 BLAST_LIMIT = 50  # datasets listed in one failure's blast radius (`total` counts them all)
 STREAK_LIMIT = 500  # runs followed back when counting a job's consecutive failures

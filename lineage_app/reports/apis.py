@@ -29,7 +29,7 @@ from lineage_app.api_support import (
     query_params,
     response_of,
 )
-from lineage_app.graph.model import ASSET_TYPES, FAILED_STATES, LINEAGE_NODE_TYPES
+from lineage_app.graph.model import ASSET_TYPES, FAILED_STATES, LEVELS, LINEAGE_NODE_TYPES
 from lineage_app.graph.node_ids import NodeNotFound
 from lineage_app.ownership.apis import EffectiveOwnerOutput
 from lineage_app.reports import exports, selectors
@@ -60,7 +60,7 @@ class ImpactInput(QueryInput):
     depth = serializers.IntegerField(min_value=1, max_value=settings.LINEAGE_MAX_DEPTH, default=10)
     asOf = InstantField(required=False, default=None, help_text="ISO 8601; edges first seen later are left out")
     level = serializers.ChoiceField(
-        choices=selectors.LEVELS,
+        choices=LEVELS,
         default="application",
         help_text="`application`: each action job (a job whose runs have a parent run, e.g. a Spark action) is "
         "folded into its application job, listed once with its `actions`; `action`: action jobs as "
@@ -142,7 +142,7 @@ class ImpactApi(_ReportApi):
         nodeIds = serializers.ListField(child=serializers.CharField(), help_text="the starts, as resolved")
         depth = serializers.IntegerField()
         asOf = serializers.CharField(allow_null=True)
-        level = serializers.ChoiceField(choices=selectors.LEVELS)
+        level = serializers.ChoiceField(choices=LEVELS)
         generatedAt = serializers.CharField()
         assets = AssetSerializer(many=True, help_text="nearest first")
         summary = SummarySerializer()

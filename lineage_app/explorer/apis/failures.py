@@ -20,13 +20,14 @@ from lineage_app.api_support import (
 )
 from lineage_app.explorer import selectors
 from lineage_app.explorer.apis.shared import response_read, responses_documented
+from lineage_app.graph.failure_cause import CLASSIFICATIONS
 
 
 class FailureFilterInput(PageInput):
     namespace = serializers.CharField(required=False, default=None, help_text="the job's namespace")
     job = serializers.CharField(required=False, default=None, help_text="a job nodeId")
     classification = serializers.ChoiceField(
-        choices=selectors.FAILURE_CLASSIFICATIONS, required=False, default=None, help_text="only failures of this kind"
+        choices=CLASSIFICATIONS, required=False, default=None, help_text="only failures of this kind"
     )
     since = InstantField(required=False, default=None, help_text="ended at or after (ISO 8601)")
     until = InstantField(required=False, default=None, help_text="ended at or before (ISO 8601)")
@@ -48,7 +49,7 @@ class FailureSerializer(ResponseSerializer):
         help_text=("the root cause, one line: the innermost exception (`<class>: <message>`) of the error"),
     )
     classification = serializers.ChoiceField(
-        choices=selectors.FAILURE_CLASSIFICATIONS,
+        choices=CLASSIFICATIONS,
         allow_null=True,
         help_text=("what kind of failure the cause is (null for runs recorded before classification: rebuild_graph)"),
     )

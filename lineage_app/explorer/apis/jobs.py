@@ -18,6 +18,7 @@ from lineage_app.explorer.apis.shared import (
     response_read,
     responses_documented,
 )
+from lineage_app.graph.failure_cause import CLASSIFICATIONS
 from lineage_app.ingest.models import LineageEvent
 
 
@@ -47,7 +48,7 @@ class RunSummarySerializer(ResponseSerializer):
     errorMessage = serializers.CharField(allow_null=True)
     cause = serializers.CharField(allow_null=True, help_text="a failed / aborted run's root cause, one line")
     classification = serializers.ChoiceField(
-        choices=selectors.FAILURE_CLASSIFICATIONS, allow_null=True, help_text="a failed / aborted run's kind of failure"
+        choices=CLASSIFICATIONS, allow_null=True, help_text="a failed / aborted run's kind of failure"
     )
     verification = serializers.ChoiceField(
         choices=VERIFICATIONS, allow_null=True, help_text="the worst signature status of the run's events"
@@ -204,7 +205,7 @@ class RunDetailApi(APIView):
             allow_null=True, required=False, help_text="a failed / aborted run's root cause, one line"
         )
         failureClass = serializers.ChoiceField(
-            choices=selectors.FAILURE_CLASSIFICATIONS,
+            choices=CLASSIFICATIONS,
             allow_null=True,
             required=False,
             help_text="a failed / aborted run's kind of failure",

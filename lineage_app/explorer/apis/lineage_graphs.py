@@ -13,7 +13,7 @@ from lineage_app.accounts.permissions import CanRead
 from lineage_app.api_support import RUN_STATES, ColumnEdgeSerializer, InstantField, ResponseSerializer, query_params
 from lineage_app.explorer import selectors
 from lineage_app.explorer.apis.shared import NodeInput, response_read, responses_documented
-from lineage_app.graph.model import LINEAGE_NODE_TYPES, NodeType
+from lineage_app.graph.model import LEVELS, LINEAGE_NODE_TYPES, NodeType
 
 
 class GraphInput(NodeInput):
@@ -38,7 +38,7 @@ class LineageGraphApi(APIView):
 
     class InputSerializer(GraphInput):
         level = serializers.ChoiceField(
-            choices=selectors.LEVELS,
+            choices=LEVELS,
             default="application",
             help_text="`application`: each action job (a job whose runs have a parent run, OpenLineage "
             "ParentRunFacet: a Spark action, an Airflow task) is drawn as its application job; "
@@ -102,7 +102,7 @@ class LineageGraphApi(APIView):
         direction = serializers.ChoiceField(choices=sorted(selectors.DIRECTIONS))
         truncated = serializers.BooleanField(help_text="the node budget (`LINEAGE_MAX_NODES`) cut the graph short")
         graph = NodeSerializer(many=True)
-        level = serializers.ChoiceField(choices=selectors.LEVELS)
+        level = serializers.ChoiceField(choices=LEVELS)
 
     @extend_schema(
         operation_id="lineage_graph", parameters=[InputSerializer], responses=responses_documented(OutputSerializer)

@@ -9,6 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from lineage_app.graph.model import LEVELS
 from lineage_app.graph.node_ids import NodeNotFound
 from lineage_app.reports import exports, selectors
 
@@ -24,7 +25,7 @@ class Command(BaseCommand):
         parser.add_argument("--as-of", help="ISO 8601; edges first seen later are left out")
         parser.add_argument(
             "--level",
-            choices=selectors.LEVELS,
+            choices=LEVELS,
             default="application",
             help="fold action jobs into their application job (default), or list them",
         )
