@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import logging
 import os
 import secrets
 from pathlib import Path
@@ -277,5 +278,11 @@ LOGGING = {
         "console": {"class": "logging.StreamHandler", **({"formatter": "json"} if LOG_FORMAT == "json" else {})}
     },
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
-    "loggers": {"neo4j": {"level": "WARNING"}},
+    "loggers": {
+        "neo4j": {"level": "WARNING"},
+        # Python warnings as log lines too (captured below), so a JSON log has no plain-text line.
+        "py.warnings": {"handlers": ["console"], "propagate": False},
+    },
 }
+if LOG_FORMAT == "json":
+    logging.captureWarnings(True)  # warnings go to the `py.warnings` logger instead of straight to stderr
