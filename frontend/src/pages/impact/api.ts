@@ -1,19 +1,13 @@
 // The impact API's types (generated from the served schema of `/api/v1/impact`) and its typed calls.
 
 import { API_ROOT, request } from "../../api/client";
-import { paths } from "../../api/openapi.json";
+import { IMPACT_REPORT_FORMATS } from "../../api/limits";
 import type { components, operations } from "../../api/schema";
 
 type Schemas = components["schemas"];
 
 export type ImpactFormat = NonNullable<operations["impact_report"]["parameters"]["query"]["format"]>;
-/** The report's formats in the served schema's order (the type above is generated from the same file). */
-export const IMPACT_FORMATS: ImpactFormat[] = (() => {
-  const format = paths["/api/v1/impact/report"].get.parameters.find((parameter) => parameter.name === "format");
-  const formats = format && "enum" in format.schema ? format.schema.enum : undefined;
-  if (!formats?.length) throw new Error("the impact report API schema names no formats");
-  return formats as ImpactFormat[];
-})();
+export const IMPACT_FORMATS = IMPACT_REPORT_FORMATS as readonly ImpactFormat[];
 
 export type ImpactResponse = Schemas["Impact"];
 export type ImpactAsset = Schemas["ImpactAsset"];

@@ -1,6 +1,6 @@
 // The explorer's place, kept in the URL: roots, depth, direction, view, focused node and field.
 
-import { paths } from "../../api/openapi.json";
+import { LINEAGE_MAX_DEPTH } from "../../api/limits";
 import type { Direction, Level } from "../../api/types";
 
 export type View = "table" | "column";
@@ -19,13 +19,6 @@ export interface ExplorerState {
 }
 
 export const DEFAULT_DEPTH = 2;
-/** The deepest lineage the server answers: the `depth` maximum of `GET /api/v1/lineage` in the served schema. */
-export const MAX_DEPTH: number = (() => {
-  const depth = paths["/api/v1/lineage"].get.parameters.find((parameter) => parameter.name === "depth");
-  const maximum = depth && "maximum" in depth.schema ? depth.schema.maximum : undefined;
-  if (typeof maximum !== "number") throw new Error("the lineage API schema names no maximum depth");
-  return maximum;
-})();
 const DIRECTIONS: Direction[] = ["upstream", "downstream", "both"];
 
 export function parseState(params: URLSearchParams): ExplorerState {
@@ -34,7 +27,7 @@ export function parseState(params: URLSearchParams): ExplorerState {
   const roots = [...new Set(params.getAll("nodeId").filter(Boolean))];
   return {
     roots,
-    depth: Number.isFinite(depth) ? Math.max(0, Math.min(MAX_DEPTH, depth)) : DEFAULT_DEPTH,
+    depth: Number.isFinite(depth) ? Math.max(0, Math.min(LINEAGE_MAX_DEPTH, depth)) : DEFAULT_DEPTH,
     direction: DIRECTIONS.includes(direction) ? direction : "both",
     level: params.get("level") === "action" ? "action" : "application",
     view: params.get("view") === "column" ? "column" : "table",

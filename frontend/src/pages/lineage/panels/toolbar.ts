@@ -5,7 +5,8 @@ import { h, replace } from "../../../dom";
 import { STATE_COLORS, idLabel } from "../../../format";
 import type { GraphModel } from "../../../graph/model";
 import { idShortName } from "../../../graph/names";
-import { MAX_DEPTH, type ExplorerState, type View } from "../state";
+import { LINEAGE_MAX_DEPTH } from "../../../api/limits";
+import type { ExplorerState, View } from "../state";
 import type { Intent } from "../store";
 
 const DIRECTIONS: Direction[] = ["both", "upstream", "downstream"];
@@ -24,7 +25,7 @@ export class Toolbar {
 
   constructor(place: ExplorerState, emit: (intent: Intent) => void, zoom: Zoom) {
     const depth = h("select", { id: "depth", "aria-label": "Depth" },
-      Array.from({ length: MAX_DEPTH }, (_, i) => i + 1).map((d) => h("option", { value: String(d), selected: d === place.depth }, String(d))));
+      Array.from({ length: LINEAGE_MAX_DEPTH }, (_, i) => i + 1).map((d) => h("option", { value: String(d), selected: d === place.depth }, String(d))));
     const direction = h("select", { id: "direction", "aria-label": "Direction" },
       DIRECTIONS.map((d) => h("option", { value: d, selected: d === place.direction }, d)));
     depth.addEventListener("change", () => emit({ kind: "depth", depth: Number(depth.value) }));
