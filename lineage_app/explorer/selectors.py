@@ -152,7 +152,7 @@ def column_lineage_for_node(*, node_id: str, depth: int, direction: str, as_of: 
     return _graph_body(graph, start, depth=depth, direction=direction, edge_fields=True)
 
 
-# ---- catalog ----
+# ---- listings ----
 
 
 def namespace_list(*, limit: int, offset: int) -> dict[str, Any]:

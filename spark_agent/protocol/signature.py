@@ -20,32 +20,6 @@ from rfc8785 import CanonicalizationError
 
 from spark_agent.protocol.canonical import canonical_json_of_any
 
-__all__ = [
-    "ALGORITHM",
-    "DEFAULT_PRODUCER",
-    "SCHEMA_URL",
-    "SIGNATURE_FACET",
-    "CanonicalizationError",
-    "EventParseError",
-    "Signature",
-    "SignatureFormatError",
-    "SignatureProblem",
-    "Verification",
-    "VerificationStatus",
-    "canonical_bytes",
-    "check_event",
-    "generate_private_key",
-    "key_id",
-    "load_private_key",
-    "load_public_key",
-    "parse_event",
-    "private_key_pem",
-    "public_key_pem",
-    "read_signature",
-    "sign_event",
-    "verify_event",
-]
-
 SIGNATURE_FACET = "tributary_signature"
 ALGORITHM = "Ed25519"
 DEFAULT_PRODUCER = "https://github.com/tributary/tributary/tree/0.1.0/spark_agent"
