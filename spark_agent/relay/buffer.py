@@ -1,4 +1,5 @@
-"""The relay's durable buffer: accepted events in a SQLite (WAL) file until the server has answered for them."""
+"""The relay's durable buffer: accepted events in a SQLite (WAL) file until the server has answered for them
+(or, in file mode, until they are synced to an output file)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import sqlite3
 import threading
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,7 +19,7 @@ log = logging.getLogger("spark_agent.relay")
 DROP_REASONS = ("buffer_full", "disk_full", "storage_error")
 # Counters kept in the database, each updated in the transaction that does what it counts, so they
 # match the buffer exactly across crashes and restarts.
-DURABLE_COUNTERS = ("received", "forwarded", "rejected")
+DURABLE_COUNTERS = ("received", "forwarded", "written", "rejected")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS pending (
@@ -193,10 +195,13 @@ class EventBuffer:
             batch.append(Pending(int(event_id), float(received_at), bytes(body)))
         return batch
 
-    def settle(self, *, forwarded: list[Pending], rejected: list[Rejection]) -> None:
+    def settle(
+        self, *, forwarded: Sequence[Pending] = (), rejected: Sequence[Rejection] = (), written: Sequence[Pending] = ()
+    ) -> None:
         """Remove events the server has answered for, in one transaction: stored ones, and refused ones
-        (moved to `rejected`, of which the newest `keep_rejected` are kept)."""
-        done = [event.id for event in forwarded] + [r.event.id for r in rejected]
+        (moved to `rejected`, of which the newest `keep_rejected` are kept); in file mode, the ones `written`
+        to an output file."""
+        done = [event.id for event in (*forwarded, *written)] + [r.event.id for r in rejected]
         with self._lock:
             connection = self._open_connection()
             try:
@@ -216,13 +221,15 @@ class EventBuffer:
                         "DELETE FROM rejected WHERE id NOT IN (SELECT id FROM rejected ORDER BY id DESC LIMIT ?)",
                         (self.keep_rejected,),
                     )
-                _count(connection, forwarded=len(forwarded), rejected=len(rejected))
+                _count(connection, forwarded=len(forwarded), written=len(written), rejected=len(rejected))
                 connection.execute("COMMIT")
             except sqlite3.Error:
                 _rollback(connection)
                 raise
             self._events -= len(done)
-            self._bytes -= sum(len(event.body) for event in forwarded) + sum(len(r.event.body) for r in rejected)
+            self._bytes -= sum(len(event.body) for event in (*forwarded, *written)) + sum(
+                len(r.event.body) for r in rejected
+            )
 
     def backlog(self) -> Backlog:
         with self._lock:

@@ -12,9 +12,10 @@ from types import FrameType
 
 from spark_agent.protocol import key_id, load_private_key
 from spark_agent.relay.buffer import EventBuffer
-from spark_agent.relay.config import FORWARD_BATCH_BYTES, relay_config_parse
+from spark_agent.relay.config import FORWARD_BATCH_BYTES, RelayConfig, relay_config_parse
 from spark_agent.relay.forwarder import Forwarder, ServerClient, ServerStatus
 from spark_agent.relay.server import Relay, RelayHttpServer
+from spark_agent.relay.writer import FileWriter, OutputStatus, directory_lock, output_sink
 
 log = logging.getLogger("spark_agent.relay")
 
@@ -27,26 +28,22 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     try:
         key = load_private_key(config.signing_key)
-        client = ServerClient(url=config.server_url, token=config.token, timeout_s=config.timeout_s)
+        client = None
+        if config.output_dir is not None:
+            directory_lock(config.output_dir)  # held until the process ends
+        else:
+            assert config.server_url is not None
+            client = ServerClient(url=config.server_url, token=config.token, timeout_s=config.timeout_s)
         buffer = EventBuffer(path=config.buffer, max_bytes=config.max_buffer_bytes, keep_rejected=config.keep_rejected)
     except (OSError, ValueError, sqlite3.Error) as exc:
         print(f"relay: {exc}", file=sys.stderr)
         return 2
-    status = ServerStatus(url=config.server_url)
-    forwarder = Forwarder(
-        buffer=buffer,
-        client=client,
-        status=status,
-        batch_events=config.batch_events,
-        batch_bytes=FORWARD_BATCH_BYTES,
-        backoff_base_s=_BACKOFF_BASE_S,
-        backoff_max_s=config.retry_max_s,
-    )
+    status, drain, destination = _drain(config, buffer, client)
     relay = Relay(
         buffer=buffer,
         key=key,
         status=status,
-        forwarder=forwarder,
+        forwarder=drain,
         max_event_bytes=config.max_event_bytes,
         max_batch_bytes=config.max_batch_bytes,
         producer_token=config.producer_token,
@@ -65,16 +62,16 @@ def main(argv: list[str]) -> int:
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
-    forwarder.start()
+    drain.start()
     serving = threading.Thread(target=http.serve_forever, name="relay-http", daemon=True)
     serving.start()
     backlog = buffer.backlog()
     log.info(
-        "relay: listening on http://%s:%d, signing as %s, forwarding to %s (%d events pending in %s)",
+        "relay: listening on http://%s:%d, signing as %s, %s (%d events pending in %s)",
         config.host,
         http.server_address[1],
         key_id(key.public_key()),
-        config.server_url,
+        destination,
         backlog.events,
         config.buffer,
     )
@@ -82,8 +79,39 @@ def main(argv: list[str]) -> int:
     log.info("relay: stopping")
     http.shutdown()
     http.server_close()
-    forwarder.stop(timeout_s=_STOP_TIMEOUT_S)
+    drain.stop(timeout_s=_STOP_TIMEOUT_S)
     left = buffer.backlog().events
     buffer.close()
     log.info("relay: stopped; %d events stay buffered for the next start", left)
     return 0
+
+
+def _drain(
+    config: RelayConfig, buffer: EventBuffer, client: ServerClient | None
+) -> tuple[ServerStatus | OutputStatus, Forwarder | FileWriter, str]:
+    """What empties the buffer: the forwarder to the server, or in file mode the writer of the output files."""
+    if client is None:
+        assert config.output_dir is not None
+        sink = output_sink(config.output_dir, max_bytes=config.file_max_bytes, max_age_s=config.file_max_seconds)
+        output = OutputStatus(sink=sink)
+        writer = FileWriter(
+            buffer=buffer,
+            status=output,
+            batch_events=config.batch_events,
+            batch_bytes=FORWARD_BATCH_BYTES,
+            backoff_base_s=_BACKOFF_BASE_S,
+            backoff_max_s=config.retry_max_s,
+        )
+        return output, writer, f"writing files to {config.output_dir}"
+    assert config.server_url is not None
+    status = ServerStatus(url=config.server_url)
+    forwarder = Forwarder(
+        buffer=buffer,
+        client=client,
+        status=status,
+        batch_events=config.batch_events,
+        batch_bytes=FORWARD_BATCH_BYTES,
+        backoff_base_s=_BACKOFF_BASE_S,
+        backoff_max_s=config.retry_max_s,
+    )
+    return status, forwarder, f"forwarding to {config.server_url}"

@@ -13,7 +13,10 @@ DEFAULT_PORT = 5050
 
 @dataclass(frozen=True)
 class RelayConfig:
-    server_url: str
+    server_url: str | None  # None in file mode
+    output_dir: Path | None  # file mode: where the events are written instead of forwarded
+    file_max_bytes: int
+    file_max_seconds: float
     token: str | None
     signing_key: Path
     host: str
@@ -55,6 +58,27 @@ def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:
 _OPTIONS = {
     "server_url": _Option(
         "--server-url", ("TRIBUTARY_RELAY_SERVER_URL", "TRIBUTARY_URL"), str, None, "the Tributary server's base URL"
+    ),
+    "output_dir": _Option(
+        "--output-dir",
+        ("TRIBUTARY_RELAY_OUTPUT_DIR",),
+        Path,
+        None,
+        "file mode, instead of --server-url: write the events to rotated JSON-Lines files in this directory",
+    ),
+    "file_max_bytes": _Option(
+        "--file-max-bytes",
+        ("TRIBUTARY_RELAY_FILE_MAX_BYTES",),
+        _positive(int),
+        64 * 1024**2,
+        "file mode: a file is closed before it would pass this size",
+    ),
+    "file_max_seconds": _Option(
+        "--file-max-seconds",
+        ("TRIBUTARY_RELAY_FILE_MAX_SECONDS",),
+        _positive(float),
+        3600.0,
+        "file mode: a file is closed this long after its first event, even if nothing more arrives",
     ),
     "token": _Option(
         "--token", ("TRIBUTARY_RELAY_TOKEN", "TRIBUTARY_TOKEN"), str, None, "the server's ingest-scope API token"
@@ -126,8 +150,10 @@ def relay_config_parse(*, argv: list[str], environ: Mapping[str, str]) -> RelayC
     """Flags win over variables, variables over defaults; exits with status 2 and a message when unusable."""
     parser = argparse.ArgumentParser(
         prog="python -m spark_agent relay",
+        allow_abbrev=False,  # a flag is given in full (file mode checks whether --server-url was)
         description="An OpenLineage HTTP endpoint (POST /api/v1/lineage and /api/v1/lineage/batch) that signs each "
-        "event with this node's key, keeps it in a local SQLite buffer and forwards it to the Tributary server.",
+        "event with this node's key, keeps it in a local SQLite buffer and forwards it to the Tributary server "
+        "(--server-url) or, where no server can be reached, writes it to JSON-Lines files (--output-dir).",
     )
     for dest, option in _OPTIONS.items():
         env_value = next((environ[name] for name in option.env if environ.get(name)), None)
@@ -148,8 +174,18 @@ def relay_config_parse(*, argv: list[str], environ: Mapping[str, str]) -> RelayC
             help=f"{option.help} ({variables}{shown})",
         )
     args = parser.parse_args(argv)
+    if args.output_dir is not None:
+        flagged = any(arg == "--server-url" or arg.startswith("--server-url=") for arg in argv)
+        if flagged or environ.get("TRIBUTARY_RELAY_SERVER_URL"):
+            parser.error("give --server-url (forward to the server) or --output-dir (write files), not both")
+        # The agent's TRIBUTARY_URL on the same node may point at this relay: it does not make a server.
+        args.server_url = None
     for dest in ("server_url", "signing_key"):
-        if getattr(args, dest) is None:
+        if getattr(args, dest) is None and not (dest == "server_url" and args.output_dir is not None):
             option = _OPTIONS[dest]
-            parser.error(f"{option.flag} (or ${option.env[0]}) is required")
+            parser.error(
+                f"{option.flag} (or ${option.env[0]}) is required, or --output-dir for file mode"
+                if dest == "server_url"
+                else f"{option.flag} (or ${option.env[0]}) is required"
+            )
     return RelayConfig(**vars(args))

@@ -17,6 +17,7 @@ from spark_agent.relay.buffer import BufferRefused, EventBuffer
 from spark_agent.relay.events import EventRefused, NotABatch, batch_items, event_signed
 from spark_agent.relay.forwarder import Forwarder, ServerStatus
 from spark_agent.relay.metrics import CONTENT_TYPE, health_body, metrics_text
+from spark_agent.relay.writer import FileWriter, OutputStatus
 
 log = logging.getLogger("spark_agent.relay")
 
@@ -29,8 +30,8 @@ class Relay:
 
     buffer: EventBuffer
     key: Ed25519PrivateKey
-    status: ServerStatus
-    forwarder: Forwarder
+    status: ServerStatus | OutputStatus
+    forwarder: Forwarder | FileWriter  # what empties the buffer: to the server, or to files
     max_event_bytes: int
     max_batch_bytes: int
     producer_token: str | None

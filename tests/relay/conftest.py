@@ -11,9 +11,11 @@ import socketserver
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from spark_agent.protocol import generate_private_key, private_key_pem
 from tests.conftest import ROOT, free_port, wait_until
+from tests.events import T0, new_run_id, run_event
+
+EventKey = tuple[str, str, str]
 
 
 def http_call(url: str, *, body: bytes | None = None, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
@@ -59,7 +64,15 @@ def metrics_of(text: str) -> dict[str, float]:
 class RelayProcess:
     """`python -m spark_agent relay` in a subprocess, on a fixed port and buffer so it can be restarted."""
 
-    def __init__(self, tmp: Path, *, key_path: Path, server_url: str, token: str, extra: list[str] | None = None):
+    def __init__(
+        self,
+        tmp: Path,
+        *,
+        key_path: Path,
+        server_url: str | None,
+        token: str | None,
+        extra: list[str] | None = None,
+    ):
         self.port = free_port()
         self.buffer = tmp / "relay-buffer.sqlite3"
         self.log = tmp / "relay.log"
@@ -76,12 +89,9 @@ class RelayProcess:
             "1",
             *(extra or []),
         ]
-        self.env = {
-            **os.environ,
-            "TRIBUTARY_URL": server_url,
-            "TRIBUTARY_TOKEN": token,
-            "TRIBUTARY_SIGNING_KEY": str(key_path),
-        }
+        # No server URL: file mode (`extra` then gives --output-dir).
+        given = {"TRIBUTARY_URL": server_url, "TRIBUTARY_TOKEN": token, "TRIBUTARY_SIGNING_KEY": str(key_path)}
+        self.env = {**os.environ, **{name: value for name, value in given.items() if value is not None}}
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -118,6 +128,37 @@ class RelayProcess:
 
     def logs(self) -> str:
         return self.log.read_text()[-3000:]
+
+
+class Producer:
+    """Posts distinct events to the relay one by one, as a producer's HTTP transport does, retrying each until
+    it is accepted; remembers the accepted ones. An answer lost to a killed relay may mean the event was
+    stored all the same: its retry is then a second copy, which the server must take as a duplicate."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.accepted: list[EventKey] = []
+        self.refusals = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(30)
+
+    def _run(self) -> None:
+        run_id, n = new_run_id(), 0
+        while not self._stop.is_set():
+            event = run_event("RUNNING", run_id=run_id, at=T0 + timedelta(seconds=n))
+            while post_json(f"{self.url}/api/v1/lineage", event)[0] != 201:
+                self.refusals += 1
+                time.sleep(0.05)
+            self.accepted.append((event["run"]["runId"], event["eventType"], event["eventTime"]))
+            n += 1
+            time.sleep(0.01)
 
 
 class Cable:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from collections import Counter
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -13,43 +11,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from lineage_app.ingest.models import LineageEvent
 from tests.conftest import wait_until
-from tests.events import T0, new_run_id, run_event
-from tests.relay.conftest import Cable, RelayProcess, post_json
+from tests.events import new_run_id, run_event
+from tests.relay.conftest import Cable, EventKey, Producer, RelayProcess, post_json
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-EventKey = tuple[str, str, str]
-
-
-class Producer:
-    """Posts distinct events to the relay one by one, as a producer's HTTP transport does, retrying each until
-    it is accepted; remembers the accepted ones. An answer lost to a killed relay may mean the event was
-    stored all the same: its retry is then a second copy, which the server must take as a duplicate."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.accepted: list[EventKey] = []
-        self.refusals = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(30)
-
-    def _run(self) -> None:
-        run_id, n = new_run_id(), 0
-        while not self._stop.is_set():
-            event = run_event("RUNNING", run_id=run_id, at=T0 + timedelta(seconds=n))
-            while post_json(f"{self.url}/api/v1/lineage", event)[0] != 201:
-                self.refusals += 1
-                time.sleep(0.05)
-            self.accepted.append((event["run"]["runId"], event["eventType"], event["eventTime"]))
-            n += 1
-            time.sleep(0.01)
 
 
 def _stored() -> Counter[EventKey]:
