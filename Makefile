@@ -61,11 +61,12 @@ lint: $(STAMP) frontend/node_modules/.package-lock.json
 	$(VENV)/bin/mypy
 	cd frontend && npm run --silent typecheck && npm run --silent check:api
 
-# What a deployment installs, built as the Dockerfile's stages build it: the agent's wheel (for
-# Spark clusters and for the server, which imports its protocol) and the UI bundle, in dist/.
+# What a deployment installs, built as the Dockerfile's stages build it, in dist/: the server's wheel
+# (with the built UI inside it; `tributary-server` is its manage.py), the agent's wheel (for Spark
+# clusters and for the server, which imports its protocol) and the UI bundle alone (for a proxy or CDN).
 dist: $(STAMP) frontend/dist/index.html
 	rm -rf dist && mkdir -p dist
-	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation -w dist packaging/agent
+	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation -w dist packaging/agent packaging/server
 	tar -czf dist/tributary-ui.tar.gz -C frontend dist
 	@ls -1 dist
 

@@ -1,18 +1,10 @@
 #!/usr/bin/env python
-"""Django's command-line entry point for Tributary."""
+"""Django's command-line entry point for Tributary in a source checkout; an installed server has the
+same commands as `tributary-server` (both run lineage_app.__main__)."""
 
 from __future__ import annotations
 
-import os
-import sys
-
-
-def main() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lineage_app.settings")
-    from django.core.management import execute_from_command_line
-
-    execute_from_command_line(sys.argv)
-
+from lineage_app.__main__ import main
 
 if __name__ == "__main__":
     main()

@@ -236,8 +236,12 @@ USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
-FRONTEND_DIST = BASE_DIR / "frontend" / "dist"
+# A source checkout (manage.py beside the package) has the built UI in frontend/dist and collects static
+# files into staticfiles/ beside it. The server installed from its wheel (packaging/server) carries the
+# built UI inside the package (lineage_app/ui) and collects into the var directory. STATIC_ROOT overrides.
+SOURCE_CHECKOUT = (BASE_DIR / "manage.py").is_file()
+STATIC_ROOT = Path(env("STATIC_ROOT") or (BASE_DIR / "staticfiles" if SOURCE_CHECKOUT else VAR_DIR / "staticfiles"))
+FRONTEND_DIST = BASE_DIR / "frontend" / "dist" if SOURCE_CHECKOUT else Path(__file__).resolve().parent / "ui"
 # The built UI's assets (hashed file names) are collected and served by WhiteNoise.
 STATICFILES_DIRS = [FRONTEND_DIST] if FRONTEND_DIST.exists() else []
 LOGIN_URL = "login"

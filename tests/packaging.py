@@ -1,4 +1,5 @@
-"""What the packaging tests share: running a command that must succeed, and building the agent's wheel."""
+"""What the packaging tests share: running a command that must succeed, and building the two wheels
+(the agent's and the server's) as `make dist` does."""
 
 from __future__ import annotations
 
@@ -16,19 +17,18 @@ def run_ok(*args: str | Path, **kwargs: object) -> subprocess.CompletedProcess[s
     return done
 
 
-def agent_wheel_build(out: Path) -> Path:
-    """Build `tributary-spark-agent` from packaging/agent into `out`, as `make dist` does; its wheel."""
-    run_ok(
-        sys.executable,
-        "-m",
-        "pip",
-        "wheel",
-        "--quiet",
-        "--no-deps",
-        "--no-build-isolation",
-        "-w",
-        out,
-        ROOT / "packaging/agent",
-    )
-    (wheel,) = out.glob("tributary_spark_agent-*.whl")
+def wheel_build(project: Path, out: Path, name: str) -> Path:
+    """Build the distribution in `project` into `out`; its wheel, `<name>-<version>-py3-none-any.whl`."""
+    run_ok(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", out, project)
+    (wheel,) = out.glob(f"{name}-*-py3-none-any.whl")
     return wheel
+
+
+def agent_wheel_build(out: Path) -> Path:
+    """The agent's wheel, built from packaging/agent into `out`."""
+    return wheel_build(ROOT / "packaging/agent", out, "tributary_spark_agent")
+
+
+def server_wheel_build(out: Path) -> Path:
+    """The server's wheel, built from packaging/server into `out` (it holds the built UI: frontend/dist)."""
+    return wheel_build(ROOT / "packaging/server", out, "tributary_server")

@@ -57,27 +57,39 @@ def test_the_compose_file_is_valid_for_docker_compose() -> None:
     assert result.returncode == 0, result.stderr
 
 
-def test_the_image_builds_the_ui_in_a_node_stage_and_serves_it_from_the_runtime() -> None:
+def test_the_image_builds_the_ui_in_a_node_stage_into_the_server_wheel_and_serves_it_from_the_runtime() -> None:
     stages = _stages()
-    assert list(stages) == ["ui", "agent-wheel", "runtime"]
+    assert list(stages) == ["ui", "wheels", "runtime"]
     assert stages["ui"][0]["value"].startswith("node:")
     assert any(i["instruction"] == "RUN" and "npm run build" in i["value"] for i in stages["ui"])
-    copies = [i["value"] for i in stages["runtime"] if i["instruction"] == "COPY"]
-    assert "--from=ui /ui/dist/ frontend/dist/" in copies
+    wheels = [i["value"] for i in stages["wheels"] if i["instruction"] in {"COPY", "RUN"}]
+    assert "--from=ui /ui/dist/ frontend/dist/" in wheels, "packaging/server puts frontend/dist into the wheel"
+    builds = [v for v in wheels if "pip wheel" in v]
+    assert len(builds) == 1 and builds[0].endswith("-w /wheels packaging/agent packaging/server")
     assert any(i["instruction"] == "RUN" and "collectstatic" in i["value"] for i in stages["runtime"])
 
 
-def test_the_runtime_stage_installs_only_the_runtime_requirements_and_runs_unprivileged() -> None:
+def test_the_runtime_stage_installs_only_the_runtime_requirements_and_the_wheels_and_runs_unprivileged() -> None:
     runtime = _stages()["runtime"]
     installs = [i["value"] for i in runtime if i["instruction"] == "RUN" and "pip install" in i["value"]]
     assert installs == [
-        "pip install --no-cache-dir -r requirements/runtime.txt",
-        "pip install --no-cache-dir --no-deps /tmp/wheels/*.whl && rm -rf /tmp/wheels",
+        "pip install --no-cache-dir -r /tmp/runtime.txt && rm /tmp/runtime.txt",
+        # No index: the server wheel's dependencies must all be in requirements/runtime.txt, installed above.
+        "pip install --no-cache-dir --no-index /tmp/wheels/*.whl && rm -rf /tmp/wheels",
     ]
-    copies = " ".join(i["value"] for i in runtime if i["instruction"] == "COPY")
-    assert "spark_agent" not in copies and "tests" not in copies, "the server gets the protocol from the agent's wheel"
+    copies = [i["value"] for i in runtime if i["instruction"] == "COPY"]
+    assert copies == ["requirements/runtime.txt /tmp/runtime.txt", "--from=wheels /wheels/ /tmp/wheels/"], (
+        "no source tree in the runtime: the server and the agent come as their wheels"
+    )
     user = [i["value"] for i in runtime if i["instruction"] == "USER"]
     assert user and user[-1].split(":")[0] not in {"0", "root"}
+
+
+def test_compose_runs_the_installed_server_command_not_a_source_tree_manage_py() -> None:
+    compose = (ROOT / "docker-compose.yml").read_text()
+    assert "manage.py" not in compose, "the image has no manage.py: its command is tributary-server"
+    migrate = re.search(r"^  migrate:\n(.*?)(?=^  \S|^\S|\Z)", compose, re.M | re.S)
+    assert migrate and "tributary-server migrate --noinput && tributary-server init_graph" in migrate.group(1)
 
 
 def test_runtime_requirements_hold_no_spark_engine_or_test_tools_and_are_what_development_installs() -> None:

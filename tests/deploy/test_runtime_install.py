@@ -1,17 +1,19 @@
-"""The production image's contents, built without Docker: a clean venv with only the runtime requirements
-and the agent's wheel, the server's code copied as the Dockerfile copies it, migrated against PostgreSQL,
-serving the built UI under gunicorn."""
+"""The production image's contents, built without Docker as its runtime stage builds them: a clean venv with only
+requirements/runtime.txt and the two wheels `make dist` writes (the server's, with the UI inside it, and the
+agent's), run from a directory outside the checkout; `tributary-server` migrates a fresh PostgreSQL and gunicorn
+serves the UI and the API."""
 
 from __future__ import annotations
 
+import http.cookiejar
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 from pathlib import Path
@@ -22,45 +24,49 @@ from django.conf import settings
 
 from tests.conftest import ROOT, free_port
 from tests.events import run_lifecycle
-from tests.packaging import agent_wheel_build, run_ok
+from tests.packaging import agent_wheel_build, run_ok, server_wheel_build
 
 
 @pytest.fixture(scope="module")
 def runtime(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """(python of a venv holding only the runtime requirements and the agent wheel, the app directory)."""
-    index = ROOT / "frontend/dist/index.html"
-    assert index.exists(), "build the UI first: make frontend (make test does)"
+    """(python of a venv holding the runtime requirements and the two wheels only, a working directory outside
+    the checkout, so that nothing can be imported from the source tree)."""
+    assert (ROOT / "frontend/dist/index.html").exists(), "build the UI first: make frontend (make test does)"
     base = tmp_path_factory.mktemp("runtime")
-    wheel = agent_wheel_build(base / "wheels")
+    assert not base.resolve().is_relative_to(ROOT.resolve())
+    wheels = [agent_wheel_build(base / "wheels"), server_wheel_build(base / "wheels")]
     venv = base / "venv"
     run_ok(sys.executable, "-m", "venv", venv)
     python = venv / "bin/python"
-    run_ok(python, "-m", "pip", "install", "--quiet", "-r", ROOT / "requirements/runtime.txt", wheel)
-    app = base / "app"  # what the Dockerfile's runtime stage copies, and nothing else
-    app.mkdir()
-    shutil.copy(ROOT / "manage.py", app / "manage.py")
-    shutil.copytree(ROOT / "lineage_app", app / "lineage_app", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(ROOT / "frontend/dist", app / "frontend/dist")
-    return python, app
+    # As the Dockerfile's runtime stage: the runtime requirements, then the two wheels with no index, so
+    # that a dependency of the server's wheel not in requirements/runtime.txt fails here.
+    run_ok(python, "-m", "pip", "install", "--quiet", "-r", ROOT / "requirements/runtime.txt", cwd=base)
+    run_ok(python, "-m", "pip", "install", "--quiet", "--no-index", *wheels, cwd=base)
+    work = base / "work"
+    work.mkdir()
+    return python, work
 
 
-def test_the_runtime_has_no_spark_no_embedded_engine_and_no_test_tools(runtime: tuple[Path, Path]) -> None:
-    python, _ = runtime
+def test_the_runtime_is_the_installed_wheels_with_no_spark_no_embedded_engine_and_no_test_tools(
+    runtime: tuple[Path, Path],
+) -> None:
+    python, work = runtime
     probe = "import importlib.util as u; print(sorted(m for m in {} if u.find_spec(m)))".format(
-        ("pyspark", "arcadedb_embedded", "openlineage", "pytest", "playwright", "hypothesis")
+        ("pyspark", "arcadedb_embedded", "openlineage", "pytest", "playwright", "hypothesis", "hatchling")
     )
-    assert run_ok(python, "-c", probe).stdout.strip() == "[]"
-    assert (
-        run_ok(python, "-c", "import spark_agent.protocol, django, celery, neo4j, psycopg; print('ok')").stdout.strip()
-        == "ok"
-    )
+    assert run_ok(python, "-c", probe, cwd=work, env={"PATH": os.environ["PATH"]}).stdout.strip() == "[]"
+    where = "import lineage_app, spark_agent.protocol, django, celery, neo4j, psycopg; print(lineage_app.__file__)"
+    installed = Path(run_ok(python, "-c", where, cwd=work, env={"PATH": os.environ["PATH"]}).stdout.strip())
+    assert installed.is_relative_to(python.parent.parent / "lib"), installed
+    run_ok(python, "-m", "pip", "check", cwd=work)
 
 
-def test_the_runtime_migrates_postgresql_and_serves_the_ui(  # type: ignore[no-untyped-def]
+def test_the_runtime_migrates_postgresql_and_serves_the_ui_and_the_api(  # type: ignore[no-untyped-def]
     runtime: tuple[Path, Path], postgres_database: str, graph_engine, broker, tmp_path: Path
 ) -> None:
-    python, app = runtime
+    python, work = runtime
     port = free_port()
+    var = tmp_path / "var"
     env = {
         "PATH": os.environ["PATH"],
         "HOME": str(tmp_path),
@@ -71,20 +77,34 @@ def test_the_runtime_migrates_postgresql_and_serves_the_ui(  # type: ignore[no-u
         "NEO4J_USER": settings.NEO4J_USER,
         "NEO4J_PASSWORD": settings.NEO4J_PASSWORD,
         "NEO4J_DATABASE": settings.NEO4J_DATABASE,
-        "TRIBUTARY_VAR_DIR": str(tmp_path / "var"),
+        "TRIBUTARY_VAR_DIR": str(var),
         "WEB_CONCURRENCY": "2",
     }
-    run_ok(python, "manage.py", "migrate", "--noinput", cwd=app, env=env)
-    run_ok(python, "manage.py", "collectstatic", "--noinput", cwd=app, env=env)
+    server = python.parent / "tributary-server"  # the installed product's manage.py
+    run_ok(server, "migrate", "--noinput", cwd=work, env=env)
+    run_ok(server, "collectstatic", "--noinput", cwd=work, env=env)
     with psycopg.connect(postgres_database) as conn:
         tables = {row[0] for row in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
     assert {"ingest_lineageevent", "catalog_owner", "signatures_producerkey"} <= tables
-    token = run_ok(python, "manage.py", "create_token", "--scope", "ingest", cwd=app, env=env).stdout.strip()
+    ingest_token = run_ok(server, "create_token", "--scope", "ingest", cwd=work, env=env).stdout.strip()
+    read_token = run_ok(server, "create_token", "--scope", "read", cwd=work, env=env).stdout.strip()
+    password = uuid.uuid4().hex
+    run_ok(
+        server,
+        *("createsuperuser", "--noinput", "--username", "operator", "--email", "operator@example.com"),
+        cwd=work,
+        env={**env, "DJANGO_SUPERUSER_PASSWORD": password},
+    )
+    # The UI comes from the package (lineage_app/ui) and is collected under the var directory.
+    index = next(python.parent.parent.glob("lib/python*/site-packages/lineage_app/ui/index.html")).read_text()
+    asset = re.search(r'src="/static/([^"]+\.js)"', index)
+    assert asset, "the built index.html names its script under /static/"
+    assert (var / "staticfiles" / asset.group(1)).is_file()
+    assert not list(work.iterdir()), "nothing is written into the working directory"
 
-    gunicorn = python.parent / "gunicorn"
-    server = subprocess.Popen(
-        [gunicorn, "-c", "python:lineage_app.gunicorn_conf", "--bind", f"127.0.0.1:{port}"],
-        cwd=app,
+    gunicorn = subprocess.Popen(
+        [python.parent / "gunicorn", "-c", "python:lineage_app.gunicorn_conf", "--bind", f"127.0.0.1:{port}"],
+        cwd=work,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -92,18 +112,24 @@ def test_the_runtime_migrates_postgresql_and_serves_the_ui(  # type: ignore[no-u
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        health = _get_when_up(f"{base}/healthz", server)
+        health = _get_when_up(f"{base}/healthz", gunicorn)
         assert health[0] == 200, health
-        login = urllib.request.urlopen(f"{base}/", timeout=10)  # the UI redirects to its login page
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        login = browser.open(f"{base}/", timeout=10)  # the UI redirects to its login page
         assert login.status == 200 and "/login" in login.url
-        page = urllib.request.urlopen(f"{base}/login/", timeout=10).read().decode()
-        assert "csrfmiddlewaretoken" in page
-        index = (app / "frontend/dist/index.html").read_text()
-        asset = re.search(r'src="(/static/[^"]+\.js)"', index)
-        assert asset, "the built index.html names its script under /static/"
-        script = urllib.request.urlopen(base + asset.group(1), timeout=10)
+        form = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login.read().decode())
+        assert form, "the login page carries its CSRF token"
+        fields = {"csrfmiddlewaretoken": form.group(1), "username": "operator", "password": password, "next": "/"}
+        shell = browser.open(f"{base}/login/", data=urllib.parse.urlencode(fields).encode(), timeout=10)
+        assert shell.status == 200 and shell.url == f"{base}/"
+        assert shell.read().decode() == index == (ROOT / "frontend/dist/index.html").read_text()
+        script = urllib.request.urlopen(f"{base}/static/{asset.group(1)}", timeout=10)
         assert script.status == 200 and len(script.read()) > 1000
-        # Ingest reads the agent's own facet schemas from its wheel, not from a source tree beside the server.
+        me = urllib.request.Request(f"{base}/api/v1/me", headers={"Authorization": f"Bearer {read_token}"})
+        with urllib.request.urlopen(me, timeout=10) as answer:
+            assert answer.status == 200 and json.loads(answer.read())
+        # Ingest validates against the OpenLineage schemas in the server's wheel and the agent's own facet
+        # schemas in the agent's wheel, not against a source tree beside the server.
         event = run_lifecycle()[-1]
         event["run"]["facets"]["tributary_counters"] = {
             "_producer": "https://example.com/tests",
@@ -113,13 +139,13 @@ def test_the_runtime_migrates_postgresql_and_serves_the_ui(  # type: ignore[no-u
         post = urllib.request.Request(
             f"{base}/api/v1/lineage",
             data=json.dumps(event).encode(),
-            headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {ingest_token}"},
         )
         with urllib.request.urlopen(post, timeout=30) as answer:
             assert (answer.status, json.loads(answer.read())["warnings"]) == (201, [])
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        gunicorn.terminate()
+        gunicorn.wait(timeout=30)
 
 
 def _get_when_up(url: str, server: subprocess.Popen[str], timeout: float = 60) -> tuple[int, str]:
