@@ -64,11 +64,13 @@ lint: $(STAMP) frontend/node_modules/.package-lock.json
 # What a deployment installs, built as the Dockerfile's stages build it, in dist/: the server's wheel
 # (with the built UI inside it; `tributary-server` is its manage.py), the agent's wheel (for Spark
 # clusters and for the server, which imports its protocol) and the UI bundle alone (for a proxy or CDN).
+# `make dist DIST=<dir>` writes them elsewhere (tests/deploy installs from there).
+DIST ?= dist
 dist: $(STAMP) frontend/dist/index.html
-	rm -rf dist && mkdir -p dist
-	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation -w dist packaging/agent packaging/server
-	tar -czf dist/tributary-ui.tar.gz -C frontend dist
-	@ls -1 dist
+	rm -rf $(DIST) && mkdir -p $(DIST)
+	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation -w $(DIST) packaging/agent packaging/server
+	tar -czf $(DIST)/tributary-ui.tar.gz -C frontend dist
+	@ls -1 $(DIST)
 
 bench-ingest: $(STAMP)
 	$(PY) bench/ingest_throughput.py

@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import tarfile
 import time
 import urllib.error
 import urllib.parse
@@ -24,7 +25,7 @@ from django.conf import settings
 
 from tests.conftest import ROOT, free_port
 from tests.events import run_lifecycle
-from tests.packaging import agent_wheel_build, run_ok, server_wheel_build
+from tests.packaging import run_ok
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +35,15 @@ def runtime(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     assert (ROOT / "frontend/dist/index.html").exists(), "build the UI first: make frontend (make test does)"
     base = tmp_path_factory.mktemp("runtime")
     assert not base.resolve().is_relative_to(ROOT.resolve())
-    wheels = [agent_wheel_build(base / "wheels"), server_wheel_build(base / "wheels")]
+    # `make dist`, into a directory of the test's own (its prerequisites, the venv and the UI, are taken as built).
+    dist = base / "dist"
+    make = ["make", "-o", ".venv/.installed", "-o", "frontend/dist/index.html", "dist", f"DIST={dist}"]
+    run_ok(*make, f"PY={sys.executable}", cwd=ROOT)
+    wheels = [*dist.glob("tributary_server-*-py3-none-any.whl"), *dist.glob("tributary_spark_agent-*-py3-none-any.whl")]
+    assert sorted(p.name for p in dist.iterdir()) == sorted(["tributary-ui.tar.gz", *(w.name for w in wheels)])
+    assert len(wheels) == 2
+    with tarfile.open(dist / "tributary-ui.tar.gz") as bundle:
+        assert "dist/index.html" in bundle.getnames()
     venv = base / "venv"
     run_ok(sys.executable, "-m", "venv", venv)
     python = venv / "bin/python"
