@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from enum import StrEnum
+from typing import Any
 
 KEY_SEPARATOR = "\x1f"  # cannot appear in names, so joined keys never collide
 
@@ -89,6 +91,12 @@ def natural_key(*parts: str) -> str:
 def run_order_key(last_event_time: str, run_id: str) -> str:
     """Which of a node's runs is its latest: the later last event, then the greater runId."""
     return f"{last_event_time}{KEY_SEPARATOR}{run_id}"
+
+
+def json_property(value: Any) -> str:
+    """A facet map or list as a graph property: compact JSON with sorted keys, so the same value is
+    always the same text (a re-sent event rewrites nothing, and graph dumps compare equal)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 def utc_key(moment: str, content_hash: str) -> str:

@@ -12,7 +12,15 @@ from typing import Any
 from lineage_app.graph import queries
 from lineage_app.graph.events import EventRecord
 from lineage_app.graph.identity import identity_key, identity_normalise, symlink_identifiers
-from lineage_app.graph.model import NodeType, RunState, natural_key, owner_kind, run_order_key, utc_key
+from lineage_app.graph.model import (
+    NodeType,
+    RunState,
+    json_property,
+    natural_key,
+    owner_kind,
+    run_order_key,
+    utc_key,
+)
 from lineage_app.graph.node_ids import node_id
 from lineage_app.graph.run_state import RunFold
 
@@ -314,7 +322,7 @@ def _add_job(writes: GraphWrites, event: _Stamped, job: dict[str, Any]) -> str:
             event,
             fixed={"key": key},
             facts={
-                "facetsJson": _json(facets),
+                "facetsJson": json_property(facets),
                 "jobType": job_type.get("jobType"),
                 "processingType": job_type.get("processingType"),
                 "integration": job_type.get("integration"),
@@ -334,7 +342,7 @@ def _add_dataset(
     facets = dataset.get("facets") or {}
     descriptive = {k: v for k, v in facets.items() if k not in STRUCTURAL_DATASET_FACETS}
     if descriptive:
-        writes.dataset_facets.add((key,), event, fixed={"key": key}, facts={"facetsJson": _json(descriptive)})
+        writes.dataset_facets.add((key,), event, fixed={"key": key}, facts={"facetsJson": json_property(descriptive)})
     schema_fields = (facets.get("schema") or {}).get("fields")
     if schema_fields is not None:
         _add_schema_version(writes, event, namespace, name, key, schema_fields, run_id)
@@ -359,7 +367,7 @@ def _add_schema_version(
     schema_fields: list[dict[str, Any]],
     run_id: str | None,
 ) -> None:
-    fields_json = _json(schema_fields)
+    fields_json = json_property(schema_fields)
     version, field_names, field_types = _schema_shape(fields_json)
     key = natural_key(namespace, name, version)
     # `fixed` is read only for the batch's first sighting of the version: later ones skip building it.
@@ -387,7 +395,7 @@ def _schema_shape(fields_json: str) -> tuple[str, tuple[str, ...], tuple[str, ..
     """A schema's version (a hash of its flattened field names and types) and those names and types;
     cached, as most events repeat a schema seen before."""
     flat = list(_flatten_fields(json.loads(fields_json)))
-    version = hashlib.sha256(_json(flat).encode()).hexdigest()[:16]
+    version = hashlib.sha256(json_property(flat).encode()).hexdigest()[:16]
     return version, tuple(n for n, _ in flat), tuple(t for _, t in flat)
 
 
@@ -486,7 +494,7 @@ def _add_derivation(
             "indirect": any(t.get("type") == "INDIRECT" for t in transformations),
             "description": first.get("description"),
             "masking": bool(first.get("masking", False)),
-            "transformationsJson": _json(transformations),
+            "transformationsJson": json_property(transformations),
         },
     )
 
@@ -517,7 +525,3 @@ def _add_owners(rows: _Rows, event: _Stamped, target_key: str, facets: dict[str,
             event,
             fixed={"targetKey": target_key, "owner": owner["name"], "role": role, "kind": owner_kind(owner["name"])},
         )
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -10,7 +9,7 @@ from typing import Any
 
 from lineage_app.graph.events import EventRecord
 from lineage_app.graph.failure_cause import CANCELLED, failure_cause
-from lineage_app.graph.model import FAILED_STATES, RunState
+from lineage_app.graph.model import FAILED_STATES, RunState, json_property
 from lineage_app.instants import utc_text
 from spark_agent.protocol import EventType
 
@@ -80,7 +79,7 @@ class RunFold:
             "failureCause": self.failure_cause,
             "failureClass": self.failure_class,
             "parentRunId": self.parent.run_id if self.parent else None,
-            "facetsJson": json.dumps(self.facets, sort_keys=True),
+            "facetsJson": json_property(self.facets),
             "eventCount": self.event_count,
             "lastEventTime": self.last_event_time,
         }
