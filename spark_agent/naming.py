@@ -128,6 +128,7 @@ class StreamEndpoint:
 _BRACKETED = re.compile(r"^(\w+)\[(.*)\]?$", re.DOTALL)
 _SOCKET = re.compile(r"host:\s*([^,\]]+),\s*port:\s*(\d+)")
 _KAFKA_STRATEGY = re.compile(r"^(Subscribe|SubscribePattern|Assign)\[(.*)\]$", re.DOTALL)
+_LOCATION = re.compile(r"^(/|[A-Za-z][\w+.-]*:/)\S*$")
 _TABLE_NAME = re.compile(r"^[A-Za-z_][\w$]*(\.[A-Za-z_][\w$]*){1,3}$")
 # Sinks that hand rows to user code or to the screen: no dataset of their own.
 _NO_DATASET = {
@@ -140,14 +141,32 @@ _NO_DATASET = {
 }
 
 
-def stream_endpoint(description: str, *, query_label: str, kafka_servers: str | None, warehouse: str) -> StreamEndpoint:
+def stream_endpoint(
+    description: str,
+    *,
+    query_label: str,
+    kafka_servers: str | None,
+    warehouse: str,
+    kafka_topic: str | None = None,
+) -> StreamEndpoint:
     """Name a source or sink from its progress `description` (`FileStreamSource[file:/in]`,
     `KafkaV2[Subscribe[orders]]`, `FileSink[/out]`, `MemorySink`, `ForeachBatchSink`, ...).
 
     Rate, memory and socket streams have no location: rate and memory ones are named after the
     query (`query_label`), a socket after its address. Kafka topics live in
-    `kafka://<first bootstrap server>` (`kafka_servers`, from the query's options)."""
+    `kafka://<first bootstrap server>` (`kafka_servers`, from the source's or the sink's options).
+    A Kafka sink's description names no topic: it is `kafka_topic`, the sink's `topic` option; without
+    one, each row names its topic (a `topic` column), and the sink is marked unknown."""
     text = description.strip()
+    kind_of = text.split("@", 1)[0]
+    # Spark's Kafka sink: the V2 `KafkaSourceProvider.KafkaTable`, which does not override toString
+    # (`org.apache.spark.sql.kafka010.KafkaSourceProvider$KafkaTable@1a2b3c`), or the V1 `KafkaSink`
+    # (toString `KafkaSink`) when V2 writers are disabled.
+    if kind_of.endswith("KafkaSourceProvider$KafkaTable") or text == "KafkaSink":
+        namespace = _kafka_namespace(kafka_servers)
+        if kafka_topic:
+            return StreamEndpoint("kafka", (DatasetId(namespace, kafka_topic),))
+        return StreamEndpoint("kafka", (DatasetId("unknown", job_segment(f"{namespace} topic per row")),), known=False)
     for marker, kind in _NO_DATASET.items():
         if text.startswith(marker) or f".{marker}" in text.split("@", 1)[0]:
             return StreamEndpoint(kind, ())
@@ -160,8 +179,7 @@ def stream_endpoint(description: str, *, query_label: str, kafka_servers: str | 
     if head in ("KafkaV2", "KafkaSource", "KafkaSourceV1"):
         topics = _kafka_topics(body)
         if topics:
-            servers = (kafka_servers or "").split(",", 1)[0].strip()
-            namespace = f"kafka://{servers}" if servers else "kafka"
+            namespace = _kafka_namespace(kafka_servers)
             return StreamEndpoint("kafka", tuple(DatasetId(namespace, topic) for topic in topics))
     if head.startswith("RateStream") or head.startswith("RatePerMicroBatch") or head == "RateSourceV2":
         return StreamEndpoint("rate", (DatasetId("rate", query_label),))
@@ -171,12 +189,21 @@ def stream_endpoint(description: str, *, query_label: str, kafka_servers: str | 
         found = _SOCKET.search(body)
         if found:
             return StreamEndpoint("socket", (DatasetId(f"socket://{found.group(1).strip()}:{found.group(2)}", "/"),))
+    if _LOCATION.match(text):
+        # An Iceberg table loaded by its path (`.format("iceberg").start("s3://lake/events")`): Iceberg's
+        # `SparkTable.toString` is its table's name, which `HadoopTables.load` sets to the location.
+        return StreamEndpoint("table", (dataset_from_uri(text),))
     if _TABLE_NAME.match(text):
-        # A catalog table written through DataSource V2 (Iceberg, a V2 session catalog) is
-        # described by its name.
+        # A catalog table written through DataSource V2 is described by its name: Iceberg's
+        # `SparkTable.toString` is `<catalog>.<namespace>.<table>`, a V2 session catalog's `<db>.<table>`.
         return StreamEndpoint("table", (DatasetId(warehouse, text.removeprefix("spark_catalog.")),))
     unsafe = text.split("@", 1)[0]
     return StreamEndpoint("unknown", (DatasetId("unknown", job_segment(unsafe)[:200]),), known=False)
+
+
+def _kafka_namespace(servers: str | None) -> str:
+    first = (servers or "").split(",", 1)[0].strip()
+    return f"kafka://{first}" if first else "kafka"
 
 
 def _kafka_topics(body: str) -> list[str]:

@@ -42,6 +42,7 @@ class _Query:
     handle: Any  # the JVM `StreamExecution`, to name its sources should it fail before any progress
     kafka_servers: str | None
     sink: str | None
+    sink_kafka: tuple[str | None, str | None] = (None, None)  # the sink's bootstrap servers and topic options
     sources: list[str] = field(default_factory=list)
     latest: dict[str, Any] = field(default_factory=dict)  # the latest batch's facet fields
     last_emitted: float | None = None  # monotonic time of the last RUNNING event
@@ -76,10 +77,11 @@ class StreamingQueries:
     def query_started(self, *, query_id: str, query_run_id: str, name: str | None, timestamp: str) -> None:
         handle = _execution(self._spark, query_id)
         sink = _call_text(lambda: handle.sink().toString()) if handle is not None else None
+        sink_kafka = _sink_kafka(handle) if handle is not None else (None, None)
         label = job_segment(name) if name else f"query_{query_id[:8]}"
         target = name
         if target is None and sink is not None:
-            endpoint = self._endpoint(sink, label, None)
+            endpoint = self._endpoint(sink, label, *sink_kafka)
             target = path_tail(endpoint.datasets[0]) if endpoint.known and endpoint.datasets else None
         query = _Query(
             run_id=new_run_id(),
@@ -92,6 +94,7 @@ class StreamingQueries:
             handle=handle,
             kafka_servers=_kafka_servers(handle) if handle is not None else None,
             sink=sink,
+            sink_kafka=sink_kafka,
         )
         with self._lock:
             self._live[query_run_id] = query
@@ -157,16 +160,22 @@ class StreamingQueries:
 
     # ----- events ------------------------------------------------------------------------
 
-    def _endpoint(self, description: str, label: str, kafka_servers: str | None) -> StreamEndpoint:
+    def _endpoint(
+        self, description: str, label: str, kafka_servers: str | None, kafka_topic: str | None = None
+    ) -> StreamEndpoint:
         return stream_endpoint(
-            description, query_label=label, kafka_servers=kafka_servers, warehouse=self._ctx.warehouse
+            description,
+            query_label=label,
+            kafka_servers=kafka_servers,
+            warehouse=self._ctx.warehouse,
+            kafka_topic=kafka_topic,
         )
 
     def _event(
         self, query: _Query, state: EventType, when: float, error: ErrorInfo | None = None, *, idle: bool = False
     ) -> dict[str, Any]:
         sources = [(d, self._endpoint(d, query.label, query.kafka_servers)) for d in query.sources]
-        sink = self._endpoint(query.sink, query.label, query.kafka_servers) if query.sink else None
+        sink = self._endpoint(query.sink, query.label, *query.sink_kafka) if query.sink else None
         unknown = sum(1 for _, e in sources if not e.known) + (1 if sink is not None and not sink.known else 0)
         if unknown and state != EventType.RUNNING:
             self._counters.add("streaming_unknown_endpoints_total", unknown)
@@ -266,6 +275,40 @@ def _kafka_servers(handle: Any) -> str | None:
                     return str(value)
     except Exception:
         log.debug("tributary: cannot read the streaming query's source options", exc_info=True)
+    return None
+
+
+def _sink_kafka(handle: Any) -> tuple[str | None, str | None]:
+    """The `kafka.bootstrap.servers` and `topic` options the query was started with, which name a Kafka sink
+    (its description does not). Spark keeps a query's `DataStreamWriter` options in the execution's private
+    `extraOptions` (MicroBatchExecution, Spark 3.5 and 4), read here by reflection; `logicalPlan().writeOptions()`
+    holds them too, but asking for that plan from the start callback, which runs on the query's thread before
+    the query builds its plan, would build it there, outside the query's own session. Only these two options
+    are read: the others may hold credentials (`kafka.sasl.jaas.config`)."""
+    try:
+        options = _private_field(handle, "extraOptions")
+        if options is None:
+            return None, None
+        found: dict[str, str] = {}
+        for pair in jvm.seq(options.toSeq()):
+            key = str(pair._1()).lower()
+            if key in (_KAFKA_SERVERS, "topic"):
+                found[key] = str(pair._2())
+        return found.get(_KAFKA_SERVERS), found.get("topic")
+    except Exception:
+        log.debug("tributary: cannot read the streaming query's sink options", exc_info=True)
+        return None, None
+
+
+def _private_field(obj: Any, name: str) -> Any:
+    """The value of the JVM field `name` of `obj` or of one of its superclasses, None if there is none."""
+    cls = obj.getClass()
+    while cls is not None:
+        for declared in cls.getDeclaredFields():
+            if declared.getName() == name:
+                declared.setAccessible(True)
+                return declared.get(obj)
+        cls = cls.getSuperclass()
     return None
 
 

@@ -15,11 +15,14 @@ from typing import Any
 
 import pytest
 from agent_support import EventValidator, read_events
+from pyspark.sql.streaming import StreamingQueryListener
 
 import spark_agent
 from lineage_app.explorer.selectors import run_for_id
 from lineage_app.ingest.services import events_accept, events_apply
 from lineage_app.ingest.validation import event_check
+from spark_agent.naming import stream_endpoint
+from spark_agent.streaming import _execution, _sink_kafka
 
 pytestmark = pytest.mark.spark
 
@@ -239,3 +242,55 @@ def test_sigterm_aborts_a_running_query_and_the_application(tmp_path: Path, vali
     assert ("endless", "ABORT") in states
     aborted = next(e for e in events if e["eventType"] == "ABORT" and e["job"]["name"] == "endless.stream.forever")
     assert _names(aborted["outputs"]) == [("memory", "forever")]
+
+
+def test_a_sinks_kafka_topic_and_servers_are_read_from_the_live_query_when_it_starts(spark: Any) -> None:
+    """A Kafka sink's description names no topic; its `topic` and `kafka.bootstrap.servers` options do. The
+    Kafka connector is not on this classpath, so the queries write to `noop` with those options: what the agent
+    reads, from the start callback, are the options of the live query, whatever its sink."""
+    seen: dict[str, tuple[str | None, str | None]] = {}
+
+    class Started(StreamingQueryListener):
+        def onQueryStarted(self, event: Any) -> None:
+            seen[str(event.name)] = _sink_kafka(_execution(spark, str(event.id)))
+
+        def onQueryProgress(self, event: Any) -> None:
+            pass
+
+        def onQueryIdle(self, event: Any) -> None:
+            pass
+
+        def onQueryTerminated(self, event: Any) -> None:
+            pass
+
+    listener = Started()
+    spark.streams.addListener(listener)
+    try:
+        for name, topic in (("to_orders", "orders"), ("per_row", None)):
+            writer = (
+                spark.readStream.format("rate")
+                .load()
+                .writeStream.format("noop")
+                .queryName(name)
+                .option("kafka.bootstrap.servers", "broker1:9092,broker2:9092")
+                .option("kafka.sasl.jaas.config", "not to be read")
+            )
+            query = (writer.option("Topic", topic) if topic else writer).start()  # option names: any case
+            try:
+                deadline = time.monotonic() + 30
+                while name not in seen:
+                    assert time.monotonic() < deadline
+                    time.sleep(0.1)
+                assert _sink_kafka(_execution(spark, str(query.id))) == seen[name]
+            finally:
+                query.stop()
+    finally:
+        spark.streams.removeListener(listener)
+    assert seen == {
+        "to_orders": ("broker1:9092,broker2:9092", "orders"),
+        "per_row": ("broker1:9092,broker2:9092", None),
+    }
+    kafka_table = "org.apache.spark.sql.kafka010.KafkaSourceProvider$KafkaTable@1a2b3c"
+    servers, topic = seen["to_orders"]
+    named = stream_endpoint(kafka_table, query_label="q", kafka_servers=servers, warehouse="w", kafka_topic=topic)
+    assert [(d.namespace, d.name) for d in named.datasets] == [("kafka://broker1:9092", "orders")]

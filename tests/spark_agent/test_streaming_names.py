@@ -53,3 +53,44 @@ def test_an_unknown_endpoint_is_named_safely_and_marked_unknown() -> None:
     )
     assert found.kind == "unknown" and not found.known
     assert found.datasets == (DatasetId("unknown", "com_acme_MagicSource"),)
+
+
+# The exact descriptions Spark and the table libraries give their sinks (`SinkProgress.description` is the
+# sink's toString).
+_KAFKA_TABLE = "org.apache.spark.sql.kafka010.KafkaSourceProvider$KafkaTable@1a2b3c"  # inner class, no toString
+
+
+def test_a_kafka_sink_is_named_by_its_topic_and_servers_options() -> None:
+    found = stream_endpoint(
+        _KAFKA_TABLE, query_label="q", kafka_servers="broker1:9092,broker2:9092", warehouse="w", kafka_topic="orders"
+    )
+    assert (found.kind, found.datasets, found.known) == ("kafka", (DatasetId("kafka://broker1:9092", "orders"),), True)
+    # the V1 sink (spark.sql.streaming.disabledV2Writers): kafka010.KafkaSink.toString is "KafkaSink"
+    v1 = stream_endpoint("KafkaSink", query_label="q", kafka_servers="b:9092", warehouse="w", kafka_topic="t")
+    assert v1.datasets == (DatasetId("kafka://b:9092", "t"),)
+
+
+def test_a_kafka_sink_whose_rows_name_their_topics_is_the_cluster_marked_unknown() -> None:
+    found = stream_endpoint(_KAFKA_TABLE, query_label="q", kafka_servers="broker1:9092", warehouse="w")
+    assert (found.kind, found.known) == ("kafka", False)
+    assert found.datasets == (DatasetId("unknown", "kafka_broker1_9092_topic_per_row"),)
+
+
+@pytest.mark.parametrize(
+    ("description", "expected"),
+    [
+        # Delta: org.apache.spark.sql.delta.sources.DeltaSink.toString is s"DeltaSink[$path]", the path as given
+        ("DeltaSink[/data/delta/events]", ("delta", [("file", "/data/delta/events")], True)),
+        ("DeltaSink[s3a://lake/delta/orders]", ("delta", [("s3://lake", "delta/orders")], True)),
+        # Iceberg: org.apache.iceberg.spark.source.SparkTable.toString is its table's name, which is
+        # <catalog>.<namespace>.<table> for a catalog's table, and the location for one loaded by path
+        # (HadoopTables.load: new BaseTable(ops, location))
+        ("local.db.events", ("table", [("file:/wh", "local.db.events")], True)),
+        ("spark_catalog.db.events", ("table", [("file:/wh", "db.events")], True)),
+        ("/tmp/iceberg/events", ("table", [("file", "/tmp/iceberg/events")], True)),
+        ("hdfs://nn:8020/warehouse/events", ("table", [("hdfs://nn:8020", "/warehouse/events")], True)),
+        ("s3://lake/warehouse/events", ("table", [("s3://lake", "warehouse/events")], True)),
+    ],
+)
+def test_delta_and_iceberg_sinks_are_named_from_their_descriptions(description: str, expected: tuple) -> None:
+    assert _name(description) == expected
