@@ -23,7 +23,7 @@ import psycopg
 import pytest
 from django.conf import settings
 
-from tests.conftest import ROOT, free_port
+from tests.conftest import ROOT, free_port, wait_until
 from tests.events import run_lifecycle
 from tests.packaging import run_ok
 
@@ -119,6 +119,15 @@ def test_the_runtime_migrates_postgresql_and_serves_the_ui_and_the_api(  # type:
         stderr=subprocess.PIPE,
         text=True,
     )
+    worker_log = tmp_path / "worker.log"
+    with worker_log.open("wb") as log:
+        worker = subprocess.Popen(
+            [python.parent / "celery", "-A", "lineage_app", "worker", "--concurrency", "1", "-l", "WARNING"],
+            cwd=work,
+            env=env,
+            stdout=log,
+            stderr=log,
+        )
     base = f"http://127.0.0.1:{port}"
     try:
         health = _get_when_up(f"{base}/healthz", gunicorn)
@@ -152,9 +161,26 @@ def test_the_runtime_migrates_postgresql_and_serves_the_ui_and_the_api(  # type:
         )
         with urllib.request.urlopen(post, timeout=30) as answer:
             assert (answer.status, json.loads(answer.read())["warnings"]) == (201, [])
+        # The installed worker applies it to the graph, and the read API finds the run there.
+        run_id = event["run"]["runId"]
+        with psycopg.connect(postgres_database, autocommit=True) as conn:
+            status = "SELECT status FROM ingest_lineageevent WHERE run_id = %s"
+            wait_until(
+                lambda: [r[0] for r in conn.execute(status, (run_id,))] == ["applied"] or worker.poll() is not None,
+                timeout=90,
+                what="the worker to apply the event",
+            )
+        assert worker.poll() is None, worker_log.read_text()[-3000:]
+        run = urllib.request.Request(
+            f"{base}/api/v1/jobs/runs/{run_id}", headers={"Authorization": f"Bearer {read_token}"}
+        )
+        with urllib.request.urlopen(run, timeout=30) as answer:
+            assert answer.status == 200 and json.loads(answer.read())["runId"] == run_id
     finally:
-        gunicorn.terminate()
-        gunicorn.wait(timeout=30)
+        for process in (gunicorn, worker):
+            process.terminate()
+        for process in (gunicorn, worker):
+            process.wait(timeout=30)
 
 
 def _get_when_up(url: str, server: subprocess.Popen[str], timeout: float = 60) -> tuple[int, str]:
