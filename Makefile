@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-postgres lint dist frontend bench-ingest bench-render screenshots clean
+.PHONY: run test test-postgres test-spark4 lint dist frontend bench-ingest bench-render screenshots clean
 
 $(STAMP): requirements.txt requirements/runtime.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -51,6 +51,25 @@ POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/tributary
 test-postgres: $(STAMP)
 	bash scripts/test_services.sh
 	DATABASE_URL=$(POSTGRES_URL) $(PY) -m pytest tests/ingest
+
+# The agent's tests on Spark 4 as well (`make test` runs them on Spark 3.5), in a venv of their own
+# from requirements/spark4.txt: requirements.txt with pyspark 4.x, every other line the same (checked).
+VENV4 := .venv-spark4
+STAMP4 := $(VENV4)/.installed
+SAME_AS_REQUIREMENTS = grep -v -e '^\#' -e '^-r ' -e '^pyspark==' $(1)
+
+$(STAMP4): requirements/spark4.txt requirements/runtime.txt requirements.txt
+	@[ "$$($(call SAME_AS_REQUIREMENTS,requirements.txt))" = "$$($(call SAME_AS_REQUIREMENTS,requirements/spark4.txt))" ] \
+		|| { echo "requirements/spark4.txt must match requirements.txt except for pyspark"; exit 1; }
+	test -x $(VENV4)/bin/python || $(PYTHON) -m venv $(VENV4)
+	echo '*' > $(VENV4)/.gitignore
+	$(VENV4)/bin/python -m pip install --quiet --upgrade pip
+	$(VENV4)/bin/python -m pip install --quiet -r requirements/spark4.txt
+	touch $(STAMP4)
+
+test-spark4: $(STAMP4)
+	bash scripts/test_services.sh
+	$(VENV4)/bin/python -m pytest tests/spark_agent
 
 # The gates CI runs before the tests: format, lint, types, import layers (.importlinter), the UI's
 # strict types and its generated API types.
