@@ -9,7 +9,9 @@ relay (`python -m spark_agent relay`) in front of it, then prints:
   two interleaved in the same run so that machine load drifts alike for both;
 - relay accept throughput with several concurrent producers (`bench/http_load.py`);
 - forward throughput: events/s the relay drains from a backlog of N to the server's batch endpoint
-  (the backlog is built while the relay points at a port where nothing listens).
+  (the backlog is built while the relay points at a port where nothing listens);
+- write throughput (file mode): events/s the relay drains from the same size of backlog to its
+  output files, each batch synced before it is recorded written.
 
     .venv/bin/python bench/relay_overhead.py [--events 400] [--clients 4] [--backlog 5000]
 """
@@ -114,10 +116,16 @@ class Bench:
         self.spawn(py, *gunicorn)
         wait(lambda: status_of(f"{self.server_url}/api/v1/lineage/batch", self.token) == 405, "the server")
 
-    def relay(self, *, buffer: Path, server_url: str) -> tuple[subprocess.Popen[bytes], str]:
+    def relay(
+        self, *, buffer: Path, server_url: str | None, output_dir: Path | None = None
+    ) -> tuple[subprocess.Popen[bytes], str]:
         port = free_port()
         argv = [sys.executable, "-m", "spark_agent", "relay", "--port", str(port), "--buffer", str(buffer)]
-        argv += ["--server-url", server_url, "--token", self.token, "--signing-key", str(self.key)]
+        if output_dir is not None:
+            argv += ["--output-dir", str(output_dir)]
+        else:
+            argv += ["--server-url", str(server_url), "--token", self.token]
+        argv += ["--signing-key", str(self.key)]
         argv += ["--retry-max-seconds", "1", "--log-level", "WARNING"]
         process = self.spawn(*argv)
         url = f"http://127.0.0.1:{port}"
@@ -223,6 +231,36 @@ def accept_throughput(bench: Bench, relay: subprocess.Popen[bytes], relay_url: s
 
 def forward_throughput(bench: Bench, backlog: int) -> None:
     buffer = bench.tmp / "backlog.sqlite3"
+    build_backlog(bench, buffer, backlog)
+    _, url = bench.relay(buffer=buffer, server_url=bench.server_url)
+    started = time.perf_counter()
+    wait(lambda: metric(url, "lineage_relay_backlog_events") == 0, "the drain", timeout=600)
+    took = time.perf_counter() - started
+    forwarded = metric(url, "lineage_events_forwarded_total")
+    print(f"  drained {backlog} events in {took:.2f} s: {forwarded / took:.0f} events/s forwarded")
+
+
+def write_throughput(bench: Bench, backlog: int) -> None:
+    buffer = bench.tmp / "backlog-files.sqlite3"
+    build_backlog(bench, buffer, backlog)
+    out = bench.tmp / "outbox"
+    # From the spawn: the writer starts before the relay answers /healthz. Start-up is included.
+    started = time.perf_counter()
+    relay, url = bench.relay(buffer=buffer, server_url=None, output_dir=out)
+    wait(lambda: metric(url, "lineage_relay_backlog_events") == 0, "the drain to files", timeout=600)
+    took = time.perf_counter() - started
+    written = metric(url, "lineage_events_written_total")
+    relay.terminate()
+    relay.wait(timeout=60)
+    size = sum(path.stat().st_size for path in out.glob("relay-*.jsonl"))
+    print(
+        f"  wrote {backlog} events in {took:.2f} s, the relay's start-up included: {written / took:.0f} events/s "
+        f"to files ({size / 2**20:.1f} MiB)"
+    )
+
+
+def build_backlog(bench: Bench, buffer: Path, backlog: int) -> None:
+    """`backlog` events pending in `buffer`, posted to a relay pointed at a port where nothing listens."""
     nowhere = f"http://127.0.0.1:{free_port()}"
     relay, url = bench.relay(buffer=buffer, server_url=nowhere)
     batch = 500
@@ -236,12 +274,6 @@ def forward_throughput(bench: Bench, backlog: int) -> None:
         raise SystemExit("the backlog is not what was posted")
     relay.terminate()
     relay.wait(timeout=60)
-    relay, url = bench.relay(buffer=buffer, server_url=bench.server_url)
-    started = time.perf_counter()
-    wait(lambda: metric(url, "lineage_relay_backlog_events") == 0, "the drain", timeout=600)
-    took = time.perf_counter() - started
-    forwarded = metric(url, "lineage_events_forwarded_total")
-    print(f"  drained {backlog} events in {took:.2f} s: {forwarded / took:.0f} events/s forwarded")
 
 
 def main() -> None:
@@ -262,6 +294,8 @@ def main() -> None:
             accept_throughput(bench, relay, relay_url, args.accept_events, args.clients)
             print("forward throughput:")
             forward_throughput(bench, args.backlog)
+            print("write throughput (file mode):")
+            write_throughput(bench, args.backlog)
         finally:
             bench.stop()
 
