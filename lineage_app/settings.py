@@ -11,7 +11,13 @@ from pathlib import Path
 import dj_database_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(os.environ.get("TRIBUTARY_VAR_DIR", BASE_DIR / "var"))
+# A source checkout has manage.py beside the package; the server installed from its wheel
+# (packaging/server) lives in site-packages, where nothing of an installation's own may be written.
+SOURCE_CHECKOUT = (BASE_DIR / "manage.py").is_file()
+# Where an installation keeps its secret key, embedded database and graph, logs and collected static
+# files: var/ in a checkout; for an installed server the user's data directory (XDG), unless set.
+_INSTALLED_VAR_DIR = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "tributary"
+VAR_DIR = Path(os.environ.get("TRIBUTARY_VAR_DIR") or (BASE_DIR / "var" if SOURCE_CHECKOUT else _INSTALLED_VAR_DIR))
 
 
 def env(name: str, default: str = "") -> str:
@@ -236,10 +242,9 @@ USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
-# A source checkout (manage.py beside the package) has the built UI in frontend/dist and collects static
-# files into staticfiles/ beside it. The server installed from its wheel (packaging/server) carries the
-# built UI inside the package (lineage_app/ui) and collects into the var directory. STATIC_ROOT overrides.
-SOURCE_CHECKOUT = (BASE_DIR / "manage.py").is_file()
+# A source checkout has the built UI in frontend/dist and collects static files into staticfiles/
+# beside it. The installed server carries the built UI inside the package (lineage_app/ui) and
+# collects into the var directory. STATIC_ROOT overrides.
 STATIC_ROOT = Path(env("STATIC_ROOT") or (BASE_DIR / "staticfiles" if SOURCE_CHECKOUT else VAR_DIR / "staticfiles"))
 FRONTEND_DIST = BASE_DIR / "frontend" / "dist" if SOURCE_CHECKOUT else Path(__file__).resolve().parent / "ui"
 # The built UI's assets (hashed file names) are collected and served by WhiteNoise.

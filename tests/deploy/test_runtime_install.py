@@ -68,6 +68,18 @@ def test_the_runtime_is_the_installed_wheels_with_no_spark_no_embedded_engine_an
     installed = Path(run_ok(python, "-c", where, cwd=work, env={"PATH": os.environ["PATH"]}).stdout.strip())
     assert installed.is_relative_to(python.parent.parent / "lib"), installed
     run_ok(python, "-m", "pip", "check", cwd=work)
+    # With no TRIBUTARY_VAR_DIR the installed server keeps its files in the user's data directory,
+    # never inside site-packages.
+    home = work.parent / "home"
+    var_dir = "import os; os.environ['DJANGO_SETTINGS_MODULE'] = 'lineage_app.settings'; " + (
+        "from django.conf import settings; print(settings.VAR_DIR, settings.STATIC_ROOT, sep='|')"
+    )
+    plain = {"PATH": os.environ["PATH"], "HOME": str(home), "SECRET_KEY": "x"}
+    assert run_ok(python, "-c", var_dir, cwd=work, env=plain).stdout.strip() == (
+        f"{home}/.local/share/tributary|{home}/.local/share/tributary/staticfiles"
+    )
+    xdg = {**plain, "XDG_DATA_HOME": str(home / "data")}
+    assert run_ok(python, "-c", var_dir, cwd=work, env=xdg).stdout.strip().split("|")[0] == f"{home}/data/tributary"
 
 
 def test_the_runtime_migrates_postgresql_and_serves_the_ui_and_the_api(  # type: ignore[no-untyped-def]
