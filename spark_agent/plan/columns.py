@@ -20,6 +20,7 @@ PASSTHROUGH = frozenset(
         "Limit", "Offset", "Tail", "Repartition", "RepartitionByExpression",
         "RebalancePartitions", "Sample", "ResolvedHint", "Subquery", "CTERelationDef",
         "CollectMetrics", "EventTimeWatermark", "Filter", "Sort",
+        "PipeOperator",  # Spark 4.0+: the marker SQL pipe syntax (`FROM t |> WHERE ...`) leaves
     }
 )  # fmt: skip
 # Functions whose result hides the original values.
@@ -63,11 +64,14 @@ class ColumnLineageBuilder:
         self.unknown_nodes: list[str] = []
         self.input_schemas: dict[DatasetId, list[Attr]] = {}
         self._cte_outputs: dict[int, list[Attr] | None] = {}
+        self._loop_outputs: dict[int, list[Attr]] = {}
 
     # ----- plans -------------------------------------------------------------------------
 
     def visit(self, node: Node) -> list[Attr] | None:
         """Record lineage for everything `node` produces; return its output (None: unknown)."""
+        if node.cls == "UnionLoop":  # its recursion reads the loop itself: not bottom-up
+            return self._union_loop(node)
         outputs = [self.visit(child) for child in node.children]
         cls = node.cls
         first = outputs[0] if outputs else None
@@ -93,6 +97,8 @@ class ColumnLineageBuilder:
             return outputs[-1] if outputs else None
         if cls == "CTERelationRef":
             return self._cte_ref(node)
+        if cls == "UnionLoopRef":
+            return self._loop_ref(node)
         if cls in PASSTHROUGH:
             if cls == "Filter":
                 self._indirect([e for e in [node.expr("condition")] if e], "FILTER")
@@ -209,6 +215,48 @@ class ColumnLineageBuilder:
                 self.lineage.setdefault(attr.expr_id, Lineage(unresolved=True))
         return attrs
 
+    def _union_loop(self, node: Node) -> list[Attr] | None:
+        """Spark 4.1+'s `WITH RECURSIVE`: `UnionLoop(anchor, recursion)`, whose recursion reads the
+        rows produced so far through a `UnionLoopRef`. Each output column comes from its anchor
+        column and its recursion column; the recursion is walked again until that stops growing
+        (each pass carries lineage one step further through the loop)."""
+        if len(node.children) != 2:
+            return self._unknown(node)
+        anchor = self.visit(node.children[0])
+        ids = [i.get("id") for i in node.fields.get("outputAttrIds") or [] if isinstance(i, dict)]
+        int_ids = [i for i in ids if isinstance(i, int)]
+        if anchor is None or len(int_ids) != len(anchor) or len(ids) != len(int_ids):
+            self.visit(node.children[1])
+            return self._unknown(node)
+        out = [Attr(i, a.name, a.data_type) for i, a in zip(int_ids, anchor, strict=True)]
+        for attr, source in zip(out, anchor, strict=True):
+            self.lineage[attr.expr_id] = _copy(self._lineage_of(source.expr_id))
+        self._loop_outputs[int(node.fields.get("id", -1))] = out
+        for _ in range(len(out) + 2):
+            before = [self.lineage[a.expr_id] for a in out]
+            recursion = self.visit(node.children[1])
+            for i, attr in enumerate(out):
+                merged = _copy(self._lineage_of(anchor[i].expr_id))
+                if recursion is None or i >= len(recursion):
+                    merged.unresolved = True
+                else:
+                    merged.merge(self._lineage_of(recursion[i].expr_id))
+                self.lineage[attr.expr_id] = merged
+            if [self.lineage[a.expr_id] for a in out] == before:
+                break
+        return out
+
+    def _loop_ref(self, node: Node) -> list[Attr]:
+        """The rows a recursive CTE produced so far: the lineage of its `UnionLoop`'s output."""
+        attrs = node.attrs("output")
+        source = self._loop_outputs.get(int(node.fields.get("loopId", -1)))
+        for i, attr in enumerate(attrs):
+            if source is not None and i < len(source):
+                self.lineage[attr.expr_id] = _copy(self._lineage_of(source[i].expr_id))
+            else:
+                self.lineage.setdefault(attr.expr_id, Lineage(unresolved=True))
+        return attrs
+
     # ----- expressions -------------------------------------------------------------------
 
     def _lineage_of(self, ident: int) -> Lineage:
@@ -291,6 +339,12 @@ def _no_op_cast(expr: Node) -> bool:
         return False
     inner = as_attr(expr.children[0])
     return inner is not None and inner.data_type == expr.fields.get("dataType")
+
+
+def _copy(lineage: Lineage) -> Lineage:
+    copy = Lineage()
+    copy.merge(lineage)
+    return copy
 
 
 def _concat(a: list[Attr] | None, b: list[Attr] | None) -> list[Attr] | None:

@@ -121,10 +121,17 @@ def metrics(node: JavaObject) -> dict[str, int]:
 
 
 def physical_root(executed: JavaObject) -> JavaObject:
-    """The executed plan with adaptive-execution wrappers removed."""
-    while simple_name(executed) == "AdaptiveSparkPlanExec":
-        executed = executed.executedPlan()
-    return executed
+    """The executed plan with adaptive-execution wrappers removed: `AdaptiveSparkPlanExec` and,
+    from Spark 4.0 on, the `ResultQueryStageExec` it puts around the final stage (a write after a
+    shuffle is inside one; in Spark 3.5 it is right under `AdaptiveSparkPlanExec`)."""
+    while True:
+        kind = simple_name(executed)
+        if kind == "AdaptiveSparkPlanExec":
+            executed = executed.executedPlan()
+        elif kind.endswith(_STAGE_WRAPPERS):
+            executed = executed.plan()
+        else:
+            return executed
 
 
 def write_stats(executed: JavaObject) -> Stats | None:

@@ -74,6 +74,14 @@ def _kind(stem: str) -> str | None:
     return None
 
 
+def spark_version() -> tuple[int, int]:
+    """The installed Spark's (major, minor): `make test` runs on 3.5, `make test-spark4` on 4.x."""
+    import pyspark
+
+    major, minor = pyspark.__version__.split(".")[:2]
+    return int(major), int(minor)
+
+
 def read_events(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []

@@ -84,6 +84,39 @@ def test_a_failing_action_emits_fail_with_its_error_and_stack_trace(
     assert events.app("COMPLETE")["run"]["facets"]["tributary_counters"]["errorCount"] == 1
 
 
+@pytest.mark.parametrize("ansi", [True, False], ids=["ansi", "legacy"])
+def test_a_malformed_cast_fails_the_action_under_ansi_mode_and_both_keep_their_lineage(
+    spark: Any, record: Any, tmp_path: Path, ansi: bool
+) -> None:
+    """ANSI mode is on by default from Spark 4.0 (off in 3.5): a malformed cast then fails the
+    action in its tasks instead of giving NULL. Both modes are set explicitly, on either version."""
+    labels = str(tmp_path / "labels")
+    spark.createDataFrame([(1, "7"), (2, "seven")], "id INT, label STRING").write.parquet(labels)
+    previous = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", str(ansi).lower())
+    try:
+        with record("casts") as events:
+            numbers = spark.read.parquet(labels).select("id", F.col("label").cast("int").alias("n"))
+            if ansi:
+                with pytest.raises(Exception, match="CAST_INVALID_INPUT"):
+                    numbers.write.parquet(str(tmp_path / "numbers"))
+            else:
+                numbers.write.parquet(str(tmp_path / "numbers"))
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", previous)
+
+    event = events.child("casts.write_parquet.numbers")
+    assert event["eventType"] == ("FAIL" if ansi else "COMPLETE")
+    (out,) = event["outputs"]
+    assert lineage(out) == {"id": [(labels, "id", "IDENTITY")], "n": [(labels, "label", "TRANSFORMATION")]}
+    if ansi:
+        error = event["run"]["facets"]["errorMessage"]
+        assert "CAST_INVALID_INPUT" in error["stackTrace"]
+        assert events.app("COMPLETE")["run"]["facets"]["tributary_counters"]["errorCount"] == 1
+    else:
+        assert out["outputFacets"]["outputStatistics"]["rowCount"] == 2
+
+
 def test_an_exception_in_the_application_fails_its_run(record: Any) -> None:
     with pytest.raises(ValueError, match="boom"), record("broken") as events:
         raise ValueError("boom")

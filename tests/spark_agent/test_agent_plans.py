@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_support import dataset_lineage, lineage, schema
+from agent_support import dataset_lineage, lineage, schema, spark_version
 from pyspark.sql import Window
 from pyspark.sql import functions as F
 
@@ -52,6 +52,8 @@ def test_join_and_aggregate(spark: Any, record: Any, data: dict[str, str]) -> No
     assert sorted(d["name"] for d in event["inputs"]) == sorted([ORD, CUS])
     (out,) = event["outputs"]
     assert schema(out) == [("name", "string"), ("total", "double"), ("n", "long")]
+    # written after a shuffle: from Spark 4.0 the write node is inside the final query stage
+    assert out["outputFacets"]["outputStatistics"]["rowCount"] == 2
     assert lineage(out) == {
         "name": [(CUS, "name", "IDENTITY")],
         "total": [(ORD, "price", "AGGREGATION")],
@@ -186,3 +188,50 @@ def test_an_unknown_plan_node_degrades_to_unresolved_columns(spark: Any, record:
     counters = event["run"]["facets"]["tributary_counters"]
     assert (counters["unresolvedColumns"], counters["unknownPlanNodes"]) == (2, 1)
     assert events.app("COMPLETE")["run"]["facets"]["tributary_counters"]["unresolvedColumns"] == 2
+
+
+def test_sql_pipe_syntax_has_the_lineage_of_the_plain_query(spark: Any, record: Any, data: dict[str, str]) -> None:
+    """Spark 4.0's pipe syntax leaves a `PipeOperator` marker in the plan; it passes lineage through.
+    Spark 3.5 cannot parse the pipe form, so there the plain query shows what is expected of it."""
+    ORD = data["orders"]
+    spark.read.parquet(ORD).createOrReplaceTempView("piped")
+    if spark_version() >= (4, 0):
+        query = "FROM piped |> WHERE price > 2 |> SELECT id, price * 2 AS doubled"
+    else:
+        query = "SELECT id, price * 2 AS doubled FROM piped WHERE price > 2"
+    with record("pipes") as events:
+        spark.sql(query).write.parquet(data["out"] + "/piped")
+    event = events.child("pipes.write_parquet.piped")
+    (out,) = event["outputs"]
+    assert lineage(out) == {"id": [(ORD, "id", "IDENTITY")], "doubled": [(ORD, "price", "TRANSFORMATION")]}
+    assert dataset_lineage(out) == [(ORD, "price", "FILTER")]
+    assert event["run"]["facets"]["tributary_counters"]["unknownPlanNodes"] == 0
+
+
+@pytest.mark.skipif(spark_version() < (4, 1), reason="WITH RECURSIVE is new in Spark 4.1")
+def test_a_recursive_cte_has_the_lineage_of_its_anchor_and_its_recursion(
+    spark: Any, record: Any, tmp_path: Path
+) -> None:
+    people = str(tmp_path / "people")
+    rows = [(1, None, "ada"), (2, 1, "bob"), (3, 2, "cy")]
+    spark.createDataFrame(rows, "id INT, manager_id INT, name STRING").write.parquet(people)
+    spark.read.parquet(people).createOrReplaceTempView("people")
+    with record("recursive") as events:
+        spark.sql(
+            "WITH RECURSIVE chain AS ("
+            "  SELECT id, name, 0 AS depth FROM people WHERE manager_id IS NULL"
+            "  UNION ALL"
+            "  SELECT p.id, upper(p.name), c.depth + 1 FROM people p JOIN chain c ON p.manager_id = c.id"
+            ") SELECT id, name, depth FROM chain"
+        ).write.parquet(str(tmp_path / "chain"))
+    event = events.child("recursive.write_parquet.chain")
+    (out,) = event["outputs"]
+    assert lineage(out) == {
+        "id": [(people, "id", "IDENTITY")],
+        "name": [(people, "name", "TRANSFORMATION")],  # upper() in the recursion
+        "depth": [],  # a literal, then itself plus one
+    }
+    assert sorted(dataset_lineage(out)) == [(people, "id", "JOIN"), (people, "manager_id", "FILTER", "JOIN")]
+    counters = event["run"]["facets"]["tributary_counters"]
+    assert (counters["unresolvedColumns"], counters["unknownPlanNodes"]) == (0, 0)
+    assert out["outputFacets"]["outputStatistics"]["rowCount"] == 3
