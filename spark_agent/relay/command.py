@@ -9,10 +9,12 @@ import sqlite3
 import sys
 import threading
 from types import FrameType
+from typing import Any
 
 from spark_agent.protocol import key_id, load_private_key
 from spark_agent.relay.buffer import EventBuffer
 from spark_agent.relay.config import FORWARD_BATCH_BYTES, RelayConfig, relay_config_parse
+from spark_agent.relay.drain import Drain
 from spark_agent.relay.forwarder import Forwarder, ServerClient, ServerStatus
 from spark_agent.relay.server import Relay, RelayHttpServer
 from spark_agent.relay.writer import FileWriter, OutputStatus, directory_lock, output_sink
@@ -43,7 +45,7 @@ def main(argv: list[str]) -> int:
         buffer=buffer,
         key=key,
         status=status,
-        forwarder=drain,
+        drain=drain,
         max_event_bytes=config.max_event_bytes,
         max_batch_bytes=config.max_batch_bytes,
         producer_token=config.producer_token,
@@ -88,30 +90,21 @@ def main(argv: list[str]) -> int:
 
 def _drain(
     config: RelayConfig, buffer: EventBuffer, client: ServerClient | None
-) -> tuple[ServerStatus | OutputStatus, Forwarder | FileWriter, str]:
+) -> tuple[ServerStatus | OutputStatus, Drain, str]:
     """What empties the buffer: the forwarder to the server, or in file mode the writer of the output files."""
+    parts: dict[str, Any] = {
+        "buffer": buffer,
+        "batch_events": config.batch_events,
+        "batch_bytes": FORWARD_BATCH_BYTES,
+        "backoff_base_s": _BACKOFF_BASE_S,
+        "backoff_max_s": config.retry_max_s,
+    }
     if client is None:
         assert config.output_dir is not None
         sink = output_sink(config.output_dir, max_bytes=config.file_max_bytes, max_age_s=config.file_max_seconds)
         output = OutputStatus(sink=sink)
-        writer = FileWriter(
-            buffer=buffer,
-            status=output,
-            batch_events=config.batch_events,
-            batch_bytes=FORWARD_BATCH_BYTES,
-            backoff_base_s=_BACKOFF_BASE_S,
-            backoff_max_s=config.retry_max_s,
-        )
-        return output, writer, f"writing files to {config.output_dir}"
+        return output, FileWriter(status=output, **parts), f"writing files to {config.output_dir}"
     assert config.server_url is not None
     status = ServerStatus(url=config.server_url)
-    forwarder = Forwarder(
-        buffer=buffer,
-        client=client,
-        status=status,
-        batch_events=config.batch_events,
-        batch_bytes=FORWARD_BATCH_BYTES,
-        backoff_base_s=_BACKOFF_BASE_S,
-        backoff_max_s=config.retry_max_s,
-    )
+    forwarder = Forwarder(client=client, status=status, **parts)
     return status, forwarder, f"forwarding to {config.server_url}"

@@ -5,16 +5,14 @@ from __future__ import annotations
 import http.client
 import json
 import logging
-import random
-import sqlite3
-import threading
 import time
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from spark_agent.protocol import BATCH_PATH
-from spark_agent.relay.buffer import EventBuffer, Pending, Rejection
+from spark_agent.relay.buffer import Pending, Rejection
+from spark_agent.relay.drain import Drain
 
 log = logging.getLogger("spark_agent.relay")
 
@@ -97,76 +95,28 @@ class ServerClient:
         return self._connection
 
 
-class Forwarder:
-    """A thread that forwards pending events, backing off (exponentially, with full jitter) while the
-    server does not answer, and that stops after the batch in flight when asked."""
+class Forwarder(Drain):
+    """Forwards pending events to the server's batch endpoint, backing off (exponentially, with full
+    jitter) while the server does not answer."""
 
-    def __init__(
-        self,
-        *,
-        buffer: EventBuffer,
-        client: ServerClient,
-        status: ServerStatus,
-        batch_events: int,
-        batch_bytes: int,
-        backoff_base_s: float,
-        backoff_max_s: float,
-    ) -> None:
-        self.buffer = buffer
+    name = "forwarding"
+
+    def __init__(self, *, client: ServerClient, status: ServerStatus, **drain: Any) -> None:
+        super().__init__(**drain)
         self.client = client
         self.status = status
-        self.batch_events = batch_events
-        self.batch_bytes = batch_bytes
-        self.backoff_base_s = backoff_base_s
-        self.backoff_max_s = backoff_max_s
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="relay-forwarder", daemon=True)
-        self._failures = 0
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def wake(self) -> None:
-        """Something new is pending: forward it now rather than at the next idle check."""
-        self._wake.set()
 
     def stop(self, *, timeout_s: float) -> None:
-        """Stop after the batch in flight (its answer is recorded) or at once if none is."""
-        self._stop.set()
-        self._wake.set()
-        self._thread.join(timeout_s)
+        super().stop(timeout_s=timeout_s)
         self.client.close()
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self._wake.clear()
-            try:
-                batch = self.buffer.oldest(limit=self.batch_events, max_bytes=self.batch_bytes)
-            except sqlite3.Error as exc:
-                log.error("relay: cannot read the buffer: %s", exc)
-                self._pause()
-                continue
-            if not batch:
-                self._idle()
-                continue
-            try:
-                self._forward(batch)
-            except ServerUnavailable as exc:
-                self._failed(str(exc), answered=exc.answered)
-                self._pause()
-            except sqlite3.Error as exc:
-                # The server has the events but the buffer could not record it: they stay pending and
-                # are sent again, which the server answers as duplicates.
-                log.error("relay: cannot record forwarded events: %s", exc)
-                self._pause()
-            except Exception:
-                # Whatever went wrong, a relay that stopped forwarding would keep accepting events
-                # into a buffer nobody drains: log it and go on trying.
-                log.exception("relay: forwarding failed unexpectedly")
-                self._pause()
-            else:
-                self._failures = 0
+    def _deliver(self, batch: list[Pending]) -> bool:
+        try:
+            self._forward(batch)
+        except ServerUnavailable as exc:
+            self._failed(str(exc), answered=exc.answered)
+            return False
+        return True
 
     def _forward(self, batch: list[Pending]) -> None:
         """Post `batch` and settle what the server answered for; `ServerUnavailable` if it did not answer."""
@@ -217,12 +167,6 @@ class Forwarder:
         if answered:
             self.status.last_contact_at = time.time()
         self.status.last_error = error
-
-    def _pause(self) -> None:
-        """Full jitter: a uniform pause up to base * 2**failures, capped; cut short by `stop`."""
-        ceiling = min(self.backoff_max_s, self.backoff_base_s * 2 ** min(self._failures, 32))
-        self._failures += 1
-        self._stop.wait(random.uniform(0, ceiling))
 
     def _idle(self) -> None:
         """Wait for new events; when nothing has been heard from the server for a while, check it answers.

@@ -14,10 +14,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from spark_agent.protocol import BATCH_PATH, EVENT_PATH
 from spark_agent.relay.buffer import BufferRefused, EventBuffer
+from spark_agent.relay.drain import Drain
 from spark_agent.relay.events import EventRefused, NotABatch, batch_items, event_signed
-from spark_agent.relay.forwarder import Forwarder, ServerStatus
+from spark_agent.relay.forwarder import ServerStatus
 from spark_agent.relay.metrics import CONTENT_TYPE, health_body, metrics_text
-from spark_agent.relay.writer import FileWriter, OutputStatus
+from spark_agent.relay.writer import OutputStatus
 
 log = logging.getLogger("spark_agent.relay")
 
@@ -31,7 +32,7 @@ class Relay:
     buffer: EventBuffer
     key: Ed25519PrivateKey
     status: ServerStatus | OutputStatus
-    forwarder: Forwarder | FileWriter  # what empties the buffer: to the server, or to files
+    drain: Drain  # what empties the buffer: forwarding to the server, or writing files
     max_event_bytes: int
     max_batch_bytes: int
     producer_token: str | None
@@ -137,7 +138,7 @@ class RelayHandler(BaseHTTPRequestHandler):
         except BufferRefused as exc:
             # 503, not 507: the status that producers' HTTP clients retry (openlineage-python by default).
             raise HttpError(503, exc.reason, f"{exc.message}; retry later") from None
-        relay.forwarder.wake()
+        relay.drain.wake()
         return ids
 
     def _authorise(self) -> None:

@@ -7,14 +7,13 @@ import fcntl
 import json
 import logging
 import os
-import random
-import sqlite3
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from spark_agent.relay.buffer import EventBuffer, Pending
+from spark_agent.relay.buffer import Pending
+from spark_agent.relay.drain import Drain
 from spark_agent.transports.file import FileSink
 
 log = logging.getLogger("spark_agent.relay")
@@ -76,96 +75,41 @@ def event_line(body: bytes) -> bytes:
     return body + b"\n"
 
 
-class FileWriter:
-    """A thread that appends pending events to the output files in arrival order and removes them from the
-    buffer once they are synced to disk; it backs off while the directory cannot be written, and closes the
-    open file once it is old even while nothing arrives.
+class FileWriter(Drain):
+    """Appends pending events to the output files in arrival order and records them written once they are
+    synced to disk; backs off while the directory cannot be written, and closes the open file once it is
+    old even while nothing arrives.
 
     A crash between the sync and the buffer's commit writes those events again after the restart: the
     files then hold them twice, which loading on the other side absorbs (the server stores an event once,
     by the content hash of its canonical form)."""
 
-    def __init__(
-        self,
-        *,
-        buffer: EventBuffer,
-        status: OutputStatus,
-        batch_events: int,
-        batch_bytes: int,
-        backoff_base_s: float,
-        backoff_max_s: float,
-    ) -> None:
-        self.buffer = buffer
+    name = "writing"
+
+    def __init__(self, *, status: OutputStatus, **drain: Any) -> None:
+        super().__init__(**drain)
         self.status = status
         self.sink = status.sink
-        self.batch_events = batch_events
-        self.batch_bytes = batch_bytes
-        self.backoff_base_s = backoff_base_s
-        self.backoff_max_s = backoff_max_s
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="relay-writer", daemon=True)
-        self._failures = 0
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def wake(self) -> None:
-        self._wake.set()
 
     def stop(self, *, timeout_s: float) -> None:
         """Stop after the batch being written, then close the open file: at rest, every written event is in
         a closed file, ready to be carried."""
-        self._stop.set()
-        self._wake.set()
-        self._thread.join(timeout_s)
+        super().stop(timeout_s=timeout_s)
         closed = self.sink.close_file(when_old=False)
         if closed is not None:
             log.info("relay: closed %s", closed)
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self._wake.clear()
-            try:
-                batch = self.buffer.oldest(limit=self.batch_events, max_bytes=self.batch_bytes)
-            except sqlite3.Error as exc:
-                log.error("relay: cannot read the buffer: %s", exc)
-                self._pause()
-                continue
-            if not batch:
-                self._close_if_old()
-                self._wake.wait(_IDLE_CHECK_S)
-                continue
-            try:
-                self._write(batch)
-            except sqlite3.Error as exc:
-                # The events are in a file but the buffer could not record it: they are written again.
-                log.error("relay: cannot record written events: %s", exc)
-                self._pause()
-            except Exception:
-                log.exception("relay: writing failed unexpectedly")
-                self._pause()
-
-    def _write(self, batch: list[Pending]) -> None:
+    def _deliver(self, batch: list[Pending]) -> bool:
         written = self.sink.append([event_line(event.body) for event in batch])
         if written:
             self.buffer.settle(written=batch[:written])
             self.status.last_write_at = time.time()
-        if written < len(batch):
-            self.status.writable = False
-            self.status.last_error = self.sink.last_error
-            self._pause()
-        else:
-            self.status.writable = True
-            self.status.last_error = None
-            self._failures = 0
+        self.status.writable = written == len(batch)
+        self.status.last_error = None if self.status.writable else self.sink.last_error
+        return self.status.writable
 
-    def _close_if_old(self) -> None:
+    def _idle(self) -> None:
         closed = self.sink.close_file(when_old=True)
         if closed is not None:
             log.info("relay: closed %s", closed)
-
-    def _pause(self) -> None:
-        ceiling = min(self.backoff_max_s, self.backoff_base_s * 2 ** min(self._failures, 32))
-        self._failures += 1
-        self._stop.wait(random.uniform(0, ceiling))
+        self._wake.wait(_IDLE_CHECK_S)

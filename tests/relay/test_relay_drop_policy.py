@@ -71,7 +71,7 @@ def relay_in_process(relay_key: tuple[Ed25519PrivateKey, Path], tmp_path: Path) 
         buffer=buffer,
         key=relay_key[0],
         status=status,
-        forwarder=forwarder,
+        drain=forwarder,
         max_event_bytes=2**20,
         max_batch_bytes=2**24,
         producer_token=None,
