@@ -53,10 +53,11 @@ test-postgres: $(STAMP)
 	DATABASE_URL=$(POSTGRES_URL) $(PY) -m pytest tests/ingest
 
 # The agent's tests on Spark 4 as well (`make test` runs them on Spark 3.5), in a venv of their own
-# from requirements/spark4.txt: requirements.txt with pyspark 4.x, every other line the same (checked).
+# from requirements/spark4.txt: requirements.txt with pyspark 4.x, every other line the same (checked),
+# and Spark Connect's client libraries.
 VENV4 := .venv-spark4
 STAMP4 := $(VENV4)/.installed
-SAME_AS_REQUIREMENTS = grep -v -e '^\#' -e '^-r ' -e '^pyspark==' $(1)
+SAME_AS_REQUIREMENTS = sed '/^\# --- Spark 4 only/,$$d' $(1) | grep -v -e '^\#' -e '^-r ' -e '^pyspark[=[]'
 
 $(STAMP4): requirements/spark4.txt requirements/runtime.txt requirements.txt
 	@[ "$$($(call SAME_AS_REQUIREMENTS,requirements.txt))" = "$$($(call SAME_AS_REQUIREMENTS,requirements/spark4.txt))" ] \

@@ -42,6 +42,10 @@ _TOTALS = {
 _current: Agent | None = None
 
 
+class ConnectSessionError(TypeError):
+    """`install()` was given a Spark Connect client session: lineage has to be taken in the server."""
+
+
 class Agent:
     """One application run. Use `install()` to create it; `close()` (or process exit) ends it."""
 
@@ -256,8 +260,12 @@ def install(spark: SparkSession, **options: Any) -> Agent:
     `namespace`, `transport` (`http`, `file`, `http+spill`), `file_path`,
     `signing_key_path`, `app_name`, `flush_timeout_s`, `read_actions`, `dataset_owners`,
     `job_owners` (pattern -> owner(s): an `ownership` facet on what matches),
-    `streaming_progress_interval_s` (a streaming query's RUNNING events: at most one per this)."""
+    `streaming_progress_interval_s` (a streaming query's RUNNING events: at most one per this).
+
+    Raises `ConnectSessionError` (a `TypeError`) for a Spark Connect client session, which has no
+    JVM to listen to."""
     global _current
+    _require_classic(spark)
     agent = Agent(spark, resolve_config(options))
     _current = agent
     return agent
@@ -280,6 +288,20 @@ def with_run_id(df: DataFrame, column: str = RUN_ID_COLUMN) -> DataFrame:
     if agent is None:
         raise RuntimeError("spark_agent.install(spark) must be called before with_run_id()")
     return df.withColumn(column, F.lit(agent.run_id))
+
+
+def _require_classic(spark: SparkSession) -> None:
+    """The agent listens in the driver's JVM through py4j. A Spark Connect client session
+    (`builder.remote(...)`, `SPARK_REMOTE`, or Spark 4's `spark.api.mode=connect`) runs its
+    queries in a server process and has no JVM here: PySpark raises `AttributeError` for its
+    `_jsparkSession`, which `getattr` turns into `None`."""
+    if getattr(spark, "_jsparkSession", None) is None:
+        kind = f"{type(spark).__module__}.{type(spark).__qualname__}"
+        raise ConnectSessionError(
+            f"spark_agent needs a classic SparkSession, whose driver JVM runs in this process; {kind} "
+            "is a Spark Connect client session (builder.remote(...), SPARK_REMOTE or spark.api.mode=connect), "
+            "whose queries run in the Connect server: lineage has to be taken there"
+        )
 
 
 def _warehouse(spark: SparkSession) -> str:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import runpy
 import sys
 
 from pyspark.sql import SparkSession
 
-from spark_agent.lifecycle import Agent, install
+from spark_agent.lifecycle import Agent, ConnectSessionError, install
 
+log = logging.getLogger("spark_agent")
 _agents: list[Agent] = []
 
 
@@ -45,7 +47,10 @@ def _instrument_session_builder() -> None:
     def get_or_create(self: SparkSession.Builder) -> SparkSession:
         session = original(self)
         if not any(agent.session is session for agent in _agents if not agent.closed):
-            _agents.append(install(session))
+            try:
+                _agents.append(install(session))
+            except ConnectSessionError as exc:  # the job goes on, without lineage
+                log.warning("tributary: no lineage for this session: %s", exc)
         return session
 
     SparkSession.Builder.getOrCreate = get_or_create  # type: ignore[method-assign]  # patching it is the point
