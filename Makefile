@@ -52,9 +52,9 @@ test-postgres: $(STAMP)
 	bash scripts/test_services.sh
 	DATABASE_URL=$(POSTGRES_URL) $(PY) -m pytest tests/ingest
 
-# The agent's tests on Spark 4 as well (`make test` runs them on Spark 3.5), in a venv of their own
-# from requirements/spark4.txt: requirements.txt with pyspark 4.x, every other line the same (checked),
-# and Spark Connect's client libraries.
+# The agent's tests and the example pipeline end to end on Spark 4 as well (`make test` runs them on
+# Spark 3.5), in a venv of their own from requirements/spark4.txt: requirements.txt with pyspark 4.x,
+# every other line the same (checked), and Spark Connect's client libraries.
 VENV4 := .venv-spark4
 STAMP4 := $(VENV4)/.installed
 SAME_AS_REQUIREMENTS = sed '/^\# --- Spark 4 only/,$$d' $(1) | grep -v -e '^\#' -e '^-r ' -e '^pyspark[=[]'
@@ -70,7 +70,7 @@ $(STAMP4): requirements/spark4.txt requirements/runtime.txt requirements.txt
 
 test-spark4: $(STAMP4)
 	bash scripts/test_services.sh
-	$(VENV4)/bin/python -m pytest tests/spark_agent
+	$(VENV4)/bin/python -m pytest tests/spark_agent tests/e2e/test_agent_to_graph.py
 
 # The gates CI runs before the tests: format, lint, types, import layers (.importlinter), the UI's
 # strict types and its generated API types.
