@@ -1,4 +1,5 @@
-"""DataSource V2 writes (`writeTo`, `INSERT INTO`, CTAS / RTAS) through Spark's own V2 JDBC catalog on Derby."""
+"""DataSource V2 writes (`writeTo`, `INSERT INTO`, CTAS / RTAS) through Spark's own V2 JDBC catalog on Derby,
+and `writeTo` through its session catalog."""
 
 from __future__ import annotations
 
@@ -96,4 +97,34 @@ def test_ctas_and_rtas_through_a_v2_catalog_read_and_write_its_tables(
     assert lineage(replaced["outputs"][0]) == {
         "customer_id": [("APP.ORDERS", "id", "IDENTITY")],
         "total": [("APP.ORDERS", "price", "IDENTITY")],
+    }
+
+
+def test_write_to_through_the_session_catalog_is_a_create_with_column_lineage(
+    spark: Any, record: Any, seed: str
+) -> None:
+    """`writeTo` on Spark's own session catalog (`V2SessionCatalog`). For a file-source table Spark refuses
+    `append` / `createOrReplace` ("Cannot write into v1 table"), so `create` is the V2 write it runs there;
+    the table is named by its location, with its catalog name as a symlink, like `saveAsTable`."""
+    warehouse = spark.conf.get("spark.sql.warehouse.dir")
+    spark.sql("DROP TABLE IF EXISTS session_prices")
+    with record("session") as events:
+        orders = spark.read.parquet(seed)
+        orders.select("id", (F.col("price") * 2).alias("doubled")).writeTo("session_prices").using("parquet").create()
+        spark.sql("INSERT INTO session_prices SELECT id + 100, doubled FROM session_prices")
+
+    location = f"{warehouse.removeprefix('file:')}/session_prices"
+    created = events.child("session.create_table.default_session_prices")
+    (out,) = created["outputs"]
+    assert _outputs(created) == [("file", location, "CREATE")]
+    assert out["facets"]["symlinks"]["identifiers"] == [
+        {"namespace": warehouse, "name": "default.session_prices", "type": "TABLE"}
+    ]
+    assert schema(out) == [("id", "integer"), ("doubled", "double")]
+    assert lineage(out) == {"id": [(seed, "id", "IDENTITY")], "doubled": [(seed, "price", "TRANSFORMATION")]}
+    inserted = events.child("session.insert_into.default_session_prices")
+    assert [d["name"] for d in inserted["inputs"]] == [location]
+    assert lineage(inserted["outputs"][0]) == {
+        "id": [(location, "id", "TRANSFORMATION")],
+        "doubled": [(location, "doubled", "IDENTITY")],
     }
