@@ -1,4 +1,5 @@
-"""The event log's hot write: new events in multi-row `INSERT … RETURNING` statements.
+"""The event log's hot writes: new events in multi-row `INSERT … RETURNING` statements, and marking
+applied events in `UPDATE … RETURNING` ones.
 
 Accepting is the ingest API's whole job, and the ORM's per-value preparation and JSON
 re-encoding of every payload cost more than the database does. Here each value is adapted
@@ -65,6 +66,35 @@ def log_insert(rows: Sequence[tuple[CheckedEvent, bytes, ApiToken | None]]) -> d
             cursor.execute(_statement(len(part), names), params)
             ids.update((content_hash, pk) for pk, content_hash in cursor.fetchall())
     return ids
+
+
+# Ids per `UPDATE … WHERE id IN (…)`: well under SQLite's limit on a statement's variables.
+MARK_CHUNK = 500
+
+
+def log_mark_applied(event_ids: Sequence[int], applied_at: datetime) -> set[int]:
+    """Mark the events of `event_ids` still waiting (pending or failed) as applied at `applied_at`; the ids
+    this call marked. Two workers that applied the same events concurrently each mark only what the
+    other had not, so every event is counted applied once."""
+    table = connection.ops.quote_name(LineageEvent._meta.db_table)
+    waiting = [status.value for status in LineageEvent.APPLYABLE]
+    marked: set[int] = set()
+    with connection.cursor() as cursor:
+        for start in range(0, len(event_ids), MARK_CHUNK):
+            part = list(event_ids[start : start + MARK_CHUNK])
+            cursor.execute(
+                f"UPDATE {table} SET {_column('status')} = %s, {_column('status_reason')} = '', "
+                f"{_column('applied_at')} = %s WHERE {_column('id')} IN ({', '.join(['%s'] * len(part))}) "
+                f"AND {_column('status')} IN ({', '.join(['%s'] * len(waiting))}) RETURNING {_column('id')}",
+                [
+                    LineageEvent.Status.APPLIED.value,
+                    connection.ops.adapt_datetimefield_value(applied_at),
+                    *part,
+                    *waiting,
+                ],
+            )
+            marked.update(pk for (pk,) in cursor.fetchall())
+    return marked
 
 
 def _warnings(checked: CheckedEvent) -> str | None:

@@ -20,7 +20,7 @@ from lineage_app.graph.projection import GraphWrites, graph_writes_for, writes_a
 from lineage_app.graph.run_state import RunFold, run_fold
 from lineage_app.graph.schema import graph_schema_init
 from lineage_app.graph.writer import graph_wipe, graph_writes_apply
-from lineage_app.ingest.event_log import log_insert
+from lineage_app.ingest.event_log import log_insert, log_mark_applied
 from lineage_app.ingest.group_commit import GroupCommitter, Publisher
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.selectors import prunable_events
@@ -161,10 +161,8 @@ def events_apply(*, event_ids: Sequence[int]) -> int:
     graph_writes_apply(graph_writes_for(batch, folds.values()))
     ownership_record_events(events=batch)  # event-sourced owners into the catalog; re-mirror hand-set ones
     applied_at = timezone.now()
-    LineageEvent.objects.filter(id__in=[e.id for e in events]).update(
-        status=LineageEvent.Status.APPLIED, status_reason="", applied_at=applied_at
-    )
-    events_applied_record(received=[e.received_at for e in events], applied_at=applied_at)
+    marked = log_mark_applied([e.id for e in events], applied_at)
+    events_applied_record(received=[e.received_at for e in events if e.id in marked], applied_at=applied_at)
     _refold_until_settled(folds)
     return len(events)
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from lineage_app.ingest.models import LineageEvent
@@ -101,3 +102,33 @@ def test_a_request_is_counted_under_its_route_pattern_not_its_path(graph, read_c
     assert not [route for route in routes if any(run_id in route for run_id in run_ids)], routes
     assert delta(before, after, REQUESTS, route="/api/v1/jobs/runs/<str:run_id>", method="GET", status="404") == 2
     assert delta(before, after, REQUESTS, route="unmatched", method="GET", status="404") == 1
+
+
+def test_events_two_workers_apply_at_once_are_counted_applied_once(  # type: ignore[no-untyped-def]
+    graph, ingest_client: APIClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two workers can load the same pending events (a message's ids plus what else waits) and both write
+    them to the graph, which is idempotent; only the one that marks an event applied counts it. Here the
+    other worker marks two of three events between this worker's graph write and its own marking."""
+    from lineage_app.ingest import services
+    from lineage_app.ingest.event_log import log_mark_applied
+
+    ids = [post(ingest_client, "/api/v1/lineage", e).json()["id"] for e in run_lifecycle()]
+    other_worker_at = timezone.now()
+    record_owners = services.ownership_record_events
+
+    def the_other_worker_marks_first(**kwargs: Any) -> None:
+        record_owners(**kwargs)
+        assert log_mark_applied(ids[:2], other_worker_at) == set(ids[:2])
+
+    monkeypatch.setattr(services, "ownership_record_events", the_other_worker_marks_first)
+    before = scrape()
+    assert events_apply(event_ids=ids) == 3
+    after = scrape()
+    assert delta(before, after, "tributary_events_applied_total") == 1
+    assert delta(before, after, "tributary_event_apply_lag_seconds_count") == 1
+    rows = dict(LineageEvent.objects.filter(id__in=ids).values_list("id", "applied_at"))
+    assert {rows[i] for i in ids[:2]} == {other_worker_at}, "what the other worker marked stays its own"
+    assert rows[ids[2]] > other_worker_at
+    assert set(LineageEvent.objects.filter(id__in=ids).values_list("status", flat=True)) == {"applied"}
+    assert log_mark_applied(ids, timezone.now()) == set(), "an applied event is never marked again"
