@@ -109,6 +109,11 @@ class Agent:
     def closed(self) -> bool:
         return self._closed
 
+    @property
+    def actions_before_install(self) -> int:
+        """Actions whose end reached the agent but which started before `install()`: not reported."""
+        return self._listener.skipped_before_install
+
     def flush(self, timeout_s: float | None = None) -> bool:
         """Deliver everything observed so far; return whether it all went out in time."""
         timeout = self.config.flush_timeout_s if timeout_s is None else timeout_s
