@@ -11,6 +11,7 @@ NAMES = (
     "events_signing_failed_total",
     "actions_total",
     "actions_failed_total",
+    "actions_before_install_total",
     "unresolved_columns_total",
     "unknown_plan_nodes_total",
     "extraction_errors_total",

@@ -78,7 +78,7 @@ class Agent:
         )
         self._assembler = ActionAssembler(self._emit_action, config.merge_window_s)
         self._emit(self._app_event(EventType.START, time.time()))
-        self._listener = listener.QueryListener(self._on_action)
+        self._listener = listener.QueryListener(self._on_action, self.counters)
         listener.register(spark, self._listener)
         self._streams = streaming.StreamingQueries(
             spark,
@@ -108,11 +108,6 @@ class Agent:
     @property
     def closed(self) -> bool:
         return self._closed
-
-    @property
-    def actions_before_install(self) -> int:
-        """Actions whose end reached the agent but which started before `install()`: not reported."""
-        return self._listener.skipped_before_install
 
     def flush(self, timeout_s: float | None = None) -> bool:
         """Deliver everything observed so far; return whether it all went out in time."""

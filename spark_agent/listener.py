@@ -10,6 +10,8 @@ from typing import Any
 from pyspark.java_gateway import ensure_callback_server_started
 from pyspark.sql import SparkSession
 
+from spark_agent.counters import Counters
+
 log = logging.getLogger("spark_agent")
 OnAction = Callable[[str, Any, "int | None", Any], None]
 # How long `register` waits for Spark's listener bus to deliver what ended before it.
@@ -22,13 +24,13 @@ class QueryListener:
     Spark's listener bus is asynchronous: the end of an action that ran before `register`
     can still be queued when the listener joins it, and an action can be running then.
     Neither started after the agent was installed, so neither is passed on (`register` says
-    which they are; `skipped_before_install` counts them)."""
+    which they are; `actions_before_install_total` counts them)."""
 
-    def __init__(self, on_action: OnAction) -> None:
+    def __init__(self, on_action: OnAction, counters: Counters) -> None:
         self._on_action = on_action
+        self._counters = counters
         self.active = True
         self.jvm_proxy: Any = None  # the JVM-side proxy, needed to unregister it
-        self.skipped_before_install = 0
         self._lock = threading.Lock()
         self._mark: int | None = None  # the next QueryExecution id when registered
         self._running: set[int] = set()  # QueryExecution ids executing when registered
@@ -45,8 +47,7 @@ class QueryListener:
             return
         try:
             if self._started_before_install(qe):
-                with self._lock:
-                    self.skipped_before_install += 1
+                self._counters.add("actions_before_install_total")
                 log.debug("tributary: %s (query execution %s) started before install; not reported", func_name, qe.id())
                 return
             self._on_action(func_name, qe, duration_ns, exc)

@@ -92,7 +92,7 @@ def test_a_write_that_ended_before_install_but_was_still_queued_is_not_a_child_r
 
     events = _events(path, validator)
     assert _job_names(events) == ["boundary", "boundary.write_parquet.after"]
-    assert agent.actions_before_install == 1
+    assert agent.counters.get("actions_before_install_total") == 1
     app_complete = next(e for e in events if e["job"]["name"] == "boundary" and e["eventType"] == "COMPLETE")
     assert app_complete["run"]["facets"]["tributary_counters"]["recordsOut"] == 2
 
@@ -135,7 +135,7 @@ def test_a_write_still_running_at_install_is_not_a_child_run(
     agent.close()
 
     assert _job_names(_events(path, validator)) == ["boundary", "boundary.write_parquet.after"]
-    assert agent.actions_before_install == 1
+    assert agent.counters.get("actions_before_install_total") == 1
 
 
 @pytest.mark.parametrize("ran_before", [False, True], ids=["first_run_after", "also_ran_before"])
@@ -158,4 +158,4 @@ def test_a_dataframe_built_before_install_is_reported_when_its_action_runs_after
     app, read = _job_names(events)  # the read is `collect_to_python` on 3.5; its name is not the point
     assert app == "boundary" and read.startswith("boundary.collect") and read.endswith(".source")
     assert len({e["run"]["runId"] for e in events if e["job"]["name"] == read}) == 1
-    assert agent.actions_before_install == 0
+    assert agent.counters.get("actions_before_install_total") == 0
