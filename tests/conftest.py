@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import subprocess
@@ -22,6 +23,9 @@ from lineage_app.graph.schema import graph_schema_init
 from lineage_app.graph.writer import graph_wipe
 
 ROOT = Path(__file__).resolve().parent.parent
+# py4j logs at INFO from its connections' finalisers while the interpreter shuts down, after pytest has
+# closed the stream the log handler writes to: a "--- Logging error ---" trace at the end of every run.
+logging.getLogger("py4j").setLevel(logging.WARNING)
 
 
 def free_port() -> int:
