@@ -40,11 +40,13 @@ frontend/dist/index.html: $(FRONTEND_SOURCES) frontend/node_modules/.package-loc
 run: $(STAMP) frontend/dist/index.html
 	@$(PY) manage.py run_stack $(if $(filter 1 yes true,$(VERBOSE)),--verbose) $(ARGS)
 
-# The gates first (format, lint, types, import layers, the UI's types), then every test.
+# The gates first (format, lint, types, import layers, the UI's types), then every test: the whole
+# suite on Spark 3.5, then the agent's tests and the example pipeline on Spark 4 (test-spark4).
 test: $(STAMP) frontend lint
 	bash scripts/test_services.sh
 	cd frontend && npm test
 	$(PY) -m pytest
+	$(MAKE) --no-print-directory test-spark4
 
 # The event log's SQL on PostgreSQL as well (its hand-written INSERT must run on both backends).
 POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/tributary
