@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import random
+from abc import ABC, abstractmethod
 import sqlite3
 import threading
 
@@ -13,7 +14,7 @@ from spark_agent.relay.buffer import EventBuffer, Pending
 log = logging.getLogger("spark_agent.relay")
 
 
-class Drain:
+class Drain(ABC):
     """The thread, its batches and its back-off; a subclass says how a batch is delivered (`_deliver`) and
     what to do while nothing is pending (`_idle`).
 
@@ -54,13 +55,13 @@ class Drain:
         self._wake.set()
         self._thread.join(timeout_s)
 
+    @abstractmethod
     def _deliver(self, batch: list[Pending]) -> bool:
         """Deliver `batch` and record the outcome in the buffer; False when it (or part of it) must wait."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _idle(self) -> None:
         """Nothing is pending: wait for new events."""
-        raise NotImplementedError
 
     def _run(self) -> None:
         while not self._stop.is_set():
