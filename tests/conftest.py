@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import redis
 from django.conf import settings
+from django.db import connection
 from rest_framework.test import APIClient
 
 from lineage_app import celery_app
@@ -32,6 +33,24 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def graph_env() -> dict[str, str]:
+    """The graph engine the tests use, as the variables a server process the tests start reads."""
+    return {
+        "NEO4J_URI": settings.NEO4J_URI,
+        "NEO4J_USER": settings.NEO4J_USER,
+        "NEO4J_PASSWORD": settings.NEO4J_PASSWORD,
+        "NEO4J_DATABASE": settings.NEO4J_DATABASE,
+    }
+
+
+def database_url() -> str:
+    """The test database as the `DATABASE_URL` of a server process the tests start."""
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    return f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
 def wait_until(predicate, *, timeout: float, interval: float = 0.2, what: str = "condition") -> None:  # type: ignore[no-untyped-def]

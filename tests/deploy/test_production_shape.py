@@ -22,7 +22,7 @@ import pytest
 from django.conf import settings
 
 from lineage_app.graph.driver import graph_read, records
-from tests.conftest import ROOT, free_port, wait_until
+from tests.conftest import ROOT, free_port, graph_env, wait_until
 from tests.events import T0, dataset, new_run_id, run_event
 
 PRODUCERS = 4
@@ -40,10 +40,7 @@ class ProductionStack:
             "SECRET_KEY": "production-shape-test",
             "DATABASE_URL": database_url,
             "REDIS_URL": settings.CELERY_BROKER_URL,
-            "NEO4J_URI": settings.NEO4J_URI,
-            "NEO4J_USER": settings.NEO4J_USER,
-            "NEO4J_PASSWORD": settings.NEO4J_PASSWORD,
-            "NEO4J_DATABASE": settings.NEO4J_DATABASE,
+            **graph_env(),
             "TRIBUTARY_VAR_DIR": str(tmp / "var"),
             "WEB_CONCURRENCY": "1",
             "INGEST_SWEEP_INTERVAL_SECONDS": "2",

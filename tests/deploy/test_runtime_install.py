@@ -21,9 +21,8 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from django.conf import settings
 
-from tests.conftest import ROOT, free_port, wait_until
+from tests.conftest import ROOT, free_port, graph_env, wait_until
 from tests.events import run_lifecycle
 from tests.packaging import run_ok
 
@@ -94,10 +93,7 @@ def test_the_runtime_migrates_postgresql_and_serves_the_ui_and_the_api(  # type:
         "SECRET_KEY": "deploy-test-" + uuid.uuid4().hex,
         "DATABASE_URL": postgres_database,
         "REDIS_URL": broker.url,
-        "NEO4J_URI": settings.NEO4J_URI,
-        "NEO4J_USER": settings.NEO4J_USER,
-        "NEO4J_PASSWORD": settings.NEO4J_PASSWORD,
-        "NEO4J_DATABASE": settings.NEO4J_DATABASE,
+        **graph_env(),
         "TRIBUTARY_VAR_DIR": str(var),
         "WEB_CONCURRENCY": "2",
     }

@@ -12,22 +12,14 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.db import connection
 
 from lineage_app.explorer.selectors import run_for_id
 from lineage_app.ingest import services
 from lineage_app.ingest.models import LineageEvent
-from tests.conftest import ROOT, wait_until
+from tests.conftest import ROOT, database_url, graph_env, wait_until
 from tests.events import run_lifecycle
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _database_url() -> str:
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    return f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
 class Celery:
@@ -38,12 +30,9 @@ class Celery:
         self.processes: list[subprocess.Popen[bytes]] = []
         self.env = {
             "PATH": "/usr/local/bin:/usr/bin:/bin",
-            "DATABASE_URL": _database_url(),
+            "DATABASE_URL": database_url(),
             "REDIS_URL": settings.CELERY_BROKER_URL,
-            "NEO4J_URI": settings.NEO4J_URI,
-            "NEO4J_USER": settings.NEO4J_USER,
-            "NEO4J_PASSWORD": settings.NEO4J_PASSWORD,
-            "NEO4J_DATABASE": settings.NEO4J_DATABASE,
+            **graph_env(),
             "TRIBUTARY_VAR_DIR": str(tmp),
             "INGEST_RETRY_BACKOFF_MAX_SECONDS": "2",
             "INGEST_SWEEP_INTERVAL_SECONDS": "1",

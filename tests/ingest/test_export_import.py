@@ -21,7 +21,7 @@ from lineage_app.ingest.services import events_accept, events_apply
 from lineage_app.ingest.validation import event_check
 from lineage_app.signatures.models import ProducerKey, SignaturePolicy
 from spark_agent.protocol import VerificationStatus, generate_private_key, public_key_pem, sign_event
-from tests.conftest import ROOT
+from tests.conftest import ROOT, graph_env
 from tests.events import new_run_id, run_event, run_lifecycle
 from tests.graph.test_order_independence import SCENARIO
 from tests.graph_dump import graph_dump
@@ -60,10 +60,7 @@ class OtherInstallation:
             "DATABASE_URL": f"sqlite:///{self.database}",
             "TRIBUTARY_VAR_DIR": str(tmp / "var"),
             "REDIS_URL": settings.CELERY_BROKER_URL,
-            "NEO4J_URI": settings.NEO4J_URI,
-            "NEO4J_USER": settings.NEO4J_USER,
-            "NEO4J_PASSWORD": settings.NEO4J_PASSWORD,
-            "NEO4J_DATABASE": settings.NEO4J_DATABASE,
+            **graph_env(),
         }
 
     def manage(self, *argv: str) -> str:

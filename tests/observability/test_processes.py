@@ -20,9 +20,8 @@ from django.conf import settings
 from rest_framework.test import APIClient
 
 from lineage_app.ingest.models import LineageEvent
-from tests.conftest import ROOT, free_port, wait_until
+from tests.conftest import ROOT, database_url, free_port, graph_env, wait_until
 from tests.events import new_run_id, run_event, run_lifecycle
-from tests.ingest.test_durable_accept import _database_url
 from tests.observability.scrape import Samples, samples_of, value
 from tests.test_web_server import _children
 
@@ -51,12 +50,9 @@ class Server:
         self.log = tmp / f"{name}.log"
         environment = {
             "PATH": os.environ["PATH"],
-            "DATABASE_URL": _database_url(),
+            "DATABASE_URL": database_url(),
             "REDIS_URL": settings.CELERY_BROKER_URL,
-            "NEO4J_URI": settings.NEO4J_URI,
-            "NEO4J_USER": settings.NEO4J_USER,
-            "NEO4J_PASSWORD": settings.NEO4J_PASSWORD,
-            "NEO4J_DATABASE": settings.NEO4J_DATABASE,
+            **graph_env(),
             "TRIBUTARY_VAR_DIR": str(tmp),
             "LOG_FORMAT": "json",
             # As the image runs them: each line written whole as it is logged, so the processes sharing
