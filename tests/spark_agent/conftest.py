@@ -18,6 +18,15 @@ for var in list(os.environ):
         del os.environ[var]
 
 
+@pytest.fixture
+def seed(spark: Any, tmp_path: Path) -> str:
+    """A parquet file of three orders (id, customer_id, price); a test module may seed its own instead."""
+    path = str(tmp_path / "seed")
+    rows = [(1, 10, 2.5), (2, 20, 4.0), (3, 10, 1.5)]
+    spark.createDataFrame(rows, "id INT, customer_id INT, price DOUBLE").coalesce(1).write.parquet(path)
+    return path
+
+
 @pytest.fixture(scope="session")
 def validator() -> EventValidator:
     return EventValidator()

@@ -13,14 +13,6 @@ pytestmark = pytest.mark.spark
 DERBY = {"driver": "org.apache.derby.jdbc.EmbeddedDriver"}
 
 
-@pytest.fixture
-def seed(spark: Any, tmp_path: Path) -> str:
-    path = str(tmp_path / "seed")
-    rows = [(1, 10, 2.5), (2, 20, 4.0), (3, 10, 1.5)]
-    spark.createDataFrame(rows, "id INT, customer_id INT, price DOUBLE").coalesce(1).write.parquet(path)
-    return path
-
-
 def test_catalog_tables_are_named_by_location_with_a_table_symlink(spark: Any, record: Any, seed: str) -> None:
     warehouse = spark.conf.get("spark.sql.warehouse.dir")
     location = warehouse.removeprefix("file:")

@@ -4,7 +4,6 @@ and `writeTo` through its session catalog."""
 from __future__ import annotations
 
 import uuid
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,14 +23,6 @@ def v2db(spark: Any) -> str:
     spark.conf.set(f"spark.sql.catalog.{name}.url", f"jdbc:derby:memory:{name};create=true")
     spark.conf.set(f"spark.sql.catalog.{name}.driver", "org.apache.derby.jdbc.EmbeddedDriver")
     return name
-
-
-@pytest.fixture
-def seed(spark: Any, tmp_path: Path) -> str:
-    path = str(tmp_path / "seed")
-    rows = [(1, 10, 2.5), (2, 20, 4.0), (3, 10, 1.5)]
-    spark.createDataFrame(rows, "id INT, customer_id INT, price DOUBLE").coalesce(1).write.parquet(path)
-    return path
 
 
 def _outputs(event: dict[str, Any]) -> list[tuple[str, str, str | None]]:
