@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import logging
 import random
-from abc import ABC, abstractmethod
 import sqlite3
 import threading
+from abc import ABC, abstractmethod
 
 from spark_agent.relay.buffer import EventBuffer, Pending
 
