@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-postgres test-spark4 lint dist frontend bench-ingest bench-render screenshots clean
+.PHONY: run test test-neo4j test-postgres test-spark4 lint dist frontend bench-ingest bench-render screenshots clean
 
 $(STAMP): requirements.txt requirements/runtime.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -41,12 +41,38 @@ run: $(STAMP) frontend/dist/index.html
 	@$(PY) manage.py run_stack $(if $(filter 1 yes true,$(VERBOSE)),--verbose) $(ARGS)
 
 # The gates first (format, lint, types, import layers, the UI's types), then every test: the whole
-# suite on Spark 3.5, then the agent's tests and the example pipeline on Spark 4 (test-spark4).
+# suite on Spark 3.5 and the embedded graph engine, the graph-touching tests again on Neo4j 5
+# (test-neo4j), then the agent's tests and the example pipeline on Spark 4 (test-spark4); last, each
+# run's counts side by side.
+RESULTS := $(or $(TRIBUTARY_VAR_DIR),var)/test-results
 test: $(STAMP) frontend lint
 	bash scripts/test_services.sh
 	cd frontend && npm test
-	$(PY) -m pytest
+	@rm -rf $(RESULTS)
+	$(PY) -m pytest --junitxml=$(RESULTS)/embedded.xml
+	$(MAKE) --no-print-directory test-neo4j
 	$(MAKE) --no-print-directory test-spark4
+	@$(PY) scripts/test_summary.py $(RESULTS)
+
+# The tests that touch the graph engine (pytest --graph-only), on Neo4j 5: the one at NEO4J_URI if set
+# (NEO4J_USER, NEO4J_PASSWORD, NEO4J_DATABASE; the tests WIPE that database), else a server of the
+# test session's own from NEO4J_SERVE (../shared/neo4j/serve.sh beside the checkout), in a fresh folder
+# on a free port, stopped at the end. With neither, it says so and runs nothing. Its test database
+# is its own (var/neo4j-tests), so it can run beside `make test`.
+NEO4J_SERVE ?= $(abspath ..)/shared/neo4j/serve.sh
+NEO4J_VAR := $(or $(TRIBUTARY_VAR_DIR),var)/neo4j-tests
+test-neo4j: $(STAMP) frontend/dist/index.html
+	bash scripts/test_services.sh
+	@if [ -n "$$NEO4J_URI" ]; then \
+		echo "graph tests on the Neo4j at $$NEO4J_URI (database $${NEO4J_DATABASE:-lineage}, which they wipe)"; \
+		TRIBUTARY_VAR_DIR=$(NEO4J_VAR) $(PY) -m pytest --graph-only --junitxml=$(RESULTS)/neo4j.xml; \
+	elif [ -f "$(NEO4J_SERVE)" ]; then \
+		echo "graph tests on Neo4j 5 from $(NEO4J_SERVE)"; \
+		TRIBUTARY_VAR_DIR=$(NEO4J_VAR) NEO4J_SERVE=$(NEO4J_SERVE) $(PY) -m pytest --graph-only --graph-engine neo4j \
+			--junitxml=$(RESULTS)/neo4j.xml; \
+	else \
+		echo "SKIPPED make test-neo4j: no Neo4j to test on ($(NEO4J_SERVE) is missing and NEO4J_URI is not set)"; \
+	fi
 
 # The event log's SQL on PostgreSQL as well (its hand-written INSERT must run on both backends).
 POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/tributary
@@ -72,7 +98,7 @@ $(STAMP4): requirements/spark4.txt requirements/runtime.txt requirements.txt
 
 test-spark4: $(STAMP4)
 	bash scripts/test_services.sh
-	$(VENV4)/bin/python -m pytest tests/spark_agent tests/e2e/test_agent_to_graph.py
+	$(VENV4)/bin/python -m pytest tests/spark_agent tests/e2e/test_agent_to_graph.py --junitxml=$(RESULTS)/spark4.xml
 
 # The gates CI runs before the tests: format, lint, types, import layers (.importlinter), the UI's
 # strict types and its generated API types.

@@ -144,6 +144,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "lineage_app.ingest.tasks.sweep_pending_events",
         "schedule": float(env("INGEST_SWEEP_INTERVAL_SECONDS", "15")),
     },
+    "settle-unfolded-runs": {
+        "task": "lineage_app.ingest.tasks.settle_unfolded_runs",
+        "schedule": float(env("INGEST_SWEEP_INTERVAL_SECONDS", "15")),
+    },
 }
 
 # --- Graph engine (Neo4j 5 in production, embedded ArcadeDB by default) -------------------
@@ -172,6 +176,12 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = INGEST_MAX_BATCH_BYTES + 1024
 # the log forever. The graph keeps what pruned events built; `export_events` first is the archive.
 EVENT_RETENTION_DAYS = env_int("EVENT_RETENTION_DAYS", 0)
 EVENT_PRUNE_BATCH_SIZE = env_int("EVENT_PRUNE_BATCH_SIZE", 1000)
+# The sampled graph-against-log check (`manage.py verify_graph`, and the beat's, reported in /metrics).
+GRAPH_CHECK_SAMPLE = env_int("GRAPH_CHECK_SAMPLE", 200)
+CELERY_BEAT_SCHEDULE["check-graph"] = {
+    "task": "lineage_app.ingest.tasks.check_graph",
+    "schedule": float(env("GRAPH_CHECK_INTERVAL_SECONDS", "300")),
+}
 CELERY_BEAT_SCHEDULE["prune-applied-events"] = {
     "task": "lineage_app.ingest.tasks.prune_applied_events",
     "schedule": float(env("EVENT_PRUNE_INTERVAL_SECONDS", "86400")),

@@ -98,6 +98,51 @@ class EmbeddedGraph:
         graph_driver_reset()
 
 
+class Neo4jServer:
+    """A real Neo4j 5 from `../shared/neo4j` (`serve.sh`), in a fresh folder on a free port for the session."""
+
+    PASSWORD = "tributary-test"
+
+    def __init__(self, serve: Path, tmp: Path) -> None:
+        self.serve = serve
+        self.dir = tmp / "neo4j"
+        self.bolt_port = free_port()
+        self.log = tmp / "neo4j.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def uri(self) -> str:
+        return f"bolt://127.0.0.1:{self.bolt_port}"
+
+    def start(self) -> None:
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                ["bash", str(self.serve), str(self.dir), str(self.bolt_port), self.PASSWORD],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        graph_driver_reset()
+        wait_until(self._ready, timeout=180, interval=0.5, what=f"Neo4j (log: {self.log})")
+
+    def _ready(self) -> bool:
+        assert self.process is not None
+        if self.process.poll() is not None:
+            raise AssertionError(f"Neo4j exited with {self.process.returncode}; see {self.log}")
+        return graph_ping()
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=120)
+            self.process = None
+        graph_driver_reset()
+
+
+def neo4j_serve_script() -> Path:
+    """`serve.sh` of the Neo4j that `make test-neo4j` runs (`NEO4J_SERVE`, else `../shared/neo4j`)."""
+    return Path(os.environ.get("NEO4J_SERVE") or ROOT.parent / "shared" / "neo4j" / "serve.sh")
+
+
 class PrivateRedis:
     """A redis-server owned by the test session, so tests can stop the broker and start it again."""
 
@@ -138,14 +183,22 @@ def broker() -> Iterator[PrivateRedis]:
 
 
 @pytest.fixture(scope="session")
-def graph_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedGraph | None]:
-    """The graph engine for the session: the one at NEO4J_URI if set (tests WIPE it), else embedded."""
+def graph_engine(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[EmbeddedGraph | Neo4jServer | None]:
+    """The graph engine for the session: the one at NEO4J_URI if set (tests WIPE it); else a Neo4j of
+    our own under `--graph-engine neo4j` (`make test-neo4j`); else the embedded one."""
     if os.environ.get("NEO4J_URI"):
         graph_driver_reset()
         graph_schema_init()
         yield None
         return
-    engine = EmbeddedGraph(tmp_path_factory.mktemp("engine"))
+    engine: EmbeddedGraph | Neo4jServer
+    if request.config.getoption("--graph-engine") == "neo4j":
+        engine = Neo4jServer(neo4j_serve_script(), tmp_path_factory.mktemp("engine"))
+        settings.NEO4J_USER, settings.NEO4J_PASSWORD = "neo4j", Neo4jServer.PASSWORD
+    else:
+        engine = EmbeddedGraph(tmp_path_factory.mktemp("engine"))
     settings.NEO4J_URI = engine.uri
     engine.start()
     graph_schema_init()
@@ -154,7 +207,7 @@ def graph_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedG
 
 
 @pytest.fixture
-def graph(graph_engine: EmbeddedGraph | None) -> Iterator[EmbeddedGraph | None]:
+def graph(graph_engine: EmbeddedGraph | Neo4jServer | None) -> Iterator[EmbeddedGraph | Neo4jServer | None]:
     """An empty graph for one test."""
     if not graph_ping():
         assert graph_engine is not None, "the graph engine at NEO4J_URI does not answer"
@@ -186,3 +239,26 @@ def read_client(read_token: str) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {read_token}")
     return client
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--graph-engine",
+        choices=("embedded", "neo4j"),
+        default="embedded",
+        help="the graph engine the session starts (unless NEO4J_URI names one): embedded ArcadeDB, or Neo4j 5 "
+        "from serve.sh (NEO4J_SERVE, else ../shared/neo4j/serve.sh)",
+    )
+    parser.addoption(
+        "--graph-only",
+        action="store_true",
+        help="run only the tests that touch the graph engine (make test-neo4j: the same tests on another engine)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.getoption("--graph-only"):
+        return
+    touching = [item for item in items if "graph_engine" in getattr(item, "fixturenames", ())]
+    config.hook.pytest_deselected(items=[item for item in items if item not in touching])
+    items[:] = touching

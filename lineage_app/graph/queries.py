@@ -66,11 +66,15 @@ MATCH (j:{Label.JOB} {{key: row.key}})
 SET {_latest("j", "facetsJson", "jobType", "processingType", "integration")}
 """
 
+# A run's node takes a fold of at least as many events as it has: a run's applied events only grow,
+# so a smaller fold is an older one (a slower worker's, written late) and must not undo a newer one.
 MERGE_RUNS = f"""
 UNWIND $rows AS row
 MERGE (j:{Label.JOB} {{key: row.jobKey}})
 MERGE (r:{Label.RUN} {{runId: row.runId}})
-SET r += row.props, r.nodeId = row.nodeId, {_latest_run("j")}
+WITH j, r, row, (r.eventCount IS NULL OR row.props.eventCount >= r.eventCount) AS newer
+FOREACH (_ IN CASE WHEN newer THEN [1] ELSE [] END | SET r += row.props)
+SET r.nodeId = row.nodeId, {_latest_run("j")}
 MERGE (j)-[:{Rel.HAS_RUN}]->(r)
 """
 

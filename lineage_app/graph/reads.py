@@ -534,6 +534,12 @@ SEARCH = {Label.DATASET: SEARCH_DATASETS, Label.JOB: SEARCH_JOBS, Label.FIELD: S
 
 # ---- runs ----
 
+RUN_PROPERTIES = f"""
+UNWIND $runIds AS runId
+MATCH (r:{Label.RUN} {{runId: runId}})
+RETURN r.runId AS runId, properties(r) AS props
+"""
+
 RUN_DETAIL = f"""
 MATCH (r:{Label.RUN} {{runId: $runId}})
 OPTIONAL MATCH (r)-[:{Rel.READ}]->(i:{Label.DATASET})

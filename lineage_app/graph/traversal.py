@@ -396,3 +396,9 @@ def run_find(*, run_id: str) -> dict[str, Any] | None:
     """A run's node properties with its inputs, outputs and child runs, or None."""
     rows = graph_read(lambda tx: records(tx, reads.RUN_DETAIL, runId=run_id))
     return rows[0] if rows else None
+
+
+def runs_properties(*, run_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """The node properties of those of `run_ids` the graph has, by run id."""
+    rows = graph_read(lambda tx: records(tx, reads.RUN_PROPERTIES, runIds=list(run_ids)))
+    return {row["runId"]: row["props"] for row in rows}

@@ -1,5 +1,5 @@
 """The event log's hot writes: new events in multi-row `INSERT … RETURNING` statements, and marking
-applied events in `UPDATE … RETURNING` ones.
+applied events in `UPDATE … RETURNING` ones (and settled ones as folded).
 
 Accepting is the ingest API's whole job, and the ORM's per-value preparation and JSON
 re-encoding of every payload cost more than the database does. Here each value is adapted
@@ -13,7 +13,7 @@ nothing more.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -75,7 +75,11 @@ MARK_CHUNK = 500
 def log_mark_applied(event_ids: Sequence[int], applied_at: datetime) -> set[int]:
     """Mark the events of `event_ids` still waiting (pending or failed) as applied at `applied_at`; the ids
     this call marked. Two workers that applied the same events concurrently each mark only what the
-    other had not, so every event is counted applied once."""
+    other had not, so every event is counted applied once.
+
+    A run's event is marked `fold_pending` in the same statement: until its run is settled
+    (`log_mark_folded`), the run's node may lack it, and a worker that dies before settling leaves
+    that on record for the next one."""
     table = connection.ops.quote_name(LineageEvent._meta.db_table)
     waiting = [status.value for status in LineageEvent.APPLYABLE]
     marked: set[int] = set()
@@ -84,7 +88,8 @@ def log_mark_applied(event_ids: Sequence[int], applied_at: datetime) -> set[int]
             part = list(event_ids[start : start + MARK_CHUNK])
             cursor.execute(
                 f"UPDATE {table} SET {_column('status')} = %s, {_column('status_reason')} = '', "
-                f"{_column('applied_at')} = %s WHERE {_column('id')} IN ({', '.join(['%s'] * len(part))}) "
+                f"{_column('applied_at')} = %s, {_column('fold_pending')} = ({_column('run_id')} <> '') "
+                f"WHERE {_column('id')} IN ({', '.join(['%s'] * len(part))}) "
                 f"AND {_column('status')} IN ({', '.join(['%s'] * len(waiting))}) RETURNING {_column('id')}",
                 [
                     LineageEvent.Status.APPLIED.value,
@@ -95,6 +100,16 @@ def log_mark_applied(event_ids: Sequence[int], applied_at: datetime) -> set[int]
             )
             marked.update(pk for (pk,) in cursor.fetchall())
     return marked
+
+
+def log_mark_folded(content_hashes: Iterable[str]) -> int:
+    """Clear `fold_pending` on these events: their runs' nodes were written from folds holding them."""
+    hashes = list(content_hashes)
+    cleared = 0
+    for start in range(0, len(hashes), MARK_CHUNK):
+        part = hashes[start : start + MARK_CHUNK]
+        cleared += LineageEvent.objects.filter(content_hash__in=part, fold_pending=True).update(fold_pending=False)
+    return cleared
 
 
 def _warnings(checked: CheckedEvent) -> str | None:

@@ -48,10 +48,21 @@ class LineageEvent(models.Model):
         blank=True,
         help_text="Facets that failed their schema: [{path, message, at}]; the event is applied without them.",
     )
+    # Set with `applied` in one statement, cleared once the run's node was written from a fold that
+    # holds this event and no applied event of the run was missing from it: what a worker that died
+    # in between left undone, a retry or the sweeper finds here (`ingest.services.runs_settle`).
+    fold_pending = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="Applied, but its run's node may not yet reflect it (a worker stopped before re-folding the run).",
+    )
 
     class Meta:
         ordering = ["event_time", "id"]
-        indexes = [models.Index(fields=["status", "received_at"])]
+        indexes = [
+            models.Index(fields=["status", "received_at"]),
+            models.Index(fields=["run_id"], condition=models.Q(fold_pending=True), name="ingest_event_fold_pending"),
+        ]
 
     @property
     def policy_namespace(self) -> str:
@@ -77,3 +88,21 @@ class FacetPolicy(NamespacePolicy):
 
     class Meta(NamespacePolicy.Meta):
         verbose_name_plural = "facet policies"
+
+
+class GraphCheck(models.Model):
+    """One sampled check of the graph against the event log: runs whose node differs from the fold of
+    their logged events (`ingest.consistency.runs_check`); the newest is what `/metrics` reports."""
+
+    checked_at = models.DateTimeField(default=timezone.now, db_index=True)
+    runs_checked = models.PositiveIntegerField()
+    runs_differing = models.PositiveIntegerField()
+    runs_repaired = models.PositiveIntegerField(default=0)
+    differences = models.JSONField(default=list, help_text="[{runId, property, graph, log}], the first few.")
+
+    class Meta:
+        ordering = ["-checked_at"]
+        get_latest_by = "checked_at"
+
+    def __str__(self) -> str:
+        return f"{self.runs_differing} of {self.runs_checked} runs differ @ {self.checked_at:%Y-%m-%d %H:%M:%S}"

@@ -14,10 +14,10 @@ from django.db.models import Count, F, Min, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
-from lineage_app.ingest.models import FacetPolicy, LineageEvent
+from lineage_app.ingest.models import FacetPolicy, GraphCheck, LineageEvent
 from lineage_app.ingest.validation import CheckedEvent, EventInvalid, event_check
 from lineage_app.instants import utc_text
-from lineage_app.observability.exposition import EventLogGauges
+from lineage_app.observability.exposition import EventLogGauges, GraphCheckGauges
 from spark_agent.protocol import STREAMING_FACET
 
 
@@ -36,6 +36,19 @@ def pending_event_ids(*, older_than_seconds: int, limit: int) -> list[int]:
         .order_by("event_time", "id")
         .values_list("id", flat=True)[:limit]
     )
+
+
+def runs_fold_pending(*, event_ids: Sequence[int]) -> list[str]:
+    """The runs of those of `event_ids` applied but never settled (their worker died after marking them)."""
+    unsettled = LineageEvent.objects.filter(id__in=list(event_ids), fold_pending=True)
+    return list(unsettled.order_by().values_list("run_id", flat=True).distinct())
+
+
+def runs_unsettled(*, older_than_seconds: int, limit: int) -> list[str]:
+    """Runs with an event applied more than `older_than_seconds` ago whose fold no worker settled."""
+    cutoff = timezone.now() - timedelta(seconds=older_than_seconds)
+    unsettled = LineageEvent.objects.filter(fold_pending=True, applied_at__lte=cutoff)
+    return list(unsettled.order_by().values_list("run_id", flat=True).distinct()[:limit])
 
 
 def run_events(*, run_id: str) -> list[dict[str, Any]]:
@@ -215,8 +228,17 @@ def event_log_gauges() -> EventLogGauges:
     verification status, and when the oldest pending one was received."""
     events = LineageEvent.objects.order_by()
     oldest = events.filter(status=LineageEvent.Status.PENDING).aggregate(oldest=Min("received_at"))["oldest"]
+    check = GraphCheck.objects.order_by("-checked_at").first()
     return EventLogGauges(
         by_status=dict(events.values_list("status").annotate(n=Count("id"))),
         oldest_pending=oldest,
         by_verification=dict(events.values_list("verification").annotate(n=Count("id"))),
+        fold_pending=events.filter(fold_pending=True).count(),
+        graph_check=(
+            GraphCheckGauges(
+                checked_at=check.checked_at, runs_checked=check.runs_checked, runs_differing=check.runs_differing
+            )
+            if check is not None
+            else None
+        ),
     )

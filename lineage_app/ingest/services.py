@@ -20,13 +20,18 @@ from lineage_app.graph.projection import GraphWrites, graph_writes_for, writes_a
 from lineage_app.graph.run_state import RunFold, run_fold
 from lineage_app.graph.schema import graph_schema_init
 from lineage_app.graph.writer import graph_wipe, graph_writes_apply
-from lineage_app.ingest.event_log import log_insert, log_mark_applied
+from lineage_app.ingest.event_log import log_insert, log_mark_applied, log_mark_folded
 from lineage_app.ingest.group_commit import GroupCommitter, Publisher
 from lineage_app.ingest.models import LineageEvent
-from lineage_app.ingest.selectors import prunable_events
+from lineage_app.ingest.selectors import prunable_events, runs_fold_pending
 from lineage_app.ingest.validation import CheckedEvent, payload_without
 from lineage_app.ingest.verification import events_verify
-from lineage_app.observability.metrics import EVENTS_FAILED, EVENTS_QUARANTINED, events_applied_record
+from lineage_app.observability.metrics import (
+    EVENTS_FAILED,
+    EVENTS_QUARANTINED,
+    RUNS_SETTLED_LATE,
+    events_applied_record,
+)
 from lineage_app.ownership.services import ownership_mirror_all, ownership_record_events
 
 logger = logging.getLogger(__name__)
@@ -131,26 +136,37 @@ def _record(event: LineageEvent) -> EventRecord:
 
 
 def _folds(run_ids: Iterable[str], extra: dict[str, list[EventRecord]]) -> dict[str, RunFold]:
-    """Fold each run over its applied events plus `extra` (the batch being applied)."""
+    """Fold each run over its applied events plus `extra` (the batch being applied); a run with
+    neither (its events pruned meanwhile) is left out."""
     logged: dict[str, list[EventRecord]] = defaultdict(list)
     for event in LineageEvent.objects.filter(run_id__in=list(run_ids), status__in=FOLDABLE):
         logged[event.run_id].append(_record(event))
-    return {run_id: run_fold(logged[run_id] + extra.get(run_id, [])) for run_id in run_ids}
+    folded = {run_id: logged[run_id] + extra.get(run_id, []) for run_id in run_ids}
+    return {run_id: run_fold(events) for run_id, events in folded.items() if events}
+
+
+def run_folds(*, run_ids: Iterable[str]) -> dict[str, RunFold]:
+    """Each run folded over its applied events (what its node should hold)."""
+    return _folds(list(run_ids), {})
 
 
 def events_apply(*, event_ids: Sequence[int]) -> int:
     """Apply logged events to the graph in one transaction; returns how many were applied.
 
-    A run's node is written from the fold of all its applied events plus this batch. After
-    the batch is marked applied, any run whose applied set grew meanwhile (a concurrent
-    worker) is folded again, so the last writer always writes the fold of everything.
+    A run's node is written from the fold of all its applied events plus this batch. The batch is
+    marked applied and its runs `fold_pending` in one statement; then any run whose applied set grew
+    meanwhile (a concurrent worker) is folded again until none did, and only then is the run
+    recorded as settled. A worker that dies between marking and settling leaves the runs on record:
+    the task's retry (these `event_ids`, already applied) or the sweeper settles them.
     """
+    unsettled = runs_fold_pending(event_ids=event_ids)
     events = list(LineageEvent.objects.filter(id__in=event_ids, status__in=LineageEvent.APPLYABLE))
     # Signatures are checked before the graph is touched; an enforcing policy quarantines failures.
     verified = events_verify(events=events)
     EVENTS_QUARANTINED.inc(len(events) - len(verified))
     events = verified
     if not events:
+        runs_settle(run_ids=unsettled)
         return 0
     batch = [_record(e) for e in events]
     by_run: dict[str, list[EventRecord]] = defaultdict(list)
@@ -163,8 +179,26 @@ def events_apply(*, event_ids: Sequence[int]) -> int:
     applied_at = timezone.now()
     marked = log_mark_applied([e.id for e in events], applied_at)
     events_applied_record(received=[e.received_at for e in events if e.id in marked], applied_at=applied_at)
-    _refold_until_settled(folds)
+    _settle(folds)
+    runs_settle(run_ids=[run_id for run_id in unsettled if run_id not in folds])
     return len(events)
+
+
+def runs_settle(*, run_ids: Iterable[str]) -> int:
+    """Write each run's node from the fold of all its applied events and record it settled; how many runs.
+
+    What a worker that died after marking events applied left undone. Writing a fold twice changes
+    nothing, so settling a run another worker is settling too is harmless.
+    """
+    folds = _folds(list(dict.fromkeys(run_ids)), {})
+    if not folds:
+        return 0
+    writes = GraphWrites()
+    writes_add_runs(writes, folds.values())
+    graph_writes_apply(writes)
+    _settle(folds)
+    RUNS_SETTLED_LATE.inc(len(folds))
+    return len(folds)
 
 
 def _runs_grown(folds: dict[str, RunFold]) -> list[str]:
@@ -178,20 +212,25 @@ def _runs_grown(folds: dict[str, RunFold]) -> list[str]:
     return [run_id for run_id, fold in folds.items() if applied[run_id] != fold.event_hashes]
 
 
-def _refold_until_settled(folds: dict[str, RunFold]) -> None:
+def _settle(folds: dict[str, RunFold]) -> None:
+    """After `folds` were written: fold again, and write, every run whose applied events changed
+    meanwhile, until none did; then clear `fold_pending` on the events the written folds hold.
+
+    The run node only takes a fold at least as large as the one it has (`MERGE_RUNS`), and the
+    applied set only grows, so a slower worker's smaller fold, written late, cannot undo this.
+    """
     for _ in range(REFOLD_ROUNDS):
         grown = _runs_grown(folds)
-        if not grown:
-            return
         current = _folds(grown, {})
         stale = {run_id: fold for run_id, fold in current.items() if fold.event_hashes != folds[run_id].event_hashes}
         if not stale:
+            log_mark_folded(h for fold in folds.values() for h in fold.event_hashes)
             return
         writes = GraphWrites()
         writes_add_runs(writes, stale.values())
         graph_writes_apply(writes)
         folds = {**folds, **stale}
-    logger.warning("runs still changing after %d refolds; the next event will settle them", REFOLD_ROUNDS)
+    logger.warning("runs still changing after %d refolds; the sweeper will settle them", REFOLD_ROUNDS)
 
 
 def events_reverify(*, event_ids: Sequence[int]) -> int:

@@ -1,4 +1,5 @@
-"""Celery tasks: apply logged events to the graph, sweep up events nobody enqueued, prune old applied ones."""
+"""Celery tasks: apply logged events to the graph, sweep up events nobody enqueued and runs nobody
+settled, prune old applied ones."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from django.db import OperationalError
 
 from lineage_app.graph.driver import GRAPH_UNAVAILABLE
 from lineage_app.ingest import services
-from lineage_app.ingest.selectors import applyable_event_ids, pending_event_ids
+from lineage_app.ingest.consistency import runs_check
+from lineage_app.ingest.selectors import applyable_event_ids, pending_event_ids, runs_unsettled
 from lineage_app.observability.logs import log_fields_add
 
 logger = logging.getLogger(__name__)
@@ -72,6 +74,33 @@ def sweep_pending_events() -> int:
     if ids:
         logger.info("sweeper re-enqueued %d pending event(s)", len(ids))
     return len(ids)
+
+
+@shared_task(autoretry_for=TRANSIENT, retry_backoff=2, max_retries=3)
+def settle_unfolded_runs() -> int:
+    """Re-fold the runs whose events a worker marked applied but never settled (it died in between)."""
+    run_ids = runs_unsettled(
+        older_than_seconds=settings.INGEST_SWEEP_MIN_AGE_SECONDS, limit=settings.INGEST_APPLY_BATCH_SIZE
+    )
+    settled = services.runs_settle(run_ids=run_ids)
+    if settled:
+        logger.warning("sweeper settled %d run(s) a worker left half-folded", settled)
+    return settled
+
+
+@shared_task
+def check_graph() -> int:
+    """Compare a sample of recently applied runs with their events' fold (beat); how many differ.
+    A difference is logged and reported in `/metrics`; repairing is an operator's call (`verify_graph`)."""
+    check = runs_check(sample=settings.GRAPH_CHECK_SAMPLE)
+    if check.runs_differing:
+        logger.error(
+            "%d of %d run(s) differ from their logged events: %s",
+            check.runs_differing,
+            check.runs_checked,
+            check.differences[:3],
+        )
+    return check.runs_differing
 
 
 @shared_task

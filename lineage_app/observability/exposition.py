@@ -46,6 +46,18 @@ class EventLogGauges:
     by_status: Mapping[str, int]
     oldest_pending: datetime | None
     by_verification: Mapping[str, int]
+    # Applied events whose run no worker has settled yet (`fold_pending`), and the last graph check.
+    fold_pending: int = 0
+    graph_check: GraphCheckGauges | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class GraphCheckGauges:
+    """The newest sampled check of the graph against the event log (`ingest.consistency.runs_check`)."""
+
+    checked_at: datetime
+    runs_checked: int
+    runs_differing: int
 
 
 class EventLogCollector(Collector):
@@ -80,6 +92,28 @@ class EventLogCollector(Collector):
         for status, count in gauges.by_verification.items():
             verification.add_metric([status or "unchecked"], count)
         yield verification
+        yield GaugeMetricFamily(
+            "tributary_events_fold_pending",
+            "Applied events whose run's node a worker has not yet re-folded with them (the sweeper settles them).",
+            value=gauges.fold_pending,
+        )
+        check = gauges.graph_check
+        if check is not None:
+            yield GaugeMetricFamily(
+                "tributary_graph_check_runs_checked",
+                "Runs compared with their events' fold by the last graph check.",
+                value=check.runs_checked,
+            )
+            yield GaugeMetricFamily(
+                "tributary_graph_check_runs_differing",
+                "Runs whose node differed from the fold of their logged events at the last graph check (want 0).",
+                value=check.runs_differing,
+            )
+            yield GaugeMetricFamily(
+                "tributary_graph_check_timestamp_seconds",
+                "When the last graph check ran (Unix time).",
+                value=check.checked_at.timestamp(),
+            )
 
 
 def metrics_exposition(*, event_log: Callable[[], EventLogGauges] | None = None) -> bytes:

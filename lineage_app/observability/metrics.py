@@ -26,6 +26,10 @@ EVENTS_FAILED = Counter("tributary_events_failed", "Events parked as failed: the
 EVENTS_QUARANTINED = Counter(
     "tributary_events_quarantined", "Events quarantined by an enforcing signature policy instead of being applied."
 )
+RUNS_SETTLED_LATE = Counter(
+    "tributary_runs_settled_late",
+    "Runs re-folded by a task retry or the sweeper because the worker that applied their events stopped first.",
+)
 APPLY_LAG_SECONDS = Histogram(
     "tributary_event_apply_lag_seconds",
     "Time from an event's acceptance (received_at) to its application to the graph.",

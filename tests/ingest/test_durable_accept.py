@@ -16,7 +16,7 @@ from django.conf import settings
 from lineage_app.explorer.selectors import run_for_id
 from lineage_app.ingest import services
 from lineage_app.ingest.models import LineageEvent
-from tests.conftest import ROOT, database_url, graph_env, wait_until
+from tests.conftest import ROOT, EmbeddedGraph, database_url, graph_env, wait_until
 from tests.events import run_lifecycle
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -145,5 +145,5 @@ def test_workers_and_the_embedded_engine_yield_the_cpu_to_accepting(graph, celer
     worker = celery.processes[0].pid
     wait_until(lambda: _niceness(worker) != ours, timeout=60, what="the worker to lower its priority")
     assert _niceness(worker) == min(19, ours + settings.WORKER_NICENESS)
-    if graph is not None:  # the session's embedded engine, started by `manage.py graph_server`
+    if isinstance(graph, EmbeddedGraph):  # the session's embedded engine, started by `manage.py graph_server`
         assert _niceness(graph.process.pid) == min(19, ours + settings.GRAPH_EMBEDDED_NICENESS)
