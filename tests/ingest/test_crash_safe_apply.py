@@ -15,11 +15,10 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from django.core.management import CommandError, call_command
 from django.test import Client
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from lineage_app.explorer.selectors import run_for_id
 from lineage_app.graph.driver import graph_write

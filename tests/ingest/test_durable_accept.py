@@ -77,7 +77,7 @@ def _all_retried(ids: list[int]) -> bool:
 
 def test_events_accepted_while_the_graph_is_down_are_applied_once_it_is_back(graph, ingest_client, celery, client):  # type: ignore[no-untyped-def]
     if graph is None:
-        pytest.skip("stops and restarts the embedded engine; an external NEO4J_URI cannot be stopped here")
+        pytest.skip("stops and restarts the session's own engine; an external NEO4J_URI cannot be stopped here")
     events = run_lifecycle()
     graph.stop()
     try:

@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 import yaml
+from django.utils import timezone
 from prometheus_client.metrics import MetricWrapperBase
 
 from lineage_app.observability import metrics
-from lineage_app.observability.exposition import EventLogCollector, EventLogGauges
+from lineage_app.observability.exposition import EventLogCollector, EventLogGauges, GraphCheckGauges
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.django_db
@@ -30,7 +31,8 @@ SUFFIXES = {"counter": ("_total",), "histogram": ("_bucket", "_sum", "_count"), 
 def exported() -> set[str]:
     """Every sample name Tributary's processes export: the metrics module's and the event-log gauges."""
     families = [f for m in vars(metrics).values() if isinstance(m, MetricWrapperBase) for f in m.describe()]
-    no_events = EventLogGauges(by_status={}, oldest_pending=None, by_verification={"VERIFIED": 0})
+    checked = GraphCheckGauges(checked_at=timezone.now(), runs_checked=0, runs_differing=0)
+    no_events = EventLogGauges(by_status={}, oldest_pending=None, by_verification={"VERIFIED": 0}, graph_check=checked)
     families += list(EventLogCollector(lambda: no_events).collect())
     return {family.name + suffix for family in families for suffix in SUFFIXES[family.type]}
 
