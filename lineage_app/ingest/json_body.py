@@ -27,37 +27,25 @@ _WHITESPACE = re.compile(r"[ \t\n\r]*")  # what JSON allows between tokens
 
 def json_decode(body: bytes, *, max_depth: int | None = None) -> Any:
     """The JSON value of `body`, nesting bounded by `max_depth` (default `INGEST_MAX_JSON_DEPTH`)."""
-    text = _text(body, max_depth=max_depth or settings.INGEST_MAX_JSON_DEPTH)
-    try:
-        value = _DECODER.decode(text)
-    except ValueError as exc:
-        raise _malformed(exc) from exc
-    _check_unique_names(text, value, path="")
-    return value
+    return _decoded(_text(body, max_depth=max_depth or settings.INGEST_MAX_JSON_DEPTH))
 
 
 def json_array_items(body: bytes, *, max_depth: int) -> list[tuple[Any, bytes]]:
     """Each element of the JSON array `body`, decoded, with its exact bytes as sent (what the
     event log keeps: not a re-encoding); each element nests at most `max_depth` levels.
     Raises `NotAJsonArray` for any other JSON value."""
-    text = _utf8(body)
+    text = _text(body, max_depth=max_depth, enclosing=1)
     index = _skip_space(text, 0)
     if not text.startswith("[", index):
-        json_decode(body, max_depth=max_depth + 1)  # malformed JSON is reported as such
+        _decoded(text)  # malformed JSON is reported as such
         raise NotAJsonArray("a batch must be a JSON array of events")
     items: list[tuple[Any, bytes]] = []
     index = _skip_space(text, index + 1)
     closed = text.startswith("]", index)
     try:
         while not closed:
-            # The whole batch is not measured before parsing (that costs more than the parse):
-            # each element is bounded while it is parsed, then measured when it might nest too deep.
-            try:
-                value, end = _DECODER.raw_decode(text, index)
-            except RecursionError:
-                raise EventInvalid(f"JSON is nested deeper than {max_depth} levels") from None
+            value, end = _DECODER.raw_decode(text, index)
             element = text[index:end]
-            _check_depth(element, max_depth)
             _check_unique_names(element, value, path=f"[{len(items)}]")
             items.append((value, element.encode("utf-8")))
             index = _skip_space(text, end)
@@ -74,9 +62,10 @@ def json_array_items(body: bytes, *, max_depth: int) -> list[tuple[Any, bytes]]:
     return items
 
 
-def _text(body: bytes, *, max_depth: int) -> str:
+def _text(body: bytes, *, max_depth: int, enclosing: int = 0) -> str:
+    """`body` as text, once it is known to nest at most `max_depth` levels below its `enclosing` ones."""
     text = _utf8(body)
-    _check_depth(text, max_depth)
+    _check_depth(body, max_depth=max_depth, enclosing=enclosing)
     return text
 
 
@@ -87,11 +76,22 @@ def _utf8(body: bytes) -> str:
         raise EventInvalid(f"body is not valid UTF-8 (byte {exc.start})") from exc
 
 
-def _check_depth(text: str, max_depth: int) -> None:
-    """Bound the nesting of `text` before it is parsed, so a hostile body cannot exhaust the
-    parser's stack; counting brackets first spares the measurement for ordinary events."""
-    if text.count("[") + text.count("{") > max_depth and nesting_depth_bound(text) > max_depth:
-        raise EventInvalid(f"JSON is nested deeper than {max_depth} levels")
+def _check_depth(body: bytes, *, max_depth: int, enclosing: int) -> None:
+    """Bound the nesting of the whole `body` before any of it is parsed, in linear time, so that the
+    decoder (which recurses) never descends into a hostile body; `enclosing` levels (a batch's array)
+    come on top of each value's `max_depth`. Counting brackets first spares the measurement for small events."""
+    limit = max_depth + enclosing
+    if body.count(b"[") + body.count(b"{") > limit and nesting_depth_bound(body, limit=limit) > limit:
+        raise EventInvalid(f"JSON is nested deeper than {max_depth} levels, the maximum depth of an event")
+
+
+def _decoded(text: str) -> Any:
+    try:
+        value = _DECODER.decode(text)
+    except ValueError as exc:
+        raise _malformed(exc) from exc
+    _check_unique_names(text, value, path="")
+    return value
 
 
 def _check_unique_names(text: str, value: Any, *, path: str) -> None:
