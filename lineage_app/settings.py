@@ -166,6 +166,10 @@ INGEST_MAX_EVENT_BYTES = env_int("INGEST_MAX_EVENT_BYTES", 1024 * 1024)
 INGEST_MAX_BATCH_EVENTS = env_int("INGEST_MAX_BATCH_EVENTS", 1000)
 INGEST_MAX_BATCH_BYTES = env_int("INGEST_MAX_BATCH_BYTES", 16 * 1024 * 1024)
 INGEST_MAX_JSON_DEPTH = env_int("INGEST_MAX_JSON_DEPTH", 64)
+# Python's JSON decoder recurses once per level: far below its recursion limit, or a body within
+# the limit would fail to parse with a RecursionError instead of a clear 400.
+if not 1 <= INGEST_MAX_JSON_DEPTH <= 500:
+    raise ValueError(f"INGEST_MAX_JSON_DEPTH must be between 1 and 500 (got {INGEST_MAX_JSON_DEPTH})")
 INGEST_APPLY_BATCH_SIZE = env_int("INGEST_APPLY_BATCH_SIZE", 200)
 INGEST_SWEEP_MIN_AGE_SECONDS = env_int("INGEST_SWEEP_MIN_AGE_SECONDS", 10)
 INGEST_RETRY_BACKOFF_MAX_SECONDS = env_int("INGEST_RETRY_BACKOFF_MAX_SECONDS", 120)

@@ -152,5 +152,5 @@ def _skip_space(text: str, index: int) -> int:
 
 def _malformed(exc: ValueError) -> EventInvalid:
     if isinstance(exc, json.JSONDecodeError):
-        return EventInvalid(f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+        return EventInvalid(f"malformed JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})")
     return EventInvalid(f"malformed JSON: {exc}")  # e.g. an integer literal longer than Python's int digit limit
