@@ -9,6 +9,7 @@ import secrets
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # A source checkout has manage.py beside the package; the server installed from its wheel
@@ -61,6 +62,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "csp",
     "lineage_app.accounts",
     "lineage_app.ingest",
     "lineage_app.signatures",
@@ -78,6 +81,7 @@ MIDDLEWARE = [
     "lineage_app.observability.middleware.RequestObservationMiddleware",
     "lineage_app.response_release.ResponseReleaseMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -221,6 +225,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "OpenLineage ingestion and lineage read API.",
     "VERSION": "1",
     "SERVE_PERMISSIONS": ["lineage_app.accounts.permissions.CanRead"],
+    # /api/v1/docs runs Redoc from this server's own static files (drf-spectacular-sidecar), not from a CDN.
+    "REDOC_DIST": "SIDECAR",
     # One name per choice set, so the UI's generated types name them (not `State301Enum`).
     "ENUM_NAME_OVERRIDES": {
         "RunStateEnum": "lineage_app.graph.model.RunState",
@@ -249,6 +255,29 @@ STATIC_ROOT = Path(env("STATIC_ROOT") or (BASE_DIR / "staticfiles" if SOURCE_CHE
 FRONTEND_DIST = BASE_DIR / "frontend" / "dist" if SOURCE_CHECKOUT else Path(__file__).resolve().parent / "ui"
 # The built UI's assets (hashed file names) are collected and served by WhiteNoise.
 STATICFILES_DIRS = [FRONTEND_DIST] if FRONTEND_DIST.exists() else []
+# --- Browser security headers -----------------------------------------------------------------------
+# Every page runs only this server's own scripts and styles (the built UI, the admin's, Redoc's), talks
+# only to this server and may not be framed. No inline script or style: the login page and the UI keep
+# theirs in static files. SecurityMiddleware adds `nosniff`, `Referrer-Policy: same-origin` and
+# `Cross-Origin-Opener-Policy: same-origin` (Django's defaults); XFrameOptionsMiddleware `DENY`.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "worker-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"
