@@ -52,6 +52,32 @@ DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = [h for h in env("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",") if h]
 CSRF_TRUSTED_ORIGINS = [o for o in env("CSRF_TRUSTED_ORIGINS").split(",") if o]
 
+# --- HTTPS (README, "Production"): one switch, TRIBUTARY_TLS, says where TLS ends ------------------------
+# off (default): plain http, as `make run` serves on localhost; nothing below applies.
+# proxy: a reverse proxy in front terminates TLS and sets `X-Forwarded-Proto: https` (overwriting what a client
+#   sent); Django trusts that header, so the web port must be reachable only through the proxy.
+# direct: the web server itself speaks TLS (gunicorn `--certfile` / `--keyfile`); no proxy header is trusted.
+# Both redirect plain http to https, send HSTS and mark the session and CSRF cookies secure. Probes and
+# Prometheus speak plain http to the web process itself, so /healthz and /metrics are never redirected.
+TLS = env("TRIBUTARY_TLS", "off").lower()
+if TLS not in {"off", "proxy", "direct"}:
+    raise ValueError(f"TRIBUTARY_TLS must be off, proxy or direct (got {TLS!r})")
+if TLS != "off":
+    SECURE_SSL_REDIRECT = True
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env_int("TRIBUTARY_HSTS_SECONDS", 365 * 24 * 3600)
+    # HSTS covers this host's own subdomains, not its siblings: rarely any, so on unless said otherwise.
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("TRIBUTARY_HSTS_INCLUDE_SUBDOMAINS", True)
+    # Preloading commits the whole registrable domain to https in browsers' built-in lists, a decision for
+    # the domain's owner: off unless asked for, and then `check --deploy` need not keep suggesting it.
+    SECURE_HSTS_PRELOAD = env_bool("TRIBUTARY_HSTS_PRELOAD", False)
+    if not SECURE_HSTS_PRELOAD:
+        SILENCED_SYSTEM_CHECKS = ["security.W021"]
+if TLS == "proxy":
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
