@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -61,7 +62,7 @@ def test_the_login_page_and_the_lineage_explorer_work_under_the_policy(
     page: Any, violations: Violations, live_server: Any, user: Any, graph: Any
 ) -> None:
     build_scenario()
-    _log_in(page, live_server, f"/lineage?nodeId={CLEAN.replace(':', '%3A')}")
+    _log_in(page, live_server, f"/lineage?nodeId={quote(CLEAN)}")
     page.wait_for_url(re.compile(r"/lineage\?nodeId="))
     page.wait_for_selector("body[data-graph-ready='table']")
     assert set(page.evaluate("window.__tributaryGraph.nodeIds()")) == {RAW, LOAD, CLEAN, AGGREGATE, MART}
@@ -70,6 +71,12 @@ def test_the_login_page_and_the_lineage_explorer_work_under_the_policy(
         assert page.evaluate("id => window.__tributaryGraph.nodePoint(id)", node_id) is not None
     assert page.evaluate("window.__tributaryRendered") > 0
     shot(page, "csp-lineage-explorer")
+    # The other pages, each with what it draws from the same scenario.
+    pages = ["/", f"/dataset?nodeId={quote(CLEAN)}", f"/job?nodeId={quote(AGGREGATE)}", "/failures"]
+    for path in [*pages, f"/impact?nodeId={quote(RAW)}"]:
+        page.goto(f"{live_server.url}{path}")
+        page.wait_for_load_state("networkidle")
+        page.wait_for_selector("header.topbar")
     assert violations == [], "\n".join(violations)
 
 
