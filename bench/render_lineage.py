@@ -172,7 +172,7 @@ def main() -> None:
                 lambda route: route.fulfill(status=200, content_type="application/json", body=body),
             )
             page.goto(f"{base}&direction=both&all=1")
-            page.wait_for_function("window.__tributaryRendered !== undefined", timeout=60_000)
+            page.wait_for_function("() => window.__tributaryRendered !== undefined", timeout=60_000)
             rendered = page.evaluate("window.__tributaryRendered")
             drawn = page.evaluate("window.__tributaryGraph.nodeIds().length")
             assert drawn == options.nodes, f"drew {drawn} nodes, expected {options.nodes}"
@@ -218,7 +218,7 @@ def first_render(browser: Any, url: str, body: str) -> float:
         "**/api/v1/lineage?*", lambda route: route.fulfill(status=200, content_type="application/json", body=body)
     )
     page.goto(url)
-    page.wait_for_function("window.__tributaryRendered !== undefined", timeout=60_000)
+    page.wait_for_function("() => window.__tributaryRendered !== undefined", timeout=60_000)
     rendered = float(page.evaluate("window.__tributaryRendered"))
     context.close()
     return rendered

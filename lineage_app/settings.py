@@ -9,6 +9,7 @@ import secrets
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # A source checkout has manage.py beside the package; the server installed from its wheel
@@ -51,6 +52,32 @@ DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = [h for h in env("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",") if h]
 CSRF_TRUSTED_ORIGINS = [o for o in env("CSRF_TRUSTED_ORIGINS").split(",") if o]
 
+# --- HTTPS (README, "Production"): one switch, TRIBUTARY_TLS, says where TLS ends ------------------------
+# off (default): plain http, as `make run` serves on localhost; nothing below applies.
+# proxy: a reverse proxy in front terminates TLS and sets `X-Forwarded-Proto: https` (overwriting what a client
+#   sent); Django trusts that header, so the web port must be reachable only through the proxy.
+# direct: the web server itself speaks TLS (gunicorn `--certfile` / `--keyfile`); no proxy header is trusted.
+# Both redirect plain http to https, send HSTS and mark the session and CSRF cookies secure. Probes and
+# Prometheus speak plain http to the web process itself, so /healthz and /metrics are never redirected.
+TLS = env("TRIBUTARY_TLS", "off").lower()
+if TLS not in {"off", "proxy", "direct"}:
+    raise ValueError(f"TRIBUTARY_TLS must be off, proxy or direct (got {TLS!r})")
+if TLS != "off":
+    SECURE_SSL_REDIRECT = True
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env_int("TRIBUTARY_HSTS_SECONDS", 365 * 24 * 3600)
+    # HSTS covers this host's own subdomains, not its siblings: rarely any, so on unless said otherwise.
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("TRIBUTARY_HSTS_INCLUDE_SUBDOMAINS", True)
+    # Preloading commits the whole registrable domain to https in browsers' built-in lists, a decision for
+    # the domain's owner: off unless asked for, and then `check --deploy` need not keep suggesting it.
+    SECURE_HSTS_PRELOAD = env_bool("TRIBUTARY_HSTS_PRELOAD", False)
+    if not SECURE_HSTS_PRELOAD:
+        SILENCED_SYSTEM_CHECKS = ["security.W021"]
+if TLS == "proxy":
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -61,6 +88,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "csp",
     "lineage_app.accounts",
     "lineage_app.ingest",
     "lineage_app.signatures",
@@ -78,6 +107,7 @@ MIDDLEWARE = [
     "lineage_app.observability.middleware.RequestObservationMiddleware",
     "lineage_app.response_release.ResponseReleaseMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -235,6 +265,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "OpenLineage ingestion and lineage read API.",
     "VERSION": "1",
     "SERVE_PERMISSIONS": ["lineage_app.accounts.permissions.CanRead"],
+    # /api/v1/docs runs Redoc from this server's own static files (drf-spectacular-sidecar), not from a CDN.
+    "REDOC_DIST": "SIDECAR",
     # One name per choice set, so the UI's generated types name them (not `State301Enum`).
     "ENUM_NAME_OVERRIDES": {
         "RunStateEnum": "lineage_app.graph.model.RunState",
@@ -263,6 +295,29 @@ STATIC_ROOT = Path(env("STATIC_ROOT") or (BASE_DIR / "staticfiles" if SOURCE_CHE
 FRONTEND_DIST = BASE_DIR / "frontend" / "dist" if SOURCE_CHECKOUT else Path(__file__).resolve().parent / "ui"
 # The built UI's assets (hashed file names) are collected and served by WhiteNoise.
 STATICFILES_DIRS = [FRONTEND_DIST] if FRONTEND_DIST.exists() else []
+# --- Browser security headers -----------------------------------------------------------------------
+# Every page runs only this server's own scripts and styles (the built UI, the admin's, Redoc's), talks
+# only to this server and may not be framed. No inline script or style: the login page and the UI keep
+# theirs in static files. SecurityMiddleware adds `nosniff`, `Referrer-Policy: same-origin` and
+# `Cross-Origin-Opener-Policy: same-origin` (Django's defaults); XFrameOptionsMiddleware `DENY`.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "worker-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"

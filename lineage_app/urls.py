@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
+from drf_spectacular.views import SpectacularAPIView
 
 from lineage_app.lineage_endpoint import LineageApi
 from lineage_app.metrics_endpoint import metrics
+from lineage_app.web.views import api_docs
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -20,6 +21,6 @@ urlpatterns = [
     path("api/v1/", include("lineage_app.accounts.urls")),
     path("api/v1/", include("lineage_app.reports.urls")),
     path("api/v1/schema", SpectacularAPIView.as_view(), name="openapi-schema"),
-    path("api/v1/docs", SpectacularRedocView.as_view(url_name="openapi-schema"), name="api-docs"),
+    path("api/v1/docs", api_docs, name="api-docs"),
     path("", include("lineage_app.web.urls")),
 ]

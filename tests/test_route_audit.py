@@ -2,19 +2,27 @@
 
 API routes (DRF views) must name a permission class other than `AllowAny` and answer an anonymous
 GET with 401/403; every other route must send an anonymous visitor to a login page (or refuse),
-except the few that are public on purpose.
+except the few that are public on purpose. And docs/api.md's table of who may call what lists every
+API route with exactly what its view's permission check allows each kind of caller.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from drf_spectacular.generators import EndpointEnumerator, SchemaGenerator
+from rest_framework.exceptions import NotAuthenticated, PermissionDenied
 from rest_framework.permissions import AllowAny
+from rest_framework.test import APIRequestFactory, force_authenticate
 from rest_framework.views import APIView
+
+from lineage_app.accounts.roles import EDITOR, role_grant
 
 pytestmark = pytest.mark.django_db
 
@@ -111,3 +119,74 @@ def test_every_other_route_sends_an_anonymous_visitor_to_log_in(route: str) -> N
 def test_the_allow_lists_name_only_routes_that_exist() -> None:
     routes = {route for route, _, _ in ROUTES}
     assert routes >= PUBLIC | KNOWN_OPEN, "an allow-listed route is gone: drop it from the list"
+
+
+# --- Who may call what: docs/api.md's table, checked against each view's own permission check -------------
+
+CALLERS = ("`ingest` token", "`read` token", "viewer", "editor")
+API_DOC = Path(__file__).resolve().parent.parent / "docs" / "api.md"
+
+
+def _documented_access() -> dict[str, dict[str, bool]]:
+    """docs/api.md's table of who may call what: `{"GET /api/v1/me": {"viewer": True, …}, …}`."""
+    lines = API_DOC.read_text().splitlines()
+    header = "| route | " + " | ".join(CALLERS) + " |"
+    assert header in lines, f"docs/api.md has no table headed {header}"
+    table: dict[str, dict[str, bool]] = {}
+    for line in itertools.takewhile(lambda row: row.startswith("|"), lines[lines.index(header) + 2 :]):
+        route, *cells = (cell.strip() for cell in line.strip("|").split("|"))
+        assert set(cells) <= {"yes", "no"} and len(cells) == len(CALLERS), f"docs/api.md: {line}"
+        assert route not in table, f"docs/api.md lists {route} twice"
+        table[route.strip("`")] = dict(zip(CALLERS, (cell == "yes" for cell in cells), strict=True))
+    return table
+
+
+def _endpoints() -> list[tuple[str, str, Callable[..., Any]]]:
+    """Every (method, path, view) DRF serves, as the schema generator enumerates them (the docs page too)."""
+    return [(method, path, callback) for path, _, method, callback in EndpointEnumerator().get_api_endpoints()]
+
+
+def _may_call(method: str, path: str, callback: Callable[..., Any], credentials: dict[str, Any]) -> bool:
+    """Whether the view's own permission check lets these credentials through (the view itself is not run)."""
+    request = APIRequestFactory().generic(method, path, **credentials.get("headers", {}))
+    if "user" in credentials:
+        force_authenticate(request, user=credentials["user"])
+    view = callback.cls(**getattr(callback, "initkwargs", {}))
+    view.args, view.kwargs, view.format_kwarg = (), {}, None
+    view.request = view.initialize_request(request)
+    try:
+        view.check_permissions(view.request)
+    except (NotAuthenticated, PermissionDenied):
+        return False
+    return True
+
+
+@pytest.fixture
+def callers(ingest_token: str, read_token: str, django_user_model: Any) -> dict[str, dict[str, Any]]:
+    viewer = django_user_model.objects.create_user("audit-viewer")
+    editor = django_user_model.objects.create_user("audit-editor")
+    role_grant(user=editor, role=EDITOR)
+    return {
+        "`ingest` token": {"headers": {"HTTP_AUTHORIZATION": f"Bearer {ingest_token}"}},
+        "`read` token": {"headers": {"HTTP_AUTHORIZATION": f"Bearer {read_token}"}},
+        "viewer": {"user": viewer},
+        "editor": {"user": editor},
+    }
+
+
+def test_the_access_table_in_the_api_docs_lists_every_route_and_no_other() -> None:
+    served = {f"{method} {path}" for method, path, _ in _endpoints()}
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    in_schema = {f"{method.upper()} {path}" for path, ops in schema["paths"].items() for method in ops}
+    assert in_schema <= served
+    assert set(_documented_access()) == served
+
+
+def test_the_access_table_in_the_api_docs_is_what_each_view_allows(callers: dict[str, dict[str, Any]]) -> None:
+    documented = _documented_access()
+    actual = {
+        f"{method} {path}": {who: _may_call(method, path, view, callers[who]) for who in CALLERS}
+        for method, path, view in _endpoints()
+    }
+    wrong = {route: allowed for route, allowed in actual.items() if documented.get(route) != allowed}
+    assert not wrong, f"docs/api.md's access table disagrees with the code on: {wrong}"

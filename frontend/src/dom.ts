@@ -14,6 +14,9 @@ export function h<K extends keyof HTMLElementTagNameMap>(
       element.addEventListener(key.slice(2).toLowerCase(), value);
     } else if (key === "class") {
       element.className = String(value);
+    } else if (key === "style") {
+      // Through the CSSOM: the Content-Security-Policy refuses a `style` attribute set as markup.
+      element.style.cssText = String(value);
     } else {
       element.setAttribute(key, value === true ? "" : String(value));
     }

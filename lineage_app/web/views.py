@@ -1,11 +1,14 @@
-"""Serve the built single-page app to logged-in users; everything else is the read API."""
+"""Serve the built single-page app to logged-in users, and the API docs; everything else is the read API."""
 
 from __future__ import annotations
 
+from csp.constants import UNSAFE_INLINE
+from csp.decorators import csp_update
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import ensure_csrf_cookie
+from drf_spectacular.views import SpectacularRedocView
 
 
 @login_required
@@ -20,3 +23,12 @@ def app_shell(request: HttpRequest, path: str = "") -> HttpResponse:
             content_type="text/plain",
         )
     return HttpResponse(index.read_bytes(), content_type="text/html; charset=utf-8")
+
+
+# Redoc (served from this server: drf-spectacular-sidecar) writes its styles as inline <style> elements, some
+# before any nonce could reach it, draws icons as data: images and searches in a blob: worker. Its page alone
+# may do that; its scripts are still only this server's own.
+REDOC_POLICY = {"style-src": [UNSAFE_INLINE], "img-src": ["data:"], "worker-src": ["blob:"]}
+api_docs = csp_update(REDOC_POLICY)(
+    SpectacularRedocView.as_view(url_name="openapi-schema", template_name="web/api_docs.html")
+)

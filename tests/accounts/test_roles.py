@@ -60,8 +60,13 @@ def test_me_tells_the_ui_what_the_caller_may_do(read_client: APIClient, ingest_c
         "roles": ["viewer"],
         "canEditOwnership": False,
     }
-    assert ingest_client.get("/api/v1/me").json()["roles"] == []
     assert APIClient().get("/api/v1/me").status_code in (401, 403)
+
+
+def test_me_refuses_an_ingest_token_which_may_only_post_events(ingest_client: APIClient) -> None:
+    answer = ingest_client.get("/api/v1/me")
+    assert answer.status_code == 403
+    assert answer.json()["error"] == "permission_denied"
 
 
 def test_only_editors_may_change_ownership_through_the_api(graph, read_client: APIClient) -> None:  # type: ignore[no-untyped-def]

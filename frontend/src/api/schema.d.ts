@@ -299,7 +299,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description `GET /api/v1/me`: `{"username", "roles", "canEditOwnership"}` for the logged-in user or token. */
+        /**
+         * @description `GET /api/v1/me`: `{"username", "roles", "canEditOwnership"}` for the logged-in user or a `read` token.
+         *
+         *     An `ingest` token may only post events, so it is refused here too (a producer checks its token by posting).
+         */
         get: operations["me"];
         put?: never;
         post?: never;
@@ -990,7 +994,7 @@ export interface components {
         Me: {
             /** @description the user's name; `token:<name>` for an API token */
             username: string;
-            /** @description lowest first; a `read` token is a viewer, an `ingest` token has none */
+            /** @description lowest first; a `read` token is a viewer */
             roles: components["schemas"]["RolesEnum"][];
             canEditOwnership: boolean;
         };
@@ -2454,6 +2458,15 @@ export interface operations {
             };
             /** @description no credentials, or an unknown token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

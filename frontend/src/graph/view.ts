@@ -84,6 +84,18 @@ function edgeElement(edge: GraphEdge, placement: Placement, large: boolean): cyt
 const LABEL_ZOOM = 0.6;
 const NO_LABELS: cytoscape.StylesheetJson = [{ selector: "node[kind = 'DATASET'], node[kind = 'JOB']", style: { label: "" } }];
 
+// Cytoscape adds an inline <style> for its container (`position: relative`) unless an element with this id
+// exists; the server's Content-Security-Policy allows no inline style, so styles.css carries that rule and
+// this marker tells Cytoscape it is there.
+const CYTOSCAPE_STYLESHEET_ID = "__________cytoscape_stylesheet";
+
+function markCytoscapeStylesheet(): void {
+  if (document.getElementById(CYTOSCAPE_STYLESHEET_ID)) return;
+  const marker = document.createElement("meta");
+  marker.id = CYTOSCAPE_STYLESHEET_ID;
+  document.head.append(marker);
+}
+
 export class GraphView {
   readonly cy: cytoscape.Core;
   private placement: Placement = { positions: {}, routes: {} };
@@ -93,6 +105,7 @@ export class GraphView {
   private labelsHidden = false;
 
   constructor(readonly container: HTMLElement, events: GraphViewEvents = {}) {
+    markCytoscapeStylesheet();
     this.cy = cytoscape({
       container,
       style: graphStyle,
