@@ -3,13 +3,7 @@ graph engine, fed by several producers at once. Every event is stored once and a
 
 from __future__ import annotations
 
-import json
-import os
 import random
-import subprocess
-import sys
-import urllib.error
-import urllib.request
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -19,90 +13,14 @@ from typing import Any
 
 import psycopg
 import pytest
-from django.conf import settings
 
 from lineage_app.graph.driver import graph_read, records
-from tests.conftest import ROOT, free_port, graph_env, wait_until
+from tests.conftest import wait_until
+from tests.deploy.production import ProductionStack, post_json
 from tests.events import T0, dataset, new_run_id, run_event
 
 PRODUCERS = 4
 RUNS_PER_PRODUCER = 12
-
-
-class ProductionStack:
-    """Two web processes (gunicorn), two workers and beat (Celery), configured only by the variables compose sets."""
-
-    def __init__(self, tmp: Path, database_url: str) -> None:
-        self.tmp = tmp
-        self.env = {
-            "PATH": os.environ["PATH"],
-            "HOME": str(tmp),
-            "SECRET_KEY": "production-shape-test",
-            "DATABASE_URL": database_url,
-            "REDIS_URL": settings.CELERY_BROKER_URL,
-            **graph_env(),
-            "TRIBUTARY_VAR_DIR": str(tmp / "var"),
-            "WEB_CONCURRENCY": "1",
-            "INGEST_SWEEP_INTERVAL_SECONDS": "2",
-        }
-        self.processes: list[subprocess.Popen[bytes]] = []
-        self.ports: list[int] = []
-
-    def manage(self, *args: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True, text=True, timeout=300
-        )
-        assert done.returncode == 0, done.stderr[-3000:]
-        return done.stdout.strip()
-
-    def spawn(self, name: str, *argv: str) -> None:
-        log = (self.tmp / f"{name}.log").open("ab")
-        self.processes.append(subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=log, stderr=log))
-
-    def start(self) -> None:
-        for n in (1, 2):
-            port = free_port()
-            self.ports.append(port)
-            gunicorn = str(Path(sys.executable).parent / "gunicorn")
-            self.spawn(f"web{n}", gunicorn, "-c", "python:lineage_app.gunicorn_conf", "--bind", f"127.0.0.1:{port}")
-            celery = [sys.executable, "-m", "celery", "-A", "lineage_app"]
-            self.spawn(f"worker{n}", *celery, "worker", "-n", f"worker{n}@%h", "--concurrency", "1", "-l", "WARNING")
-        schedule = str(self.tmp / "beat-schedule")
-        self.spawn("beat", sys.executable, "-m", "celery", "-A", "lineage_app", "beat", "-s", schedule, "-l", "WARNING")
-        for port in self.ports:
-            wait_until(lambda p=port: _status(f"http://127.0.0.1:{p}/healthz") == 200, timeout=60, what="web")
-
-    def stop(self) -> None:
-        for process in self.processes:
-            process.terminate()
-        for process in self.processes:
-            process.wait(timeout=30)
-
-    def logs(self) -> str:
-        return "\n".join(f"--- {p.name}\n{p.read_text()[-1500:]}" for p in sorted(self.tmp.glob("*.log")))
-
-
-def _status(url: str) -> int:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as answer:
-            return int(answer.status)
-    except urllib.error.HTTPError as exc:
-        return exc.code
-    except OSError:
-        return 0
-
-
-def _post(url: str, token: str, body: Any) -> tuple[int, Any]:
-    request = urllib.request.Request(
-        url,
-        data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            return answer.status, json.loads(answer.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
 
 
 def _producer_events(producer: int) -> list[dict[str, Any]]:
@@ -130,23 +48,23 @@ def _producer_events(producer: int) -> list[dict[str, Any]]:
     return events
 
 
-def _send(producer: int, ports: list[int], token: str) -> Counter[str]:
+def _send(producer: int, stack: ProductionStack, token: str) -> Counter[str]:
     """Post a producer's events out of order, half one by one and half in batches, to both web processes,
     then post a few of them again (a producer retrying after a timeout)."""
     shuffled = random.Random(producer).sample(_producer_events(producer), k=RUNS_PER_PRODUCER * 3)
     answers: Counter[str] = Counter()
     half = len(shuffled) // 2
     for n, event in enumerate(shuffled[:half]):
-        status, body = _post(f"http://127.0.0.1:{ports[n % 2]}/api/v1/lineage", token, event)
+        status, body = post_json(stack.url(f"web{n % 2 + 1}", "/api/v1/lineage"), token, event)
         answers[f"{status} {body['status'] if isinstance(body, dict) else body}"] += 1
     for n, start in enumerate(range(half, len(shuffled), 6)):
-        status, body = _post(
-            f"http://127.0.0.1:{ports[n % 2]}/api/v1/lineage/batch", token, shuffled[start : start + 6]
+        status, body = post_json(
+            stack.url(f"web{n % 2 + 1}", "/api/v1/lineage/batch"), token, shuffled[start : start + 6]
         )
         assert status in (200, 201, 207), body
         answers.update(f"batch {result['status']}" for result in body["results"])
     for event in shuffled[:5]:
-        status, body = _post(f"http://127.0.0.1:{ports[1]}/api/v1/lineage", token, event)
+        status, body = post_json(stack.url("web2", "/api/v1/lineage"), token, event)
         answers[f"retry {status} {body['status'] if isinstance(body, dict) else body}"] += 1
     return answers
 
@@ -163,7 +81,7 @@ def stack(tmp_path: Path, postgres_database: str, graph, broker) -> Iterator[Pro
 def test_two_web_processes_and_two_workers_on_postgresql_apply_every_event_once(stack: ProductionStack) -> None:
     token = stack.manage("create_token", "--scope", "ingest", "--name", "sites")
     with ThreadPoolExecutor(max_workers=PRODUCERS) as pool:
-        answers = sum(pool.map(lambda p: _send(p, stack.ports, token), range(PRODUCERS)), Counter())
+        answers = sum(pool.map(lambda p: _send(p, stack, token), range(PRODUCERS)), Counter())
     sent = PRODUCERS * RUNS_PER_PRODUCER * 3
     assert answers["201 accepted"] + answers["batch accepted"] == sent, answers
     assert answers["retry 200 duplicate"] == 5 * PRODUCERS, answers
