@@ -12,9 +12,12 @@ $(STAMP): requirements.txt requirements/runtime.txt
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $(STAMP)
 
-# The web UI: built into frontend/dist (git-ignored), which Django serves under /static/.
+# The web UI: built into frontend/dist (git-ignored), which Django serves under /static/, and again into
+# frontend/dist-test, the same build with the test hooks on `window` (`window.__tributaryGraph`, …) that the
+# browser tests and bench-render read (tests/browser/conftest.py serves it). The production build has no hooks:
+# `npm run build` fails if one is left in it. `make run` and `make dist` use frontend/dist only.
 frontend:
-	cd frontend && npm ci && npm run build
+	cd frontend && npm ci && npm run build && npm run build:test
 
 # `make run` prints a few lines (what starts, a banner with URLs, login and token, one line per
 # example job); each component's output goes to var/log/<name>.log. `make run VERBOSE=1` streams
@@ -22,8 +25,9 @@ frontend:
 # The UI is rebuilt only when its sources changed, quietly (output in var/log/frontend.log and
 # var/log/npm-ci.log).
 FRONTEND_LOG := $(or $(TRIBUTARY_VAR_DIR),var)/log/frontend.log
+FRONTEND_TEST_LOG := $(or $(TRIBUTARY_VAR_DIR),var)/log/frontend-test.log
 NPM_LOG := $(or $(TRIBUTARY_VAR_DIR),var)/log/npm-ci.log
-FRONTEND_SOURCES := $(shell find frontend/src -type f 2>/dev/null) $(wildcard frontend/index.html \
+FRONTEND_SOURCES := $(shell find frontend/src frontend/scripts -type f 2>/dev/null) $(wildcard frontend/index.html \
 	frontend/package.json frontend/vite.config.ts frontend/tsconfig.json)
 
 frontend/node_modules/.package-lock.json: frontend/package-lock.json
@@ -35,6 +39,13 @@ frontend/dist/index.html: $(FRONTEND_SOURCES) frontend/node_modules/.package-loc
 	@mkdir -p $(dir $(FRONTEND_LOG))
 	@echo "building the web UI (log: $(FRONTEND_LOG))…"
 	@(cd frontend && npm run build) >$(FRONTEND_LOG) 2>&1 || (tail -n 30 $(FRONTEND_LOG); exit 1)
+	@touch $@
+
+# The test build (with the test hooks) the browser tests serve; see `frontend` above.
+frontend/dist-test/index.html: $(FRONTEND_SOURCES) frontend/node_modules/.package-lock.json
+	@mkdir -p $(dir $(FRONTEND_LOG))
+	@echo "building the web UI's test build (log: $(FRONTEND_TEST_LOG))…"
+	@(cd frontend && npm run build:test) >$(FRONTEND_TEST_LOG) 2>&1 || (tail -n 30 $(FRONTEND_TEST_LOG); exit 1)
 	@touch $@
 
 run: $(STAMP) frontend/dist/index.html
@@ -61,7 +72,7 @@ test: $(STAMP) frontend lint
 # is its own (var/neo4j-tests), so it can run beside `make test`.
 NEO4J_SERVE ?= $(abspath ..)/shared/neo4j/serve.sh
 NEO4J_VAR := $(or $(TRIBUTARY_VAR_DIR),var)/neo4j-tests
-test-neo4j: $(STAMP) frontend/dist/index.html
+test-neo4j: $(STAMP) frontend/dist/index.html frontend/dist-test/index.html
 	bash scripts/test_services.sh
 	@if [ -n "$$NEO4J_URI" ]; then \
 		echo "graph tests on the Neo4j at $$NEO4J_URI (database $${NEO4J_DATABASE:-lineage}, which they wipe)"; \

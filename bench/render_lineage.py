@@ -1,6 +1,7 @@
 """Render benchmark for the lineage explorer: time from navigation to a 1,000-node graph laid out and drawn.
 
-Serves the built UI (`frontend/dist`, `make frontend`) from a small local HTTP server that answers
+Serves the UI's test build (`frontend/dist-test`, `make frontend`: the production build with the test
+hooks this reads on `window`, which `frontend/dist` does not have) from a small local HTTP server that answers
 `/static/...` with the build and every other path with `index.html`, as Django does. The read API
 is NOT involved: Playwright intercepts `GET /api/v1/lineage` in the page (route fulfilment) and
 answers a synthetic lineage response of N nodes (datasets and jobs alternating along fan-out trees
@@ -19,7 +20,8 @@ first-render time for the default view of such an answer (grouped into clusters)
 
     .venv/bin/python bench/render_lineage.py [--nodes 1000] [--runs 7] [--names real|short] [--dist DIR]
 
-`--dist` serves another build (for example one of an earlier commit) to compare in the same run.
+`--dist` serves another build (for example one of an earlier commit) to compare in the same run: a test
+build (`npm run build:test`), or a production build of a commit from before the hooks left it.
 
 Needs Debian's chromium at /usr/bin/chromium (scripts/test_services.sh installs it) and the
 `playwright` package from requirements.txt; no browser is downloaded.
@@ -45,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.browser.chromium import chromium_launch  # noqa: E402  (after the repository root is importable)
 
-DIST = ROOT / "frontend" / "dist"
+DIST = ROOT / "frontend" / "dist-test"
 STATES = ["COMPLETED", "COMPLETED", "COMPLETED", "FAILED", "RUNNING", "ABORTED", None]
 
 
@@ -142,7 +144,9 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--names", choices=("real", "short"), default="real")
-    parser.add_argument("--dist", type=Path, default=DIST, help="the UI build to serve (default frontend/dist)")
+    parser.add_argument(
+        "--dist", type=Path, default=DIST, help="the UI test build to serve (default frontend/dist-test)"
+    )
     options = parser.parse_args()
     if not (options.dist / "index.html").exists():
         raise SystemExit(f"{options.dist} is not built: run `make frontend`")

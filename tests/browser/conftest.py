@@ -1,4 +1,5 @@
-"""Browser fixtures: Debian's chromium driven by Playwright against the live server, a logged-in page."""
+"""Browser fixtures: Debian's chromium driven by Playwright against the live server (serving the UI's test
+build), a logged-in page."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.test import override_settings
 
 from tests.browser.chromium import CHROMIUM, chromium_launch
 
@@ -19,6 +21,10 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts" / "browser"
 USERNAME, PASSWORD = "explorer", "correct horse battery staple"
+# The UI as `npm run build:test` builds it (`make frontend`): the production build with the test hooks the tests read
+# on `window` (`window.__tributaryGraph`, `window.__tributaryRendered`), which the production build in
+# frontend/dist does not have.
+UI_TEST_BUILD = Path(settings.BASE_DIR) / "frontend" / "dist-test"
 
 
 @pytest.fixture(scope="session")
@@ -27,11 +33,15 @@ def browser() -> Iterator[Any]:
         # In CI a missing browser is a failure, not a reason to pass without the UI tests.
         missing = pytest.fail if os.environ.get("CI") else pytest.skip
         missing(f"{CHROMIUM} is missing: scripts/test_services.sh installs Debian's chromium")
-    if not (settings.FRONTEND_DIST / "index.html").exists():
-        pytest.fail("frontend/dist is not built: run `make frontend` (npm ci && npm run build in frontend/)")
+    if not (UI_TEST_BUILD / "index.html").exists():
+        pytest.fail("frontend/dist-test is not built: run `make frontend` (npm ci && npm run build:test in frontend/)")
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
+    # The live server serves the test build: its index.html for the UI's routes, its assets under /static/.
+    with (
+        override_settings(FRONTEND_DIST=UI_TEST_BUILD, STATICFILES_DIRS=[UI_TEST_BUILD]),
+        sync_playwright() as playwright,
+    ):
         browser = chromium_launch(playwright)
         yield browser
         browser.close()

@@ -7,21 +7,7 @@ import { layoutOffMainThread, nodeSize } from "./layout";
 import { fullName, type GraphEdge, type GraphModel, type GraphNode } from "./model";
 import { namespaceChip } from "./names";
 import { graphStyle, nodeColors } from "./renderers";
-
-declare global {
-  interface Window {
-    /** `performance.now()` when the last graph was laid out and drawn (read by tests and the benchmark). */
-    __tributaryRendered?: number;
-    /** Test hook: where a node is drawn, in page coordinates. */
-    __tributaryGraph?: {
-      nodeIds(): string[];
-      nodePoint(id: string): { x: number; y: number } | null;
-      zoom(): number;
-      /** The label a node is drawn with, and its font size on screen in px at the current zoom (0 when not drawn). */
-      nodeLabel(id: string): { text: string; screenFontPx: number } | null;
-    };
-  }
-}
+import { graphHooksExpose, graphHooksRemove, graphRenderedMark } from "./testHooks";
 
 export interface GraphViewEvents {
   onTap?: (id: string, event: { shift: boolean }) => void;
@@ -131,25 +117,7 @@ export class GraphView {
     this.cy.on("mouseover", "node", (event) => this.showTooltip(event.target));
     this.cy.on("mouseout", "node", () => { this.tooltip.hidden = true; });
     this.cy.on("viewport", () => { this.tooltip.hidden = true; });
-    window.__tributaryGraph = {
-      nodeIds: () => this.cy.nodes().map((n) => n.id()),
-      nodePoint: (id) => {
-        const node = this.cy.getElementById(id);
-        if (node.empty()) return null;
-        const box = this.container.getBoundingClientRect();
-        const p = node.renderedPosition();
-        return { x: box.left + p.x, y: box.top + p.y };
-      },
-      zoom: () => this.cy.zoom(),
-      nodeLabel: (id) => {
-        const node = this.cy.getElementById(id);
-        if (node.empty()) return null;
-        const text = String(node.style("label") ?? "");
-        const fontPx = Number.parseFloat(String(node.style("font-size"))) * this.cy.zoom();
-        const minimum = Number.parseFloat(String(node.style("min-zoomed-font-size"))) || 0;
-        return { text, screenFontPx: text && fontPx >= minimum ? fontPx : 0 };
-      },
-    };
+    graphHooksExpose(this.cy, container);
   }
 
   /** The full name of a node beside the pointer (the drawn label is its short name). */
@@ -214,7 +182,7 @@ export class GraphView {
     performance.mark("tributary:elements-added");
     await this.drawn();
     performance.mark("tributary:drawn");
-    if (generation === this.generation) window.__tributaryRendered = performance.now();
+    if (generation === this.generation) graphRenderedMark();
   }
 
   /**
@@ -324,6 +292,6 @@ export class GraphView {
   destroy(): void {
     this.generation++;
     this.cy.destroy();
-    if (window.__tributaryGraph) delete window.__tributaryGraph;
+    graphHooksRemove();
   }
 }

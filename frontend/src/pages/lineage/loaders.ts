@@ -38,3 +38,8 @@ export async function columnLineageLoad(
 export function nearMissLoad({ a, b, signal }: { a: string; b: string; signal: AbortSignal }): Promise<NearMissResponse> {
   return api.nearMiss(a, b, signal);
 }
+
+/** Whether a load failed only because it was aborted (the page was left). */
+export function isAbort(error: unknown): boolean {
+  return (error as Error).name === "AbortError";
+}

@@ -1,0 +1,59 @@
+// What the browser tests and the render benchmark read of a drawn graph, on `window`. Only a test build carries
+// it (`npm run build:test`, and Vitest): `__TEST_HOOKS__` is false in the production build, which then drops
+// every hook, and `npm run build` checks that no hook name is left (scripts/check-test-hooks.mjs).
+
+import type cytoscape from "cytoscape";
+
+/** True in a test build (Vite's `test` mode, vite.config.ts), false in production. */
+declare const __TEST_HOOKS__: boolean;
+
+declare global {
+  interface Window {
+    /** Test hook: `performance.now()` when the last graph was laid out and drawn (read by tests and the benchmark). */
+    __tributaryRendered?: number;
+    /** Test hook: what is drawn, and where, in page coordinates. */
+    __tributaryGraph?: {
+      nodeIds(): string[];
+      nodePoint(id: string): { x: number; y: number } | null;
+      zoom(): number;
+      /** The label a node is drawn with, and its font size on screen in px at the current zoom (0 when not drawn). */
+      nodeLabel(id: string): { text: string; screenFontPx: number } | null;
+    };
+  }
+}
+
+/** Let tests ask `cy`, drawn in `container`, which nodes it shows, where and how labelled. */
+export function graphHooksExpose(cy: cytoscape.Core, container: HTMLElement): void {
+  if (!__TEST_HOOKS__) return;
+  window.__tributaryGraph = {
+    nodeIds: () => cy.nodes().map((n) => n.id()),
+    nodePoint: (id) => {
+      const node = cy.getElementById(id);
+      if (node.empty()) return null;
+      const box = container.getBoundingClientRect();
+      const p = node.renderedPosition();
+      return { x: box.left + p.x, y: box.top + p.y };
+    },
+    zoom: () => cy.zoom(),
+    nodeLabel: (id) => {
+      const node = cy.getElementById(id);
+      if (node.empty()) return null;
+      const text = String(node.style("label") ?? "");
+      const fontPx = Number.parseFloat(String(node.style("font-size"))) * cy.zoom();
+      const minimum = Number.parseFloat(String(node.style("min-zoomed-font-size"))) || 0;
+      return { text, screenFontPx: text && fontPx >= minimum ? fontPx : 0 };
+    },
+  };
+}
+
+/** The graph is gone: nothing to ask any more. */
+export function graphHooksRemove(): void {
+  if (!__TEST_HOOKS__) return;
+  if (window.__tributaryGraph) delete window.__tributaryGraph;
+}
+
+/** A graph has just been laid out and drawn. */
+export function graphRenderedMark(): void {
+  if (!__TEST_HOOKS__) return;
+  window.__tributaryRendered = performance.now();
+}

@@ -1,0 +1,63 @@
+// What follows a change of the explorer's store on screen: the URL, the kept picture, the graph drawn again, the path
+// between the marked ends (and why there is none) and the counts in the status bar.
+
+import { COLLAPSE_ABOVE } from "../../graph/clusters";
+import { setQuery } from "../../router";
+import { isAbort, nearMissLoad } from "./loaders";
+import type { ExplorerParts } from "./parts";
+import { stateParams } from "./state";
+import { pathState } from "./store";
+
+/** Keep where the current picture stands, to return to it as it was left. */
+export function pictureRemember({ graph, store }: ExplorerParts): void {
+  graph.pictureRemember(store.picture());
+}
+
+/** The place changed within the same picture: the URL follows without a new history entry. */
+export function placeSave(parts: ExplorerParts): void {
+  setQuery(stateParams(parts.store.place), { replace: true });
+  pictureRemember(parts);
+}
+
+/** The counts of what is drawn in the status bar, then `extra`. */
+export function countsShow({ store, status }: ExplorerParts, extra = ""): void {
+  const { model, place } = store;
+  status.counts({
+    nodes: model.nodes.size,
+    edges: model.edges.size,
+    folded: store.clustered() ? store.grouping.folded() : 0,
+    regroupable: place.all && model.nodes.size > COLLAPSE_ABOVE,
+  }, extra);
+}
+
+/** Mark the path ends and the path between them; with two datasets and no path, ask why. */
+export function pathHighlight(parts: ExplorerParts): void {
+  const { graph, store, status } = parts;
+  if (!graph.drawn) return;
+  const path = pathState(store.model, store.pathEnds);
+  graph.markPath(store.pathEnds, path);
+  status.path(path);
+  if (path.kind === "no-path" && path.from.startsWith("dataset:") && path.to.startsWith("dataset:")) void noPathExplain(parts, path.from, path.to);
+}
+
+/** Why two datasets are not connected: the server's nearest near-miss (another namespace, an alias, a similar name one job away). */
+async function noPathExplain({ store, status, signal }: ExplorerParts, a: string, b: string): Promise<void> {
+  try {
+    const answer = await nearMissLoad({ a, b, signal });
+    if (store.pathEnds[0] !== a || store.pathEnds[1] !== b) return; // the user picked other nodes meanwhile
+    status.nearMiss(answer);
+  } catch (error) {
+    if (!isAbort(error)) status.nearMissError(error);
+  }
+}
+
+/** Draw the graph again after it changed shape, keeping selection, roots and path; then centre `centre` (if any). */
+export async function redraw(parts: ExplorerParts, centre: string, keepViewport = false): Promise<void> {
+  const { graph, store } = parts;
+  if (!graph.drawn) return;
+  await graph.redraw(store.displayed(), store.picture(), keepViewport);
+  const { focus, roots } = store.place;
+  graph.mark(roots, focus && store.model.nodes.has(focus) ? focus : null);
+  pathHighlight(parts);
+  if (centre) graph.center(centre);
+}

@@ -1,0 +1,103 @@
+// What each intent does to the explorer: a place intent moves to another place (a history entry and a load), the others
+// change the drawn graph where it is (select, expand, show or fold an application's actions, open a cluster, show all).
+
+import { idLabel } from "../../format";
+import { setQuery } from "../../router";
+import { countsShow, pathHighlight, pictureRemember, placeSave, redraw } from "./drawing";
+import { placeLoad } from "./loading";
+import { isAbort, neighboursLoad } from "./loaders";
+import type { ExplorerParts } from "./parts";
+import { stateParams } from "./state";
+import { isPlaceIntent, placeAfter, type Intent, type PlaceIntent } from "./store";
+
+export async function intentDo(parts: ExplorerParts, intent: Intent): Promise<void> {
+  if (isPlaceIntent(intent)) return placeMove(parts, intent);
+  const { graph, store } = parts;
+  switch (intent.kind) {
+    case "select": return select(parts, intent.id);
+    case "deselect": graph.select(null); return;
+    case "path-end": store.pathEndToggle(intent.id); pathHighlight(parts); return;
+    case "clear-path": store.pathClear(); pathHighlight(parts); return;
+    case "expand": return expand(parts, intent.id);
+    case "expand-application": return actionsShow(parts, intent.id);
+    case "collapse-application": return actionsFold(parts, intent.id);
+    case "open-cluster": return clusterOpen(parts, intent.id);
+    case "show-all": return everythingShow(parts, intent.all);
+  }
+}
+
+/** Go to the place the intent leads to (if any): a new history entry, the toolbar and a fresh load follow. */
+async function placeMove(parts: ExplorerParts, intent: PlaceIntent): Promise<void> {
+  const { store, toolbar } = parts;
+  const next = placeAfter(store.place, intent);
+  if (!next) return;
+  pictureRemember(parts);
+  store.placeSet(next);
+  toolbar.render(store.place);
+  setQuery(stateParams(store.place));
+  return placeLoad(parts);
+}
+
+async function select(parts: ExplorerParts, id: string): Promise<void> {
+  parts.store.focusSet(id);
+  placeSave(parts);
+  parts.graph.select(id);
+  parts.side.node(id);
+  await expand(parts, id);
+}
+
+/** Fetch depth 1 around `id` and merge it in; lay out again only if new nodes came. */
+async function expand(parts: ExplorerParts, id: string): Promise<void> {
+  const { store, status, signal } = parts;
+  if (store.place.view !== "table") return;
+  try {
+    const added = store.neighboursMerge(await neighboursLoad({ id, level: store.place.level, signal }));
+    if (added.length) await redraw(parts, id, true);
+    countsShow(parts, added.length ? `${added.length} nodes added around ${idLabel(id)}.` : "");
+  } catch (error) {
+    if (!isAbort(error)) status.error(error);
+  }
+}
+
+/** Replace an application node by its action jobs (an action-level answer one hop around it). */
+async function actionsShow(parts: ExplorerParts, appId: string): Promise<void> {
+  const { store, side, status, signal } = parts;
+  const app = store.model.nodes.get(appId);
+  if (!app || !store.canExpandApplication(appId)) return;
+  try {
+    const members = store.applicationExpand(appId, await neighboursLoad({ id: appId, level: "action", signal }));
+    placeSave(parts);
+    await redraw(parts, store.place.focus ?? appId);
+    side.node(store.place.focus);
+    countsShow(parts, `${app.label} shown as its ${members.length} action${members.length === 1 ? "" : "s"}.`);
+  } catch (error) {
+    if (!isAbort(error)) status.error(error);
+  }
+}
+
+/** Fold the action jobs of an expanded application back into its one node. */
+async function actionsFold(parts: ExplorerParts, appId: string): Promise<void> {
+  const app = parts.store.applicationCollapse(appId);
+  if (!app) return;
+  placeSave(parts);
+  await redraw(parts, appId);
+  parts.side.node(appId);
+  countsShow(parts, `${app.label} folded back into one node.`);
+}
+
+/** Draw a cluster as its nodes. */
+async function clusterOpen(parts: ExplorerParts, id: string): Promise<void> {
+  const cluster = parts.store.grouping.openCluster(id);
+  if (!cluster) return;
+  await redraw(parts, "");
+  countsShow(parts, `opened ${cluster.label}`);
+}
+
+/** Show every node (or group them again past the collapse threshold). */
+async function everythingShow(parts: ExplorerParts, all: boolean): Promise<void> {
+  const { store } = parts;
+  store.allSet(all);
+  placeSave(parts);
+  await redraw(parts, store.place.focus ?? store.place.roots[0] ?? "");
+  countsShow(parts);
+}
