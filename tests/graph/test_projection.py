@@ -6,7 +6,8 @@ from datetime import timedelta
 
 import pytest
 
-from lineage_app.explorer.selectors import lineage_for_node, run_for_id
+from lineage_app.explorer.selectors.jobs_and_runs import run_for_id
+from lineage_app.explorer.selectors.lineage import lineage_for_node
 from lineage_app.graph.driver import graph_read, records
 from lineage_app.ingest.services import events_accept, events_apply
 from lineage_app.ingest.validation import event_check
@@ -149,7 +150,9 @@ def test_dataset_and_job_events_add_static_metadata_and_lineage(graph):  # type:
             "outputs": [{"namespace": "db", "name": "dim.country"}],
         },
     )
-    lineage = lineage_for_node(node_id="dataset:db:ref.countries", depth=2, direction="downstream", as_of=None)
+    lineage = lineage_for_node(
+        node_id="dataset:db:ref.countries", depth=2, direction="downstream", as_of=None, level="action"
+    )
     assert [n["id"] for n in lineage["graph"]] == [
         "dataset:db:dim.country",
         "dataset:db:ref.countries",
@@ -182,8 +185,10 @@ def test_lineage_as_of_a_time_leaves_out_later_edges(graph):  # type: ignore[no-
         outputs=[dataset("db", "late")],
     )
     apply(early, late)
-    now = lineage_for_node(node_id="dataset:db:src", depth=4, direction="downstream", as_of=None)
-    before = lineage_for_node(node_id="dataset:db:src", depth=4, direction="downstream", as_of=T0 + timedelta(days=1))
+    now = lineage_for_node(node_id="dataset:db:src", depth=4, direction="downstream", as_of=None, level="action")
+    before = lineage_for_node(
+        node_id="dataset:db:src", depth=4, direction="downstream", as_of=T0 + timedelta(days=1), level="action"
+    )
     assert "dataset:db:late" in {n["id"] for n in now["graph"]}
     assert "dataset:db:late" not in {n["id"] for n in before["graph"]}
 

@@ -20,7 +20,7 @@ from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lineage_app.explorer.selectors import run_for_id
+from lineage_app.explorer.selectors.jobs_and_runs import run_for_id
 from lineage_app.graph.driver import graph_write
 from lineage_app.graph.events import EventRecord
 from lineage_app.graph.projection import GraphWrites, writes_add_runs

@@ -18,7 +18,7 @@ from agent_support import EventValidator, read_events
 from pyspark.sql.streaming import StreamingQueryListener
 
 import spark_agent
-from lineage_app.explorer.selectors import run_for_id
+from lineage_app.explorer.selectors.jobs_and_runs import run_for_id
 from lineage_app.ingest.services import events_accept, events_apply
 from lineage_app.ingest.validation import event_check
 from spark_agent.naming import stream_endpoint

@@ -18,9 +18,11 @@ from lineage_app.api_support import (
     page_of,
     query_params,
 )
-from lineage_app.explorer import selectors
 from lineage_app.explorer.apis.shared import response_read, responses_documented
+from lineage_app.explorer.selectors.blast_radius import BLAST_LIMIT
+from lineage_app.explorer.selectors.failures import STREAK_LIMIT, failure_job_list, failure_list
 from lineage_app.graph.failure_cause import CLASSIFICATIONS
+from lineage_app.graph.model import FAILED_STATES
 
 
 class FailureFilterInput(PageInput):
@@ -39,7 +41,7 @@ class FailureSerializer(ResponseSerializer):
 
     runId = serializers.CharField()
     job = serializers.CharField()
-    state = serializers.ChoiceField(choices=selectors.FAILED_STATES)
+    state = serializers.ChoiceField(choices=FAILED_STATES)
     startedAt = serializers.CharField(allow_null=True)
     endedAt = serializers.CharField(allow_null=True)
     errorMessage = serializers.CharField(allow_null=True)
@@ -88,7 +90,7 @@ class FailureListApi(APIView):
         data = query_params(self.InputSerializer, request)
         return response_read(
             serializer=self.PageSerializer,
-            read=lambda: selectors.failure_list(
+            read=lambda: failure_list(
                 namespace=data["namespace"],
                 job=data["job"],
                 classification=data["classification"],
@@ -128,7 +130,7 @@ class FailureJobListApi(APIView):
                 distance = serializers.IntegerField(help_text="hops from what the run should have written (0: it)")
                 owners = serializers.ListField(child=serializers.CharField())
 
-            datasets = DatasetSerializer(many=True, help_text=f"nearest first, at most {selectors.BLAST_LIMIT}")
+            datasets = DatasetSerializer(many=True, help_text=f"nearest first, at most {BLAST_LIMIT}")
             owners = serializers.ListField(child=serializers.CharField(), help_text="every listed dataset's owners")
             total = serializers.IntegerField(help_text="datasets reached (listed or not)")
             truncated = serializers.BooleanField()
@@ -142,7 +144,7 @@ class FailureJobListApi(APIView):
             help_text=("the latest run and the runs before it that failed, up to the first that did not")
         )
         consecutiveFailuresCapped = serializers.BooleanField(
-            help_text=(f"true when the count stopped at {selectors.STREAK_LIMIT} runs")
+            help_text=(f"true when the count stopped at {STREAK_LIMIT} runs")
         )
         failingSince = serializers.CharField(
             allow_null=True,
@@ -168,7 +170,7 @@ class FailureJobListApi(APIView):
         data = query_params(self.InputSerializer, request)
         return response_read(
             serializer=self.PageSerializer,
-            read=lambda: selectors.failure_job_list(
+            read=lambda: failure_job_list(
                 namespace=data["namespace"],
                 job=data["job"],
                 classification=data["classification"],
