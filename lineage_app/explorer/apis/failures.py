@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import Any
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -33,6 +36,19 @@ class FailureFilterInput(PageInput):
     )
     since = InstantField(required=False, default=None, help_text="ended at or after (ISO 8601)")
     until = InstantField(required=False, default=None, help_text="ended at or before (ISO 8601)")
+
+
+def _failure_page(
+    request: Request,
+    *,
+    filters: type[FailureFilterInput],
+    page: type[ResponseSerializer],
+    read: Callable[..., Mapping[str, Any]],
+) -> Response:
+    """A page read by `read` (`failure_list` or `failure_job_list`: each takes every filter of
+    `FailureFilterInput` by name); an unknown `job` is a 404 naming it."""
+    data = query_params(filters, request)
+    return response_read(serializer=page, read=lambda: read(**data), node_parameter="job")
 
 
 class FailureSerializer(ResponseSerializer):
@@ -87,20 +103,7 @@ class FailureListApi(APIView):
         operation_id="failure_list", parameters=[InputSerializer], responses=responses_documented(PageSerializer)
     )
     def get(self, request: Request) -> Response:
-        data = query_params(self.InputSerializer, request)
-        return response_read(
-            serializer=self.PageSerializer,
-            read=lambda: failure_list(
-                namespace=data["namespace"],
-                job=data["job"],
-                classification=data["classification"],
-                since=data["since"],
-                until=data["until"],
-                limit=data["limit"],
-                offset=data["offset"],
-            ),
-            node_parameter="job",
-        )
+        return _failure_page(request, filters=self.InputSerializer, page=self.PageSerializer, read=failure_list)
 
 
 class FailureJobListApi(APIView):
@@ -167,17 +170,4 @@ class FailureJobListApi(APIView):
         responses=responses_documented(PageSerializer),
     )
     def get(self, request: Request) -> Response:
-        data = query_params(self.InputSerializer, request)
-        return response_read(
-            serializer=self.PageSerializer,
-            read=lambda: failure_job_list(
-                namespace=data["namespace"],
-                job=data["job"],
-                classification=data["classification"],
-                since=data["since"],
-                until=data["until"],
-                limit=data["limit"],
-                offset=data["offset"],
-            ),
-            node_parameter="job",
-        )
+        return _failure_page(request, filters=self.InputSerializer, page=self.PageSerializer, read=failure_job_list)
