@@ -1,9 +1,10 @@
 """Impact and root-cause traversal: every node downstream (or upstream) with its distance and one shortest path.
 
-The traversal is breadth-first, one statement per hop and per chunk of `CHUNK` frontier keys, so no
-statement's answer grows with the graph. It keeps only what paths need (each node's distance, parent
-and the edge it came by); the details of each asset (names, owners, last run) are read later, one
-chunk at a time, by `impact_details`, so a report can be streamed.
+The walk is the one traversal's (`traversal.graph_walk`: breadth-first, up to two hops per round
+trip, `CHUNK` frontier nodes per statement, so no statement's answer grows with the graph). It keeps
+only what paths need (each node's distance, parent and the edge it came by); the details of each
+asset (names, owners, last run) are read later, one chunk at a time, by `impact_details`, so a
+report can be streamed.
 """
 
 from __future__ import annotations
