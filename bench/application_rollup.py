@@ -64,7 +64,7 @@ def main() -> None:
         from urllib.parse import urlencode
 
         from bench.synthetic_graph import dataset_id, job_name
-        from lineage_app.explorer.selectors import lineage_for_node
+        from lineage_app.explorer.selectors.lineage import lineage_for_node
         from lineage_app.graph.driver import graph_write
         from lineage_app.graph.model import natural_key
 

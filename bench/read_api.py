@@ -281,7 +281,7 @@ def main() -> None:
         from django.conf import settings
 
         from bench.synthetic_graph import dataset_id, field_id, synthetic_graph_generate
-        from lineage_app.explorer.selectors import column_lineage_for_node, lineage_for_node
+        from lineage_app.explorer.selectors.lineage import column_lineage_for_node, lineage_for_node
 
         if args.max_nodes is not None:
             settings.LINEAGE_MAX_NODES = args.max_nodes

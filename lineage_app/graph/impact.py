@@ -1,9 +1,10 @@
 """Impact and root-cause traversal: every node downstream (or upstream) with its distance and one shortest path.
 
-The traversal is breadth-first, one statement per hop and per chunk of `CHUNK` frontier keys, so no
-statement's answer grows with the graph. It keeps only what paths need (each node's distance, parent
-and the edge it came by); the details of each asset (names, owners, last run) are read later, one
-chunk at a time, by `impact_details`, so a report can be streamed.
+The walk is the one traversal's (`traversal.graph_walk`: breadth-first, up to two hops per round
+trip, `CHUNK` frontier nodes per statement, so no statement's answer grows with the graph). It keeps
+only what paths need (each node's distance, parent and the edge it came by); the details of each
+asset (names, owners, last run) are read later, one chunk at a time, by `impact_details`, so a
+report can be streamed.
 """
 
 from __future__ import annotations
@@ -23,11 +24,13 @@ from lineage_app.graph.node_ids import node_id_candidate_keys, node_ref_id
 from lineage_app.graph.ownership import owners_for
 from lineage_app.graph.traversal import (
     CHUNK,
+    Edge,
     ElementIds,
     NodeRef,
-    Row,
     Walk,
     application_actions,
+    application_of,
+    applications_roll_up,
     element_ids,
     graph_walk,
     job_applications,
@@ -61,7 +64,7 @@ class Traversal:
     """Every node reached (starts and column seeds at distance 0) and how; `assets` excludes those.
 
     `applications` maps each action job reached to its (outermost) application job; once rolled up
-    (`applications_roll_up`), an action job is named by its application in every path, its
+    (`traversal.applications_roll_up`), an action job is named by its application in every path, its
     application is reached as its nearest action was, and `assets` lists the application instead.
     """
 
@@ -76,7 +79,7 @@ class Traversal:
     def node_id(self, ref: NodeRef) -> str:
         found = self._ids.get(ref)
         if found is None:
-            named = self.applications.get(ref, ref) if self.rolled_up else ref
+            named = application_of(ref, self.applications) if self.rolled_up else ref
             found = self._ids[ref] = node_ref_id(named)
         return found
 
@@ -123,7 +126,7 @@ class Traversal:
         return found
 
 
-def _sorted(rows: list[Row]) -> list[Row]:
+def _sorted(rows: list[Edge]) -> list[Edge]:
     """Edges in a stable order, so the first to reach a node (its parent on the path) is always the same."""
     return sorted(rows, key=lambda row: (row[0][1], row[1][1], str(row[2])))
 
@@ -141,7 +144,7 @@ def _breadth_first(
     reached = traversal.element_ids
     reached.update(element_ids(tx, [ref for ref in seeds if ref not in reached]))
 
-    def reach(rows: list[Row], new: list[NodeRef], distance: int) -> None:
+    def reach(rows: list[Edge], new: list[NodeRef], distance: int) -> None:
         fresh = set(new)
         for source, target, edge in _sorted(rows):  # the first edge to a node is its parent on the path
             if target in fresh and target not in traversal.seen:
@@ -224,7 +227,11 @@ def impact_traverse(*, starts: list[NodeRef], depth: int, as_of: str | None, rol
             _owners_of_fields(tx, traversal)
         _find_applications(tx, traversal)
         if roll_up:
-            applications_roll_up(traversal)
+            # The actions stay in `seen` (a path may pass through one); `assets` and `node_id` fold them.
+            traversal.seen.update(
+                applications_roll_up(traversal.seen, traversal.applications, rank=lambda reach: reach.distance)
+            )
+            traversal.rolled_up = True
         return traversal
 
     return graph_read(work)
@@ -237,22 +244,6 @@ def _find_applications(tx: ManagedTransaction, traversal: Traversal) -> None:
     for chunk in chunks([ref for ref in jobs if ref in traversal.element_ids]):
         found = job_applications(tx, jobs={ref: traversal.element_ids[ref] for ref in chunk})
         traversal.applications.update((ref, app) for ref, (app, _) in found.items())
-
-
-def applications_roll_up(traversal: Traversal) -> None:
-    """Fold each action job into its application job: the application is reached as its nearest
-    action was (distance, then id), unless it was reached sooner itself or is a start."""
-    nearest: dict[NodeRef, NodeRef] = {}
-    for action, app in traversal.applications.items():
-        reach = traversal.seen[action]
-        best = nearest.get(app)
-        if best is None or (reach.distance, action) < (traversal.seen[best].distance, best):
-            nearest[app] = action
-    for app, action in nearest.items():
-        reach = traversal.seen[action]
-        if app not in traversal.seen or reach.distance < traversal.seen[app].distance:
-            traversal.seen[app] = reach
-    traversal.rolled_up = True
 
 
 def upstream_traverse(*, start: NodeRef, depth: int) -> Traversal:

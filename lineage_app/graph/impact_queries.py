@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lineage_app.graph.model import Label, Rel
-from lineage_app.graph.reads import node_columns
+from lineage_app.graph.reads import FIELD_SUMMARIES, SUMMARY_COLUMNS, node_columns
 
 # The fields of each dataset: the seeds of column-level impact when a whole dataset changes.
 FIELDS_OF_DATASETS = f"""
@@ -13,24 +13,16 @@ RETURN collect(f.key) AS keys
 """
 
 # What a report shows of each asset, as (report field, node property): a dataset's and a job's
-# latest run are kept on the node by the writes.
+# latest run are kept on the node by the writes; a field's is its summary (`reads.SUMMARY_COLUMNS`).
 _RUN_COLUMNS = (("lastRunState", "latestRunState"), ("lastRunTime", "latestRunTime"))
 DETAIL_COLUMNS: dict[Label, tuple[tuple[str, str], ...]] = {
     Label.DATASET: (("key", "key"), ("nodeId", "nodeId"), ("namespace", "namespace"), ("name", "name"), *_RUN_COLUMNS),
     Label.JOB: (("key", "key"), ("nodeId", "nodeId"), ("namespace", "namespace"), ("name", "name"), *_RUN_COLUMNS),
-    Label.FIELD: (
-        ("key", "key"),
-        ("nodeId", "nodeId"),
-        ("namespace", "namespace"),
-        ("dataset", "dataset"),
-        ("name", "name"),
-        ("type", "type"),
-    ),
+    Label.FIELD: SUMMARY_COLUMNS[Label.FIELD],
 }
 DATASET_DETAILS = node_columns(Label.DATASET, DETAIL_COLUMNS[Label.DATASET])
 JOB_DETAILS = node_columns(Label.JOB, DETAIL_COLUMNS[Label.JOB])
-FIELD_DETAILS = node_columns(Label.FIELD, DETAIL_COLUMNS[Label.FIELD])
-DETAILS = {Label.DATASET: DATASET_DETAILS, Label.JOB: JOB_DETAILS, Label.FIELD: FIELD_DETAILS}
+DETAILS = {Label.DATASET: DATASET_DETAILS, Label.JOB: JOB_DETAILS, Label.FIELD: FIELD_SUMMARIES}
 
 # ---- root cause ----
 

@@ -1,5 +1,8 @@
-"""Every Cypher statement Tributary runs to write the graph, as named, parameterised constants.
+"""The graph writes' Cypher as named, parameterised constants, with the reads the writer and owner lookups make.
 
+Besides the writes (`MERGE_*`, `SET_*`, `MOVE_*`, `DELETE_*`), the reads the writer needs on the way
+(known versions and their order, field keys, dataset aliases) and the effective owners' reads
+(`READ_OWNERS`) are here.
 Each write statement takes `$rows` (one row per entity, already merged per batch in Python)
 and is commutative: first-seen is a minimum, last-seen a maximum, and "latest" facts are
 guarded by the event order key, so applying the same events in any order gives one graph.

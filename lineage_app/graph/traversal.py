@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from neo4j import ManagedTransaction
 
@@ -13,13 +13,15 @@ from lineage_app.graph.driver import graph_read, records
 from lineage_app.graph.model import Label
 
 NodeRef = tuple[Label, str]  # a node by its label and natural key
-Edge = tuple[NodeRef, NodeRef, tuple[tuple[str, Any], ...]]  # origin, destination, edge properties (data-flow order)
-Row = tuple[NodeRef, NodeRef, tuple[tuple[str, Any], ...]]  # an edge as a hop found it: from, to, properties
+# An edge: its two nodes and its properties. A `LineageGraph` keeps them in data-flow order (origin,
+# destination); a hop tells them in the order it walked them (from, to: upstream, against the flow).
+Edge = tuple[NodeRef, NodeRef, tuple[tuple[str, Any], ...]]
 # Each node's element id: how a traversal names the nodes it reached to the engine, within the
 # one read transaction that found them (seeking by element id is far cheaper than by key).
 ElementIds = dict[NodeRef, str]
+V = TypeVar("V")  # what a node map holds for each node (an element id, how it was reached, …)
 # What a walk tells its caller after each hop: the hop's edges, the nodes it newly reached, their distance.
-Hop = Callable[[list[Row], list[NodeRef], int], None]
+Hop = Callable[[list[Edge], list[NodeRef], int], None]
 
 CHUNK = 2000  # frontier nodes per hop statement, so no statement's answer grows with the graph
 # Where each named column sits in a hop's and a two-hop read's lists (`reads.HOP_COLUMNS`, `reads.TWO_HOP_COLUMNS`).
@@ -114,13 +116,12 @@ def job_lineage_traverse(
         applications = job_applications(tx, jobs={ref: i for ref, i in reached.items() if ref[0] is Label.JOB})
         graph.applications = {ref: app for ref, (app, _) in applications.items()}
         if roll_up:
+            apps = graph.applications
             graph.edges = {
-                (_up(origin, applications), _up(destination, applications), properties)
+                (application_of(origin, apps), application_of(destination, apps), properties)
                 for origin, destination, properties in graph.edges
             }
-            for ref, (app, app_id) in applications.items():
-                del reached[ref]
-                reached[app] = app_id
+            reached = applications_roll_up(reached, apps, own=dict(applications.values()))
         elif actions and not any(start in (origin, destination) for origin, destination, _ in graph.edges):
             del reached[start]
         graph.nodes = _summaries(tx, reached)
@@ -129,9 +130,39 @@ def job_lineage_traverse(
     return graph_read(work)
 
 
-def _up(ref: NodeRef, applications: dict[NodeRef, tuple[NodeRef, str]]) -> NodeRef:
-    found = applications.get(ref)
-    return found[0] if found is not None else ref
+def application_of(ref: NodeRef, applications: Mapping[NodeRef, NodeRef]) -> NodeRef:
+    """What `ref` stands as once action jobs are rolled up: its application job (`applications`), or itself."""
+    return applications.get(ref, ref)
+
+
+def applications_roll_up(
+    nodes: Mapping[NodeRef, V],
+    applications: Mapping[NodeRef, NodeRef],
+    *,
+    own: Mapping[NodeRef, V] | None = None,
+    rank: Callable[[V], Any] | None = None,
+) -> dict[NodeRef, V]:
+    """`nodes` (each node's value: its element id, how it was reached…) with every action job, a key of
+    `applications`, folded into its application job: the actions are left out and each application is in,
+    as itself (its value among `nodes`, else in `own`) unless one of its actions ranks before it by
+    `rank`; then as the nearest such action (least `rank`, then least key). Without `rank`, none does."""
+    nearest: dict[NodeRef, NodeRef] = {}
+    for action, app in applications.items():
+        best = nearest.get(app)
+        if best is None or (_rank(rank, nodes[action]), action) < (_rank(rank, nodes[best]), best):
+            nearest[app] = action
+    folded = {ref: value for ref, value in nodes.items() if ref not in applications}
+    for app, action in nearest.items():
+        itself = nodes[app] if app in nodes else (own or {}).get(app)
+        if itself is not None and _rank(rank, itself) <= _rank(rank, nodes[action]):
+            folded[app] = itself
+        else:
+            folded[app] = nodes[action]
+    return folded
+
+
+def _rank(rank: Callable[[V], Any] | None, value: V) -> Any:
+    return rank(value) if rank is not None else 0
 
 
 MAX_NESTING = 8  # application levels followed (Airflow DAG -> task -> Spark application -> action)
@@ -238,7 +269,7 @@ def path_length_find(*, start: NodeRef, goal: NodeRef, depth: int) -> int | None
         state = Walk(reached=element_ids(tx, [start]), goal=goal)
         found: list[int] = []
 
-        def reach(_rows: list[Row], new: list[NodeRef], distance: int) -> None:
+        def reach(_rows: list[Edge], new: list[NodeRef], distance: int) -> None:
             if goal in new:
                 found.append(distance)
 
@@ -257,8 +288,8 @@ def _chunks(state: Walk, frontier: set[NodeRef]) -> Iterator[tuple[Label, list[s
 
 def _hop(
     tx: ManagedTransaction, state: Walk, frontier: set[NodeRef], direction: str, as_of: str | None
-) -> tuple[list[Row], ElementIds]:
-    rows: list[Row] = []
+) -> tuple[list[Edge], ElementIds]:
+    rows: list[Edge] = []
     found: ElementIds = {}
     for label, ids in _chunks(state, frontier):
         hop, reached = _hop_rows(tx, label=label, ids=ids, direction=direction, as_of=as_of)
@@ -269,9 +300,9 @@ def _hop(
 
 def _double_hop(
     tx: ManagedTransaction, state: Walk, frontier: set[NodeRef], direction: str, as_of: str | None
-) -> tuple[list[Row], list[Row], ElementIds]:
-    first: list[Row] = []
-    beyond: list[Row] = []
+) -> tuple[list[Edge], list[Edge], ElementIds]:
+    first: list[Edge] = []
+    beyond: list[Edge] = []
     found: ElementIds = {}
     for label, ids in _chunks(state, frontier):
         hop_one, hop_two, reached = _double_hop_rows(tx, label=label, ids=ids, direction=direction, as_of=as_of)
@@ -281,7 +312,7 @@ def _double_hop(
     return first, beyond, found
 
 
-def _advance(state: Walk, rows: list[Row], found: ElementIds, distance: int, on_hop: Hop) -> set[NodeRef]:
+def _advance(state: Walk, rows: list[Edge], found: ElementIds, distance: int, on_hop: Hop) -> set[NodeRef]:
     """Take one hop: the nodes not reached before, in key order up to the budget, join `reached`.
     Returns the next frontier (empty once truncated)."""
     new = sorted({target for _, target, _ in rows if target not in state.reached})
@@ -296,11 +327,11 @@ def _advance(state: Walk, rows: list[Row], found: ElementIds, distance: int, on_
 
 def _hop_rows(
     tx: ManagedTransaction, *, label: Label, ids: list[str], direction: str, as_of: str | None
-) -> tuple[list[Row], ElementIds]:
+) -> tuple[list[Edge], ElementIds]:
     """Every edge one hop from the `label` nodes with element ids `ids`, in one round trip; and
     the element id of every node the hop reached."""
     query, end = reads.HOPS[(direction, label, as_of is not None)]
-    rows: list[Row] = []
+    rows: list[Edge] = []
     found: ElementIds = {}
     properties = [(name, _HOP[name]) for name in reads.EDGE_PROPERTIES] if label is Label.FIELD else []
     source, target, target_id = _HOP["source"], _HOP["target"], _HOP["targetId"]
@@ -313,13 +344,13 @@ def _hop_rows(
 
 def _double_hop_rows(
     tx: ManagedTransaction, *, label: Label, ids: list[str], direction: str, as_of: str | None
-) -> tuple[list[Row], list[Row], ElementIds]:
+) -> tuple[list[Edge], list[Edge], ElementIds]:
     """Dataset / job lineage two hops from the `label` nodes with element ids `ids`, in one round
     trip: the first hop's edges, every edge one hop beyond each node the first hop reached, and
     the element id of every node either hop reached."""
     query, middle, end = reads.DOUBLE_HOPS[(direction, label, as_of is not None)]
-    first: list[Row] = []
-    beyond: list[Row] = []
+    first: list[Edge] = []
+    beyond: list[Edge] = []
     found: ElementIds = {}
     sources, key, key_id = _TWO_HOP["sources"], _TWO_HOP["middle"], _TWO_HOP["middleId"]
     targets, target_ids = _TWO_HOP["targets"], _TWO_HOP["targetIds"]
@@ -354,7 +385,7 @@ def _lineage_walks(
     in data-flow order."""
     for direction in directions:
 
-        def edges(rows: list[Row], _new: list[NodeRef], _distance: int, direction: str = direction) -> None:
+        def edges(rows: list[Edge], _new: list[NodeRef], _distance: int, direction: str = direction) -> None:
             for source, target, properties in rows:
                 if target in state.reached:
                     edge = (source, target, properties) if direction == "downstream" else (target, source, properties)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers
@@ -10,12 +10,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from lineage_app.accounts.permissions import CanRead, ReadsOrEditsOwnership
+from lineage_app.accounts.permissions import CanEditOwnership, CanRead, ReadsOrEditsOwnership
 from lineage_app.api_errors import error_response
 from lineage_app.api_support import ERRORS, PageInput, ResponseSerializer, page_of, query_params, response_of
 from lineage_app.graph.node_ids import NodeNotFound
 from lineage_app.ownership import selectors, services
 from lineage_app.ownership.models import Owner, OwnershipAssignment
+
+if TYPE_CHECKING:  # the type DRF's stubs give a permission instance; not in DRF at run time
+    from rest_framework.permissions import _SupportsHasPermission
 
 
 class OwnerOutput(ResponseSerializer):
@@ -77,58 +80,63 @@ class AssignmentInput(serializers.Serializer):
     channel = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
 
-class OwnershipApi(APIView):
-    """`/api/v1/ownership`: GET effective owners of `nodeId` (or stored assignments); POST / DELETE hand-set ones."""
+class OwnershipListInput(PageInput):
+    nodeId = serializers.CharField(
+        required=False,
+        default=None,
+        help_text="`dataset:<ns>:<name>`, `job:<ns>:<name>` or `namespace:<ns>`: its effective owners; "
+        "without it, the stored assignments",
+    )
+    namespace = serializers.CharField(required=False, default=None)
+    source = serializers.ChoiceField(  # type: ignore[assignment]  # the API's `source` shadows DRF's
+        choices=OwnershipAssignment.Source.values, required=False, default=None
+    )
 
-    permission_classes = [ReadsOrEditsOwnership]
 
-    class InputSerializer(PageInput):
-        nodeId = serializers.CharField(
-            required=False,
-            default=None,
-            help_text="`dataset:<ns>:<name>`, `job:<ns>:<name>` or `namespace:<ns>`: its effective owners; "
-            "without it, the stored assignments",
-        )
-        namespace = serializers.CharField(required=False, default=None)
-        source = serializers.ChoiceField(  # type: ignore[assignment]  # the API's `source` shadows DRF's
-            choices=OwnershipAssignment.Source.values, required=False, default=None
-        )
+class EffectiveOwnerListApi(APIView):
+    """`GET /api/v1/ownership?nodeId=…`: the effective owners of a dataset, job or namespace, all of them."""
 
-    EffectiveOwnerPageSerializer = page_of(
+    permission_classes = [CanRead]
+
+    class InputSerializer(OwnershipListInput):
+        # The parameters `AssignmentListApi` takes, checked in the same order; `nodeId` must be given.
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            if attrs["nodeId"] is None:
+                raise serializers.ValidationError({"nodeId": ["this field is required"]})
+            return attrs
+
+    PageSerializer = page_of(
         "EffectiveOwnerPage", EffectiveOwnerOutput(), nodeId=serializers.CharField(help_text="as asked")
     )
-    AssignmentPageSerializer = page_of("AssignmentPage", AssignmentOutput())
 
-    @extend_schema(
-        operation_id="ownership_list",
-        parameters=[InputSerializer],
-        responses={
-            200: OpenApiResponse(
-                PolymorphicProxySerializer(
-                    component_name="OwnershipPage",
-                    serializers=[EffectiveOwnerPageSerializer, AssignmentPageSerializer],
-                    resource_type_field_name=None,
-                ),
-                description="with `nodeId`: its effective owners (EffectiveOwnerPage, all of them, unpaged); "
-                "without: stored assignments (AssignmentPage)",
-            ),
-            **ERRORS,
-        },
-    )
     def get(self, request: Request) -> Response:
-        data = query_params(self.InputSerializer, request)
-        if data["nodeId"]:
-            try:
-                owners = selectors.ownership_for_node(node_id=data["nodeId"])
-            except NodeNotFound as exc:
-                return error_response("not_found", str(exc), path="nodeId", http_status=404)
-            return response_of(self.EffectiveOwnerPageSerializer, owners)
-        return response_of(
-            self.AssignmentPageSerializer,
-            selectors.assignment_page(
-                namespace=data["namespace"], source=data["source"], limit=data["limit"], offset=data["offset"]
-            ),
+        data = query_params(EffectiveOwnerListApi.InputSerializer, request)
+        try:
+            owners = selectors.ownership_for_node(node_id=data["nodeId"])
+        except NodeNotFound as exc:
+            return error_response("not_found", str(exc), path="nodeId", http_status=404)
+        return response_of(EffectiveOwnerListApi.PageSerializer, owners)
+
+
+class AssignmentListApi(APIView):
+    """`GET /api/v1/ownership?namespace=&source=`: stored assignments, hand-set and event-sourced, a page at a time."""
+
+    permission_classes = [CanRead]
+    InputSerializer = OwnershipListInput
+    PageSerializer = page_of("AssignmentPage", AssignmentOutput())
+
+    def get(self, request: Request) -> Response:
+        data = query_params(AssignmentListApi.InputSerializer, request)
+        page = selectors.assignment_page(
+            namespace=data["namespace"], source=data["source"], limit=data["limit"], offset=data["offset"]
         )
+        return response_of(AssignmentListApi.PageSerializer, page)
+
+
+class AssignmentCreateApi(APIView):
+    """`POST /api/v1/ownership`: a hand-set assignment (201, or 200 when it exists already); editors only."""
+
+    permission_classes = [CanEditOwnership]
 
     @extend_schema(
         operation_id="ownership_create",
@@ -149,21 +157,64 @@ class OwnershipApi(APIView):
             )
         return response_of(AssignmentOutput, selectors.assignment_row(assignment), status=201 if created else 200)
 
+
+class AssignmentDeleteApi(APIView):
+    """`DELETE /api/v1/ownership`: a hand-set assignment, named by body or query (204; 404 when none); editors only."""
+
+    permission_classes = [CanEditOwnership]
+
     @extend_schema(operation_id="ownership_delete", request=AssignmentInput, responses={204: None, **ERRORS})
     def delete(self, request: Request) -> Response:
         data = _valid(request.data or request.query_params)
-        found = OwnershipAssignment.objects.filter(
-            owner__name=data["owner"],
+        deleted = services.assignment_delete_manual(
+            owner=data["owner"],
             target_type=data["target_type"],
             namespace=data["namespace"],
             name=data["name"],
             role=data["role"],
-            source=OwnershipAssignment.Source.MANUAL,
         )
-        if not found.exists():
+        if not deleted:
             return error_response("not_found", "no such hand-set assignment", http_status=404)
-        services.assignments_delete(assignments=found)
         return Response(status=204)
+
+
+class OwnershipApi(EffectiveOwnerListApi, AssignmentListApi, AssignmentCreateApi, AssignmentDeleteApi):
+    """`/api/v1/ownership`: GET effective owners of `nodeId` (or stored assignments); POST / DELETE hand-set ones."""
+
+    # One URL, one class per operation (GET is two, told apart by `nodeId`; both only read). Each
+    # method's permissions are its class's; `ReadsOrEditsOwnership`, the same split, for the others.
+    permission_classes = [ReadsOrEditsOwnership]
+    served_by: dict[str, type[APIView]] = {
+        "GET": AssignmentListApi,
+        "GET nodeId": EffectiveOwnerListApi,
+        "POST": AssignmentCreateApi,
+        "DELETE": AssignmentDeleteApi,
+    }
+
+    def get_permissions(self) -> list[_SupportsHasPermission]:
+        served_by = self.served_by.get(self.request.method or "")
+        return [permission() for permission in (served_by or self).permission_classes]
+
+    @extend_schema(
+        operation_id="ownership_list",
+        parameters=[OwnershipListInput],
+        responses={
+            200: OpenApiResponse(
+                PolymorphicProxySerializer(
+                    component_name="OwnershipPage",
+                    serializers=[EffectiveOwnerListApi.PageSerializer, AssignmentListApi.PageSerializer],
+                    resource_type_field_name=None,
+                ),
+                description="with `nodeId`: its effective owners (EffectiveOwnerPage, all of them, unpaged); "
+                "without: stored assignments (AssignmentPage)",
+            ),
+            **ERRORS,
+        },
+    )
+    def get(self, request: Request) -> Response:
+        asked = query_params(OwnershipListInput, request)  # a bad parameter is a 400 whichever answers
+        read = EffectiveOwnerListApi if asked["nodeId"] is not None else AssignmentListApi
+        return read.get(self, request)
 
 
 _API_NAMES = {"target_type": "targetType"}

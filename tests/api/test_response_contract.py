@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 
 from lineage_app.api_support import ResponseIncomplete, ResponseSerializer, page_of
 from lineage_app.ownership import services as ownership
+from tests.apply import accept_and_apply
 from tests.events import dataset, new_run_id, run_event
 from tests.explorer.application_graph import APP, APP_RUN, DAG_RUN, WRITE, build_application_graph
 from tests.explorer.known_graph import (
@@ -25,7 +26,6 @@ from tests.explorer.known_graph import (
     RAW,
     RUN_A,
     RUN_D,
-    apply,
     build_known_graph,
 )
 
@@ -83,7 +83,7 @@ def known(graph: Any) -> None:
     and an event with a facet left out (so that every list has something in it)."""
     build_known_graph()
     build_application_graph()
-    apply(
+    accept_and_apply(
         run_event(
             "COMPLETE",
             run_id=new_run_id(),

@@ -14,7 +14,7 @@ from typing import Any
 
 from django.conf import settings
 
-from tests.browser.scenario import apply
+from tests.apply import accept_and_apply
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class ExamplePipeline:
         return f"dataset:file:{self.lake / path}"
 
     def apply(self) -> None:
-        apply(*self.events)
+        accept_and_apply(*self.events)
 
 
 def example_pipeline_run(data_dir: Path) -> ExamplePipeline:

@@ -12,8 +12,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from lineage_app.ingest.services import events_accept, events_apply
-from lineage_app.ingest.validation import event_check
+from tests.apply import accept_and_apply
 from tests.events import T0, dataset, facet, run_event
 
 DAY = timedelta(days=1)
@@ -36,11 +35,6 @@ RUN_LOAD_2 = "00000000-0000-4000-8000-0000000000a2"
 RUN_EXPORT = "00000000-0000-4000-8000-0000000000b1"
 RUN_AGGREGATE = "00000000-0000-4000-8000-0000000000c1"
 RUN_EVIL = "00000000-0000-4000-8000-0000000000d1"
-
-
-def apply(*events: dict[str, Any]) -> None:
-    accepted = events_accept(items=[(event_check(e), b"{}") for e in events], token=None)
-    events_apply(event_ids=[a.id for a in accepted])
 
 
 def column_lineage(fields: dict[str, list[tuple[str, str, str, str, str]]]) -> dict[str, Any]:
@@ -121,7 +115,7 @@ def build_scenario() -> None:
     )
     export = dataset("s3://bucket", "exports/revenue.csv", fields=[("country", "string"), ("total", "double")])
     evil = dataset("evil", EVIL_DATASET_NAME, fields=[(EVIL_FIELD, "string")])
-    apply(
+    accept_and_apply(
         *lifecycle(
             run_id=RUN_LOAD_1, job="load_orders", namespace="spark", day=0, inputs=[raw], outputs=[clean_v1], minutes=4
         ),

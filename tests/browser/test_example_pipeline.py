@@ -8,9 +8,9 @@ from urllib.parse import quote
 
 import pytest
 
+from tests.apply import accept_and_apply
 from tests.browser.conftest import shot
 from tests.browser.example_pipeline import ExamplePipeline, example_pipeline_run
-from tests.browser.scenario import apply
 from tests.browser.test_explorer import click_node, graph_ready, node_ids, open_lineage
 from tests.events import dataset, run_event
 
@@ -178,7 +178,7 @@ def test_two_datasets_with_no_path_between_them_say_why_they_are_not_connected(
     # A BI export reads the revenue table by its copy in an object store: the same table name in
     # another namespace, which no event ties to the lake's path.
     copy = dataset("s3://reports-bucket", "finance/daily_revenue")
-    apply(
+    accept_and_apply(
         run_event(
             "COMPLETE",
             run_id="5f0c2c51-0000-4000-8000-000000000001",

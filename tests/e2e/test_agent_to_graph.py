@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from lineage_app.explorer.selectors import lineage_for_node, run_for_id
+from lineage_app.explorer.selectors.jobs_and_runs import run_for_id
+from lineage_app.explorer.selectors.lineage import lineage_for_node
 from lineage_app.graph.driver import graph_read, records
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
@@ -58,7 +59,7 @@ def test_the_signed_example_pipeline_lands_verified_in_the_graph(graph, live_ser
     assert statuses == {("applied", "VERIFIED")}, "every signed event verifies and is applied under enforce"
 
     silver = f"dataset:file:{data_dir / 'lake/silver/orders_clean'}"
-    upstream = lineage_for_node(node_id=silver, depth=6, direction="upstream", as_of=None)
+    upstream = lineage_for_node(node_id=silver, depth=6, direction="upstream", as_of=None, level="action")
     upstream_ids = {node["id"] for node in upstream["graph"]}
     assert any(i.startswith("job:spark:clean_orders.write_parquet") for i in upstream_ids)
     assert any("raw/orders.csv" in i or "raw" in i for i in upstream_ids if i.startswith("dataset:"))

@@ -15,8 +15,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from tests.apply import accept_and_apply
 from tests.events import T0, dataset, facet, run_event
-from tests.explorer.known_graph import apply
 
 APP_RUN = "00000000-0000-4000-8000-0000000000a1"
 WRITE_RUN = "00000000-0000-4000-8000-0000000000a2"
@@ -79,7 +79,7 @@ def run(
 def build_application_graph() -> None:
     app = parent(APP_RUN, "spark", "daily_revenue")
     dag = parent(DAG_RUN, "airflow", "nightly_export")
-    apply(
+    accept_and_apply(
         *run(APP_RUN, "daily_revenue", minutes=0),
         *run(
             WRITE_RUN,

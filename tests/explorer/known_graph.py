@@ -12,8 +12,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from lineage_app.ingest.services import events_accept, events_apply
-from lineage_app.ingest.validation import event_check
+from tests.apply import accept_and_apply
 from tests.events import T0, dataset, facet, run_event
 
 RUN_A = "00000000-0000-4000-8000-00000000000a"
@@ -26,11 +25,6 @@ RAW, CLEAN, MART = "dataset:db:raw.orders", "dataset:db:clean.orders", "dataset:
 EXPORT = "dataset:s3://bucket:exports/revenue.csv"
 LOAD, AGGREGATE, EXPORT_JOB = "job:spark:load_orders", "job:spark:aggregate", "job:airflow:export"
 DAY = timedelta(days=1)
-
-
-def apply(*events: dict[str, Any]) -> None:
-    accepted = events_accept(items=[(event_check(e), b"{}") for e in events], token=None)
-    events_apply(event_ids=[a.id for a in accepted])
 
 
 def lineage_facet(fields: dict[str, list[tuple[str, str, str, str, str]]]) -> dict[str, Any]:
@@ -97,7 +91,7 @@ def build_known_graph() -> None:
         "errorMessage": facet(message="boom", programmingLanguage="python", stackTrace="Traceback...\nValueError: boom")
     }
     export = dataset("s3://bucket", "exports/revenue.csv")
-    apply(
+    accept_and_apply(
         run_event("START", run_id=RUN_A, job="load_orders", at=T0, inputs=[raw()], outputs=[clean_v1()]),
         run_event(
             "COMPLETE",

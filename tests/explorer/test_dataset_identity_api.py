@@ -9,23 +9,16 @@ from urllib.parse import urlencode
 import pytest
 from rest_framework.test import APIClient
 
-from lineage_app.ingest.services import events_accept, events_apply
-from lineage_app.ingest.validation import event_check
+from tests.apply import accept_and_apply
 from tests.events import T0, dataset, run_event
 from tests.graph.identity_events import CANONICAL_ID, CATALOG_ID, S3A_ID, SUMMARY_ID, alias_events
 
 pytestmark = pytest.mark.django_db
 
 
-def _apply(*events: dict) -> None:
-    accepted = events_accept(items=[(event_check(e), b"{}") for e in events], token=None)
-    for answer in accepted:
-        events_apply(event_ids=[answer.id])
-
-
 @pytest.fixture
 def aliased(graph: Any) -> None:
-    _apply(*alias_events())
+    accept_and_apply(*alias_events(), one_by_one=True)
 
 
 def _get(client: APIClient, path: str, status: int = 200, **params: Any) -> Any:
@@ -112,7 +105,7 @@ def _unlinked() -> list[dict]:
 
 
 def test_near_miss_names_the_same_name_in_another_namespace(read_client, graph):  # type: ignore[no-untyped-def]
-    _apply(*_unlinked())
+    accept_and_apply(*_unlinked(), one_by_one=True)
     body = _get(
         read_client,
         "datasets/near-miss",
@@ -125,7 +118,7 @@ def test_near_miss_names_the_same_name_in_another_namespace(read_client, graph):
 
 
 def test_near_miss_names_a_job_that_wrote_a_similarly_named_dataset(read_client, graph):  # type: ignore[no-untyped-def]
-    _apply(*_unlinked())
+    accept_and_apply(*_unlinked(), one_by_one=True)
     body = _get(
         read_client,
         "datasets/near-miss",
@@ -133,7 +126,7 @@ def test_near_miss_names_a_job_that_wrote_a_similarly_named_dataset(read_client,
         b="dataset:postgres://prod:5432:public.customers",
     )
     assert body["nearMisses"] == []
-    _apply(
+    accept_and_apply(
         run_event(
             "COMPLETE",
             run_id="7a2c0b11-0000-4000-8000-000000000009",
@@ -155,7 +148,7 @@ def test_near_miss_names_a_job_that_wrote_a_similarly_named_dataset(read_client,
 
 
 def test_near_miss_names_an_alias_seen_elsewhere(read_client, aliased):  # type: ignore[no-untyped-def]
-    _apply(
+    accept_and_apply(
         run_event(
             "COMPLETE",
             run_id="7a2c0b11-0000-4000-8000-000000000008",

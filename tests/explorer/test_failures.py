@@ -11,8 +11,8 @@ from urllib.parse import urlencode
 import pytest
 from rest_framework.test import APIClient
 
+from tests.apply import accept_and_apply
 from tests.events import T0, dataset, facet, run_event
-from tests.explorer.known_graph import apply
 
 pytestmark = pytest.mark.django_db
 
@@ -99,7 +99,7 @@ def build_failures() -> None:
     quality = dataset("db", "quality.report", owners=["user:ana"])
     parent = {"parent": facet(run={"runId": run_id(7)}, job={"namespace": "spark", "name": "validate_orders"})}
     missing = error("path_not_found_app")
-    apply(
+    accept_and_apply(
         *lifecycle(1, "load_orders", at=T0, inputs=[raw], outputs=[clean]),
         *lifecycle(2, "load_orders", at=T0 + DAY, end="FAIL", inputs=[raw], outputs=[clean], end_facets=missing),
         *lifecycle(3, "load_orders", at=T0 + 2 * DAY, end="FAIL", inputs=[raw], outputs=[clean], end_facets=missing),

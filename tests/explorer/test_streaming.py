@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
@@ -10,8 +9,7 @@ from urllib.parse import urlencode
 import pytest
 from rest_framework.test import APIClient
 
-from lineage_app.ingest.services import events_accept, events_apply
-from lineage_app.ingest.validation import event_check
+from tests.apply import accept_and_apply, as_json
 from tests.events import dataset, new_run_id, run_event
 
 pytestmark = pytest.mark.django_db
@@ -36,12 +34,6 @@ def _streaming(**fields: Any) -> dict[str, Any]:
     }
 
 
-def _apply(*events: dict[str, Any]) -> list[dict[str, Any]]:
-    accepted = events_accept(items=[(event_check(e), json.dumps(e).encode()) for e in events], token=None)
-    events_apply(event_ids=[answer.id for answer in accepted])
-    return [{"id": answer.id} for answer in accepted]
-
-
 def _get(client: APIClient, path: str, **params: Any) -> Any:
     response = client.get(f"/api/v1/{path}?{urlencode(params)}")
     assert response.status_code == 200, response.content
@@ -50,7 +42,7 @@ def _get(client: APIClient, path: str, **params: Any) -> Any:
 
 def _live_run(run_id: str, *, last_progress: datetime, batch: int = 7) -> None:
     started = last_progress - timedelta(minutes=10)
-    _apply(
+    accept_and_apply(
         run_event("START", run_id=run_id, job=JOB, at=started, run_facets=_streaming()),
         run_event(
             "RUNNING",
@@ -67,6 +59,7 @@ def _live_run(run_id: str, *, last_progress: datetime, batch: int = 7) -> None:
                 processedRowsPerSecond=55.5,
             ),
         ),
+        raw=as_json,
     )
 
 
@@ -119,17 +112,20 @@ def test_an_ended_query_is_never_stalled_and_a_batch_run_has_no_streaming_block(
     run_id = new_run_id()
     long_ago = datetime.now(UTC) - timedelta(days=1)
     _live_run(run_id, last_progress=long_ago)
-    _apply(
+    accept_and_apply(
         run_event(
             "COMPLETE", run_id=run_id, job=JOB, at=long_ago + timedelta(seconds=5), run_facets=_streaming(batchId=8)
-        )
+        ),
+        raw=as_json,
     )
     finished = _get(read_client, f"jobs/runs/{run_id}")
     assert finished["state"] == "COMPLETED"
     assert (finished["streaming"]["stalled"], finished["streaming"]["batchId"]) == (False, 8)
 
     batch = new_run_id()
-    _apply(run_event("START", run_id=batch, job="nightly"), run_event("COMPLETE", run_id=batch, job="nightly"))
+    accept_and_apply(
+        run_event("START", run_id=batch, job="nightly"), run_event("COMPLETE", run_id=batch, job="nightly"), raw=as_json
+    )
     assert "streaming" not in _get(read_client, f"jobs/runs/{batch}")
     job = _get(read_client, "jobs/detail", nodeId="job:spark:nightly")
     assert "streaming" not in job and "streaming" not in job["latestRun"]
@@ -138,7 +134,7 @@ def test_an_ended_query_is_never_stalled_and_a_batch_run_has_no_streaming_block(
 def test_a_streaming_facet_that_fails_its_schema_is_left_out(read_client: APIClient, graph: Any) -> None:
     run_id = new_run_id()
     bad = run_event("RUNNING", run_id=run_id, job=JOB, run_facets=_streaming(batchId="seven"))
-    _apply(bad)
+    accept_and_apply(bad, raw=as_json)
     run = _get(read_client, f"jobs/runs/{run_id}")
     assert run["events"][0]["warnings"][0]["path"] == "run.facets.tributary_streaming"
     assert "streaming" not in run

@@ -15,8 +15,7 @@ import pytest
 
 from lineage_app.graph.model import Label, natural_key
 from lineage_app.graph.traversal import NodeRef, lineage_traverse
-from lineage_app.ingest.services import events_accept, events_apply
-from lineage_app.ingest.validation import event_check
+from tests.apply import accept_and_apply
 from tests.events import dataset, new_run_id, run_event
 
 pytestmark = pytest.mark.django_db
@@ -48,8 +47,7 @@ def _random_graph(rng: random.Random) -> dict[str, dict[NodeRef, set[NodeRef]]]:
                 outputs=[dataset("db", f"t{i:02d}") for i in outputs],
             )
         )
-    accepted = events_accept(items=[(event_check(e), b"{}") for e in events], token=None)
-    events_apply(event_ids=[a.id for a in accepted])
+    accept_and_apply(*events)
     return {"downstream": downstream, "upstream": upstream}
 
 

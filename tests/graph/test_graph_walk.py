@@ -8,7 +8,7 @@ import pytest
 
 from lineage_app.graph.driver import graph_read, graph_write
 from lineage_app.graph.model import Label, Rel, natural_key
-from lineage_app.graph.traversal import NodeRef, Row, Walk, element_ids, graph_walk
+from lineage_app.graph.traversal import Edge, NodeRef, Walk, element_ids, graph_walk
 
 pytestmark = pytest.mark.django_db
 
@@ -48,7 +48,7 @@ def walked(
     """Each hop's distance and the nodes it newly reached, and the walk's final state."""
     hops: list[tuple[int, list[NodeRef]]] = []
 
-    def on_hop(rows: list[Row], new: list[NodeRef], distance: int) -> None:
+    def on_hop(rows: list[Edge], new: list[NodeRef], distance: int) -> None:
         hops.append((distance, new))
 
     def work(tx: Any) -> Walk:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from django.test import override_settings
 
-from lineage_app.explorer.selectors import lineage_for_node
+from lineage_app.explorer.selectors.lineage import lineage_for_node
 from lineage_app.graph.driver import graph_read, records
 from lineage_app.graph.identity import canonical_of, canonical_order, identity_normalise
 from lineage_app.graph.model import Label, Rel
-from lineage_app.ingest.services import events_accept, events_apply
-from lineage_app.ingest.validation import event_check
+from lineage_app.ingest.services import events_apply
+from tests.apply import accept
 from tests.graph.identity_events import CANONICAL_ID, CATALOG, LOCATION, SUMMARY_ID, alias_events
 from tests.graph_dump import graph_dump
 
@@ -60,9 +60,9 @@ def test_the_canonical_name_is_the_location_then_the_least_by_text():  # type: i
 
 
 def _apply(events: list[dict], batches: list[list[int]]) -> None:
-    accepted = events_accept(items=[(event_check(e), b"{}") for e in events], token=None)
+    ids = accept(*events)
     for batch in batches:
-        events_apply(event_ids=[accepted[i].id for i in batch])
+        events_apply(event_ids=[ids[i] for i in batch])
 
 
 def _datasets() -> list[str]:
@@ -84,7 +84,7 @@ ORDERS = {
 def test_a_table_named_three_ways_is_one_dataset_whatever_the_order(graph, batches):  # type: ignore[no-untyped-def]
     _apply(EVENTS, batches)
     assert _datasets() == sorted([CANONICAL_ID, SUMMARY_ID])
-    lineage = lineage_for_node(node_id=SUMMARY_ID, depth=4, direction="upstream", as_of=None)
+    lineage = lineage_for_node(node_id=SUMMARY_ID, depth=4, direction="upstream", as_of=None, level="action")
     ids = {node["id"] for node in lineage["graph"]}
     # The seam is gone: the summary reaches back through the catalog-named read to the path writer.
     assert {"job:spark:orders.summarise", CANONICAL_ID, "job:spark:orders.load"} <= ids

@@ -14,8 +14,9 @@ from lineage_app.graph.events import EventRecord
 from lineage_app.graph.run_state import run_fold
 from lineage_app.graph.writer import graph_wipe
 from lineage_app.ingest.models import LineageEvent
-from lineage_app.ingest.services import events_accept, events_apply
+from lineage_app.ingest.services import events_apply
 from lineage_app.ingest.validation import event_check
+from tests.apply import accept
 from tests.events import T0, dataset, facet, new_run_id, run_event, run_lifecycle
 from tests.graph.identity_events import alias_events
 from tests.graph_dump import graph_dump
@@ -61,9 +62,7 @@ SCENARIO = _scenario()
 def _apply_in(order: list[int], cuts: list[int]) -> list[str]:
     graph_wipe()
     LineageEvent.objects.all().delete()
-    checked = [event_check(SCENARIO[i]) for i in order]
-    accepted = events_accept(items=[(c, b"{}") for c in checked], token=None)
-    ids = [a.id for a in accepted]
+    ids = accept(*(SCENARIO[i] for i in order))
     bounds = sorted({0, len(ids), *(c for c in cuts if 0 < c < len(ids))})
     for start, end in pairwise(bounds):
         events_apply(event_ids=ids[start:end])

@@ -6,19 +6,14 @@ from datetime import timedelta
 
 import pytest
 
-from lineage_app.explorer.selectors import lineage_for_node, run_for_id
+from lineage_app.explorer.selectors.jobs_and_runs import run_for_id
+from lineage_app.explorer.selectors.lineage import lineage_for_node
 from lineage_app.graph.driver import graph_read, records
-from lineage_app.ingest.services import events_accept, events_apply
-from lineage_app.ingest.validation import event_check
 from lineage_app.instants import utc_text
+from tests.apply import accept_and_apply
 from tests.events import PRODUCER, T0, dataset, facet, new_run_id, run_event, run_lifecycle
 
 pytestmark = pytest.mark.django_db
-
-
-def apply(*events: dict) -> None:
-    accepted = events_accept(items=[(event_check(e), b"{}") for e in events], token=None)
-    events_apply(event_ids=[a.id for a in accepted])
 
 
 def query(cypher: str, **params: object) -> list[dict]:
@@ -27,7 +22,7 @@ def query(cypher: str, **params: object) -> list[dict]:
 
 def test_a_failed_run_keeps_its_error_message_and_stack_trace(graph):  # type: ignore[no-untyped-def]
     events = run_lifecycle(fail=True)
-    apply(*events)
+    accept_and_apply(*events)
     run = run_for_id(run_id=events[0]["run"]["runId"])
     assert run["state"] == "FAILED"
     assert run["errorMessage"] == "boom"
@@ -36,7 +31,7 @@ def test_a_failed_run_keeps_its_error_message_and_stack_trace(graph):  # type: i
 
 
 def test_column_lineage_becomes_derives_edges_with_the_transformation(graph):  # type: ignore[no-untyped-def]
-    apply(*run_lifecycle())
+    accept_and_apply(*run_lifecycle())
     rows = query(
         "MATCH (s:Field)-[e:DERIVES]->(t:Field) RETURN s.nodeId AS source, t.nodeId AS target, "
         "e.job AS job, e.transformation AS type, e.subtype AS subtype ORDER BY source"
@@ -72,7 +67,7 @@ def test_indirect_whole_dataset_dependencies_reach_every_output_field(graph):  #
             }
         ],
     )
-    apply(run_event("COMPLETE", run_id=new_run_id(), outputs=[target]))
+    accept_and_apply(run_event("COMPLETE", run_id=new_run_id(), outputs=[target]))
     rows = query(
         "MATCH (s:Field)-[e:DERIVES]->(t:Field) RETURN s.name AS s, t.name AS t, e.indirect AS indirect, "
         "e.subtype AS subtype ORDER BY t"
@@ -86,7 +81,7 @@ def test_indirect_whole_dataset_dependencies_reach_every_output_field(graph):  #
 def test_a_schema_change_adds_a_version_and_keeps_the_history(graph):  # type: ignore[no-untyped-def]
     narrow = dataset("db", "orders", fields=[("id", "bigint"), ("amount", "int")])
     wide = dataset("db", "orders", fields=[("id", "bigint"), ("amount", "double"), ("country", "string")])
-    apply(
+    accept_and_apply(
         run_event("COMPLETE", run_id=new_run_id(), at=T0, outputs=[narrow]),
         run_event("COMPLETE", run_id=new_run_id(), at=T0 + timedelta(days=1), outputs=[wide]),
     )
@@ -109,7 +104,7 @@ def test_a_schema_change_adds_a_version_and_keeps_the_history(graph):  # type: i
 def test_reverting_a_schema_makes_the_old_version_current_again(graph):  # type: ignore[no-untyped-def]
     a = dataset("db", "t", fields=[("x", "int")])
     b = dataset("db", "t", fields=[("x", "int"), ("y", "int")])
-    apply(
+    accept_and_apply(
         *(
             run_event("COMPLETE", run_id=new_run_id(), at=T0 + timedelta(hours=i), outputs=[schema])
             for i, schema in enumerate([a, b, a])
@@ -123,7 +118,7 @@ def test_reverting_a_schema_makes_the_old_version_current_again(graph):  # type:
 
 def test_ownership_facets_become_owned_by_edges(graph):  # type: ignore[no-untyped-def]
     owned = dataset("db", "customers", fields=[("id", "bigint")], owners=["team:crm", "user:ana"])
-    apply(run_event("COMPLETE", run_id=new_run_id(), outputs=[owned]))
+    accept_and_apply(run_event("COMPLETE", run_id=new_run_id(), outputs=[owned]))
     rows = query(
         "MATCH (:Dataset {name: 'customers'})-[e:OWNED_BY]->(o:Owner) "
         "RETURN o.name AS name, o.kind AS kind, e.role AS role, e.source AS source ORDER BY name"
@@ -140,7 +135,7 @@ def test_dataset_and_job_events_add_static_metadata_and_lineage(graph):  # type:
         "producer": PRODUCER,
         "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
     }
-    apply(
+    accept_and_apply(
         {**base, "dataset": dataset("db", "ref.countries", fields=[("code", "string")])},
         {
             **base,
@@ -149,7 +144,9 @@ def test_dataset_and_job_events_add_static_metadata_and_lineage(graph):  # type:
             "outputs": [{"namespace": "db", "name": "dim.country"}],
         },
     )
-    lineage = lineage_for_node(node_id="dataset:db:ref.countries", depth=2, direction="downstream", as_of=None)
+    lineage = lineage_for_node(
+        node_id="dataset:db:ref.countries", depth=2, direction="downstream", as_of=None, level="action"
+    )
     assert [n["id"] for n in lineage["graph"]] == [
         "dataset:db:dim.country",
         "dataset:db:ref.countries",
@@ -161,7 +158,7 @@ def test_dataset_and_job_events_add_static_metadata_and_lineage(graph):  # type:
 def test_a_child_run_points_at_its_parent(graph):  # type: ignore[no-untyped-def]
     parent_id, child_id = new_run_id(), new_run_id()
     parent = {"parent": facet(run={"runId": parent_id}, job={"namespace": "spark", "name": "app"})}
-    apply(
+    accept_and_apply(
         run_event("START", run_id=parent_id, job="app"),
         run_event("COMPLETE", run_id=child_id, job="app.write", run_facets=parent),
     )
@@ -181,9 +178,11 @@ def test_lineage_as_of_a_time_leaves_out_later_edges(graph):  # type: ignore[no-
         inputs=[dataset("db", "mid")],
         outputs=[dataset("db", "late")],
     )
-    apply(early, late)
-    now = lineage_for_node(node_id="dataset:db:src", depth=4, direction="downstream", as_of=None)
-    before = lineage_for_node(node_id="dataset:db:src", depth=4, direction="downstream", as_of=T0 + timedelta(days=1))
+    accept_and_apply(early, late)
+    now = lineage_for_node(node_id="dataset:db:src", depth=4, direction="downstream", as_of=None, level="action")
+    before = lineage_for_node(
+        node_id="dataset:db:src", depth=4, direction="downstream", as_of=T0 + timedelta(days=1), level="action"
+    )
     assert "dataset:db:late" in {n["id"] for n in now["graph"]}
     assert "dataset:db:late" not in {n["id"] for n in before["graph"]}
 
@@ -201,15 +200,15 @@ def test_jobs_and_the_datasets_they_wrote_keep_their_latest_run(graph):  # type:
     older, newer = new_run_id(), new_run_id()
     target = dataset("db", "daily")
     # The newer run arrives first: the older one, applied later, must not take its place.
-    apply(run_event("START", run_id=newer, at=T0 + timedelta(days=1), outputs=[target]))
-    apply(
+    accept_and_apply(run_event("START", run_id=newer, at=T0 + timedelta(days=1), outputs=[target]))
+    accept_and_apply(
         run_event("START", run_id=older, at=T0, outputs=[target]),
         run_event("COMPLETE", run_id=older, at=T0 + timedelta(hours=1)),
     )
     newer_state = ("RUNNING", utc_text(T0 + timedelta(days=1)))
     assert latest_runs() == {"job:spark:etl.daily": (newer, *newer_state), "dataset:db:daily": (newer, *newer_state)}
     # The newer run's FAIL names no outputs: the dataset it wrote still learns the run failed.
-    apply(run_event("FAIL", run_id=newer, at=T0 + timedelta(days=1, hours=1)))
+    accept_and_apply(run_event("FAIL", run_id=newer, at=T0 + timedelta(days=1, hours=1)))
     failed = (newer, "FAILED", utc_text(T0 + timedelta(days=1, hours=1)))
     assert latest_runs() == {"job:spark:etl.daily": failed, "dataset:db:daily": failed}
 
@@ -217,7 +216,7 @@ def test_jobs_and_the_datasets_they_wrote_keep_their_latest_run(graph):  # type:
 def test_a_parent_run_known_only_by_reference_is_its_jobs_latest_run_until_one_has_events(graph):  # type: ignore[no-untyped-def]
     parent = new_run_id()
     parent_facet = {"parent": facet(run={"runId": parent}, job={"namespace": "spark", "name": "nightly"})}
-    apply(run_event("START", run_id=new_run_id(), job="nightly.step", run_facets=parent_facet))
+    accept_and_apply(run_event("START", run_id=new_run_id(), job="nightly.step", run_facets=parent_facet))
     assert latest_runs()["job:spark:nightly"] == (parent, "NEW", None)
-    apply(run_event("COMPLETE", run_id=parent, job="nightly", at=T0 + timedelta(hours=2)))
+    accept_and_apply(run_event("COMPLETE", run_id=parent, job="nightly", at=T0 + timedelta(hours=2)))
     assert latest_runs()["job:spark:nightly"] == (parent, "COMPLETED", utc_text(T0 + timedelta(hours=2)))

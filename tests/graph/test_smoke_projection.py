@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from lineage_app.explorer.selectors import lineage_for_node, run_for_id
+from lineage_app.explorer.selectors.jobs_and_runs import run_for_id
+from lineage_app.explorer.selectors.lineage import lineage_for_node
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
 from tests.events import run_lifecycle
@@ -29,6 +30,8 @@ def test_a_completed_run_is_projected_with_its_lineage(graph, ingest_client):  #
     assert run["state"] == "COMPLETED"
     assert run["durationMs"] == 5 * 60 * 1000
     assert run["inputs"] == ["dataset:file:///data:raw/orders"]
-    lineage = lineage_for_node(node_id="dataset:file:///data:raw/orders", depth=2, direction="downstream", as_of=None)
+    lineage = lineage_for_node(
+        node_id="dataset:file:///data:raw/orders", depth=2, direction="downstream", as_of=None, level="action"
+    )
     ids = [node["id"] for node in lineage["graph"]]
     assert ids == ["dataset:file:///data:clean/orders", "dataset:file:///data:raw/orders", "job:spark:etl.daily"]

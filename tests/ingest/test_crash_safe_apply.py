@@ -20,7 +20,7 @@ from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lineage_app.explorer.selectors import run_for_id
+from lineage_app.explorer.selectors.jobs_and_runs import run_for_id
 from lineage_app.graph.driver import graph_write
 from lineage_app.graph.events import EventRecord
 from lineage_app.graph.projection import GraphWrites, writes_add_runs
@@ -28,8 +28,9 @@ from lineage_app.graph.run_state import run_fold
 from lineage_app.graph.writer import graph_wipe, graph_writes_apply
 from lineage_app.ingest import services, tasks
 from lineage_app.ingest.models import LineageEvent
-from lineage_app.ingest.services import events_accept, events_apply, graph_rebuild
+from lineage_app.ingest.services import events_apply, graph_rebuild
 from lineage_app.ingest.validation import event_check
+from tests.apply import accept
 from tests.events import T0, dataset, new_run_id, run_event
 from tests.graph_dump import graph_dump
 from tests.observability.scrape import samples_of, value
@@ -102,10 +103,6 @@ def steps_observed(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(services, name, step)
 
 
-def _accept(events: list[dict[str, Any]]) -> list[int]:
-    return [a.id for a in events_accept(items=[(event_check(e), b"{}") for e in events], token=None)]
-
-
 def _rebuilt() -> list[str]:
     graph_rebuild(batch_size=100)
     return graph_dump()
@@ -115,11 +112,9 @@ def test_a_worker_that_dies_after_marking_leaves_its_run_for_the_retry(graph) ->
     """The reported interleaving: two workers apply a run's START and COMPLETE at once; the START's
     worker marks its event applied after the other settled the run, and dies before re-folding."""
     run_id = new_run_id()
-    start, complete = _accept(
-        [
-            run_event("START", run_id=run_id, at=T0),
-            run_event("COMPLETE", run_id=run_id, at=T0 + timedelta(minutes=3)),
-        ]
+    start, complete = accept(
+        run_event("START", run_id=run_id, at=T0),
+        run_event("COMPLETE", run_id=run_id, at=T0 + timedelta(minutes=3)),
     )
     b = Worker([complete])
     a = Worker([start], yield_after=1, stop_after=2, other=b.apply)  # B runs between A's write and A's marking
@@ -145,11 +140,9 @@ def test_a_worker_that_dies_after_marking_leaves_its_run_for_the_retry(graph) ->
 def test_the_sweeper_settles_a_run_whose_worker_never_came_back(graph, settings) -> None:  # type: ignore[no-untyped-def]
     settings.INGEST_SWEEP_MIN_AGE_SECONDS = 0
     run_id = new_run_id()
-    start, complete = _accept(
-        [
-            run_event("START", run_id=run_id, at=T0),
-            run_event("COMPLETE", run_id=run_id, at=T0 + timedelta(minutes=3)),
-        ]
+    start, complete = accept(
+        run_event("START", run_id=run_id, at=T0),
+        run_event("COMPLETE", run_id=run_id, at=T0 + timedelta(minutes=3)),
     )
     b = Worker([complete])
     Worker([start], yield_after=1, stop_after=2, other=b.apply).apply()
@@ -168,11 +161,9 @@ def _metric(name: str) -> float:
 def test_verify_graph_finds_a_run_that_differs_from_its_events_and_repairs_it(graph, capsys) -> None:  # type: ignore[no-untyped-def]
     run_id = new_run_id()
     events_apply(
-        event_ids=_accept(
-            [
-                run_event("START", run_id=run_id, at=T0),
-                run_event("COMPLETE", run_id=run_id, at=T0 + timedelta(minutes=3)),
-            ]
+        event_ids=accept(
+            run_event("START", run_id=run_id, at=T0),
+            run_event("COMPLETE", run_id=run_id, at=T0 + timedelta(minutes=3)),
         )
     )
     call_command("verify_graph")
@@ -196,8 +187,8 @@ def test_verify_graph_finds_a_run_that_differs_from_its_events_and_repairs_it(gr
 
 def test_metrics_count_the_events_whose_run_waits_to_be_settled(graph) -> None:  # type: ignore[no-untyped-def]
     run_id = new_run_id()
-    start, complete = _accept(
-        [run_event("START", run_id=run_id, at=T0), run_event("COMPLETE", run_id=run_id, at=T0 + timedelta(minutes=3))]
+    start, complete = accept(
+        run_event("START", run_id=run_id, at=T0), run_event("COMPLETE", run_id=run_id, at=T0 + timedelta(minutes=3))
     )
     Worker([start, complete], stop_after=2).apply()  # marked both, then died
     assert _metric("tributary_events_fold_pending") == 2
@@ -260,7 +251,7 @@ def test_workers_stopping_at_any_step_end_equal_to_a_rebuild(  # type: ignore[no
     settings.INGEST_SWEEP_MIN_AGE_SECONDS = 0
     graph_wipe()
     LineageEvent.objects.all().delete()
-    ids = _accept(SCENARIO)
+    ids = accept(*SCENARIO)
     mine = [i for i, to_a in zip(ids, split, strict=True) if to_a]
     theirs = [i for i, to_a in zip(ids, split, strict=True) if not to_a]
     b = Worker(theirs, stop_after=stop_b)

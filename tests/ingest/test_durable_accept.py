@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from lineage_app.explorer.selectors import run_for_id
+from lineage_app.explorer.selectors.jobs_and_runs import run_for_id
 from lineage_app.ingest import services
 from lineage_app.ingest.models import LineageEvent
 from tests.conftest import ROOT, EmbeddedGraph, database_url, graph_env, wait_until

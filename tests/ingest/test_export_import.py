@@ -17,10 +17,9 @@ from django.core.management import call_command
 
 from lineage_app.graph.writer import graph_wipe
 from lineage_app.ingest.models import LineageEvent
-from lineage_app.ingest.services import events_accept, events_apply
-from lineage_app.ingest.validation import event_check
 from lineage_app.signatures.models import ProducerKey, SignaturePolicy
 from spark_agent.protocol import VerificationStatus, generate_private_key, public_key_pem, sign_event
+from tests.apply import accept_and_apply, as_json
 from tests.conftest import ROOT, graph_env
 from tests.events import new_run_id, run_event, run_lifecycle
 from tests.graph.test_order_independence import SCENARIO
@@ -29,12 +28,8 @@ from tests.graph_dump import graph_dump
 pytestmark = pytest.mark.django_db
 
 
-def _ingest(events: list[dict[str, Any]], *, raws: list[bytes] | None = None) -> list[int]:
-    raws = raws or [json.dumps(e, separators=(",", ":")).encode() for e in events]
-    accepted = events_accept(items=[(event_check(e), raw) for e, raw in zip(events, raws, strict=True)], token=None)
-    ids = [a.id for a in accepted]
-    events_apply(event_ids=ids)
-    return ids
+def _compact(event: dict[str, Any]) -> bytes:
+    return json.dumps(event, separators=(",", ":")).encode()
 
 
 def _export(path: Path, *args: str) -> Path:
@@ -79,8 +74,7 @@ class OtherInstallation:
 
 def test_an_exported_log_imported_into_a_fresh_installation_gives_the_same_graph(graph, tmp_path):  # type: ignore[no-untyped-def]
     # One event posted pretty-printed: its line breaks must survive the trip byte for byte.
-    raws = [json.dumps(e, indent=2).encode() if i == 0 else json.dumps(e).encode() for i, e in enumerate(SCENARIO)]
-    _ingest(SCENARIO, raws=raws)
+    accept_and_apply(*SCENARIO, raw=lambda e: json.dumps(e, indent=2).encode() if e is SCENARIO[0] else as_json(e))
     original = graph_dump()
     exported = _export(tmp_path / "log.jsonl.gz")
     assert len(gzip.decompress(exported.read_bytes()).splitlines()) == len(SCENARIO)
@@ -102,11 +96,10 @@ def test_an_exported_log_imported_into_a_fresh_installation_gives_the_same_graph
 
 
 def test_export_filters_by_status_and_namespace(graph, tmp_path):  # type: ignore[no-untyped-def]
-    [first, second] = _ingest(
-        [
-            run_event("COMPLETE", run_id=new_run_id(), namespace="sales"),
-            run_event("COMPLETE", run_id=new_run_id(), namespace="hr"),
-        ]
+    [first, second] = accept_and_apply(
+        run_event("COMPLETE", run_id=new_run_id(), namespace="sales"),
+        run_event("COMPLETE", run_id=new_run_id(), namespace="hr"),
+        raw=_compact,
     )
     LineageEvent.objects.filter(id=second).update(status=LineageEvent.Status.FAILED)
 
@@ -125,7 +118,7 @@ def test_signatures_are_verified_again_on_import_and_a_tampered_event_is_quarant
     ProducerKey.objects.create(producer="spark-etl", public_key=public_key_pem(key.public_key()))
     SignaturePolicy.objects.create(namespace="spark", mode=SignaturePolicy.Mode.ENFORCE)
     events = [sign_event(e, key) for e in run_lifecycle()]
-    _ingest(events)
+    accept_and_apply(*events, raw=_compact)
     assert set(LineageEvent.objects.values_list("verification", flat=True)) == {VerificationStatus.VERIFIED}
     exported = _export(tmp_path / "log.jsonl")
 

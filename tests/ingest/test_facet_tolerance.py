@@ -16,7 +16,8 @@ from django.core.management import call_command
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-from lineage_app.explorer.selectors import dataset_detail, job_detail, run_for_id
+from lineage_app.explorer.selectors.datasets import dataset_detail
+from lineage_app.explorer.selectors.jobs_and_runs import job_detail, run_for_id
 from lineage_app.graph.driver import graph_read, records
 from lineage_app.ingest.models import FacetPolicy, LineageEvent
 from lineage_app.ingest.selectors import facet_warning_counts

@@ -26,7 +26,8 @@ from openlineage.client.transport.http import ApiKeyTokenProvider, HttpCompressi
 from openlineage.client.uuid import generate_new_uuid
 
 from lineage_app.accounts.services import token_create
-from lineage_app.explorer.selectors import lineage_for_node, run_for_id
+from lineage_app.explorer.selectors.jobs_and_runs import run_for_id
+from lineage_app.explorer.selectors.lineage import lineage_for_node
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
 
@@ -123,7 +124,7 @@ def test_run_events_from_the_http_transport_are_projected_into_the_graph(graph: 
     assert run["outputs"] == ["dataset:postgres://db:5432:clean.orders"]
 
     lineage = lineage_for_node(
-        node_id="dataset:postgres://db:5432:raw.orders", depth=2, direction="downstream", as_of=None
+        node_id="dataset:postgres://db:5432:raw.orders", depth=2, direction="downstream", as_of=None, level="action"
     )
     assert [node["id"] for node in lineage["graph"]] == [
         "dataset:postgres://db:5432:clean.orders",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import timedelta
 from io import StringIO
 from typing import Any
@@ -13,9 +12,8 @@ from django.core.management.base import CommandError
 from django.utils import timezone
 
 from lineage_app.ingest.models import LineageEvent
-from lineage_app.ingest.services import events_accept, events_apply
 from lineage_app.ingest.tasks import prune_applied_events
-from lineage_app.ingest.validation import event_check
+from tests.apply import accept, accept_and_apply, as_json
 from tests.events import T0, new_run_id, run_event, run_lifecycle
 from tests.graph_dump import graph_dump
 
@@ -25,10 +23,7 @@ Status = LineageEvent.Status
 
 
 def _store(events: list[dict[str, Any]], *, days_ago: int, apply: bool = True) -> list[int]:
-    accepted = events_accept(items=[(event_check(e), json.dumps(e).encode()) for e in events], token=None)
-    ids = [a.id for a in accepted]
-    if apply:
-        events_apply(event_ids=ids)
+    ids = accept_and_apply(*events, raw=as_json) if apply else accept(*events, raw=as_json)
     LineageEvent.objects.filter(id__in=ids).update(received_at=timezone.now() - timedelta(days=days_ago))
     return ids
 

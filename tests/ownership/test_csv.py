@@ -9,11 +9,9 @@ from django.test import Client
 
 from lineage_app.accounts.roles import role_grant
 from lineage_app.graph.driver import graph_read, records
-from lineage_app.ingest.services import events_accept, events_apply
-from lineage_app.ingest.validation import event_check
 from lineage_app.ownership import services
 from lineage_app.ownership.models import Owner, OwnershipAssignment
-from tests.events import dataset, new_run_id, run_event
+from tests.ownership.scenario import seed
 
 pytestmark = pytest.mark.django_db
 
@@ -23,28 +21,6 @@ GOOD = HEADER + (
     "ana,person,ana@example.com,,dataset,db,orders,on-call\n"
     "billing,team,,#billing,job,db,load,steward\n"
 )
-
-
-def seed() -> None:
-    accepted = events_accept(
-        items=[
-            (
-                event_check(
-                    run_event(
-                        "COMPLETE",
-                        run_id=new_run_id(),
-                        job="load",
-                        namespace="db",
-                        inputs=[dataset("db", "orders")],
-                        outputs=[dataset("db", "customers", owners=["team:crm"])],
-                    )
-                ),
-                b"{}",
-            )
-        ],
-        token=None,
-    )
-    events_apply(event_ids=[a.id for a in accepted])
 
 
 def manual_edge_count() -> int:

@@ -7,8 +7,7 @@ import pytest
 from lineage_app.graph.driver import graph_read, graph_write
 from lineage_app.graph.model import Label, natural_key
 from lineage_app.graph.ownership import manual_owners_delete, manual_owners_merge, owners_for
-from lineage_app.ingest.services import events_accept, events_apply
-from lineage_app.ingest.validation import event_check
+from tests.apply import accept_and_apply
 from tests.events import dataset, new_run_id, run_event
 
 pytestmark = pytest.mark.django_db
@@ -17,11 +16,6 @@ CUSTOMERS = (Label.DATASET, natural_key("db", "customers"))
 ORDERS = (Label.DATASET, natural_key("db", "orders"))
 JOB = (Label.JOB, natural_key("spark", "etl.daily"))
 DB = (Label.NAMESPACE, "db")
-
-
-def apply(*events: dict) -> None:
-    accepted = events_accept(items=[(event_check(e), b"{}") for e in events], token=None)
-    events_apply(event_ids=[a.id for a in accepted])
 
 
 def manual(label: Label, key: str, owner: str, role: str = "owner", contact: str = "") -> dict:
@@ -38,7 +32,7 @@ def names(found: list[dict]) -> list[tuple[str, str, str, bool]]:
 
 @pytest.fixture
 def seeded(graph):  # type: ignore[no-untyped-def]
-    apply(
+    accept_and_apply(
         run_event(
             "COMPLETE",
             run_id=new_run_id(),

@@ -9,34 +9,16 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from lineage_app.graph.driver import graph_read, records
-from lineage_app.ingest.services import events_accept, events_apply
-from lineage_app.ingest.validation import event_check
 from lineage_app.ownership import services
 from lineage_app.ownership.models import Owner, OwnershipAssignment
+from tests.apply import accept_and_apply
 from tests.events import PRODUCER, dataset, new_run_id, run_event
+from tests.ownership.scenario import seed
 
 pytestmark = pytest.mark.django_db
 
 CUSTOMERS = "dataset:db:customers"
 ORDERS = "dataset:db:orders"
-
-
-def apply(*events: dict) -> None:
-    accepted = events_accept(items=[(event_check(e), b"{}") for e in events], token=None)
-    events_apply(event_ids=[a.id for a in accepted])
-
-
-def seed() -> None:
-    apply(
-        run_event(
-            "COMPLETE",
-            run_id=new_run_id(),
-            job="load",
-            namespace="db",
-            inputs=[dataset("db", "orders")],
-            outputs=[dataset("db", "customers", owners=["team:crm"])],
-        )
-    )
 
 
 def manual_edges() -> list[tuple[str, str, str]]:
@@ -68,7 +50,7 @@ def test_ownership_facets_of_events_are_recorded_as_event_assignments(graph):  #
 
 def test_an_event_sourced_owner_has_the_same_kind_in_the_database_and_the_graph(graph):  # type: ignore[no-untyped-def]
     names = ["team:crm", "group:finance", "user:ana", "bob"]
-    apply(
+    accept_and_apply(
         run_event(
             "COMPLETE",
             run_id=new_run_id(),
@@ -88,7 +70,7 @@ def test_an_event_sourced_owner_has_the_same_kind_in_the_database_and_the_graph(
 
 
 def test_ownership_facets_of_dataset_events_are_recorded_too(graph):  # type: ignore[no-untyped-def]
-    apply(
+    accept_and_apply(
         {
             "eventTime": "2026-01-05T08:00:00Z",
             "producer": PRODUCER,
@@ -192,6 +174,8 @@ def test_an_ownership_node_id_that_names_nothing_ownable_says_why(graph, read_cl
 
 def test_a_namespace_id_names_the_namespace_whatever_its_name_holds(graph, read_client):  # type: ignore[no-untyped-def]
     lake = "s3://lake:9000"
-    apply(run_event("COMPLETE", run_id=new_run_id(), job="load", namespace=lake, outputs=[dataset(lake, "orders")]))
+    accept_and_apply(
+        run_event("COMPLETE", run_id=new_run_id(), job="load", namespace=lake, outputs=[dataset(lake, "orders")])
+    )
     services.assignment_create(owner="lake", target_type="namespace", namespace=lake, role="owner")
     assert effective(read_client, f"namespace:{lake}") == [("lake", "owner", "manual", False)]

@@ -14,7 +14,7 @@ from openlineage.client import OpenLineageClient
 from openlineage.client.event_v2 import InputDataset, Job, OutputDataset, Run, RunEvent, RunState
 from openlineage.client.transport.http import ApiKeyTokenProvider, HttpCompression, HttpConfig, HttpTransport
 
-from lineage_app.explorer.selectors import run_for_id
+from lineage_app.explorer.selectors.jobs_and_runs import run_for_id
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
 from lineage_app.signatures.models import ProducerKey, SignaturePolicy

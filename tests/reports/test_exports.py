@@ -14,8 +14,9 @@ from django.core.management import CommandError, call_command
 from pypdf import PdfReader
 from rest_framework.test import APIClient
 
+from tests.apply import accept_and_apply
 from tests.events import dataset, run_event
-from tests.explorer.known_graph import CLEAN, EXPORT, EXPORT_JOB, MART, RAW, apply, build_known_graph
+from tests.explorer.known_graph import CLEAN, EXPORT, EXPORT_JOB, MART, RAW, build_known_graph
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +28,7 @@ EVIL_ID = f"dataset:db:{EVIL}"
 def known(graph: Any) -> None:
     build_known_graph()
     # A dataset downstream of mart.revenue whose name is markup, owned by a team with an odd name.
-    apply(
+    accept_and_apply(
         run_event(
             "COMPLETE",
             run_id="00000000-0000-4000-8000-0000000000ff",

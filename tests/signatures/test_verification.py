@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import json
 from datetime import timedelta
 from io import StringIO
 from typing import Any
@@ -15,10 +14,10 @@ from django.utils import timezone
 
 from lineage_app.graph.traversal import run_find
 from lineage_app.ingest.models import LineageEvent
-from lineage_app.ingest.services import events_accept, events_apply, events_reverify
-from lineage_app.ingest.validation import event_check
+from lineage_app.ingest.services import events_apply, events_reverify
 from lineage_app.signatures.models import ProducerKey, SignaturePolicy
 from spark_agent.protocol import VerificationStatus, generate_private_key, public_key_pem, sign_event
+from tests.apply import accept, as_json
 from tests.events import PRODUCER, T0, new_run_id, run_event
 from tests.graph_dump import graph_dump
 
@@ -47,17 +46,12 @@ def signed(private_key: Ed25519PrivateKey, **kwargs: Any) -> dict[str, Any]:
     return sign_event(run_event(kwargs.pop("event_type", "COMPLETE"), **kwargs), private_key)
 
 
-def accept(*events: dict[str, Any], received_at: Any = None) -> list[int]:
-    accepted = events_accept(items=[(event_check(e), json.dumps(e).encode()) for e in events], token=None)
-    ids = [a.id for a in accepted]
+def ingest(*events: dict[str, Any], received_at: Any = None) -> list[LineageEvent]:
+    """Store (received at `received_at`, when given) and apply `events` as the worker would; the rows
+    afterwards, in the order given."""
+    ids = accept(*events, raw=as_json)
     if received_at is not None:
         LineageEvent.objects.filter(id__in=ids).update(received_at=received_at)
-    return ids
-
-
-def ingest(*events: dict[str, Any], received_at: Any = None) -> list[LineageEvent]:
-    """Store and apply `events` as the worker would; the rows afterwards, in the order given."""
-    ids = accept(*events, received_at=received_at)
     events_apply(event_ids=ids)
     rows = LineageEvent.objects.in_bulk(ids)
     return [rows[i] for i in ids]

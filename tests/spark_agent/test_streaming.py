@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -18,11 +17,11 @@ from agent_support import EventValidator, read_events
 from pyspark.sql.streaming import StreamingQueryListener
 
 import spark_agent
-from lineage_app.explorer.selectors import run_for_id
-from lineage_app.ingest.services import events_accept, events_apply
+from lineage_app.explorer.selectors.jobs_and_runs import run_for_id
 from lineage_app.ingest.validation import event_check
 from spark_agent.naming import stream_endpoint
 from spark_agent.streaming import _execution, _sink_kafka
+from tests.apply import accept_and_apply, as_json
 
 pytestmark = pytest.mark.spark
 
@@ -76,10 +75,7 @@ def _apply(events: list[dict[str, Any]]) -> None:
     checked = [event_check(e) for e in events]
     # the server checks `tributary_streaming` against its schema: the agent's facets pass whole
     assert [c.warnings for c in checked] == [()] * len(events)
-    accepted = events_accept(
-        items=[(c, json.dumps(e).encode()) for c, e in zip(checked, events, strict=True)], token=None
-    )
-    events_apply(event_ids=[answer.id for answer in accepted])
+    accept_and_apply(*events, raw=as_json)
 
 
 def _names(datasets: list[dict[str, Any]]) -> list[tuple[str, str]]:

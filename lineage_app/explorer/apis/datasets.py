@@ -10,8 +10,9 @@ from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
 from lineage_app.api_support import RUN_STATES, QueryInput, ResponseSerializer, page_of, query_params
-from lineage_app.explorer import selectors
 from lineage_app.explorer.apis.shared import ListFilterInput, NodeInput, response_read, responses_documented
+from lineage_app.explorer.selectors.datasets import dataset_detail, dataset_list, dataset_version_diff
+from lineage_app.explorer.selectors.near_miss import NEAR_MISS_LIMIT, dataset_near_miss
 from lineage_app.ownership.models import Owner, OwnershipAssignment
 
 
@@ -49,7 +50,7 @@ class DatasetListApi(APIView):
         data = query_params(self.InputSerializer, request)
         return response_read(
             serializer=self.PageSerializer,
-            read=lambda: selectors.dataset_list(
+            read=lambda: dataset_list(
                 namespace=data["namespace"], q=data["q"], limit=data["limit"], offset=data["offset"]
             ),
         )
@@ -147,9 +148,7 @@ class DatasetDetailApi(APIView):
     )
     def get(self, request: Request) -> Response:
         data = query_params(self.InputSerializer, request)
-        return response_read(
-            serializer=self.OutputSerializer, read=lambda: selectors.dataset_detail(node_id=data["nodeId"])
-        )
+        return response_read(serializer=self.OutputSerializer, read=lambda: dataset_detail(node_id=data["nodeId"]))
 
 
 class DatasetNearMissApi(APIView):
@@ -185,7 +184,7 @@ class DatasetNearMissApi(APIView):
         connected = serializers.BooleanField()
         pathLength = serializers.IntegerField(allow_null=True, help_text="edges on the shortest lineage path")
         direction = serializers.CharField(allow_null=True, help_text="`a to b`, `b to a` or `same dataset`")
-        nearMisses = MissSerializer(many=True, help_text=f"at most {selectors.NEAR_MISS_LIMIT}, when not connected")
+        nearMisses = MissSerializer(many=True, help_text=f"at most {NEAR_MISS_LIMIT}, when not connected")
 
     @extend_schema(
         operation_id="dataset_near_miss",
@@ -194,9 +193,7 @@ class DatasetNearMissApi(APIView):
     )
     def get(self, request: Request) -> Response:
         data = query_params(self.InputSerializer, request)
-        return response_read(
-            serializer=self.OutputSerializer, read=lambda: selectors.dataset_near_miss(a=data["a"], b=data["b"])
-        )
+        return response_read(serializer=self.OutputSerializer, read=lambda: dataset_near_miss(a=data["a"], b=data["b"]))
 
 
 class DatasetVersionDiffApi(APIView):
@@ -248,7 +245,5 @@ class DatasetVersionDiffApi(APIView):
         data = query_params(self.InputSerializer, request)
         return response_read(
             serializer=self.OutputSerializer,
-            read=lambda: selectors.dataset_version_diff(
-                node_id=data["nodeId"], from_version=data["from"], to_version=data["to"]
-            ),
+            read=lambda: dataset_version_diff(node_id=data["nodeId"], from_version=data["from"], to_version=data["to"]),
         )

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import Any
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -18,9 +21,11 @@ from lineage_app.api_support import (
     page_of,
     query_params,
 )
-from lineage_app.explorer import selectors
 from lineage_app.explorer.apis.shared import response_read, responses_documented
+from lineage_app.explorer.selectors.blast_radius import BLAST_LIMIT
+from lineage_app.explorer.selectors.failures import STREAK_LIMIT, failure_job_list, failure_list
 from lineage_app.graph.failure_cause import CLASSIFICATIONS
+from lineage_app.graph.model import FAILED_STATES
 
 
 class FailureFilterInput(PageInput):
@@ -33,13 +38,26 @@ class FailureFilterInput(PageInput):
     until = InstantField(required=False, default=None, help_text="ended at or before (ISO 8601)")
 
 
+def _failure_page(
+    request: Request,
+    *,
+    filters: type[FailureFilterInput],
+    page: type[ResponseSerializer],
+    read: Callable[..., Mapping[str, Any]],
+) -> Response:
+    """A page read by `read` (`failure_list` or `failure_job_list`: each takes every filter of
+    `FailureFilterInput` by name); an unknown `job` is a 404 naming it."""
+    data = query_params(filters, request)
+    return response_read(serializer=page, read=lambda: read(**data), node_parameter="job")
+
+
 class FailureSerializer(ResponseSerializer):
     class Meta:
         ref_name = "FailureList"
 
     runId = serializers.CharField()
     job = serializers.CharField()
-    state = serializers.ChoiceField(choices=selectors.FAILED_STATES)
+    state = serializers.ChoiceField(choices=FAILED_STATES)
     startedAt = serializers.CharField(allow_null=True)
     endedAt = serializers.CharField(allow_null=True)
     errorMessage = serializers.CharField(allow_null=True)
@@ -85,20 +103,7 @@ class FailureListApi(APIView):
         operation_id="failure_list", parameters=[InputSerializer], responses=responses_documented(PageSerializer)
     )
     def get(self, request: Request) -> Response:
-        data = query_params(self.InputSerializer, request)
-        return response_read(
-            serializer=self.PageSerializer,
-            read=lambda: selectors.failure_list(
-                namespace=data["namespace"],
-                job=data["job"],
-                classification=data["classification"],
-                since=data["since"],
-                until=data["until"],
-                limit=data["limit"],
-                offset=data["offset"],
-            ),
-            node_parameter="job",
-        )
+        return _failure_page(request, filters=self.InputSerializer, page=self.PageSerializer, read=failure_list)
 
 
 class FailureJobListApi(APIView):
@@ -128,7 +133,7 @@ class FailureJobListApi(APIView):
                 distance = serializers.IntegerField(help_text="hops from what the run should have written (0: it)")
                 owners = serializers.ListField(child=serializers.CharField())
 
-            datasets = DatasetSerializer(many=True, help_text=f"nearest first, at most {selectors.BLAST_LIMIT}")
+            datasets = DatasetSerializer(many=True, help_text=f"nearest first, at most {BLAST_LIMIT}")
             owners = serializers.ListField(child=serializers.CharField(), help_text="every listed dataset's owners")
             total = serializers.IntegerField(help_text="datasets reached (listed or not)")
             truncated = serializers.BooleanField()
@@ -142,7 +147,7 @@ class FailureJobListApi(APIView):
             help_text=("the latest run and the runs before it that failed, up to the first that did not")
         )
         consecutiveFailuresCapped = serializers.BooleanField(
-            help_text=(f"true when the count stopped at {selectors.STREAK_LIMIT} runs")
+            help_text=(f"true when the count stopped at {STREAK_LIMIT} runs")
         )
         failingSince = serializers.CharField(
             allow_null=True,
@@ -165,17 +170,4 @@ class FailureJobListApi(APIView):
         responses=responses_documented(PageSerializer),
     )
     def get(self, request: Request) -> Response:
-        data = query_params(self.InputSerializer, request)
-        return response_read(
-            serializer=self.PageSerializer,
-            read=lambda: selectors.failure_job_list(
-                namespace=data["namespace"],
-                job=data["job"],
-                classification=data["classification"],
-                since=data["since"],
-                until=data["until"],
-                limit=data["limit"],
-                offset=data["offset"],
-            ),
-            node_parameter="job",
-        )
+        return _failure_page(request, filters=self.InputSerializer, page=self.PageSerializer, read=failure_job_list)

@@ -10,7 +10,6 @@ from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
 from lineage_app.api_support import RUN_STATES, PageInput, ResponseSerializer, page_of, query_params
-from lineage_app.explorer import selectors
 from lineage_app.explorer.apis.shared import (
     VERIFICATIONS,
     ListFilterInput,
@@ -18,6 +17,7 @@ from lineage_app.explorer.apis.shared import (
     response_read,
     responses_documented,
 )
+from lineage_app.explorer.selectors.jobs_and_runs import job_detail, job_list, job_run_list, run_for_id
 from lineage_app.graph.failure_cause import CLASSIFICATIONS
 from lineage_app.ingest.models import LineageEvent
 
@@ -84,9 +84,7 @@ class JobListApi(APIView):
         data = query_params(self.InputSerializer, request)
         return response_read(
             serializer=self.PageSerializer,
-            read=lambda: selectors.job_list(
-                namespace=data["namespace"], q=data["q"], limit=data["limit"], offset=data["offset"]
-            ),
+            read=lambda: job_list(namespace=data["namespace"], q=data["q"], limit=data["limit"], offset=data["offset"]),
         )
 
 
@@ -129,9 +127,7 @@ class JobDetailApi(APIView):
     )
     def get(self, request: Request) -> Response:
         data = query_params(self.InputSerializer, request)
-        return response_read(
-            serializer=self.OutputSerializer, read=lambda: selectors.job_detail(node_id=data["nodeId"])
-        )
+        return response_read(serializer=self.OutputSerializer, read=lambda: job_detail(node_id=data["nodeId"]))
 
 
 class JobRunListApi(APIView):
@@ -151,7 +147,7 @@ class JobRunListApi(APIView):
         data = query_params(self.InputSerializer, request)
         return response_read(
             serializer=self.PageSerializer,
-            read=lambda: selectors.job_run_list(node_id=data["nodeId"], limit=data["limit"], offset=data["offset"]),
+            read=lambda: job_run_list(node_id=data["nodeId"], limit=data["limit"], offset=data["offset"]),
         )
 
 
@@ -228,5 +224,5 @@ class RunDetailApi(APIView):
     @extend_schema(operation_id="run_detail", responses=responses_documented(OutputSerializer))
     def get(self, request: Request, run_id: str) -> Response:
         return response_read(
-            serializer=self.OutputSerializer, read=lambda: selectors.run_for_id(run_id=run_id), node_parameter=None
+            serializer=self.OutputSerializer, read=lambda: run_for_id(run_id=run_id), node_parameter=None
         )

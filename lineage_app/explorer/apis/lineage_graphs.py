@@ -11,14 +11,14 @@ from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
 from lineage_app.api_support import RUN_STATES, ColumnEdgeSerializer, InstantField, ResponseSerializer, query_params
-from lineage_app.explorer import selectors
 from lineage_app.explorer.apis.shared import NodeInput, response_read, responses_documented
+from lineage_app.explorer.selectors.lineage import DIRECTIONS, column_lineage_for_node, lineage_for_node
 from lineage_app.graph.model import LEVELS, LINEAGE_NODE_TYPES, NodeType
 
 
 class GraphInput(NodeInput):
     depth = serializers.IntegerField(min_value=0, max_value=settings.LINEAGE_MAX_DEPTH, default=2)
-    direction = serializers.ChoiceField(choices=sorted(selectors.DIRECTIONS), default="both")
+    direction = serializers.ChoiceField(choices=sorted(DIRECTIONS), default="both")
     asOf = InstantField(required=False, default=None, help_text="ISO 8601; edges first seen later are left out")
 
 
@@ -99,7 +99,7 @@ class LineageGraphApi(APIView):
 
         nodeId = serializers.CharField()
         depth = serializers.IntegerField()
-        direction = serializers.ChoiceField(choices=sorted(selectors.DIRECTIONS))
+        direction = serializers.ChoiceField(choices=sorted(DIRECTIONS))
         truncated = serializers.BooleanField(help_text="the node budget (`LINEAGE_MAX_NODES`) cut the graph short")
         graph = NodeSerializer(many=True)
         level = serializers.ChoiceField(choices=LEVELS)
@@ -111,7 +111,7 @@ class LineageGraphApi(APIView):
         data = query_params(self.InputSerializer, request)
         return response_read(
             serializer=self.OutputSerializer,
-            read=lambda: selectors.lineage_for_node(
+            read=lambda: lineage_for_node(
                 node_id=data["nodeId"],
                 depth=data["depth"],
                 direction=data["direction"],
@@ -154,7 +154,7 @@ class ColumnLineageGraphApi(APIView):
 
         nodeId = serializers.CharField()
         depth = serializers.IntegerField()
-        direction = serializers.ChoiceField(choices=sorted(selectors.DIRECTIONS))
+        direction = serializers.ChoiceField(choices=sorted(DIRECTIONS))
         truncated = serializers.BooleanField()
         graph = FieldNodeSerializer(many=True)
 
@@ -167,7 +167,7 @@ class ColumnLineageGraphApi(APIView):
         data = query_params(self.InputSerializer, request)
         return response_read(
             serializer=self.OutputSerializer,
-            read=lambda: selectors.column_lineage_for_node(
+            read=lambda: column_lineage_for_node(
                 node_id=data["nodeId"], depth=data["depth"], direction=data["direction"], as_of=data["asOf"]
             ),
         )

@@ -10,8 +10,8 @@ from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
 from lineage_app.api_support import PageInput, ResponseSerializer, page_of, query_params
-from lineage_app.explorer import selectors
 from lineage_app.explorer.apis.shared import response_read, responses_documented
+from lineage_app.explorer.selectors.namespaces import namespace_list
 
 
 class NamespaceListApi(APIView):
@@ -39,5 +39,5 @@ class NamespaceListApi(APIView):
         data = query_params(self.InputSerializer, request)
         return response_read(
             serializer=self.PageSerializer,
-            read=lambda: selectors.namespace_list(limit=data["limit"], offset=data["offset"]),
+            read=lambda: namespace_list(limit=data["limit"], offset=data["offset"]),
         )

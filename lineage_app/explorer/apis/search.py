@@ -11,13 +11,13 @@ from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
 from lineage_app.api_support import MAX_PAGE, QueryInput, ResponseSerializer, query_params
-from lineage_app.explorer import selectors
 from lineage_app.explorer.apis.shared import response_read, responses_documented
+from lineage_app.explorer.selectors.search import SEARCH_TYPES, node_search
 from lineage_app.graph.model import ASSET_TYPES
 
-_TYPE = "|".join(selectors.SEARCH_TYPES)
+_TYPE = "|".join(SEARCH_TYPES)
 _TYPES_PATTERN = rf"^({_TYPE})(,({_TYPE}))*$"
-_TYPES_MESSAGE = f"types must be a comma-separated subset of {', '.join(selectors.SEARCH_TYPES)}"
+_TYPES_MESSAGE = f"types must be a comma-separated subset of {', '.join(SEARCH_TYPES)}"
 
 
 class NodeSearchApi(APIView):
@@ -29,7 +29,7 @@ class NodeSearchApi(APIView):
         q = serializers.CharField()
         types = serializers.CharField(
             required=False,
-            default=",".join(selectors.SEARCH_TYPES),
+            default=",".join(SEARCH_TYPES),
             help_text="comma-separated: dataset, job, field",
             validators=[RegexValidator(_TYPES_PATTERN, message=_TYPES_MESSAGE)],
         )
@@ -67,5 +67,5 @@ class NodeSearchApi(APIView):
         data = query_params(self.InputSerializer, request)
         return response_read(
             serializer=self.OutputSerializer,
-            read=lambda: selectors.node_search(q=data["q"], types=data["types"], limit=data["limit"]),
+            read=lambda: node_search(q=data["q"], types=data["types"], limit=data["limit"]),
         )

@@ -10,7 +10,8 @@ from rest_framework.response import Response
 
 from lineage_app.api_errors import error_response
 from lineage_app.api_support import ERRORS, PageInput, QueryInput, ResponseSerializer, response_of
-from lineage_app.explorer import selectors
+from lineage_app.explorer.selectors.datasets import VersionNotFound
+from lineage_app.explorer.selectors.near_miss import NodeParameterNotFound
 from lineage_app.graph.node_ids import NodeNotFound
 from spark_agent.protocol import VerificationStatus
 
@@ -33,9 +34,9 @@ def response_read(
     naming the parameter (`node_parameter`: None when the node is named by the URL's path)."""
     try:
         return response_of(serializer, read())
-    except selectors.VersionNotFound as exc:
+    except VersionNotFound as exc:
         return error_response("not_found", str(exc), path=exc.parameter, http_status=404)
-    except selectors.NodeParameterNotFound as exc:
+    except NodeParameterNotFound as exc:
         return error_response("not_found", str(exc), path=exc.parameter, http_status=404)
     except NodeNotFound as exc:
         return error_response("not_found", str(exc), path=node_parameter, http_status=404)

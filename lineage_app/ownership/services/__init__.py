@@ -21,6 +21,7 @@ from lineage_app.ownership.services.graph_mirror import ownership_mirror_all
 from lineage_app.ownership.services.owners import (
     OwnershipInvalid,
     assignment_create,
+    assignment_delete_manual,
     assignment_problems,
     assignment_save,
     assignments_delete,
@@ -35,6 +36,7 @@ __all__ = [
     "OwnershipInvalid",
     "RowProblem",
     "assignment_create",
+    "assignment_delete_manual",
     "assignment_problems",
     "assignment_save",
     "assignments_delete",

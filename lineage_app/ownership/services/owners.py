@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
@@ -138,12 +139,7 @@ def assignment_create(
         raise OwnershipInvalid(problems)
     the_owner = owner_upsert(name=owner, kind=kind, email=email, channel=channel)
     assignment, created = Assignment.objects.get_or_create(
-        owner=the_owner,
-        target_type=target_type,
-        namespace=namespace,
-        name=name,
-        role=role,
-        source=Assignment.Source.MANUAL,
+        owner=the_owner, **_manual(target_type=target_type, namespace=namespace, name=name, role=role)
     )
     assignments_mirror(merge=[assignment])
     return assignment, created
@@ -166,3 +162,23 @@ def assignments_delete(*, assignments: QuerySet[Assignment] | Sequence[Assignmen
         delete=[assignment_graph_row(assignment=a) for a in found if a.source == Assignment.Source.MANUAL]
     )
     return Assignment.objects.filter(pk__in=[a.pk for a in found]).delete()[0]
+
+
+def assignment_delete_manual(*, owner: str, target_type: str, namespace: str, name: str, role: str) -> int:
+    """Delete the hand-set assignment of `owner` to a target in `role` (it leaves the graph now); how many
+    rows went (0: there was none)."""
+    found = Assignment.objects.filter(
+        owner__name=owner, **_manual(target_type=target_type, namespace=namespace, name=name, role=role)
+    )
+    return assignments_delete(assignments=found) if found.exists() else 0
+
+
+def _manual(*, target_type: str, namespace: str, name: str, role: str) -> dict[str, Any]:
+    """What names a hand-set assignment, besides its owner: its target, its role, and that it is hand-set."""
+    return {
+        "target_type": target_type,
+        "namespace": namespace,
+        "name": name,
+        "role": role,
+        "source": Assignment.Source.MANUAL,
+    }

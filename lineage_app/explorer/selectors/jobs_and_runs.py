@@ -1,0 +1,150 @@
+"""Jobs and runs: the job listing, a job's detail page and runs, a run with its events, and streaming runs' progress."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+
+from lineage_app.graph import listings
+from lineage_app.graph.model import Label, NodeType, RunState
+from lineage_app.graph.node_ids import NodeNotFound, node_id, node_ref_id, node_resolve
+from lineage_app.graph.run_state import STATE_AFTER
+from lineage_app.graph.traversal import run_find
+from lineage_app.ingest.selectors import run_events, run_streaming_latest, run_verification_statuses
+from lineage_app.signatures.selectors import verification_worst
+
+
+def job_list(*, namespace: str | None, q: str | None, limit: int, offset: int) -> dict[str, Any]:
+    count, rows = listings.job_page(namespace=namespace, q=q, limit=limit, offset=offset)
+    return {
+        "count": count,
+        "results": [
+            {
+                "id": row["nodeId"],
+                "namespace": row["namespace"],
+                "name": row["name"],
+                "jobType": row["jobType"],
+                "latestRunState": row["latestRunState"],
+                "latestRunTime": row["latestRunTime"],
+            }
+            for row in rows
+        ],
+    }
+
+
+def job_detail(*, node_id: str) -> dict[str, Any]:
+    """A job with its facets, input and output datasets and latest run.
+
+    An application job's inputs and outputs are its own and its action jobs' (`actions`); an
+    action job names its `application`.
+    """
+    _, key = node_resolve(node_id=node_id, kinds=(NodeType.JOB,))
+    found = listings.job_find(key=key)
+    if found is None:
+        raise NodeNotFound(f"no job with id {node_id!r}")
+    latest = _run_summaries([found["latestRun"]])[0] if found["latestRun"] else None
+    inputs, outputs = set(found["inputs"]), set(found["outputs"])
+    for action in found["actionIo"]:
+        inputs.update(action["inputs"])
+        outputs.update(action["outputs"])
+    application = found["application"]
+    return {
+        "id": found["id"],
+        "namespace": found["namespace"],
+        "name": found["name"],
+        "jobType": found["jobType"],
+        "facets": json.loads(found["facetsJson"] or "{}"),
+        "inputs": sorted(inputs),
+        "outputs": sorted(outputs),
+        "latestRun": latest,
+        **({"streaming": latest["streaming"]} if latest and "streaming" in latest else {}),
+        "actions": sorted(node_ref_id((Label.JOB, action)) for action in found["actions"]),
+        "application": node_ref_id((Label.JOB, application)) if application else None,
+    }
+
+
+def job_run_list(*, node_id: str, limit: int, offset: int) -> dict[str, Any]:
+    """A job's runs, newest first, with each run's signature verification status."""
+    _, key = node_resolve(node_id=node_id, kinds=(NodeType.JOB,))
+    count, rows = listings.job_run_page(key=key, limit=limit, offset=offset)
+    return {"count": count, "results": _run_summaries(rows)}
+
+
+def run_for_id(*, run_id: str) -> dict[str, Any]:
+    """A run from the graph, with its events from the event log and their worst signature status."""
+    found = run_find(run_id=run_id.lower())
+    if found is None:
+        raise NodeNotFound(f"no run with id {run_id!r}")
+    run = dict(found["run"])
+    facets = json.loads(run.pop("facetsJson", None) or "{}")
+    run.pop("nodeId", None)
+    events = run_events(run_id=run["runId"])
+    streaming = run_streaming(run_ids=[run["runId"]])
+    return {
+        "id": node_id(NodeType.RUN, run["runId"]),
+        **run,
+        "facets": facets,
+        "inputs": sorted(found["inputs"]),
+        "outputs": sorted(found["outputs"]),
+        "children": sorted(found["children"]),
+        "verification": verification_worst(statuses=[event["verification"] or "" for event in events]),
+        "events": events,
+        **({"streaming": streaming[run["runId"]]} if streaming else {}),
+    }
+
+
+def run_streaming(*, run_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The `streaming` block of each run whose latest event reports a streaming query's progress (others have none).
+
+    A run not yet ended is `stalled` when nothing came from it for `STREAMING_STALL_INTERVALS` of the
+    query's own progress intervals."""
+    now = timezone.now()
+    blocks = {}
+    for run_id, latest in run_streaming_latest(run_ids=run_ids).items():
+        facet = latest["facet"]
+        interval = _number(facet.get("intervalSeconds")) or 0.0
+        silent = (now - latest["eventTime"]).total_seconds()
+        live = STATE_AFTER.get(latest["eventType"]) == RunState.RUNNING
+        batch = facet.get("batchId")
+        blocks[run_id] = {
+            "runningSince": _text(facet.get("startedAt")),
+            "lastProgressAt": _text(facet.get("progressAt")),
+            "inputRowsPerSecond": _number(facet.get("inputRowsPerSecond")),
+            "processedRowsPerSecond": _number(facet.get("processedRowsPerSecond")),
+            "batchId": batch if isinstance(batch, int) and not isinstance(batch, bool) else None,
+            "intervalSeconds": interval,
+            "stalled": live and interval > 0 and silent > settings.STREAMING_STALL_INTERVALS * interval,
+        }
+    return blocks
+
+
+def _run_summaries(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Runs as listed, each with its worst signature status and, when it streams, its `streaming` block."""
+    run_ids = [row["runId"] for row in rows]
+    verified = _verifications(run_ids)
+    live = run_streaming(run_ids=run_ids)
+    return [
+        {
+            **row,
+            "verification": verified[row["runId"]],
+            **({"streaming": live[row["runId"]]} if row["runId"] in live else {}),
+        }
+        for row in rows
+    ]
+
+
+def _verifications(run_ids: list[str]) -> dict[str, str | None]:
+    """Each run's worst signature status over its logged events (one query for a page of runs)."""
+    statuses = run_verification_statuses(run_ids=run_ids)
+    return {run_id: verification_worst(statuses=statuses.get(run_id, [])) for run_id in run_ids}
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

@@ -1,0 +1,127 @@
+"""Lineage graphs shaped for the API: Marquez-style node lists with in / out edges, for datasets and jobs or fields."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+
+from lineage_app.graph.model import API_TYPES, Label, NodeType
+from lineage_app.graph.node_ids import node_ref_id, node_resolve
+from lineage_app.graph.traversal import LineageGraph, NodeRef, job_lineage_traverse, lineage_traverse
+from lineage_app.instants import utc_text
+
+DIRECTIONS = {"upstream": ("upstream",), "downstream": ("downstream",), "both": ("upstream", "downstream")}
+
+
+def lineage_for_node(
+    *, node_id: str, depth: int, direction: str, as_of: datetime | None, level: str = "application"
+) -> dict[str, Any]:
+    """Datasets and jobs within `depth` hops of `node_id` (dataset -> job -> dataset is two hops).
+
+    At `application` level (the default, as in the API) each action job (one whose latest run has a
+    parent run) is replaced by its application job, whose data lists its `actions`; at `action` level,
+    the graph as recorded, each action job's data names its `application`. An application job starts
+    from its action jobs at either level.
+    """
+    start = node_resolve(node_id=node_id)
+    graph = job_lineage_traverse(
+        start=start,
+        depth=depth,
+        directions=DIRECTIONS[direction],
+        as_of=utc_text(as_of) if as_of else None,
+        max_nodes=settings.LINEAGE_MAX_NODES,
+        roll_up=level == "application",
+    )
+    return _graph_body(graph, start, depth=depth, direction=direction, edge_fields=False, level=level)
+
+
+def column_lineage_for_node(*, node_id: str, depth: int, direction: str, as_of: datetime | None) -> dict[str, Any]:
+    """Fields within `depth` derivations of the field `node_id`, with each edge's job and transformation."""
+    start = node_resolve(node_id=node_id, kinds=(NodeType.DATASET_FIELD,))
+    graph = lineage_traverse(
+        start=start,
+        depth=depth,
+        directions=DIRECTIONS[direction],
+        as_of=utc_text(as_of) if as_of else None,
+        max_nodes=settings.LINEAGE_MAX_NODES,
+    )
+    return _graph_body(graph, start, depth=depth, direction=direction, edge_fields=True)
+
+
+def _application_data(graph: LineageGraph, level: str) -> dict[NodeRef, dict[str, Any]]:
+    """What application / action job nodes add to their `data` at `level`: an application job its
+    `actions` (the ids of its action jobs this answer reached) and `level`; an action job (action
+    level) its `application`."""
+    extra: dict[NodeRef, dict[str, Any]] = {}
+    if level == "application":
+        for action, app in sorted(graph.applications.items()):
+            extra.setdefault(app, {"actions": [], "level": "application"})["actions"].append(node_ref_id(action))
+        for found in extra.values():
+            found["actions"].sort()
+    else:
+        extra = {action: {"application": node_ref_id(app)} for action, app in graph.applications.items()}
+    return extra
+
+
+def _edges(
+    graph: LineageGraph, ids: dict[NodeRef, str], *, edge_fields: bool
+) -> tuple[dict[NodeRef, list[dict[str, Any]]], dict[NodeRef, list[dict[str, Any]]]]:
+    """Each node's incoming and outgoing edges, in a stable order; with `edge_fields`, each edge's properties too."""
+    in_edges: dict[NodeRef, list[dict[str, Any]]] = defaultdict(list)
+    out_edges: dict[NodeRef, list[dict[str, Any]]] = defaultdict(list)
+    for origin, destination, properties in sorted(graph.edges, key=lambda e: (e[0], e[1], str(e[2]) if e[2] else "")):
+        edge: dict[str, Any] = {"origin": ids[origin], "destination": ids[destination]}
+        if edge_fields:
+            edge.update(properties)
+            edge["indirect"] = bool(edge.get("indirect"))
+        out_edges[origin].append(edge)
+        in_edges[destination].append(edge)
+    return in_edges, out_edges
+
+
+def _graph_body(
+    graph: LineageGraph,
+    start: NodeRef,
+    *,
+    depth: int,
+    direction: str,
+    edge_fields: bool,
+    level: str | None = None,
+) -> dict[str, Any]:
+    ids = {ref: summary["nodeId"] for ref, summary in graph.nodes.items()}
+    extra = _application_data(graph, level) if level else {}
+    in_edges, out_edges = _edges(graph, ids, edge_fields=edge_fields)
+    nodes = []
+    for ref, summary in sorted(graph.nodes.items(), key=lambda item: ids[item[0]]):
+        data = summary  # read for this answer alone
+        if ref[0] is Label.FIELD:
+            data = {
+                "namespace": data["namespace"],
+                "dataset": data["dataset"],
+                "name": data["name"],
+                "type": data["type"],
+            }
+        elif ref in extra:
+            data.update(extra[ref])
+        nodes.append(
+            {
+                "id": ids[ref],
+                "type": API_TYPES[ref[0]],
+                "data": data,
+                "inEdges": in_edges[ref],
+                "outEdges": out_edges[ref],
+            }
+        )
+    body = {
+        "nodeId": ids[start] if start in ids else node_ref_id(start),
+        "depth": depth,
+        "direction": direction,
+        "truncated": graph.truncated,
+        "graph": nodes,
+    }
+    if level:
+        body["level"] = level
+    return body
