@@ -14,7 +14,8 @@ from django.utils import timezone
 from lineage_app.graph import impact, listings
 from lineage_app.graph.failure_cause import UNKNOWN
 from lineage_app.graph.model import API_TYPES, FAILED_STATES, KEY_SEPARATOR, Label, NodeType, RunState
-from lineage_app.graph.node_ids import NodeNotFound, node_id, node_ref_id, node_resolve
+from lineage_app.graph.node_ids import NodeNotFound, node_id, node_ref_id
+from lineage_app.graph.node_resolve import node_resolve
 from lineage_app.graph.run_state import STATE_AFTER
 from lineage_app.graph.traversal import (
     LineageGraph,

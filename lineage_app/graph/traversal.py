@@ -10,9 +10,8 @@ from neo4j import ManagedTransaction
 
 from lineage_app.graph import reads
 from lineage_app.graph.driver import graph_read, records
-from lineage_app.graph.model import Label
+from lineage_app.graph.model import Label, NodeRef
 
-NodeRef = tuple[Label, str]  # a node by its label and natural key
 Edge = tuple[NodeRef, NodeRef, tuple[tuple[str, Any], ...]]  # origin, destination, edge properties (data-flow order)
 Row = tuple[NodeRef, NodeRef, tuple[tuple[str, Any], ...]]  # an edge as a hop found it: from, to, properties
 # Each node's element id: how a traversal names the nodes it reached to the engine, within the
