@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from lineage_app.graph import queries
+from lineage_app.graph import writes as statements
 from lineage_app.graph.events import EventRecord
 from lineage_app.graph.identity import identity_key, identity_normalise, symlink_identifiers
 from lineage_app.graph.model import (
@@ -151,26 +151,26 @@ class GraphWrites:
         Field rows it does not (`field_candidates` less the ones a read found)."""
         versions = self.versions.rows()
         ordered = (
-            (queries.MERGE_NAMESPACES, self.namespaces.rows()),
-            (queries.MERGE_DATASETS, self.datasets.rows()),
-            (queries.SET_DATASET_FACETS, self.dataset_facets.rows()),
-            (queries.MERGE_JOBS, self.jobs.rows()),
-            (queries.SET_JOB_FACETS, self.job_facets.rows()),
-            (queries.MERGE_RUNS, self.runs),
-            (queries.MERGE_RUN_PARENTS, self.run_parents),
-            (queries.MERGE_RUN_READS, self.run_reads.rows()),
-            (queries.MERGE_RUN_WRITES, self.run_writes.rows()),
-            (queries.SET_DATASET_LATEST_RUNS, self.runs),
-            (queries.SET_RUN_READ_STATISTICS, self.run_read_statistics.rows()),
-            (queries.SET_RUN_WRITE_STATISTICS, self.run_write_statistics.rows()),
-            (queries.MERGE_JOB_INPUTS, self.job_inputs.rows()),
-            (queries.MERGE_JOB_OUTPUTS, self.job_outputs.rows()),
-            (queries.MERGE_DATASET_VERSIONS, [v for v in versions if v["key"] not in known_versions]),
-            (queries.SET_VERSION_SIGHTINGS, [v for v in versions if v["key"] in known_versions]),
-            (queries.MERGE_FIELDS, new_fields),
-            (queries.MERGE_FIELD_DERIVATIONS, self.derivations.rows()),
-            (queries.MERGE_DATASET_OWNERS, self.dataset_owners.rows()),
-            (queries.MERGE_JOB_OWNERS, self.job_owners.rows()),
+            (statements.MERGE_NAMESPACES, self.namespaces.rows()),
+            (statements.MERGE_DATASETS, self.datasets.rows()),
+            (statements.SET_DATASET_FACETS, self.dataset_facets.rows()),
+            (statements.MERGE_JOBS, self.jobs.rows()),
+            (statements.SET_JOB_FACETS, self.job_facets.rows()),
+            (statements.MERGE_RUNS, self.runs),
+            (statements.MERGE_RUN_PARENTS, self.run_parents),
+            (statements.MERGE_RUN_READS, self.run_reads.rows()),
+            (statements.MERGE_RUN_WRITES, self.run_writes.rows()),
+            (statements.SET_DATASET_LATEST_RUNS, self.runs),
+            (statements.SET_RUN_READ_STATISTICS, self.run_read_statistics.rows()),
+            (statements.SET_RUN_WRITE_STATISTICS, self.run_write_statistics.rows()),
+            (statements.MERGE_JOB_INPUTS, self.job_inputs.rows()),
+            (statements.MERGE_JOB_OUTPUTS, self.job_outputs.rows()),
+            (statements.MERGE_DATASET_VERSIONS, [v for v in versions if v["key"] not in known_versions]),
+            (statements.SET_VERSION_SIGHTINGS, [v for v in versions if v["key"] in known_versions]),
+            (statements.MERGE_FIELDS, new_fields),
+            (statements.MERGE_FIELD_DERIVATIONS, self.derivations.rows()),
+            (statements.MERGE_DATASET_OWNERS, self.dataset_owners.rows()),
+            (statements.MERGE_JOB_OWNERS, self.job_owners.rows()),
         )
         return ((query, rows) for query, rows in ordered if rows)
 

@@ -8,7 +8,8 @@ from typing import Any
 from neo4j import ManagedTransaction
 from neo4j.exceptions import ConstraintError
 
-from lineage_app.graph import queries
+from lineage_app.graph import identity_statements, lookups
+from lineage_app.graph import writes as statements
 from lineage_app.graph.driver import graph_write, records
 from lineage_app.graph.identity import Identity, canonical_of, identity_key, identity_normalise
 from lineage_app.graph.model import KEY_SEPARATOR, NodeType, natural_key
@@ -69,7 +70,7 @@ def _known_versions(tx: ManagedTransaction, writes: GraphWrites) -> tuple[set[st
     rows = [{"key": v["key"], "datasetKey": v["datasetKey"]} for v in writes.versions.rows()]
     if not rows:
         return set(), set()
-    found = records(tx, queries.READ_KNOWN_VERSIONS, rows=rows)
+    found = records(tx, lookups.READ_KNOWN_VERSIONS, rows=rows)
     return (set(found[0]["keys"]), set(found[0]["current"])) if found else (set(), set())
 
 
@@ -78,7 +79,7 @@ def _existing_field_keys(tx: ManagedTransaction, keys: list[str]) -> set[str]:
     field again on every later sighting of its schema or column mapping."""
     if not keys:
         return set()
-    found = records(tx, queries.READ_FIELD_KEYS, keys=keys)
+    found = records(tx, lookups.READ_FIELD_KEYS, keys=keys)
     return set(found[0]["keys"]) if found else set()
 
 
@@ -94,9 +95,9 @@ def _identity_settle(tx: ManagedTransaction, writes: GraphWrites) -> tuple[dict[
     spellings = writes.aliases.rows()
     if not spellings:
         return {}, []
-    tx.run(queries.MERGE_DATASET_ALIASES, rows=spellings).consume()
+    tx.run(identity_statements.MERGE_DATASET_ALIASES, rows=spellings).consume()
     if writes.alias_links.rows():
-        tx.run(queries.MERGE_ALIAS_LINKS, rows=writes.alias_links.rows()).consume()
+        tx.run(identity_statements.MERGE_ALIAS_LINKS, rows=writes.alias_links.rows()).consume()
     # The connected components (symlinks either way, or the same normalised name) of the batch's names.
     neighbours: dict[str, set[str]] = defaultdict(set)
     normal: dict[str, Identity] = {}
@@ -104,11 +105,11 @@ def _identity_settle(tx: ManagedTransaction, writes: GraphWrites) -> tuple[dict[
     frontier = {row["key"] for row in spellings}
     while frontier:
         keys = sorted(frontier)
-        for row in records(tx, queries.READ_ALIAS_SPELLINGS, keys=keys):
+        for row in records(tx, lookups.READ_ALIAS_SPELLINGS, keys=keys):
             normal[row["key"]] = (row["namespace"], row["name"])
             stored[row["key"]] = row["canonicalKey"]
             neighbours[row["key"]].add(row["other"])
-        for row in records(tx, queries.READ_ALIAS_LINKED, keys=keys):
+        for row in records(tx, lookups.READ_ALIAS_LINKED, keys=keys):
             neighbours[row["key"]].add(row["other"])
             neighbours[row["other"]].add(row["key"])
         frontier = {other for key in keys for other in neighbours[key]} - normal.keys()
@@ -149,12 +150,12 @@ def _identity_settle(tx: ManagedTransaction, writes: GraphWrites) -> tuple[dict[
                     "toName": chosen[1],
                     "fieldIdPrefix": node_id(NodeType.DATASET_FIELD, *chosen) + ":",
                 }
-                for row in records(tx, queries.READ_DATASET_KEYS, keys=stale)
+                for row in records(tx, lookups.READ_DATASET_KEYS, keys=stale)
             ]
     if alias_rows:
-        tx.run(queries.SET_ALIAS_CANONICAL, rows=alias_rows).consume()
+        tx.run(identity_statements.SET_ALIAS_CANONICAL, rows=alias_rows).consume()
     if merges:
-        for query in queries.MERGE_ALIAS_STATEMENTS:
+        for query in identity_statements.MERGE_ALIAS_STATEMENTS:
             tx.run(query, rows=merges).consume()
     return canonical, sorted({row["toKey"] for row in merges})
 
@@ -168,13 +169,13 @@ def _settle_current_versions(tx: ManagedTransaction, dataset_keys: list[str]) ->
     if not dataset_keys:
         return
     ordered: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in records(tx, queries.READ_DATASET_VERSION_ORDER, keys=dataset_keys):
+    for row in records(tx, lookups.READ_DATASET_VERSION_ORDER, keys=dataset_keys):
         ordered[row["datasetKey"]].append(row)
     changed = [dataset_key for dataset_key, found in ordered.items() if not _is_current(found)]
     if not changed:
         return
     versions: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in records(tx, queries.READ_DATASET_VERSIONS, keys=changed):
+    for row in records(tx, lookups.READ_DATASET_VERSIONS, keys=changed):
         versions[row["datasetKey"]].append(row)
     dataset_rows, field_rows = [], []
     for dataset_key, found in versions.items():
@@ -203,8 +204,8 @@ def _settle_current_versions(tx: ManagedTransaction, dataset_keys: list[str]) ->
                 }
             )
     if dataset_rows:
-        tx.run(queries.SET_DATASET_CURRENT_VERSIONS, rows=dataset_rows).consume()
-        tx.run(queries.SET_FIELD_TYPES, rows=field_rows).consume()
+        tx.run(statements.SET_DATASET_CURRENT_VERSIONS, rows=dataset_rows).consume()
+        tx.run(statements.SET_FIELD_TYPES, rows=field_rows).consume()
 
 
 def _is_current(versions: list[dict[str, Any]]) -> bool:
@@ -216,5 +217,5 @@ def _is_current(versions: list[dict[str, Any]]) -> bool:
 
 def graph_wipe(*, chunk: int = 5000) -> None:
     """Delete every node and relationship, a chunk per transaction (before a replay)."""
-    while graph_write(lambda tx: records(tx, queries.DELETE_SOME, limit=chunk)[0]["deleted"]):
+    while graph_write(lambda tx: records(tx, statements.DELETE_SOME, limit=chunk)[0]["deleted"]):
         pass
