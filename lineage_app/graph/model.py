@@ -1,4 +1,4 @@
-"""The graph's vocabulary: node labels, relationship types, node types, run states and natural keys."""
+"""The graph's vocabulary: node labels, relationship types, node types, node references, run states and natural keys."""
 
 from __future__ import annotations
 
@@ -33,6 +33,10 @@ class Rel(StrEnum):
     CHILD_OF = "CHILD_OF"
     OWNED_BY = "OWNED_BY"
     SAME_AS = "SAME_AS"  # (DatasetAlias)-[:SAME_AS]->(DatasetAlias): a `symlinks` identifier
+
+
+# A node by its label and natural key: how every module names a node (a traversal's frontier, an owner's target).
+NodeRef = tuple[Label, str]
 
 
 class NodeType(StrEnum):

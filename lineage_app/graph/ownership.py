@@ -8,24 +8,22 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from lineage_app.graph import queries
+from lineage_app.graph import lookups, writes
 from lineage_app.graph.driver import records
-from lineage_app.graph.model import Label
+from lineage_app.graph.model import Label, NodeRef
 from lineage_app.graph.node_ids import node_namespace
-
-OwnerRef = tuple[Label, str]  # (Namespace, name) or (Dataset|Job, natural key)
 
 MANUAL, EVENT = "manual", "event"
 
 _MERGE = {
-    Label.NAMESPACE: queries.MERGE_MANUAL_NAMESPACE_OWNERS,
-    Label.DATASET: queries.MERGE_MANUAL_DATASET_OWNERS,
-    Label.JOB: queries.MERGE_MANUAL_JOB_OWNERS,
+    Label.NAMESPACE: writes.MERGE_MANUAL_NAMESPACE_OWNERS,
+    Label.DATASET: writes.MERGE_MANUAL_DATASET_OWNERS,
+    Label.JOB: writes.MERGE_MANUAL_JOB_OWNERS,
 }
 _DELETE = {
-    Label.NAMESPACE: queries.DELETE_MANUAL_NAMESPACE_OWNERS,
-    Label.DATASET: queries.DELETE_MANUAL_DATASET_OWNERS,
-    Label.JOB: queries.DELETE_MANUAL_JOB_OWNERS,
+    Label.NAMESPACE: writes.DELETE_MANUAL_NAMESPACE_OWNERS,
+    Label.DATASET: writes.DELETE_MANUAL_DATASET_OWNERS,
+    Label.JOB: writes.DELETE_MANUAL_JOB_OWNERS,
 }
 
 
@@ -47,7 +45,7 @@ def _own(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(chosen, key=lambda row: (row["role"], row["name"]))
 
 
-def owners_for(tx: ManagedTransaction, *, refs: list[tuple[Label, str]]) -> dict[tuple[Label, str], list[dict]]:
+def owners_for(tx: ManagedTransaction, *, refs: list[NodeRef]) -> dict[NodeRef, list[dict]]:
     """The effective owners of each of `refs`, one statement per label for all of them.
 
     An asset's hand-set assignments if it has any; else its event-sourced ones; and if it has
@@ -61,11 +59,11 @@ def owners_for(tx: ManagedTransaction, *, refs: list[tuple[Label, str]]) -> dict
     for label, key in refs:
         wanted[label].add(key)
         wanted[Label.NAMESPACE].add(node_namespace((label, key)))
-    found: dict[OwnerRef, list[dict[str, Any]]] = defaultdict(list)
+    found: dict[NodeRef, list[dict[str, Any]]] = defaultdict(list)
     for label, keys in sorted(wanted.items()):
-        for row in records(tx, queries.READ_OWNERS[label], keys=sorted(keys))[0]["rows"]:
+        for row in records(tx, lookups.READ_OWNERS[label], keys=sorted(keys))[0]["rows"]:
             found[(label, row.pop("key"))].append(row)
-    result: dict[tuple[Label, str], list[dict]] = {}
+    result: dict[NodeRef, list[dict]] = {}
     for label, key in refs:
         own = _own(found.get((label, key), []))
         if own or label == Label.NAMESPACE:
@@ -88,14 +86,14 @@ def manual_owners_delete(tx: ManagedTransaction, *, rows: Iterable[dict[str, Any
 
 def manual_owners_delete_all(tx: ManagedTransaction) -> None:
     """Delete every `source:'manual'` edge (before mirroring them all again)."""
-    tx.run(queries.DELETE_ALL_MANUAL_OWNERS).consume()
+    tx.run(writes.DELETE_ALL_MANUAL_OWNERS).consume()
 
 
 def owner_contacts_set(tx: ManagedTransaction, *, rows: Iterable[dict[str, Any]]) -> None:
     """Refresh the `kind` and `contact` of existing Owner nodes (`owner`, `kind`, `contact`)."""
     rows = list(rows)
     if rows:
-        tx.run(queries.SET_OWNER_CONTACTS, rows=rows).consume()
+        tx.run(writes.SET_OWNER_CONTACTS, rows=rows).consume()
 
 
 def _by_label(tx: ManagedTransaction, statements: dict[Label, str], rows: Iterable[dict[str, Any]]) -> None:

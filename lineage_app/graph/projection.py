@@ -1,17 +1,17 @@
-"""Project OpenLineage events onto graph rows: pure Python, one row per entity per batch."""
+"""Project OpenLineage events onto graph rows: pure Python (no driver, no reads), one row per entity per batch."""
 
 from __future__ import annotations
 
 import functools
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from lineage_app.graph import queries
+from lineage_app.graph import writes as statements
 from lineage_app.graph.events import EventRecord
-from lineage_app.graph.identity import identity_key, identity_normalise, symlink_identifiers
+from lineage_app.graph.identity import Identity, identity_key, identity_normalise, symlink_identifiers
 from lineage_app.graph.model import (
     NodeType,
     RunState,
@@ -100,29 +100,33 @@ class _Rows:
         return list(self._rows.values())
 
 
-# What `project` keeps: the events, the names they spell, and the rows from run folds.
-_KEPT_BY_PROJECT = frozenset({"runs", "run_parents", "events", "aliases", "alias_links"})
-
-
 @dataclass
 class GraphWrites:
-    """All rows a batch of events writes, by statement, in the order they must run.
+    """What a batch of events writes, with dataset names as the events spell them: the events, every
+    name they spell and the symlinks they declare (`aliases`, `alias_links`, rows of the alias
+    registry), and the run nodes of the already-folded runs.
 
-    Dataset names are resolved to canonical datasets only inside the write transaction (the
-    alias registry is read there): `graph_writes_for` keeps the events and the names they spell
-    (`aliases`, `alias_links`), and `project` turns the events into rows once names resolve.
+    Built here (`graph_writes_for`, `writes_add_runs`) and handed to `graph.writer`, which never
+    changes it: names resolve to canonical datasets only inside the write transaction (the alias
+    registry is read there), and `rows_resolve` then turns the events into rows under those names.
     """
 
     events: list[EventRecord] = field(default_factory=list)
     aliases: _Rows = field(default_factory=_Rows)
     alias_links: _Rows = field(default_factory=_Rows)
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    run_parents: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class _EventRowsBuilder:
+    """The rows of a batch's events, by statement, while `rows_resolve` adds them."""
+
     namespaces: _Rows = field(default_factory=_Rows)
     datasets: _Rows = field(default_factory=_Rows)
     dataset_facets: _Rows = field(default_factory=_Rows)
     jobs: _Rows = field(default_factory=_Rows)
     job_facets: _Rows = field(default_factory=_Rows)
-    runs: list[dict[str, Any]] = field(default_factory=list)
-    run_parents: list[dict[str, Any]] = field(default_factory=list)
     run_reads: _Rows = field(default_factory=_Rows)
     run_writes: _Rows = field(default_factory=_Rows)
     run_read_statistics: _Rows = field(default_factory=_Rows)
@@ -135,66 +139,99 @@ class GraphWrites:
     dataset_owners: _Rows = field(default_factory=_Rows)
     job_owners: _Rows = field(default_factory=_Rows)
 
-    def project(self, resolve: Resolve) -> None:
-        """(Re)build every event row with dataset names resolved by `resolve` (idempotent, so a
-        retried transaction projects again from scratch)."""
-        for item in fields(self):
-            if item.name not in _KEPT_BY_PROJECT:
-                setattr(self, item.name, _Rows())
-        for event in self.events:
-            _project_event(self, _stamped(event), resolve)
 
-    def statements(
-        self, *, known_versions: set[str], new_fields: list[dict[str, Any]]
-    ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-        """The statements and their rows, given the schema versions the graph holds already and the
-        Field rows it does not (`field_candidates` less the ones a read found)."""
-        versions = self.versions.rows()
-        ordered = (
-            (queries.MERGE_NAMESPACES, self.namespaces.rows()),
-            (queries.MERGE_DATASETS, self.datasets.rows()),
-            (queries.SET_DATASET_FACETS, self.dataset_facets.rows()),
-            (queries.MERGE_JOBS, self.jobs.rows()),
-            (queries.SET_JOB_FACETS, self.job_facets.rows()),
-            (queries.MERGE_RUNS, self.runs),
-            (queries.MERGE_RUN_PARENTS, self.run_parents),
-            (queries.MERGE_RUN_READS, self.run_reads.rows()),
-            (queries.MERGE_RUN_WRITES, self.run_writes.rows()),
-            (queries.SET_DATASET_LATEST_RUNS, self.runs),
-            (queries.SET_RUN_READ_STATISTICS, self.run_read_statistics.rows()),
-            (queries.SET_RUN_WRITE_STATISTICS, self.run_write_statistics.rows()),
-            (queries.MERGE_JOB_INPUTS, self.job_inputs.rows()),
-            (queries.MERGE_JOB_OUTPUTS, self.job_outputs.rows()),
-            (queries.MERGE_DATASET_VERSIONS, [v for v in versions if v["key"] not in known_versions]),
-            (queries.SET_VERSION_SIGHTINGS, [v for v in versions if v["key"] in known_versions]),
-            (queries.MERGE_FIELDS, new_fields),
-            (queries.MERGE_FIELD_DERIVATIONS, self.derivations.rows()),
-            (queries.MERGE_DATASET_OWNERS, self.dataset_owners.rows()),
-            (queries.MERGE_JOB_OWNERS, self.job_owners.rows()),
-        )
-        return ((query, rows) for query, rows in ordered if rows)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EventRows:
+    """The rows of a batch's events with every dataset name resolved to its canonical dataset, by statement."""
 
-    def field_candidates(self, known_versions: set[str]) -> dict[str, dict[str, Any]]:
-        """Every Field row the batch may create, by key: those named by column lineage, and those of
-        each schema version not in `known_versions` (a version's fields are created once). A field
-        of a known version exists already, so it is no candidate."""
-        candidates = {row["key"]: row for row in self.fields.rows()}
-        for version in self.versions.rows():
-            known = version["key"] in known_versions
-            for name in version["fieldNames"]:
-                key = natural_key(version["namespace"], version["name"], name)
-                if known:
-                    candidates.pop(key, None)
-                elif key not in candidates:
-                    candidates[key] = {
-                        **_field_row(version["namespace"], version["name"], name),
-                        "datasetKey": version["datasetKey"],
-                    }
-        return candidates
+    namespaces: list[dict[str, Any]]
+    datasets: list[dict[str, Any]]
+    dataset_facets: list[dict[str, Any]]
+    jobs: list[dict[str, Any]]
+    job_facets: list[dict[str, Any]]
+    run_reads: list[dict[str, Any]]
+    run_writes: list[dict[str, Any]]
+    run_read_statistics: list[dict[str, Any]]
+    run_write_statistics: list[dict[str, Any]]
+    job_inputs: list[dict[str, Any]]
+    job_outputs: list[dict[str, Any]]
+    versions: list[dict[str, Any]]
+    fields: list[dict[str, Any]]
+    derivations: list[dict[str, Any]]
+    dataset_owners: list[dict[str, Any]]
+    job_owners: list[dict[str, Any]]
+
+
+def rows_resolve(writes: GraphWrites, *, canonical: Mapping[str, Identity]) -> EventRows:
+    """The rows of `writes`' events, each dataset name resolved through `canonical` (normalised key ->
+    canonical identity, from the alias registry; a name missing from it is its own normalised identity)."""
+    resolved: dict[tuple[str, str], Identity] = {}  # a batch spells the same names many times
+
+    def resolve(namespace: str, name: str) -> Identity:
+        found = resolved.get((namespace, name))
+        if found is None:
+            normal = identity_normalise(namespace, name)
+            found = resolved[namespace, name] = canonical.get(identity_key(*normal), normal)
+        return found
+
+    built = _EventRowsBuilder()
+    for event in writes.events:
+        _project_event(built, _stamped(event), resolve)
+    return EventRows(**{item.name: getattr(built, item.name).rows() for item in fields(built)})
+
+
+def field_candidates(rows: EventRows, *, known_versions: set[str]) -> dict[str, dict[str, Any]]:
+    """Every Field row the batch may create, by key: those named by column lineage, and those of
+    each schema version not in `known_versions` (a version's fields are created once). A field
+    of a known version exists already, so it is no candidate."""
+    candidates = {row["key"]: row for row in rows.fields}
+    for version in rows.versions:
+        known = version["key"] in known_versions
+        for name in version["fieldNames"]:
+            key = natural_key(version["namespace"], version["name"], name)
+            if known:
+                candidates.pop(key, None)
+            elif key not in candidates:
+                candidates[key] = {
+                    **_field_row(version["namespace"], version["name"], name),
+                    "datasetKey": version["datasetKey"],
+                }
+    return candidates
+
+
+def write_statements(
+    writes: GraphWrites, rows: EventRows, *, known_versions: set[str], new_fields: list[dict[str, Any]]
+) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Each statement with its rows, in the order they must run, given the schema versions the graph
+    holds already and the Field rows it does not (`field_candidates` less the ones a read found)."""
+    versions = rows.versions
+    ordered = (
+        (statements.MERGE_NAMESPACES, rows.namespaces),
+        (statements.MERGE_DATASETS, rows.datasets),
+        (statements.SET_DATASET_FACETS, rows.dataset_facets),
+        (statements.MERGE_JOBS, rows.jobs),
+        (statements.SET_JOB_FACETS, rows.job_facets),
+        (statements.MERGE_RUNS, writes.runs),
+        (statements.MERGE_RUN_PARENTS, writes.run_parents),
+        (statements.MERGE_RUN_READS, rows.run_reads),
+        (statements.MERGE_RUN_WRITES, rows.run_writes),
+        (statements.SET_DATASET_LATEST_RUNS, writes.runs),
+        (statements.SET_RUN_READ_STATISTICS, rows.run_read_statistics),
+        (statements.SET_RUN_WRITE_STATISTICS, rows.run_write_statistics),
+        (statements.MERGE_JOB_INPUTS, rows.job_inputs),
+        (statements.MERGE_JOB_OUTPUTS, rows.job_outputs),
+        (statements.MERGE_DATASET_VERSIONS, [v for v in versions if v["key"] not in known_versions]),
+        (statements.SET_VERSION_SIGHTINGS, [v for v in versions if v["key"] in known_versions]),
+        (statements.MERGE_FIELDS, new_fields),
+        (statements.MERGE_FIELD_DERIVATIONS, rows.derivations),
+        (statements.MERGE_DATASET_OWNERS, rows.dataset_owners),
+        (statements.MERGE_JOB_OWNERS, rows.job_owners),
+    )
+    return [(statement, statement_rows) for statement, statement_rows in ordered if statement_rows]
 
 
 def graph_writes_for(events: Iterable[EventRecord], folds: Iterable[RunFold]) -> GraphWrites:
-    """The writes of `events` (projected by `graph_writes_apply` once their dataset names resolve),
+    """The writes of `events` (turned into rows by `rows_resolve` once their dataset names resolve),
     plus the run nodes for the already-folded `folds`."""
     writes = GraphWrites(events=list(events))
     for event in writes.events:
@@ -287,29 +324,29 @@ def _latest_run_facts(run_id: str, state: str, last_event_time: str) -> dict[str
     }
 
 
-def _project_event(writes: GraphWrites, event: _Stamped, resolve: Resolve) -> None:
+def _project_event(built: _EventRowsBuilder, event: _Stamped, resolve: Resolve) -> None:
     payload = event.payload
     job = payload.get("job")
-    job_key = _add_job(writes, event, job) if job else None
+    job_key = _add_job(built, event, job) if job else None
     run_id = payload["run"]["runId"].lower() if "run" in payload else None
     if "dataset" in payload:
-        _add_dataset(writes, event, payload["dataset"], run_id=None, resolve=resolve)
+        _add_dataset(built, event, payload["dataset"], run_id=None, resolve=resolve)
     for side in ("inputs", "outputs"):
         for dataset in payload.get(side) or []:
-            dataset_key = _add_dataset(writes, event, dataset, run_id=run_id, resolve=resolve)
+            dataset_key = _add_dataset(built, event, dataset, run_id=run_id, resolve=resolve)
             if job_key is not None:
-                _add_job_io(writes, event, side, job_key, dataset_key)
+                _add_job_io(built, event, side, job_key, dataset_key)
             if run_id is not None:
-                _add_run_io(writes, event, side, run_id, dataset_key, dataset)
+                _add_run_io(built, event, side, run_id, dataset_key, dataset)
             if side == "outputs" and job is not None:
-                _add_column_lineage(writes, event, dataset, job, resolve)
+                _add_column_lineage(built, event, dataset, job, resolve)
 
 
-def _add_job(writes: GraphWrites, event: _Stamped, job: dict[str, Any]) -> str:
+def _add_job(built: _EventRowsBuilder, event: _Stamped, job: dict[str, Any]) -> str:
     namespace, name = job["namespace"], job["name"]
     key = natural_key(namespace, name)
-    writes.namespaces.add((namespace,), event, fixed={"name": namespace})
-    writes.jobs.add(
+    built.namespaces.add((namespace,), event, fixed={"name": namespace})
+    built.jobs.add(
         (key,),
         event,
         fixed={"key": key, "nodeId": node_id(NodeType.JOB, namespace, name), "namespace": namespace, "name": name},
@@ -317,7 +354,7 @@ def _add_job(writes: GraphWrites, event: _Stamped, job: dict[str, Any]) -> str:
     facets = job.get("facets") or {}
     if facets:
         job_type = facets.get("jobType") or {}
-        writes.job_facets.add(
+        built.job_facets.add(
             (key,),
             event,
             fixed={"key": key},
@@ -328,25 +365,25 @@ def _add_job(writes: GraphWrites, event: _Stamped, job: dict[str, Any]) -> str:
                 "integration": job_type.get("integration"),
             },
         )
-    _add_owners(writes.job_owners, event, key, facets)
+    _add_owners(built.job_owners, event, key, facets)
     return key
 
 
 def _add_dataset(
-    writes: GraphWrites, event: _Stamped, dataset: dict[str, Any], *, run_id: str | None, resolve: Resolve
+    built: _EventRowsBuilder, event: _Stamped, dataset: dict[str, Any], *, run_id: str | None, resolve: Resolve
 ) -> str:
     namespace, name = resolve(dataset["namespace"], dataset["name"])
-    key = _add_dataset_node(writes, event, namespace, name, spelled=dataset["namespace"])
+    key = _add_dataset_node(built, event, namespace, name, spelled=dataset["namespace"])
     for symlink_namespace, _, _ in symlink_identifiers(dataset):
-        _add_namespace(writes, event, symlink_namespace)
+        _add_namespace(built, event, symlink_namespace)
     facets = dataset.get("facets") or {}
     descriptive = {k: v for k, v in facets.items() if k not in STRUCTURAL_DATASET_FACETS}
     if descriptive:
-        writes.dataset_facets.add((key,), event, fixed={"key": key}, facts={"facetsJson": json_property(descriptive)})
+        built.dataset_facets.add((key,), event, fixed={"key": key}, facts={"facetsJson": json_property(descriptive)})
     schema_fields = (facets.get("schema") or {}).get("fields")
     if schema_fields is not None:
-        _add_schema_version(writes, event, namespace, name, key, schema_fields, run_id)
-    _add_owners(writes.dataset_owners, event, key, facets)
+        _add_schema_version(built, event, namespace, name, key, schema_fields, run_id)
+    _add_owners(built.dataset_owners, event, key, facets)
     return key
 
 
@@ -359,7 +396,7 @@ def _flatten_fields(fields: list[dict[str, Any]], prefix: str = "") -> Iterator[
 
 
 def _add_schema_version(
-    writes: GraphWrites,
+    built: _EventRowsBuilder,
     event: _Stamped,
     namespace: str,
     name: str,
@@ -373,7 +410,7 @@ def _add_schema_version(
     # `fixed` is read only for the batch's first sighting of the version: later ones skip building it.
     fixed = (
         {}
-        if writes.versions.has((key,))
+        if built.versions.has((key,))
         else {
             "key": key,
             "datasetKey": dataset_key,
@@ -387,7 +424,7 @@ def _add_schema_version(
             "fields": [_field_row(namespace, name, field_name) for field_name in field_names],
         }
     )
-    writes.versions.add((key,), event, fixed=fixed, earliest={"createdByRun": run_id})
+    built.versions.add((key,), event, fixed=fixed, earliest={"createdByRun": run_id})
 
 
 @functools.lru_cache(maxsize=4096)
@@ -409,20 +446,20 @@ def _field_row(namespace: str, dataset: str, name: str) -> dict[str, str]:
     }
 
 
-def _add_field(writes: GraphWrites, event: _Stamped, namespace: str, dataset: str, name: str) -> str:
+def _add_field(built: _EventRowsBuilder, event: _Stamped, namespace: str, dataset: str, name: str) -> str:
     """A field named by column lineage; fields named by a schema come with its version."""
     row = _field_row(namespace, dataset, name)
-    writes.fields.add((row["key"],), event, fixed={**row, "datasetKey": natural_key(namespace, dataset)})
+    built.fields.add((row["key"],), event, fixed={**row, "datasetKey": natural_key(namespace, dataset)})
     return row["key"]
 
 
-def _add_job_io(writes: GraphWrites, event: _Stamped, side: str, job_key: str, dataset_key: str) -> None:
-    rows = writes.job_inputs if side == "inputs" else writes.job_outputs
+def _add_job_io(built: _EventRowsBuilder, event: _Stamped, side: str, job_key: str, dataset_key: str) -> None:
+    rows = built.job_inputs if side == "inputs" else built.job_outputs
     rows.add((dataset_key, job_key), event, fixed={"datasetKey": dataset_key, "jobKey": job_key})
 
 
 def _add_run_io(
-    writes: GraphWrites,
+    built: _EventRowsBuilder,
     event: _Stamped,
     side: str,
     run_id: str,
@@ -430,9 +467,9 @@ def _add_run_io(
     dataset: dict[str, Any],
 ) -> None:
     edges, statistics = (
-        (writes.run_reads, writes.run_read_statistics)
+        (built.run_reads, built.run_read_statistics)
         if side == "inputs"
-        else (writes.run_writes, writes.run_write_statistics)
+        else (built.run_writes, built.run_write_statistics)
     )
     identity = (run_id, dataset_key)
     fixed = {"runId": run_id, "datasetKey": dataset_key}
@@ -451,7 +488,7 @@ def _add_run_io(
 
 
 def _add_column_lineage(
-    writes: GraphWrites, event: _Stamped, dataset: dict[str, Any], job: dict[str, Any], resolve: Resolve
+    built: _EventRowsBuilder, event: _Stamped, dataset: dict[str, Any], job: dict[str, Any], resolve: Resolve
 ) -> None:
     facet = (dataset.get("facets") or {}).get("columnLineage")
     if not facet:
@@ -460,18 +497,18 @@ def _add_column_lineage(
     job_id = node_id(NodeType.JOB, job["namespace"], job["name"])
     output_fields = facet.get("fields") or {}
     for output_field, mapping in output_fields.items():
-        target = _add_field(writes, event, namespace, name, output_field)
+        target = _add_field(built, event, namespace, name, output_field)
         for source in mapping.get("inputFields") or []:
-            _add_derivation(writes, event, source, target, job_id, resolve)
+            _add_derivation(built, event, source, target, job_id, resolve)
     # Whole-dataset dependencies (filters, joins, grouping) reach every output field.
     for source in facet.get("dataset") or []:
         for output_field in output_fields:
             target = natural_key(namespace, name, output_field)
-            _add_derivation(writes, event, source, target, job_id, resolve)
+            _add_derivation(built, event, source, target, job_id, resolve)
 
 
 def _add_derivation(
-    writes: GraphWrites,
+    built: _EventRowsBuilder,
     event: _Stamped,
     source: dict[str, Any],
     target_key: str,
@@ -480,11 +517,11 @@ def _add_derivation(
 ) -> None:
     # A dataset named only by column lineage still gets its node, so its field has a home.
     namespace, name = resolve(source["namespace"], source["name"])
-    _add_dataset_node(writes, event, namespace, name, spelled=source["namespace"])
-    source_key = _add_field(writes, event, namespace, name, source["field"])
+    _add_dataset_node(built, event, namespace, name, spelled=source["namespace"])
+    source_key = _add_field(built, event, namespace, name, source["field"])
     transformations = source.get("transformations") or []
     first = transformations[0] if transformations else {}
-    writes.derivations.add(
+    built.derivations.add(
         (source_key, target_key, job_id),
         event,
         fixed={"sourceKey": source_key, "targetKey": target_key, "job": job_id},
@@ -499,17 +536,17 @@ def _add_derivation(
     )
 
 
-def _add_namespace(writes: GraphWrites, event: _Stamped, spelled: str) -> None:
+def _add_namespace(built: _EventRowsBuilder, event: _Stamped, spelled: str) -> None:
     """The namespace as the event spells it, normalised: never the canonical dataset's, so which
     namespaces exist (and when they were seen) does not depend on when an alias became known."""
     namespace = identity_normalise(spelled, "x")[0]
-    writes.namespaces.add((namespace,), event, fixed={"name": namespace})
+    built.namespaces.add((namespace,), event, fixed={"name": namespace})
 
 
-def _add_dataset_node(writes: GraphWrites, event: _Stamped, namespace: str, name: str, *, spelled: str) -> str:
+def _add_dataset_node(built: _EventRowsBuilder, event: _Stamped, namespace: str, name: str, *, spelled: str) -> str:
     key = natural_key(namespace, name)
-    _add_namespace(writes, event, spelled)
-    writes.datasets.add(
+    _add_namespace(built, event, spelled)
+    built.datasets.add(
         (key,),
         event,
         fixed={"key": key, "nodeId": node_id(NodeType.DATASET, namespace, name), "namespace": namespace, "name": name},

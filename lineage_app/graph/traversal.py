@@ -10,9 +10,8 @@ from neo4j import ManagedTransaction
 
 from lineage_app.graph import reads
 from lineage_app.graph.driver import graph_read, records
-from lineage_app.graph.model import Label
+from lineage_app.graph.model import Label, NodeRef
 
-NodeRef = tuple[Label, str]  # a node by its label and natural key
 # An edge: its two nodes and its properties. A `LineageGraph` keeps them in data-flow order (origin,
 # destination); a hop tells them in the order it walked them (from, to: upstream, against the flow).
 Edge = tuple[NodeRef, NodeRef, tuple[tuple[str, Any], ...]]

@@ -7,7 +7,7 @@ from typing import Any
 from django.db.models import Count
 
 from lineage_app.graph.driver import graph_read
-from lineage_app.graph.node_ids import owned_node_resolve
+from lineage_app.graph.node_resolve import owned_node_resolve
 from lineage_app.graph.ownership import owners_for
 from lineage_app.ownership.models import Owner, OwnershipAssignment
 

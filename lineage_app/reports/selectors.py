@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from lineage_app.graph import impact
-from lineage_app.graph.model import API_TYPES, KEY_SEPARATOR, LEVELS, Label, NodeType, natural_key
-from lineage_app.graph.node_ids import NodeNotFound, node_ref_id, node_resolve
-from lineage_app.graph.traversal import NodeRef
+from lineage_app.graph.model import API_TYPES, KEY_SEPARATOR, LEVELS, Label, NodeRef, NodeType, natural_key
+from lineage_app.graph.node_ids import NodeNotFound, node_ref_id
+from lineage_app.graph.node_resolve import node_resolve
 from lineage_app.instants import utc_text
 
 __all__ = ["LEVELS", "ImpactReport", "NodeNotFound", "impact_report", "root_cause_for_node"]

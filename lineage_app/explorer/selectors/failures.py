@@ -9,7 +9,7 @@ from lineage_app.explorer.selectors.blast_radius import failure_blast_radius
 from lineage_app.graph import listings
 from lineage_app.graph.failure_cause import UNKNOWN
 from lineage_app.graph.model import FAILED_STATES, NodeType
-from lineage_app.graph.node_ids import node_resolve
+from lineage_app.graph.node_resolve import node_resolve
 from lineage_app.instants import utc_text
 
 STREAK_LIMIT = 500  # runs followed back when counting a job's consecutive failures

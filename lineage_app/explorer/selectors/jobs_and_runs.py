@@ -10,7 +10,8 @@ from django.utils import timezone
 
 from lineage_app.graph import listings
 from lineage_app.graph.model import Label, NodeType, RunState
-from lineage_app.graph.node_ids import NodeNotFound, node_id, node_ref_id, node_resolve
+from lineage_app.graph.node_ids import NodeNotFound, node_id, node_ref_id
+from lineage_app.graph.node_resolve import node_resolve
 from lineage_app.graph.run_state import STATE_AFTER
 from lineage_app.graph.traversal import run_find
 from lineage_app.ingest.selectors import run_events, run_streaming_latest, run_verification_statuses

@@ -9,7 +9,8 @@ from typing import Any
 from django.conf import settings
 
 from lineage_app.graph.model import API_TYPES, Label, NodeType
-from lineage_app.graph.node_ids import node_ref_id, node_resolve
+from lineage_app.graph.node_ids import node_ref_id
+from lineage_app.graph.node_resolve import node_resolve
 from lineage_app.graph.traversal import LineageGraph, NodeRef, job_lineage_traverse, lineage_traverse
 from lineage_app.instants import utc_text
 

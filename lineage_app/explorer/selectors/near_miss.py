@@ -9,7 +9,8 @@ from django.conf import settings
 
 from lineage_app.graph import listings
 from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType
-from lineage_app.graph.node_ids import NodeNotFound, node_resolve
+from lineage_app.graph.node_ids import NodeNotFound
+from lineage_app.graph.node_resolve import node_resolve
 from lineage_app.graph.traversal import path_length_find
 
 NEAR_MISS_LIMIT = 10  # explanations in one answer

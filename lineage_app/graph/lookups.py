@@ -1,0 +1,89 @@
+"""Read statements that look nodes up by key for the write path and ownership, as named, parameterised
+constants: which schema versions, fields and datasets the graph holds, the alias registry, owners.
+
+The read API's statements (lineage hops, listings, search) are in `reads`; these run inside the write
+transaction (`graph.writer`, `graph.alias_registry`) or read owners (`graph.ownership`).
+"""
+
+from __future__ import annotations
+
+from lineage_app.graph.model import Label, Rel
+
+# Which of the rows' versions the graph holds with their Field nodes (written with the version, in
+# its transaction; the fields of the others are merged with `MERGE_FIELDS`), and which of those are
+# their dataset's current version (a new sighting of it cannot change what is current). One record.
+READ_KNOWN_VERSIONS = f"""
+UNWIND $rows AS row
+MATCH (v:{Label.DATASET_VERSION} {{key: row.key}})
+WHERE v.fieldsExpanded = true
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+RETURN collect(row.key) AS keys, collect(CASE WHEN d.currentVersion = v.version THEN row.key END) AS current
+"""
+
+# Which of `$keys` name existing Field nodes: each was created with its HAS_FIELD edge, so a batch
+# merges only the fields that are new. One record, one list.
+READ_FIELD_KEYS = f"""
+UNWIND $keys AS k
+MATCH (f:{Label.FIELD} {{key: k}})
+RETURN collect(k) AS keys
+"""
+
+# Which version is each dataset's newest, and what the dataset holds as current: without the field
+# lists, which only a dataset whose current version changes needs (`READ_DATASET_VERSIONS`).
+READ_DATASET_VERSION_ORDER = f"""
+UNWIND $keys AS k
+MATCH (d:{Label.DATASET} {{key: k}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
+RETURN k AS datasetKey, d.currentVersion AS storedVersion, d.versionCount AS storedCount,
+       v.version AS version, v.lastKey AS lastKey
+"""
+
+READ_DATASET_VERSIONS = f"""
+UNWIND $keys AS k
+MATCH (d:{Label.DATASET} {{key: k}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
+RETURN k AS datasetKey, d.namespace AS namespace, d.name AS name, d.currentVersion AS storedVersion,
+       d.versionCount AS storedCount, v.version AS version, v.lastKey AS lastKey,
+       v.fieldNames AS fieldNames, v.fieldTypes AS fieldTypes
+"""
+
+
+# The OWNED_BY edges of each node named by `$keys`, one statement per label (namespaces by name),
+# answering one record: {key, name (the owner's), kind, contact, role, source} per edge.
+def _read_owners(label: Label, key: str) -> str:
+    return f"""
+UNWIND $keys AS k
+MATCH (:{label} {{{key}: k}})-[e:{Rel.OWNED_BY}]->(o:{Label.OWNER})
+RETURN collect({{key: k, name: o.name, kind: o.kind, contact: o.contact, role: e.role, source: e.source}}) AS rows
+"""
+
+
+READ_NAMESPACE_OWNERS = _read_owners(Label.NAMESPACE, "name")
+READ_DATASET_OWNERS = _read_owners(Label.DATASET, "key")
+READ_JOB_OWNERS = _read_owners(Label.JOB, "key")
+READ_OWNERS = {
+    Label.NAMESPACE: READ_NAMESPACE_OWNERS,
+    Label.DATASET: READ_DATASET_OWNERS,
+    Label.JOB: READ_JOB_OWNERS,
+}
+
+# --- Dataset identity (docs/identity.md): the alias registry -----------------------------------
+
+# One hop of the alias graph: a name's symlinks (either way) and the names that normalise alike.
+READ_ALIAS_LINKED = f"""
+UNWIND $keys AS k
+MATCH (a:{Label.DATASET_ALIAS} {{key: k}})-[:{Rel.SAME_AS}]-(b:{Label.DATASET_ALIAS})
+RETURN k AS key, b.key AS other
+"""
+
+READ_ALIAS_SPELLINGS = f"""
+UNWIND $keys AS k
+MATCH (a:{Label.DATASET_ALIAS} {{key: k}})
+MATCH (b:{Label.DATASET_ALIAS} {{normalKey: a.normalKey}})
+RETURN k AS key, a.normalNamespace AS namespace, a.normalName AS name, a.canonicalKey AS canonicalKey,
+       b.key AS other
+"""
+
+READ_DATASET_KEYS = f"""
+UNWIND $keys AS k
+MATCH (d:{Label.DATASET} {{key: k}})
+RETURN d.key AS key
+"""

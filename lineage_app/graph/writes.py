@@ -1,0 +1,256 @@
+"""Every Cypher statement that writes the graph, as named, parameterised constants (the alias
+registry's and the merge of an alias's node are in `identity_statements`; reads in `reads` and `lookups`).
+
+Each write statement takes `$rows` (one row per entity, already merged per batch in Python)
+and is commutative: first-seen is a minimum, last-seen a maximum, and "latest" facts are
+guarded by the event order key, so applying the same events in any order gives one graph.
+"""
+
+from __future__ import annotations
+
+from lineage_app.graph.model import Label, Rel, RunState
+
+
+def seen(var: str) -> str:
+    """SET items that widen `var`'s first/last-seen window to include the row's."""
+    return (
+        f"{var}.firstSeen = CASE WHEN {var}.firstSeen IS NULL OR row.first < {var}.firstSeen "
+        f"THEN row.first ELSE {var}.firstSeen END, "
+        f"{var}.lastSeen = CASE WHEN {var}.lastSeen IS NULL OR row.last > {var}.lastSeen "
+        f"THEN row.last ELSE {var}.lastSeen END"
+    )
+
+
+def _latest(var: str, *props: str, guard: str = "factsKey", order: str = "row.order") -> str:
+    """SET items that take `props` from the row only if its order key (`order`) is the newest
+    seen, as kept in `var`'s `guard` property."""
+    newer = f"({var}.{guard} IS NULL OR {order} >= {var}.{guard})"
+    items = [f"{var}.{p} = CASE WHEN {newer} THEN row.{p} ELSE {var}.{p} END" for p in props]
+    # The guard's own key goes last, so every item above compares against the old one.
+    items.append(f"{var}.{guard} = CASE WHEN {newer} THEN {order} ELSE {var}.{guard} END")
+    return ", ".join(items)
+
+
+def _latest_run(var: str) -> str:
+    """SET items that keep on a job or dataset its latest run: the newest by last event time, then
+    runId (the row's `runOrder`). Reads then take a node's latest run from the node itself."""
+    return _latest(var, "latestRunId", "latestRunState", "latestRunTime", guard="latestRunOrder", order="row.runOrder")
+
+
+MERGE_NAMESPACES = f"""
+UNWIND $rows AS row
+MERGE (n:{Label.NAMESPACE} {{name: row.name}})
+SET {seen("n")}
+"""
+
+MERGE_DATASETS = f"""
+UNWIND $rows AS row
+MERGE (d:{Label.DATASET} {{key: row.key}})
+SET d.nodeId = row.nodeId, d.namespace = row.namespace, d.name = row.name, {seen("d")}
+"""
+
+SET_DATASET_FACETS = f"""
+UNWIND $rows AS row
+MATCH (d:{Label.DATASET} {{key: row.key}})
+SET {_latest("d", "facetsJson")}
+"""
+
+MERGE_JOBS = f"""
+UNWIND $rows AS row
+MERGE (j:{Label.JOB} {{key: row.key}})
+SET j.nodeId = row.nodeId, j.namespace = row.namespace, j.name = row.name, {seen("j")}
+"""
+
+SET_JOB_FACETS = f"""
+UNWIND $rows AS row
+MATCH (j:{Label.JOB} {{key: row.key}})
+SET {_latest("j", "facetsJson", "jobType", "processingType", "integration")}
+"""
+
+# A run's node takes a fold of at least as many events as it has: a run's applied events only grow,
+# so a smaller fold is an older one (a slower worker's, written late) and must not undo a newer one.
+MERGE_RUNS = f"""
+UNWIND $rows AS row
+MERGE (j:{Label.JOB} {{key: row.jobKey}})
+MERGE (r:{Label.RUN} {{runId: row.runId}})
+WITH j, r, row, (r.eventCount IS NULL OR row.props.eventCount >= r.eventCount) AS newer
+FOREACH (_ IN CASE WHEN newer THEN [1] ELSE [] END | SET r += row.props)
+SET r.nodeId = row.nodeId, {_latest_run("j")}
+MERGE (j)-[:{Rel.HAS_RUN}]->(r)
+"""
+
+# After the run's WROTE edges exist: every dataset a run wrote knows its latest writing run, also
+# when a later event of the run (say its FAIL) names no outputs.
+SET_DATASET_LATEST_RUNS = f"""
+UNWIND $rows AS row
+MATCH (:{Label.RUN} {{runId: row.runId}})-[:{Rel.WROTE}]->(d:{Label.DATASET})
+SET {_latest_run("d")}
+"""
+
+MERGE_RUN_PARENTS = f"""
+UNWIND $rows AS row
+MATCH (r:{Label.RUN} {{runId: row.runId}})
+MERGE (p:{Label.RUN} {{runId: row.parentRunId}})
+ON CREATE SET p.nodeId = row.parentNodeId, p.state = '{RunState.NEW}',
+              p.jobNamespace = row.parentJobNamespace, p.jobName = row.parentJobName
+MERGE (pj:{Label.JOB} {{key: row.parentJobKey}})
+ON CREATE SET pj.nodeId = row.parentJobNodeId, pj.namespace = row.parentJobNamespace,
+              pj.name = row.parentJobName
+SET {_latest("pj", "latestRunId", "latestRunState", guard="latestRunOrder", order="row.runOrder")}
+MERGE (pj)-[:{Rel.HAS_RUN}]->(p)
+MERGE (r)-[:{Rel.CHILD_OF}]->(p)
+"""
+
+
+def _merge_run_io(rel: Rel) -> str:
+    return f"""
+UNWIND $rows AS row
+MATCH (r:{Label.RUN} {{runId: row.runId}})
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+MERGE (r)-[e:{rel}]->(d)
+SET {seen("e")}
+"""
+
+
+def _set_run_io_statistics(rel: Rel) -> str:
+    return f"""
+UNWIND $rows AS row
+MATCH (r:{Label.RUN} {{runId: row.runId}})-[e:{rel}]->(d:{Label.DATASET} {{key: row.datasetKey}})
+SET {_latest("e", "rowCount", "bytes", "fileCount")}
+"""
+
+
+MERGE_RUN_READS = _merge_run_io(Rel.READ)
+MERGE_RUN_WRITES = _merge_run_io(Rel.WROTE)
+SET_RUN_READ_STATISTICS = _set_run_io_statistics(Rel.READ)
+SET_RUN_WRITE_STATISTICS = _set_run_io_statistics(Rel.WROTE)
+
+MERGE_JOB_INPUTS = f"""
+UNWIND $rows AS row
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+MATCH (j:{Label.JOB} {{key: row.jobKey}})
+MERGE (d)-[e:{Rel.INPUT_TO}]->(j)
+SET {seen("e")}
+"""
+
+MERGE_JOB_OUTPUTS = f"""
+UNWIND $rows AS row
+MATCH (j:{Label.JOB} {{key: row.jobKey}})
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+MERGE (j)-[e:{Rel.OUTPUTS}]->(d)
+SET {seen("e")}
+"""
+
+# A sighting of a schema version: its creating run is the earliest event's, its last key the newest.
+_VERSION_SIGHTING = f"""
+    v.fieldsJson = row.fieldsJson,
+    v.createdByRun = CASE WHEN v.firstKey IS NULL OR row.firstOrder < v.firstKey
+                          THEN row.createdByRun ELSE v.createdByRun END,
+    v.firstKey = CASE WHEN v.firstKey IS NULL OR row.firstOrder < v.firstKey
+                      THEN row.firstOrder ELSE v.firstKey END,
+    v.lastKey = CASE WHEN v.lastKey IS NULL OR row.order > v.lastKey THEN row.order ELSE v.lastKey END,
+    {seen("v")}"""
+
+MERGE_DATASET_VERSIONS = f"""
+UNWIND $rows AS row
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+MERGE (v:{Label.DATASET_VERSION} {{key: row.key}})
+SET v.namespace = row.namespace, v.name = row.name, v.version = row.version,
+    v.fieldNames = row.fieldNames, v.fieldTypes = row.fieldTypes, v.fieldsExpanded = true,{_VERSION_SIGHTING}
+MERGE (d)-[:{Rel.HAS_VERSION}]->(v)
+"""
+
+# A version already in the graph: its key is a hash of its field names and types, so those, its
+# dataset edge and its fields are there already; only the sighting is new.
+SET_VERSION_SIGHTINGS = f"""
+UNWIND $rows AS row
+MATCH (v:{Label.DATASET_VERSION} {{key: row.key}})
+SET{_VERSION_SIGHTING}
+"""
+
+MERGE_FIELDS = f"""
+UNWIND $rows AS row
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+MERGE (f:{Label.FIELD} {{key: row.key}})
+ON CREATE SET f.nodeId = row.nodeId, f.namespace = row.namespace, f.dataset = row.dataset, f.name = row.name
+MERGE (d)-[:{Rel.HAS_FIELD}]->(f)
+"""
+
+MERGE_FIELD_DERIVATIONS = f"""
+UNWIND $rows AS row
+MATCH (s:{Label.FIELD} {{key: row.sourceKey}})
+MATCH (t:{Label.FIELD} {{key: row.targetKey}})
+MERGE (s)-[e:{Rel.DERIVES} {{job: row.job}}]->(t)
+SET {seen("e")},
+    {_latest("e", "transformation", "subtype", "indirect", "description", "masking", "transformationsJson")}
+"""
+
+
+def _merge_owners(label: Label) -> str:
+    return f"""
+UNWIND $rows AS row
+MATCH (x:{label} {{key: row.targetKey}})
+MERGE (o:{Label.OWNER} {{name: row.owner}})
+ON CREATE SET o.kind = row.kind
+MERGE (x)-[e:{Rel.OWNED_BY} {{role: row.role, source: 'event'}}]->(o)
+SET {seen("e")}
+"""
+
+
+MERGE_DATASET_OWNERS = _merge_owners(Label.DATASET)
+MERGE_JOB_OWNERS = _merge_owners(Label.JOB)
+
+SET_DATASET_CURRENT_VERSIONS = f"""
+UNWIND $rows AS row
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+SET d.currentVersion = row.version, d.versionCount = row.versionCount,
+    d.fieldCount = row.fieldCount
+"""
+
+SET_FIELD_TYPES = f"""
+UNWIND $rows AS row
+MATCH (f:{Label.FIELD} {{key: row.key}})
+SET f.type = row.type, f.current = row.current
+"""
+
+DELETE_SOME = "MATCH (n) WITH n LIMIT $limit DETACH DELETE n RETURN count(*) AS deleted"
+
+# --- Ownership (catalog): hand-set OWNED_BY edges -------------------------------------------
+
+
+def _merge_manual_owners(label: Label, key: str) -> str:
+    return f"""
+UNWIND $rows AS row
+MATCH (x:{label} {{{key}: row.targetKey}})
+MERGE (o:{Label.OWNER} {{name: row.owner}})
+SET o.kind = row.kind, o.contact = row.contact
+MERGE (x)-[e:{Rel.OWNED_BY} {{role: row.role, source: 'manual'}}]->(o)
+"""
+
+
+def _delete_manual_owners(label: Label, key: str) -> str:
+    return f"""
+UNWIND $rows AS row
+MATCH (x:{label} {{{key}: row.targetKey}})-[e:{Rel.OWNED_BY} {{role: row.role, source: 'manual'}}]->
+      (o:{Label.OWNER} {{name: row.owner}})
+DELETE e
+"""
+
+
+MERGE_MANUAL_NAMESPACE_OWNERS = _merge_manual_owners(Label.NAMESPACE, "name")
+MERGE_MANUAL_DATASET_OWNERS = _merge_manual_owners(Label.DATASET, "key")
+MERGE_MANUAL_JOB_OWNERS = _merge_manual_owners(Label.JOB, "key")
+DELETE_MANUAL_NAMESPACE_OWNERS = _delete_manual_owners(Label.NAMESPACE, "name")
+DELETE_MANUAL_DATASET_OWNERS = _delete_manual_owners(Label.DATASET, "key")
+DELETE_MANUAL_JOB_OWNERS = _delete_manual_owners(Label.JOB, "key")
+
+DELETE_ALL_MANUAL_OWNERS = f"""
+MATCH ()-[e:{Rel.OWNED_BY} {{source: 'manual'}}]->(:{Label.OWNER})
+DELETE e
+"""
+
+SET_OWNER_CONTACTS = f"""
+UNWIND $rows AS row
+MATCH (o:{Label.OWNER} {{name: row.owner}})
+SET o.kind = row.kind, o.contact = row.contact
+"""
