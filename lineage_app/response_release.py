@@ -5,6 +5,10 @@ A DRF view and its response point at each other (`view.response`, `response.rend
 as cyclic garbage until a full collection found it. Once the response is rendered neither
 link is needed: cutting both lets reference counting free the answer as soon as the server
 has written it.
+
+Kept for its measured effect: one gunicorn worker (4 threads) serving 150 depth-20 lineage answers
+of about 1.1 MB peaked at 620 MiB with it, 776 MiB without. Both links are DRF's internals:
+tests/test_response_release.py fails when the pinned DRF stops making the cycle or renames them.
 """
 
 from __future__ import annotations

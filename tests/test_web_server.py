@@ -1,26 +1,21 @@
-"""The web process as gunicorn runs it (lineage_app/gunicorn_conf.py): its worker processes serve
-the connections, and connections that arrive together are shared out between the workers, not all
-taken by the first to wake."""
+"""The web process as gunicorn runs it (lineage_app/gunicorn_conf.py): gunicorn's own threaded
+worker, whose processes serve the connections."""
 
 from __future__ import annotations
 
 import os
-import selectors
 import socket
 import subprocess
 import sys
-import threading
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
-from gunicorn.config import Config
 from gunicorn.util import load_class
+from gunicorn.workers.gthread import ThreadWorker
 
-from lineage_app import gunicorn_conf, gunicorn_worker
-from lineage_app.gunicorn_worker import ACCEPT_PAUSE_SECONDS, SharingThreadWorker
+from lineage_app import gunicorn_conf
 from tests.conftest import free_port, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,60 +113,5 @@ def test_every_connection_is_served_by_one_of_the_worker_processes(web) -> None:
     assert sum(owners.values()) == CONNECTIONS and set(owners) <= set(workers)
 
 
-def test_the_web_process_runs_the_sharing_worker() -> None:
-    assert load_class(gunicorn_conf.worker_class) is SharingThreadWorker
-
-
-def test_connections_that_arrive_together_are_shared_between_the_workers(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Workers woken by the same arrivals take turns: each pauses after an accept, and the pause is
-    when a sibling runs. Here the pause hands the turn to the sibling explicitly (where the kernel
-    would schedule it), so how the connections are shared does not depend on the machine's speed;
-    a worker that did not pause would take every connection before its sibling's first turn."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    listener.setblocking(False)  # as gunicorn's: an accept with nothing waiting returns at once
-    clients = [socket.create_connection(listener.getsockname(), timeout=10) for _ in range(CONNECTIONS)]
-    workers = [_worker(listener) for _ in range(WORKERS)]
-    turns = [threading.Semaphore(0) for _ in workers]
-    pauses: list[float] = []
-
-    def index() -> int:
-        return int(threading.current_thread().name)
-
-    def hand_over() -> None:
-        turns[(index() + 1) % WORKERS].release()
-
-    def pause(seconds: float) -> None:
-        pauses.append(seconds)
-        hand_over()
-        assert turns[index()].acquire(timeout=30)
-
-    def serve() -> None:
-        assert turns[index()].acquire(timeout=30)
-        while sum(w.nr_conns for w in workers) < CONNECTIONS:
-            workers[index()].accept(None, listener)
-        hand_over()
-
-    monkeypatch.setattr(gunicorn_worker, "time", SimpleNamespace(sleep=pause))
-    threads = [threading.Thread(target=serve, name=str(i)) for i in range(WORKERS)]
-    try:
-        for thread in threads:
-            thread.start()
-        turns[0].release()  # the first worker to wake
-        for thread in threads:
-            thread.join(timeout=30)
-        assert [w.nr_conns for w in workers] == [CONNECTIONS // WORKERS] * WORKERS
-        assert [len(w.poller.get_map()) for w in workers] == [CONNECTIONS // WORKERS] * WORKERS  # each serves its own
-        assert pauses == [ACCEPT_PAUSE_SECONDS] * CONNECTIONS
-    finally:
-        for sock in [*clients, listener, *(key.fileobj for w in workers for key in w.poller.get_map().values())]:
-            sock.close()
-        for worker in workers:
-            worker.tmp.close()
-
-
-def _worker(listener: socket.socket) -> SharingThreadWorker:
-    """A worker of the web process as gunicorn's `init_process` leaves it, without its main loop."""
-    worker = SharingThreadWorker(0, os.getpid(), [listener], None, 30, Config(), None)
-    worker.poller = selectors.DefaultSelector()
-    worker._lock = threading.RLock()
-    return worker
+def test_the_web_process_runs_gunicorn_s_own_threaded_worker() -> None:
+    assert load_class(gunicorn_conf.worker_class) is ThreadWorker

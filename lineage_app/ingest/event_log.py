@@ -8,6 +8,10 @@ the content hash was taken over (the same JSON value the event decoded to). The 
 plain `INSERT … VALUES … RETURNING`, which SQLite (3.35+) and PostgreSQL both run. Only a
 statement holding an event with facet warnings names the warnings column: a clean event costs
 nothing more.
+
+Each new row is a dict of its values by column (`_new_row`), and the INSERT's column list is
+the rows' own keys: no list of values has to line up by position with a separate list of names
+(tests/ingest/test_event_log.py reads every column of inserted rows back through the ORM).
 """
 
 from __future__ import annotations
@@ -26,44 +30,24 @@ if TYPE_CHECKING:
     from lineage_app.accounts.models import ApiToken
     from lineage_app.ingest.validation import CheckedEvent
 
-# Every column a new row sets, in the order `_values` gives them (the id is the database's).
-COLUMNS = (
-    "content_hash",
-    "raw",
-    "payload",
-    "kind",
-    "event_type",
-    "event_time",
-    "run_id",
-    "job_namespace",
-    "job_name",
-    "received_at",
-    "token",
-    "status",
-    "status_reason",
-    "verification",
-    "attempts",
-    "applied_at",
-)
-WITH_WARNINGS = (*COLUMNS, "facet_warnings")
-
 
 def log_insert(rows: Sequence[tuple[CheckedEvent, bytes, ApiToken | None]]) -> dict[str, int]:
     """Insert `rows` (none of them in the log yet) in the current transaction; their ids by content hash."""
-    warned = any(checked.warnings for checked, _, _ in rows)
-    names = WITH_WARNINGS if warned else COLUMNS
+    if not rows:
+        return {}
+    received_at = timezone.now()
+    new_rows = [_new_row(*row, received_at) for row in rows]
+    if any(checked.warnings for checked, _, _ in rows):
+        for (checked, _, _), new_row in zip(rows, new_rows, strict=True):
+            new_row["facet_warnings"] = _warnings(checked)
+    names = tuple(new_rows[0])  # every row has the same columns, in the same order
     fields = [LineageEvent._meta.get_field(name) for name in names]
     chunk = max(1, connection.ops.bulk_batch_size(fields, rows))
-    received_at = timezone.now()
     ids: dict[str, int] = {}
     with connection.cursor() as cursor:
-        for start in range(0, len(rows), chunk):
-            part = rows[start : start + chunk]
-            if warned:
-                params = [v for row in part for v in [*_values(*row, received_at), _warnings(row[0])]]
-            else:
-                params = [v for row in part for v in _values(*row, received_at)]
-            cursor.execute(_statement(len(part), names), params)
+        for start in range(0, len(new_rows), chunk):
+            part = new_rows[start : start + chunk]
+            cursor.execute(_statement(len(part), names), [value for new_row in part for value in new_row.values()])
             ids.update((content_hash, pk) for pk, content_hash in cursor.fetchall())
     return ids
 
@@ -117,26 +101,27 @@ def _warnings(checked: CheckedEvent) -> str | None:
     return json.dumps(stored) if stored is not None else None
 
 
-def _values(checked: CheckedEvent, raw: bytes, token: ApiToken | None, received_at: datetime) -> list[Any]:
+def _new_row(checked: CheckedEvent, raw: bytes, token: ApiToken | None, received_at: datetime) -> dict[str, Any]:
+    """The values of a new row by column, in the order the INSERT names them (the id is the database's)."""
     adapt_time = connection.ops.adapt_datetimefield_value
-    return [
-        checked.content_hash,
-        raw,
-        checked.canonical.decode("utf-8"),
-        checked.kind,
-        checked.event_type,
-        adapt_time(checked.event_time),
-        checked.run_id,
-        checked.job_namespace,
-        checked.job_name,
-        adapt_time(received_at),
-        token.pk if token is not None else None,
-        LineageEvent.Status.PENDING.value,
-        "",
-        "",
-        0,
-        None,
-    ]
+    return {
+        "content_hash": checked.content_hash,
+        "raw": raw,
+        "payload": checked.canonical.decode("utf-8"),
+        "kind": checked.kind,
+        "event_type": checked.event_type,
+        "event_time": adapt_time(checked.event_time),
+        "run_id": checked.run_id,
+        "job_namespace": checked.job_namespace,
+        "job_name": checked.job_name,
+        "received_at": adapt_time(received_at),
+        "token": token.pk if token is not None else None,
+        "status": LineageEvent.Status.PENDING.value,
+        "status_reason": "",
+        "verification": "",
+        "attempts": 0,
+        "applied_at": None,
+    }
 
 
 def _column(name: str) -> str:
@@ -145,7 +130,7 @@ def _column(name: str) -> str:
     return connection.ops.quote_name(field.column)
 
 
-def _statement(rows: int, names: Sequence[str] = COLUMNS) -> str:
+def _statement(rows: int, names: Sequence[str]) -> str:
     row = "(" + ", ".join(["%s"] * len(names)) + ")"
     return (
         f"INSERT INTO {connection.ops.quote_name(LineageEvent._meta.db_table)} ({', '.join(map(_column, names))}) "

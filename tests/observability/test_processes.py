@@ -143,8 +143,8 @@ def test_gunicorn_workers_report_every_worker_s_counts_even_after_one_dies(web, 
         lines = server.log_lines()
         return {line["pid"] for line in lines if line.get("route") == "/api/v1/lineage" and line["status"] == 201}
 
-    # Connections that arrive together are shared out between the workers (gunicorn_worker.py); post
-    # rounds of concurrent events until each worker has stored some.
+    # Whichever worker wakes first takes a new connection; post rounds of concurrent events (a
+    # connection each) until each worker has stored some.
     with ThreadPoolExecutor(max_workers=8) as pool:
         for _ in range(10):
             events = [run_event("START", run_id=new_run_id()) for _ in range(8)]
