@@ -6,6 +6,7 @@ import ipaddress
 import logging
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -59,6 +60,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "axes",
     "rest_framework",
     "drf_spectacular",
     "lineage_app.accounts",
@@ -85,6 +87,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes requires: turns a sign-in refused by a lockout into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "lineage_app.urls"
@@ -207,6 +211,29 @@ for _rule in env("NAMESPACE_ALIASES").replace(",", " ").split():
 # How long a process trusts a token it has verified; a revocation elsewhere takes effect within it.
 API_TOKEN_CACHE_SECONDS = env_int("API_TOKEN_CACHE_SECONDS", 5)
 
+# --- Sign-in lockout (django-axes; docs/security.md) ---------------------------------------------
+# After LOGIN_FAILURE_LIMIT failed sign-ins for one username, or from one address, further sign-ins
+# for that username or from that address are refused, even with the right password, until
+# LOGIN_LOCKOUT_MINUTES have passed since the last failure (0: until an admin unlocks) or an admin
+# unlocks them. LOGIN_FAILURE_LIMIT=0 turns the lockout off.
+LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+LOGIN_LOCKOUT_MINUTES = env_int("LOGIN_LOCKOUT_MINUTES", 15)
+# How many reverse proxies in front of the web process add the address they saw to X-Forwarded-For:
+# a client's address is then the one the outermost proxy saw. 0: clients connect directly (REMOTE_ADDR).
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out sign-in before any password is checked
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_ENABLED = LOGIN_FAILURE_LIMIT > 0
+AXES_FAILURE_LIMIT = max(LOGIN_FAILURE_LIMIT, 1)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one alone locks
+AXES_COOLOFF_TIME = timedelta(minutes=LOGIN_LOCKOUT_MINUTES) if LOGIN_LOCKOUT_MINUTES > 0 else None
+# Tries refused by a lockout are not failures of their own: the lock lifts on time, whatever is tried meanwhile.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_CLIENT_IP_CALLABLE = "lineage_app.client_address.client_ip"
+AXES_LOCKOUT_CALLABLE = "lineage_app.web.views.login_locked_out"
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "lineage_app.accounts.authentication.BearerTokenAuthentication",
@@ -289,6 +316,9 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
     "loggers": {
         "neo4j": {"level": "WARNING"},
+        # django-axes says each step of every sign-in; `lineage_app.accounts.lockout` logs the failures and
+        # lockouts as structured lines, so only axes' errors are kept.
+        "axes": {"level": "ERROR"},
         # Python warnings as log lines too (captured below), so a JSON log has no plain-text line.
         "py.warnings": {"handlers": ["console"], "propagate": False},
     },

@@ -1,9 +1,12 @@
-"""Admin for API tokens (create one and see its secret once; revoke) and the admin-only user pages."""
+"""Admin for API tokens (create one and see its secret once; revoke), the admin-only user pages and sign-in lockouts."""
 
 from __future__ import annotations
 
 from typing import Any
 
+# Imported for its registrations, which are replaced below by admin-only ones.
+from axes.admin import AccessAttemptAdmin, AccessFailureLogAdmin, AccessLogAdmin
+from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.contrib import admin, messages
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group, User
@@ -53,4 +56,25 @@ class AdminOnlyUserAdmin(AdminOnlyMixin, UserAdmin):
 
 @admin.register(Group)
 class AdminOnlyGroupAdmin(AdminOnlyMixin, GroupAdmin):
+    pass
+
+
+# Sign-in lockouts (django-axes): deleting a failed-attempt record (an `AccessAttempt`) unlocks its username
+# and address. Like users, they are the admin role's alone.
+for model in (AccessAttempt, AccessLog, AccessFailureLog):
+    admin.site.unregister(model)
+
+
+@admin.register(AccessAttempt)
+class AdminOnlyAccessAttemptAdmin(AdminOnlyMixin, AccessAttemptAdmin):
+    pass
+
+
+@admin.register(AccessLog)
+class AdminOnlyAccessLogAdmin(AdminOnlyMixin, AccessLogAdmin):
+    pass
+
+
+@admin.register(AccessFailureLog)
+class AdminOnlyAccessFailureLogAdmin(AdminOnlyMixin, AccessFailureLogAdmin):
     pass

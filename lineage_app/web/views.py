@@ -1,11 +1,17 @@
-"""Serve the built single-page app to logged-in users; everything else is the read API."""
+"""Serve the built single-page app to logged-in users, and the login page once a lockout refuses a sign-in."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.views.decorators.csrf import ensure_csrf_cookie
+
+LOGIN_TEMPLATE = "web/login.html"
 
 
 @login_required
@@ -20,3 +26,15 @@ def app_shell(request: HttpRequest, path: str = "") -> HttpResponse:
             content_type="text/plain",
         )
     return HttpResponse(index.read_bytes(), content_type="text/html; charset=utf-8")
+
+
+def login_locked_out(request: HttpRequest, original_response: HttpResponse | None, credentials: Any) -> HttpResponse:
+    """django-axes' lockout answer (`AXES_LOCKOUT_CALLABLE`): the login page again, saying why, with 429."""
+    minutes = settings.LOGIN_LOCKOUT_MINUTES
+    context = {
+        "form": AuthenticationForm(request),
+        "next": request.POST.get("next") or request.GET.get("next", ""),
+        "locked_out": True,
+        "lockout_minutes": minutes,
+    }
+    return render(request, LOGIN_TEMPLATE, context, status=429)
