@@ -11,6 +11,8 @@ from pathlib import Path
 
 import dj_database_url
 
+from lineage_app.rate_limits import rate_limit_parse
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 # A source checkout has manage.py beside the package; the server installed from its wheel
 # (packaging/server) lives in site-packages, where nothing of an installation's own may be written.
@@ -211,6 +213,26 @@ for _rule in env("NAMESPACE_ALIASES").replace(",", " ").split():
 # How long a process trusts a token it has verified; a revocation elsewhere takes effect within it.
 API_TOKEN_CACHE_SECONDS = env_int("API_TOKEN_CACHE_SECONDS", 5)
 
+
+def rate_limit_setting(name: str, default: str) -> str:
+    """A rate limit in the `limits` notation ("12000/minute", "200 per second"), or "unlimited"."""
+    value = env(name, default).strip()
+    try:
+        rate_limit_parse(value)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
+    return value
+
+
+# --- API rate limits (docs/security.md) ----------------------------------------------------------
+# Requests one API token may make, by its scope; a token's own `rate_limit` (admin) overrides its
+# scope's. Counted in Redis (REDIS_URL), so every web process shares each token's count. Past the
+# limit: 429 with Retry-After. Logged-in users (the web UI) are not rate limited.
+API_RATE_LIMITS = {
+    "ingest": rate_limit_setting("API_RATE_LIMIT_INGEST", "12000/minute"),
+    "read": rate_limit_setting("API_RATE_LIMIT_READ", "3000/minute"),
+}
+
 # --- Sign-in lockout (django-axes; docs/security.md) ---------------------------------------------
 # After LOGIN_FAILURE_LIMIT failed sign-ins for one username, or from one address, further sign-ins
 # for that username or from that address are refused, even with the right password, until
@@ -240,6 +262,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_THROTTLE_CLASSES": ["lineage_app.accounts.throttling.TokenRateThrottle"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "lineage_app.api_errors.json_exception_handler",
 }
@@ -248,6 +271,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "OpenLineage ingestion and lineage read API.",
     "VERSION": "1",
     "SERVE_PERMISSIONS": ["lineage_app.accounts.permissions.CanRead"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "lineage_app.api_support.rate_limited_responses",
+    ],
     # One name per choice set, so the UI's generated types name them (not `State301Enum`).
     "ENUM_NAME_OVERRIDES": {
         "RunStateEnum": "lineage_app.graph.model.RunState",

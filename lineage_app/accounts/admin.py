@@ -20,10 +20,10 @@ from lineage_app.accounts.services import token_create, tokens_revoke
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(AdminOnlyMixin, admin.ModelAdmin):
-    list_display = ("name", "scope", "prefix", "created_at", "last_used_at", "revoked_at")
+    list_display = ("name", "scope", "rate_limit", "prefix", "created_at", "last_used_at", "revoked_at")
     list_filter = ("scope",)
     search_fields = ("name", "prefix")
-    fields = ("name", "scope", "prefix", "created_by", "created_at", "last_used_at", "revoked_at")
+    fields = ("name", "scope", "rate_limit", "prefix", "created_by", "created_at", "last_used_at", "revoked_at")
     readonly_fields = ("prefix", "created_by", "created_at", "last_used_at")
     actions = ("revoke",)
 
@@ -33,7 +33,9 @@ class ApiTokenAdmin(AdminOnlyMixin, admin.ModelAdmin):
             return
         # The admin site lets no anonymous user this far.
         assert isinstance(request.user, User)
-        token, plaintext = token_create(name=obj.name, scope=obj.scope, created_by=request.user)
+        token, plaintext = token_create(
+            name=obj.name, scope=obj.scope, rate_limit=obj.rate_limit, created_by=request.user
+        )
         obj.pk = token.pk
         obj.refresh_from_db()
         messages.warning(request, f"New token (copy it now, it is not shown again): {plaintext}")

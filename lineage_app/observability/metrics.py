@@ -49,6 +49,15 @@ LOGIN_LOCKOUTS = Counter(
     "tributary_login_lockouts",
     "Lockouts begun: a failed sign-in that reached LOGIN_FAILURE_LIMIT for its username or its address.",
 )
+API_THROTTLED = Counter(
+    "tributary_api_throttled",
+    "API requests refused with 429 because their token's rate limit was used up, by the token's scope.",
+    ["scope"],
+)
+RATE_LIMIT_UNAVAILABLE = Counter(
+    "tributary_rate_limit_unavailable",
+    "Times Redis did not answer a rate-limit check: requests then went through uncounted for a few seconds.",
+)
 GRAPH_QUERY_SECONDS = Histogram(
     "tributary_graph_query_duration_seconds",
     "Time of one managed graph transaction (retries included), by kind (read or write).",
