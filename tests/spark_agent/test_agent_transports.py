@@ -8,12 +8,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent_support import RecordingServer, read_events
+from agent_support import read_events
 
 from spark_agent.counters import Counters
 from spark_agent.transports.file import FileSink
 from spark_agent.transports.http import HttpSink
 from spark_agent.transports.queue import AsyncEmitter
+from tests.recording_server import RecordingServer
 
 
 def _event(i: int) -> dict[str, Any]:
