@@ -58,6 +58,9 @@ def _rate_limiter() -> SlidingWindowCounterRateLimiter:
     current = _limiter
     if current is None or current[0] != url:
         with _lock:
+            current = _limiter
+            if current is not None and current[0] == url:
+                return current[1]  # another thread made it meanwhile
             pool = redis.ConnectionPool.from_url(
                 url,
                 socket_connect_timeout=REDIS_TIMEOUT_SECONDS,
@@ -67,13 +70,6 @@ def _rate_limiter() -> SlidingWindowCounterRateLimiter:
             storage = RedisStorage(url, connection_pool=pool, key_prefix=KEY_PREFIX)
             current = _limiter = (url, SlidingWindowCounterRateLimiter(storage))
     return current[1]
-
-
-def token_rate_limit_reset(*, token: ApiToken) -> None:
-    """Forget what `token` has used of its current limit (its next request starts a fresh count)."""
-    item = token_rate_limit(token)
-    if item is not None:
-        _rate_limiter().clear(item, token.prefix)
 
 
 class TokenRateThrottle(BaseThrottle):
