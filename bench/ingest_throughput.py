@@ -246,11 +246,17 @@ def main() -> None:
     )
     parser.add_argument("--lag-rate", type=int, default=200, help="events/s for the end-to-end lag run")
     parser.add_argument("--lag-seconds", type=int, default=15)
+    parser.add_argument(
+        "--rate-limit",
+        default="1000000000/minute",
+        help="the bench token's rate limit (API_RATE_LIMIT_INGEST); the default is checked on every request, "
+        "as in production, but never reached; `unlimited` skips the check",
+    )
     stack_options_add(parser)
     args = parser.parse_args()
-    print(stack_options_describe(args))
+    print(f"{stack_options_describe(args)}; ingest rate limit: {args.rate_limit}")
     with tempfile.TemporaryDirectory(prefix="tributary-bench-") as tmp:
-        stack = Stack(Path(tmp), stack_options_env(args))
+        stack = Stack(Path(tmp), {**stack_options_env(args), "API_RATE_LIMIT_INGEST": args.rate_limit})
         stack.start()
         try:
             run(stack, args)

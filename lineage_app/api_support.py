@@ -61,6 +61,25 @@ ERRORS = {
 }
 
 
+# An API token past its rate limit (`accounts.throttling`, docs/security.md) is refused with this.
+RATE_LIMITED = {
+    "description": "the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md)",
+    "headers": {
+        "Retry-After": {"schema": {"type": "integer", "minimum": 1}, "description": "seconds to wait before retrying"}
+    },
+    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+}
+
+
+def rate_limited_responses(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular hook: every operation an API token may call may also answer 429 (its rate limit)."""
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            if any("bearerAuth" in requirement for requirement in operation.get("security", [])):
+                operation.setdefault("responses", {})["429"] = RATE_LIMITED
+    return result
+
+
 class BearerTokenScheme(OpenApiAuthenticationExtension):
     """Documents `Authorization: Bearer <token>` (an API token) in the served schema."""
 

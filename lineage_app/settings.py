@@ -6,10 +6,13 @@ import ipaddress
 import logging
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 from csp.constants import NONE, SELF
+
+from lineage_app.rate_limits import rate_limit_parse
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # A source checkout has manage.py beside the package; the server installed from its wheel
@@ -86,6 +89,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "axes",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -115,6 +119,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes requires: turns a sign-in refused by a lockout into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "lineage_app.urls"
@@ -251,12 +257,56 @@ for _rule in env("NAMESPACE_ALIASES").replace(",", " ").split():
 # How long a process trusts a token it has verified; a revocation elsewhere takes effect within it.
 API_TOKEN_CACHE_SECONDS = env_int("API_TOKEN_CACHE_SECONDS", 5)
 
+
+def rate_limit_setting(name: str, default: str) -> str:
+    """A rate limit in the `limits` notation ("12000/minute", "200 per second"), or "unlimited"."""
+    value = env(name, default).strip()
+    try:
+        rate_limit_parse(value)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
+    return value
+
+
+# --- API rate limits (docs/security.md) ----------------------------------------------------------
+# Requests one API token may make, by its scope; a token's own `rate_limit` (admin) overrides its
+# scope's. Counted in Redis (REDIS_URL), so every web process shares each token's count. Past the
+# limit: 429 with Retry-After. Logged-in users (the web UI) are not rate limited.
+API_RATE_LIMITS = {
+    "ingest": rate_limit_setting("API_RATE_LIMIT_INGEST", "12000/minute"),
+    "read": rate_limit_setting("API_RATE_LIMIT_READ", "3000/minute"),
+}
+
+# --- Sign-in lockout (django-axes; docs/security.md) ---------------------------------------------
+# After LOGIN_FAILURE_LIMIT failed sign-ins for one username, or from one address, further sign-ins
+# for that username or from that address are refused, even with the right password, until
+# LOGIN_LOCKOUT_MINUTES have passed since the last failure (0: until an admin unlocks) or an admin
+# unlocks them. LOGIN_FAILURE_LIMIT=0 turns the lockout off.
+LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+LOGIN_LOCKOUT_MINUTES = env_int("LOGIN_LOCKOUT_MINUTES", 15)
+# How many reverse proxies in front of the web process add the address they saw to X-Forwarded-For:
+# a client's address is then the one the outermost proxy saw. 0: clients connect directly (REMOTE_ADDR).
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out sign-in before any password is checked
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_ENABLED = LOGIN_FAILURE_LIMIT > 0
+AXES_FAILURE_LIMIT = max(LOGIN_FAILURE_LIMIT, 1)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one alone locks
+AXES_COOLOFF_TIME = timedelta(minutes=LOGIN_LOCKOUT_MINUTES) if LOGIN_LOCKOUT_MINUTES > 0 else None
+# Tries refused by a lockout are not failures of their own: the lock lifts on time, whatever is tried meanwhile.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_CLIENT_IP_CALLABLE = "lineage_app.client_address.client_ip"
+AXES_LOCKOUT_CALLABLE = "lineage_app.web.views.login_locked_out"
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "lineage_app.accounts.authentication.BearerTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_THROTTLE_CLASSES": ["lineage_app.accounts.throttling.TokenRateThrottle"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "lineage_app.api_errors.json_exception_handler",
 }
@@ -267,6 +317,10 @@ SPECTACULAR_SETTINGS = {
     "SERVE_PERMISSIONS": ["lineage_app.accounts.permissions.CanRead"],
     # /api/v1/docs runs Redoc from this server's own static files (drf-spectacular-sidecar), not from a CDN.
     "REDOC_DIST": "SIDECAR",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "lineage_app.api_support.rate_limited_responses",
+    ],
     # One name per choice set, so the UI's generated types name them (not `State301Enum`).
     "ENUM_NAME_OVERRIDES": {
         "RunStateEnum": "lineage_app.graph.model.RunState",
@@ -358,6 +412,9 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
     "loggers": {
         "neo4j": {"level": "WARNING"},
+        # django-axes says each step of every sign-in; `lineage_app.accounts.lockout` logs the failures and
+        # lockouts as structured lines, so only axes' errors are kept.
+        "axes": {"level": "ERROR"},
         # Python warnings as log lines too (captured below), so a JSON log has no plain-text line.
         "py.warnings": {"handlers": ["console"], "propagate": False},
     },

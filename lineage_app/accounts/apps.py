@@ -1,4 +1,4 @@
-"""Django app config for API tokens, roles and access rules."""
+"""Django app config for API tokens, roles, access rules and sign-in lockouts."""
 
 from __future__ import annotations
 
@@ -10,4 +10,4 @@ class AccountsConfig(AppConfig):
     label = "accounts"
 
     def ready(self) -> None:
-        from lineage_app.accounts import token_cache  # noqa: F401  (connects the cache's signal receivers)
+        from lineage_app.accounts import lockout, token_cache  # noqa: F401  (connect their signal receivers)

@@ -1,9 +1,19 @@
-"""API tokens: bearer credentials stored only as a hash, each with one scope."""
+"""API tokens: bearer credentials stored only as a hash, each with one scope and, if set, a rate limit of its own."""
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
+
+from lineage_app.rate_limits import rate_limit_parse
+
+
+def rate_limit_validate(value: str) -> None:
+    try:
+        rate_limit_parse(value)
+    except ValueError as exc:
+        raise ValidationError(str(exc)) from None
 
 
 class ApiToken(models.Model):
@@ -19,6 +29,15 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    # Null, not "", means no limit of its own: the scope's applies.
+    rate_limit = models.CharField(
+        max_length=50,
+        null=True,
+        blank=True,
+        validators=[rate_limit_validate],
+        help_text="Requests this token may make, e.g. 600/minute or 20/second, or unlimited. "
+        "Empty: its scope's limit (API_RATE_LIMIT_INGEST / API_RATE_LIMIT_READ).",
+    )
 
     class Meta:
         ordering = ["-created_at"]

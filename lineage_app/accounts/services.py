@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from lineage_app.accounts.models import ApiToken
 from lineage_app.accounts.token_cache import verified_token, verified_token_remember, verified_tokens_forget
+from lineage_app.rate_limits import rate_limit_parse
 
 TOKEN_MARK = "trb"
 
@@ -22,14 +23,25 @@ def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def token_create(*, name: str, scope: str, created_by: User | None = None) -> tuple[ApiToken, str]:
-    """Create a token and return it with its plaintext, which is shown once and never stored."""
+def token_create(
+    *, name: str, scope: str, rate_limit: str | None = None, created_by: User | None = None
+) -> tuple[ApiToken, str]:
+    """Create a token and return it with its plaintext, which is shown once and never stored.
+
+    `rate_limit` (`600/minute`, `unlimited`) overrides the scope's limit; None keeps the scope's."""
     if scope not in ApiToken.Scope.values:
         raise ValueError(f"unknown scope {scope!r}: expected one of {', '.join(ApiToken.Scope.values)}")
+    if rate_limit is not None:
+        rate_limit_parse(rate_limit)
     prefix = secrets.token_hex(6)
     secret = secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
-        name=name, scope=scope, prefix=prefix, digest=_digest(secret), created_by=created_by
+        name=name,
+        scope=scope,
+        rate_limit=rate_limit or None,
+        prefix=prefix,
+        digest=_digest(secret),
+        created_by=created_by,
     )
     return token, f"{TOKEN_MARK}_{prefix}_{secret}"
 

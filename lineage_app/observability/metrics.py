@@ -43,6 +43,25 @@ HTTP_REQUESTS = Counter(
 HTTP_REQUEST_SECONDS = Histogram(
     "tributary_http_request_duration_seconds", "Time to answer an HTTP request, by route pattern.", ["route", "method"]
 )
+LOGIN_FAILURES = Counter(
+    "tributary_login_failures",
+    "Failed sign-ins (web UI and admin), by reason: invalid_credentials (a wrong username or password) or "
+    "locked_out (refused, whatever the password, because the username or the address is locked out).",
+    ["reason"],
+)
+LOGIN_LOCKOUTS = Counter(
+    "tributary_login_lockouts",
+    "Lockouts begun: a failed sign-in that reached LOGIN_FAILURE_LIMIT for its username or its address.",
+)
+API_THROTTLED = Counter(
+    "tributary_api_throttled",
+    "API requests refused with 429 because their token's rate limit was used up, by the token's scope.",
+    ["scope"],
+)
+RATE_LIMIT_UNAVAILABLE = Counter(
+    "tributary_rate_limit_unavailable",
+    "Times Redis did not answer a rate-limit check: requests then went through uncounted for a few seconds.",
+)
 GRAPH_QUERY_SECONDS = Histogram(
     "tributary_graph_query_duration_seconds",
     "Time of one managed graph transaction (retries included), by kind (read or write).",

@@ -1,14 +1,21 @@
-"""Serve the built single-page app to logged-in users, and the API docs; everything else is the read API."""
+"""Serve the built single-page app to logged-in users, the API docs, and the login page once a lockout
+refuses a sign-in."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from csp.constants import UNSAFE_INLINE
 from csp.decorators import csp_update
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.views.decorators.csrf import ensure_csrf_cookie
 from drf_spectacular.views import SpectacularRedocView
+
+LOGIN_TEMPLATE = "web/login.html"
 
 
 @login_required
@@ -32,3 +39,15 @@ REDOC_POLICY = {"style-src": [UNSAFE_INLINE], "img-src": ["data:"], "worker-src"
 api_docs = csp_update(REDOC_POLICY)(
     SpectacularRedocView.as_view(url_name="openapi-schema", template_name="web/api_docs.html")
 )
+
+
+def login_locked_out(request: HttpRequest, original_response: HttpResponse | None, credentials: Any) -> HttpResponse:
+    """django-axes' lockout answer (`AXES_LOCKOUT_CALLABLE`): the login page again, saying why, with 429."""
+    minutes = settings.LOGIN_LOCKOUT_MINUTES
+    context = {
+        "form": AuthenticationForm(request),
+        "next": request.POST.get("next") or request.GET.get("next", ""),
+        "locked_out": True,
+        "lockout_minutes": minutes,
+    }
+    return render(request, LOGIN_TEMPLATE, context, status=429)

@@ -1,5 +1,6 @@
 """What empties the relay's buffer: a thread that takes the oldest pending events, in arrival order and in
-batches, and delivers them (to the server, or to files), backing off while delivery fails."""
+batches, and delivers them (to the server, or to files), backing off while delivery fails (at least as long as
+the server asked)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,8 @@ class Drain(ABC):
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"relay-{self.name}", daemon=True)
         self._failures = 0
+        # Set by `_deliver` when the server said when to come back (its `Retry-After`): the next pause's least.
+        self._retry_after: float | None = None
 
     def start(self) -> None:
         self._thread.start()
@@ -92,7 +95,12 @@ class Drain(ABC):
                     self._pause()
 
     def _pause(self) -> None:
-        """Full jitter: a uniform pause up to base * 2**failures, capped; cut short by `stop`."""
+        """Full jitter: a uniform pause up to base * 2**failures, capped, and at least what the server asked for
+        (`_retry_after`); cut short by `stop`."""
         ceiling = min(self.backoff_max_s, self.backoff_base_s * 2 ** min(self._failures, 32))
         self._failures += 1
-        self._stop.wait(random.uniform(0, ceiling))
+        pause = random.uniform(0, ceiling)
+        if self._retry_after is not None:
+            pause = max(pause, self._retry_after)
+            self._retry_after = None
+        self._stop.wait(pause)

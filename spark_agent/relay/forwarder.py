@@ -13,24 +13,41 @@ from urllib.parse import urlsplit
 from spark_agent.protocol import BATCH_PATH
 from spark_agent.relay.buffer import Pending, Rejection
 from spark_agent.relay.drain import Drain
+from spark_agent.transports.http import RETRY_AFTER_MAX_S, retry_after_seconds
 
 log = logging.getLogger("spark_agent.relay")
 
 # The server refuses a whole batch with these when one of its events is the problem (a body it cannot
 # read, or too large): halving the batch finds that event, and only that one is recorded as rejected.
 # Any other refusal (401, 403, 404, 429, 5xx) says the server or the relay's configuration is not
-# ready, never that an event is bad, so the batch is retried.
+# ready, never that an event is bad, so the batch is retried: after the `Retry-After` of a 429 (the
+# token's rate limit) or a 503, at the soonest.
 _EVENT_REFUSALS = (400, 413)
+_RETRY_AFTER_STATUSES = (429, 503)
 _IDLE_PROBE_S = 30.0
 
 
 class ServerUnavailable(Exception):
     """The server did not answer for the batch (`answered`: it did answer, but not with a result per
-    event, e.g. 401 or 503); the batch stays pending and is retried."""
+    event, e.g. 401 or 503); the batch stays pending and is retried, not before `retry_after` seconds
+    when the server said so."""
 
-    def __init__(self, message: str, *, answered: bool) -> None:
+    def __init__(
+        self, message: str, *, answered: bool, status: int | None = None, retry_after: float | None = None
+    ) -> None:
         super().__init__(message)
         self.answered = answered
+        self.status = status
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The server's answer to one request: its status, its body and, on a 429 or 503, its `Retry-After` in seconds."""
+
+    status: int
+    body: bytes
+    retry_after: float | None = None
 
 
 @dataclass
@@ -60,8 +77,8 @@ class ServerClient:
         self._timeout_s = timeout_s
         self._connection: http.client.HTTPConnection | None = None
 
-    def request(self, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
-        """The status and body of the answer; `OSError` or `http.client.HTTPException` if there is none."""
+    def request(self, method: str, path: str, body: bytes | None = None) -> Answer:
+        """The server's answer; `OSError` or `http.client.HTTPException` if there is none."""
         if self._connection is None:
             return self._exchange(method, path, body)
         try:
@@ -71,7 +88,7 @@ class ServerClient:
             # Posting a batch twice is harmless, the server deduplicates events by content.
             return self._exchange(method, path, body)
 
-    def _exchange(self, method: str, path: str, body: bytes | None) -> tuple[int, bytes]:
+    def _exchange(self, method: str, path: str, body: bytes | None) -> Answer:
         connection = self._connection or self._connect()
         try:
             connection.request(method, self._prefix + path, body=body, headers=self._headers)
@@ -82,7 +99,10 @@ class ServerClient:
             raise
         if answer.will_close:
             self.close()
-        return answer.status, payload
+        retry_after = None
+        if answer.status in _RETRY_AFTER_STATUSES:
+            retry_after = retry_after_seconds(answer.getheader("Retry-After"))
+        return Answer(answer.status, payload, retry_after)
 
     def close(self) -> None:
         if self._connection is not None:
@@ -115,6 +135,10 @@ class Forwarder(Drain):
             self._forward(batch)
         except ServerUnavailable as exc:
             self._failed(str(exc), answered=exc.answered)
+            if exc.retry_after is not None:
+                self._retry_after = min(exc.retry_after, RETRY_AFTER_MAX_S)
+                if exc.status == 429:
+                    self._failures = 0  # a rate limit, not an outage: back after exactly the wait asked for
             return False
         return True
 
@@ -122,9 +146,17 @@ class Forwarder(Drain):
         """Post `batch` and settle what the server answered for; `ServerUnavailable` if it did not answer."""
         body = b"[" + b",".join(event.body for event in batch) + b"]"
         try:
-            status, payload = self.client.request("POST", BATCH_PATH, body)
+            answer = self.client.request("POST", BATCH_PATH, body)
         except (OSError, http.client.HTTPException) as exc:
             raise ServerUnavailable(f"{type(exc).__name__}: {exc}", answered=False) from None
+        status, payload = answer.status, answer.body
+        if answer.retry_after is not None:
+            raise ServerUnavailable(
+                f"HTTP {status}: the server asks to wait {answer.retry_after:.0f} s",
+                answered=True,
+                status=status,
+                retry_after=answer.retry_after,
+            )
         if status in _EVENT_REFUSALS:
             if len(batch) == 1:
                 self._settle([], [Rejection(batch[0], status, _json_or_text(payload))])
@@ -177,7 +209,7 @@ class Forwarder(Drain):
         last = self.status.last_contact_at
         if last is None or time.time() - last >= _IDLE_PROBE_S:
             try:
-                status, _ = self.client.request("GET", BATCH_PATH)
+                status = self.client.request("GET", BATCH_PATH).status
             except (OSError, http.client.HTTPException) as exc:
                 self._failed(f"{type(exc).__name__}: {exc}", answered=False)
             else:

@@ -1,13 +1,16 @@
-"""HTTP transport: POSTs batches to the Tributary batch endpoint, with bounded retries."""
+"""HTTP transport: POSTs batches to the Tributary batch endpoint, with bounded retries that wait as long as the
+server's `Retry-After` asks."""
 
 from __future__ import annotations
 
+import email.utils
 import json
 import logging
 import random
 import time
 import urllib.error
 import urllib.request
+from datetime import UTC
 from typing import Any
 
 from spark_agent.protocol import BATCH_PATH
@@ -17,10 +20,36 @@ log = logging.getLogger("spark_agent")
 _RETRYABLE_4XX = (408, 429)
 # Answers that refuse the batch itself (malformed, too large, invalid): a smaller one may pass.
 _CONTENT_REFUSED = (400, 413, 422)
+# Answers whose `Retry-After` says when to send again (RFC 9110): a rate limit, a server (or relay) too busy.
+_RETRY_AFTER_STATUSES = (429, 503)
+# The longest single wait a `Retry-After` is followed for; a longer one is waited out in steps of this.
+RETRY_AFTER_MAX_S = 60.0
+
+
+def retry_after_seconds(value: str | None, *, now: float | None = None) -> float | None:
+    """The seconds a `Retry-After` header asks to wait (delay-seconds or an HTTP-date), or None when it has none
+    that can be read."""
+    value = (value or "").strip()
+    if not value:
+        return None
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 class HttpSink:
     """Sends batches; retries 5xx, 408, 429 and connection errors with jittered backoff.
+
+    An answer that says when to come back (429 or 503 with `Retry-After`) is waited for at least that
+    long (at most `retry_after_max_s` at a time). A 429 is the server's rate limit, not an outage: it
+    uses no retry, so a throttled batch is sent again for as long as the server keeps answering, within
+    the flush deadline.
 
     After a batch has exhausted its retries the backend is considered down: later
     batches get a single attempt each (no backoff) until one succeeds, so a dead
@@ -35,6 +64,7 @@ class HttpSink:
         max_retries: int = 4,
         backoff_base_s: float = 0.25,
         backoff_max_s: float = 5.0,
+        retry_after_max_s: float = RETRY_AFTER_MAX_S,
     ) -> None:
         self.endpoint = url.rstrip("/") + BATCH_PATH
         self._headers = {"Content-Type": "application/json"}
@@ -44,41 +74,65 @@ class HttpSink:
         self.max_retries = max_retries
         self.backoff_base_s = backoff_base_s
         self.backoff_max_s = backoff_max_s
+        self.retry_after_max_s = retry_after_max_s
         self.down = False
 
     def send(self, batch: list[Event], deadline: Deadline) -> Outcome:
         body = json.dumps(batch, separators=(",", ":")).encode()
         attempts = 1 if self.down else self.max_retries + 1
-        for attempt in range(attempts):
+        attempt = 0
+        throttled = False
+        while attempt < attempts:
             timeout = _until(deadline, self.timeout_s)
             if timeout <= 0:
                 break
-            status, payload = self._post(body, timeout)
+            status, payload, retry_after = self._post(body, timeout)
             if status is not None and 200 <= status < 300:
                 self.down = False
                 return _outcome(batch, payload)
             if status is not None and 400 <= status < 500 and status not in _RETRYABLE_4XX:
                 log.warning("tributary: backend refused a batch of %d events (HTTP %d)", len(batch), status)
                 return Outcome(failed=batch, refused=status in _CONTENT_REFUSED)
-            if attempt + 1 < attempts:
-                pause = random.uniform(0, min(self.backoff_max_s, self.backoff_base_s * 2**attempt))
-                if not _sleep(pause, deadline):
+            throttled = status == 429 and retry_after is not None
+            if throttled:
+                # The server answers and says when to come back: not an outage, and no retry used up.
+                self.down = False
+                attempts = max(attempts, self.max_retries + 1)
+                pause = 0.0
+            else:
+                attempt += 1
+                if attempt >= attempts:
                     break
+                pause = random.uniform(0, min(self.backoff_max_s, self.backoff_base_s * 2 ** (attempt - 1)))
+            if retry_after is not None:
+                pause = max(pause, min(retry_after, self.retry_after_max_s))
+                log.warning(
+                    "tributary: backend asks to wait %.0f s before sending again (HTTP %d)", retry_after, status
+                )
+            if not _sleep(pause, deadline):
+                break
+        if throttled:
+            log.warning("tributary: backend still throttling at the flush deadline; %d events not sent", len(batch))
+            return Outcome(failed=batch)
         if not self.down:
             log.warning("tributary: lineage backend %s unavailable", self.endpoint)
         self.down = True
         return Outcome(failed=batch)
 
-    def _post(self, body: bytes, timeout: float) -> tuple[int | None, Any]:
+    def _post(self, body: bytes, timeout: float) -> tuple[int | None, Any, float | None]:
+        """Status, parsed body and `Retry-After` (seconds, on a 429 or 503) of one POST; no status if no answer."""
         request = urllib.request.Request(self.endpoint, data=body, headers=self._headers, method="POST")
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:
                 raw = response.read()
-                return int(response.status), _json_or_none(raw)
+                return int(response.status), _json_or_none(raw), None
         except urllib.error.HTTPError as exc:
-            return int(exc.code), None
+            retry_after = (
+                retry_after_seconds(exc.headers.get("Retry-After")) if exc.code in _RETRY_AFTER_STATUSES else None
+            )
+            return int(exc.code), None, retry_after
         except (urllib.error.URLError, OSError, ValueError):
-            return None, None
+            return None, None, None
 
 
 def _until(deadline: Deadline, cap: float) -> float:

@@ -1,11 +1,9 @@
-"""Helpers for the agent tests: schema validation, a recording HTTP server, event lookup."""
+"""Helpers for the agent tests: schema validation, event lookup."""
 
 from __future__ import annotations
 
 import json
-import threading
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -126,58 +124,3 @@ def _subtypes(field: dict[str, Any]) -> list[str]:
 
 def schema(dataset: dict[str, Any]) -> list[tuple[str, str]]:
     return [(f["name"], f["type"]) for f in dataset["facets"]["schema"]["fields"]]
-
-
-class RecordingServer:
-    """A real HTTP server on 127.0.0.1 that records posted batches and can be told to fail."""
-
-    def __init__(self) -> None:
-        self.batches: list[list[dict[str, Any]]] = []
-        self.requests: list[dict[str, Any]] = []
-        self.fail_with: list[int] = []  # statuses to answer, in order, before succeeding
-        self.reject_indexes: set[int] = set()
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                outer.requests.append({"path": self.path, "headers": dict(self.headers)})
-                if outer.fail_with:
-                    self._reply(outer.fail_with.pop(0), {"error": "told to fail"})
-                    return
-                batch = json.loads(body)
-                outer.batches.append(batch)
-                results = [
-                    {
-                        "index": i,
-                        "status": "rejected" if i in outer.reject_indexes else "accepted",
-                        "id": None if i in outer.reject_indexes else i + 1,
-                        "errors": ["bad"] if i in outer.reject_indexes else [],
-                    }
-                    for i in range(len(batch))
-                ]
-                self._reply(200, {"results": results})
-
-            def _reply(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: Any) -> None:
-                return
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-
-    @property
-    def events(self) -> list[dict[str, Any]]:
-        return [e for batch in self.batches for e in batch]
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()

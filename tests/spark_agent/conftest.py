@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_support import EventValidator, Recorded, RecordingServer, read_events
+from agent_support import EventValidator, Recorded, read_events
 
 import spark_agent
+from tests.recording_server import RecordingServer
 
 for var in list(os.environ):
     if var.startswith("TRIBUTARY_"):

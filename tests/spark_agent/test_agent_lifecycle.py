@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_support import EventValidator, RecordingServer, lineage, read_events
+from agent_support import EventValidator, lineage, read_events
 from pyspark.sql import functions as F
 
 import spark_agent
 from spark_agent import listener
+from tests.recording_server import RecordingServer
 
 pytestmark = pytest.mark.spark
 

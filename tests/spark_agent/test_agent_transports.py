@@ -8,12 +8,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent_support import RecordingServer, read_events
+from agent_support import read_events
 
 from spark_agent.counters import Counters
 from spark_agent.transports.file import FileSink
-from spark_agent.transports.http import HttpSink
+from spark_agent.transports.http import HttpSink, retry_after_seconds
 from spark_agent.transports.queue import AsyncEmitter
+from tests.recording_server import RecordingServer
 
 
 def _event(i: int) -> dict[str, Any]:
@@ -86,6 +87,63 @@ def test_retries_stop_at_the_flush_deadline(server: RecordingServer) -> None:
     emitter.close(1.0)
     assert time.monotonic() - started < 2.0
     assert counters.get("events_dropped_total") == 1
+
+
+def test_a_429_s_retry_after_is_waited_for_and_nothing_is_lost(server: RecordingServer) -> None:
+    server.fail_with = [(429, {"Retry-After": "1"})]
+    emitter, counters = _emitter(_fast_http(server.url), batch_size=10)
+    for i in range(3):
+        emitter.put(_event(i))
+    assert emitter.flush(10)
+    assert len(server.requests) == 2
+    assert server.gaps()[0] >= 1.0, "sent again before the Retry-After had passed"
+    assert [e["run"]["runId"] for e in server.events] == ["run-0", "run-1", "run-2"]
+    assert (counters.get("events_emitted_total"), counters.get("events_dropped_total")) == (3, 0)
+
+
+def test_a_503_s_retry_after_stretches_the_backoff(server: RecordingServer) -> None:
+    server.fail_with = [(503, {"Retry-After": "1"})]
+    emitter, counters = _emitter(_fast_http(server.url))  # its own backoff is at most 0.05 s
+    emitter.put(_event(1))
+    assert emitter.flush(10)
+    assert server.gaps()[0] >= 1.0
+    assert counters.get("events_emitted_total") == 1
+
+
+def test_a_rate_limit_uses_no_retry_and_does_not_mark_the_backend_down(server: RecordingServer) -> None:
+    server.fail_with = [(429, {"Retry-After": "0"})] * 6
+    sink = _fast_http(server.url, max_retries=1)
+    emitter, counters = _emitter(sink)
+    emitter.put(_event(1))
+    assert emitter.flush(10)
+    assert len(server.requests) == 7 and not sink.down
+    assert counters.get("events_emitted_total") == 1
+
+
+def test_a_retry_after_past_the_flush_deadline_gives_up_at_the_deadline_and_spills(
+    server: RecordingServer, tmp_path: Path
+) -> None:
+    server.fail_with = [(429, {"Retry-After": "30"})] * 3
+    spill = tmp_path / "spill.jsonl"
+    sink = _fast_http(server.url)
+    emitter, counters = _emitter(sink, spill=FileSink(str(spill)))
+    emitter.put(_event(1))
+    started = time.monotonic()
+    emitter.close(1.0)
+    assert time.monotonic() - started < 3.0
+    assert len(server.requests) == 1, "not sent again before the Retry-After"
+    assert [e["run"]["runId"] for e in read_events(spill)] == ["run-1"]
+    assert counters.get("events_spilled_total") == 1 and not sink.down
+
+
+def test_retry_after_is_read_as_seconds_or_as_a_date() -> None:
+    assert retry_after_seconds("7") == 7.0
+    assert retry_after_seconds(" 0 ") == 0.0
+    assert retry_after_seconds("Wed, 21 Oct 2026 07:28:10 GMT", now=1792567680.0) == 10.0
+    assert retry_after_seconds("Wed, 21 Oct 2026 07:28:00 GMT", now=1792567700.0) == 0.0  # already past
+    assert retry_after_seconds(None) is None
+    assert retry_after_seconds("soon") is None
+    assert retry_after_seconds("-5") is None
 
 
 def test_after_an_outage_each_batch_gets_one_attempt_until_the_backend_is_back(

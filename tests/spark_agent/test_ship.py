@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.test import Client
 
+from lineage_app.accounts.services import token_create
 from lineage_app.ingest.models import LineageEvent
 from spark_agent.__main__ import main as agent_main
 from spark_agent.ship import STATE_NAME, directory_ship
@@ -16,6 +19,7 @@ from spark_agent.transports import Deadline, Event, Outcome
 from spark_agent.transports.file import FileSink
 from spark_agent.transports.http import HttpSink
 from tests.events import run_lifecycle
+from tests.observability.scrape import samples_of, value
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -106,3 +110,24 @@ def test_bad_lines_are_reported_and_skipped_and_a_refused_token_stops_with_nothi
     )
     assert f"ship: skipped {tmp_path / 'agent.jsonl'}:2: not a JSON event" in err
     assert LineageEvent.objects.count() == 2
+
+
+def test_ship_waits_as_long_as_the_server_s_rate_limit_asks_and_delivers_every_event_once(
+    live_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    token = token_create(name="ship", scope="ingest", rate_limit="2/second")[1]
+    assert FileSink(str(tmp_path / "lineage.jsonl")).write(list(_events(4))) == 12
+
+    before, started = _throttled(), time.monotonic()
+    out = _ship(tmp_path, live_server.url, token, capsys, "--batch-size", "2")  # six requests, two a second allowed
+    elapsed, refused = time.monotonic() - started, _throttled() - before
+    assert out == "ship: 12 event(s) delivered, 0 rejected by the server, 0 bad line(s) skipped, 0 torn line(s) waiting"
+    assert LineageEvent.objects.count() == 12
+    assert refused >= 1, "the server's limit was reached"
+    # Each 429 said Retry-After: 1 (at least), and each was waited for before the batch was sent again.
+    assert elapsed >= refused * 1.0
+
+
+def _throttled() -> float:
+    scraped = samples_of(Client().get("/metrics").content.decode())
+    return value(scraped, "tributary_api_throttled_total", scope="ingest")

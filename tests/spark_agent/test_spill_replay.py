@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_support import RecordingServer, read_events
+from agent_support import read_events
 
 from spark_agent.counters import Counters
 from spark_agent.transports import Deadline, Event, Outcome
@@ -15,6 +15,7 @@ from spark_agent.transports.file import FileSink
 from spark_agent.transports.http import HttpSink
 from spark_agent.transports.queue import AsyncEmitter
 from tests.conftest import wait_until
+from tests.recording_server import RecordingServer
 from tests.relay.conftest import Cable
 
 
