@@ -15,8 +15,6 @@ It runs against any commit that has both endpoints, so a checkout of an older on
 from __future__ import annotations
 
 import argparse
-import io
-import json
 import logging
 import os
 import shutil
@@ -25,13 +23,13 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench.wsgi_client import WsgiAnswer, WsgiClient  # noqa: E402
 
 ENDPOINTS = {"event": "/api/v1/lineage", "batch": "/api/v1/lineage/batch"}
 
@@ -61,50 +59,13 @@ FORMS = [
 ]
 
 
-@dataclass(frozen=True)
-class Answer:
-    status: int
-    content: bytes
-
-    def said(self) -> str:
-        """The error's code and message, as the API writes them."""
-        error = json.loads(self.content)
-        return f"{error['error']}: {error['message'][:70]}"
+def said(answer: WsgiAnswer) -> str:
+    """The error's code and message, as the API writes them."""
+    error = answer.json()
+    return f"{error['error']}: {error['message'][:70]}"
 
 
-class WsgiPoster:
-    """POSTs through the web process's WSGI application (`lineage_app.wsgi`), as gunicorn would call it."""
-
-    def __init__(self, application: Callable[..., Any], token: str) -> None:
-        self.application, self.token = application, token
-
-    def post(self, path: str, body: bytes) -> Answer:
-        environ = {
-            "REQUEST_METHOD": "POST",
-            "PATH_INFO": path,
-            "QUERY_STRING": "",
-            "CONTENT_TYPE": "application/json",
-            "CONTENT_LENGTH": str(len(body)),
-            "SERVER_NAME": "127.0.0.1",
-            "SERVER_PORT": "8000",
-            "HTTP_HOST": "127.0.0.1",
-            "SERVER_PROTOCOL": "HTTP/1.1",
-            "HTTP_AUTHORIZATION": f"Bearer {self.token}",
-            "wsgi.input": io.BytesIO(body),
-            "wsgi.url_scheme": "http",
-            "wsgi.errors": sys.stderr,
-        }
-        status: list[str] = []
-        result = self.application(environ, lambda line, headers, exc_info=None: status.append(line))
-        try:
-            content = b"".join(result)
-        finally:
-            if hasattr(result, "close"):
-                result.close()
-        return Answer(int(status[0].split()[0]), content)
-
-
-def poster(var: Path) -> WsgiPoster:
+def poster(var: Path) -> WsgiClient:
     """Django set up on a private SQLite database under `var`, migrated, with an ingest token."""
     os.environ.update(
         {
@@ -125,21 +86,21 @@ def poster(var: Path) -> WsgiPoster:
     call_command("migrate", verbosity=0)
     from lineage_app.wsgi import application
 
-    return WsgiPoster(application, token_create(name="bench", scope="ingest")[1])
+    return WsgiClient(application, token_create(name="bench", scope="ingest")[1])
 
 
 def percentile(ordered: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def measure(client: WsgiPoster, path: str, body: bytes, runs: int) -> tuple[list[float], Answer]:
-    timings, answer = [], Answer(0, b"")
+def measure(client: WsgiClient, path: str, body: bytes, runs: int) -> tuple[list[float], WsgiAnswer]:
+    timings, answer = [], WsgiAnswer(0, b"")
     for _ in range(runs):
         began = time.perf_counter()
         answer = client.post(path, body)
         timings.append((time.perf_counter() - began) * 1000)
-    if not 400 <= answer.status < 500:
-        raise SystemExit(f"{path} answered {answer.status} to a hostile body: {answer.content[:200]!r}")
+    if not 400 <= answer.status_code < 500:
+        raise SystemExit(f"{path} answered {answer.status_code} to a hostile body: {answer.content[:200]!r}")
     return sorted(timings), answer
 
 
@@ -171,7 +132,7 @@ def main() -> None:
                     print(
                         f"  {form.name:<36} {levels:>7} levels {len(body) / 1024:7.0f} KiB  {endpoint:<5}  "
                         f"p50 {statistics.median(timings):9.1f} ms  p95 {percentile(timings, 0.95):9.1f} ms  "
-                        f"max {timings[-1]:9.1f} ms  -> {answer.status} {answer.said()}",
+                        f"max {timings[-1]:9.1f} ms  -> {answer.status_code} {said(answer)}",
                         flush=True,
                     )
     finally:

@@ -14,7 +14,6 @@ calling the selectors directly and through the web process's WSGI application (b
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import random
@@ -27,7 +26,6 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -36,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.stack_options import stack_options_add, stack_options_describe, stack_options_env  # noqa: E402
+from bench.wsgi_client import WsgiClient  # noqa: E402
 
 DATABASE, PASSWORD = "lineage", "tributary-embedded"
 SERVE = (
@@ -140,50 +139,6 @@ def ensure_loaded(
         synthetic_graph_load(driver=driver, database=DATABASE, datasets=datasets, jobs=jobs, seed=seed)
     marker.write_text(json.dumps(shape))
     print(f"loaded in {time.monotonic() - began:.0f}s")
-
-
-@dataclass
-class WsgiAnswer:
-    status_code: int
-    content: bytes
-    streaming = False
-
-    def json(self) -> Any:
-        return json.loads(self.content)
-
-
-class WsgiClient:
-    """GETs through the web process's own WSGI application (`lineage_app.wsgi`): every middleware,
-    authentication, DRF, rendering, the body read to its end. Not Django's test client: that
-    instruments each request and keeps every response alive in a reference cycle, which a web
-    process does not."""
-
-    def __init__(self, application: Callable[..., Any], token: str) -> None:
-        self.application, self.token = application, token
-
-    def get(self, url: str) -> WsgiAnswer:
-        path, _, query = url.partition("?")
-        environ = {
-            "REQUEST_METHOD": "GET",
-            "PATH_INFO": path,
-            "QUERY_STRING": query,
-            "SERVER_NAME": "127.0.0.1",
-            "SERVER_PORT": "8000",
-            "HTTP_HOST": "127.0.0.1",
-            "SERVER_PROTOCOL": "HTTP/1.1",
-            "HTTP_AUTHORIZATION": f"Bearer {self.token}",
-            "wsgi.input": io.BytesIO(b""),
-            "wsgi.url_scheme": "http",
-            "wsgi.errors": sys.stderr,
-        }
-        status: list[str] = []
-        result = self.application(environ, lambda line, headers, exc_info=None: status.append(line))
-        try:
-            content = b"".join(result)
-        finally:
-            if hasattr(result, "close"):
-                result.close()
-        return WsgiAnswer(int(status[0].split()[0]), content)
 
 
 @contextmanager
