@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -62,80 +63,80 @@ def wait_until(predicate, *, timeout: float, interval: float = 0.2, what: str = 
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
-class EmbeddedGraph:
-    """An embedded ArcadeDB started for the test session, which tests may stop and restart."""
+class GraphEngineProcess(ABC):
+    """A graph engine the test session runs as a child process (its output in `log`), which tests may
+    stop and start again: the session's `uri` answers once `start` returns."""
+
+    name = "the graph engine"
+    start_timeout, stop_timeout = 90, 60
 
     def __init__(self, tmp: Path) -> None:
         self.bolt_port = free_port()
-        self.env = {
-            **os.environ,
-            "NEO4J_URI": f"bolt://127.0.0.1:{self.bolt_port}",
-            "GRAPH_EMBEDDED_DIR": str(tmp / "graph"),
-            "GRAPH_EMBEDDED_HTTP_PORT": str(free_port()),
-            "TRIBUTARY_VAR_DIR": str(tmp),
-        }
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def uri(self) -> str:
-        return self.env["NEO4J_URI"]
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, str(ROOT / "manage.py"), "graph_server"],
-            env=self.env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        graph_driver_reset()
-        wait_until(graph_ping, timeout=90, interval=0.5, what="the embedded graph engine")
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            self.process.wait(timeout=60)
-            self.process = None
-        graph_driver_reset()
-
-
-class Neo4jServer:
-    """A real Neo4j 5 from `../shared/neo4j` (`serve.sh`), in a fresh folder on a free port for the session."""
-
-    PASSWORD = "tributary-test"
-
-    def __init__(self, serve: Path, tmp: Path) -> None:
-        self.serve = serve
-        self.dir = tmp / "neo4j"
-        self.bolt_port = free_port()
-        self.log = tmp / "neo4j.log"
+        self.log = tmp / "graph-engine.log"
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def uri(self) -> str:
         return f"bolt://127.0.0.1:{self.bolt_port}"
 
+    @abstractmethod
+    def command(self) -> tuple[list[str], dict[str, str] | None]:
+        """The engine's argv and environment (None: this process's)."""
+
     def start(self) -> None:
+        argv, env = self.command()
         with self.log.open("ab") as log:
-            self.process = subprocess.Popen(
-                ["bash", str(self.serve), str(self.dir), str(self.bolt_port), self.PASSWORD],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
+            self.process = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT)
         graph_driver_reset()
-        wait_until(self._ready, timeout=180, interval=0.5, what=f"Neo4j (log: {self.log})")
+        wait_until(self._ready, timeout=self.start_timeout, interval=0.5, what=f"{self.name} (log: {self.log})")
 
     def _ready(self) -> bool:
         assert self.process is not None
         if self.process.poll() is not None:
-            raise AssertionError(f"Neo4j exited with {self.process.returncode}; see {self.log}")
+            raise AssertionError(f"{self.name} exited with {self.process.returncode}; see {self.log}")
         return graph_ping()
 
     def stop(self) -> None:
         if self.process is not None:
             self.process.terminate()
-            self.process.wait(timeout=120)
+            self.process.wait(timeout=self.stop_timeout)
             self.process = None
         graph_driver_reset()
+
+
+class EmbeddedGraph(GraphEngineProcess):
+    """The embedded ArcadeDB (`manage.py graph_server`)."""
+
+    name = "the embedded graph engine"
+
+    def __init__(self, tmp: Path) -> None:
+        super().__init__(tmp)
+        self.env = {
+            **os.environ,
+            "NEO4J_URI": self.uri,
+            "GRAPH_EMBEDDED_DIR": str(tmp / "graph"),
+            "GRAPH_EMBEDDED_HTTP_PORT": str(free_port()),
+            "TRIBUTARY_VAR_DIR": str(tmp),
+        }
+
+    def command(self) -> tuple[list[str], dict[str, str] | None]:
+        return [sys.executable, str(ROOT / "manage.py"), "graph_server"], self.env
+
+
+class Neo4jServer(GraphEngineProcess):
+    """A real Neo4j 5 from `../shared/neo4j` (`serve.sh`), in a fresh folder on a free port for the session."""
+
+    name = "Neo4j"
+    start_timeout, stop_timeout = 180, 120
+    PASSWORD = "tributary-test"
+
+    def __init__(self, serve: Path, tmp: Path) -> None:
+        super().__init__(tmp)
+        self.serve = serve
+        self.dir = tmp / "neo4j"
+
+    def command(self) -> tuple[list[str], dict[str, str] | None]:
+        return ["bash", str(self.serve), str(self.dir), str(self.bolt_port), self.PASSWORD], None
 
 
 def neo4j_serve_script() -> Path:
@@ -185,7 +186,7 @@ def broker() -> Iterator[PrivateRedis]:
 @pytest.fixture(scope="session")
 def graph_engine(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[EmbeddedGraph | Neo4jServer | None]:
+) -> Iterator[GraphEngineProcess | None]:
     """The graph engine for the session: the one at NEO4J_URI if set (tests WIPE it); else a Neo4j of
     our own under `--graph-engine neo4j` (`make test-neo4j`); else the embedded one."""
     if os.environ.get("NEO4J_URI"):
@@ -193,7 +194,7 @@ def graph_engine(
         graph_schema_init()
         yield None
         return
-    engine: EmbeddedGraph | Neo4jServer
+    engine: GraphEngineProcess
     if request.config.getoption("--graph-engine") == "neo4j":
         engine = Neo4jServer(neo4j_serve_script(), tmp_path_factory.mktemp("engine"))
         settings.NEO4J_USER, settings.NEO4J_PASSWORD = "neo4j", Neo4jServer.PASSWORD
@@ -207,7 +208,7 @@ def graph_engine(
 
 
 @pytest.fixture
-def graph(graph_engine: EmbeddedGraph | Neo4jServer | None) -> Iterator[EmbeddedGraph | Neo4jServer | None]:
+def graph(graph_engine: GraphEngineProcess | None) -> Iterator[GraphEngineProcess | None]:
     """An empty graph for one test."""
     if not graph_ping():
         assert graph_engine is not None, "the graph engine at NEO4J_URI does not answer"
