@@ -40,6 +40,8 @@ def pending_event_ids(*, older_than_seconds: int, limit: int) -> list[int]:
 
 def runs_fold_pending(*, event_ids: Sequence[int]) -> list[str]:
     """The runs of those of `event_ids` applied but never settled (their worker died after marking them)."""
+    if not event_ids:
+        return []
     unsettled = LineageEvent.objects.filter(id__in=list(event_ids), fold_pending=True)
     return list(unsettled.order_by().values_list("run_id", flat=True).distinct())
 

@@ -159,8 +159,10 @@ def events_apply(*, event_ids: Sequence[int]) -> int:
     recorded as settled. A worker that dies between marking and settling leaves the runs on record:
     the task's retry (these `event_ids`, already applied) or the sweeper settles them.
     """
-    unsettled = runs_fold_pending(event_ids=event_ids)
     events = list(LineageEvent.objects.filter(id__in=event_ids, status__in=LineageEvent.APPLYABLE))
+    # Only events no longer waiting can be ones a dead worker marked and never settled.
+    waiting = {e.id for e in events}
+    unsettled = runs_fold_pending(event_ids=[i for i in event_ids if i not in waiting])
     # Signatures are checked before the graph is touched; an enforcing policy quarantines failures.
     verified = events_verify(events=events)
     EVENTS_QUARANTINED.inc(len(events) - len(verified))
