@@ -4,6 +4,8 @@ import type {
   ApiErrorBody, ColumnLineageResponse, DatasetDetail, DatasetPage, Direction, FacetWarningList, FailureClassification, FailureGroupPage, FailurePage,
   JobDetail, JobPage, Level, LineageResponse, NamespacePage, NearMissResponse, RunDetail, RunPage, SearchResponse, VersionDiff,
 } from "./types";
+import type { ColumnLineageDiff, LineageDiff } from "../pages/lineage/timeTypes";
+import type { RunLineage } from "../pages/runs/types";
 
 export const API_ROOT = "/api/v1";
 
@@ -115,6 +117,14 @@ export interface FailureFilters {
   until?: string;
 }
 
+/** When a lineage answer looks: at an instant (default now), and whether with the edges stale then. */
+export interface LineageWhen {
+  at?: string;
+  includeStale?: boolean;
+}
+
+const whenParams = ({ at, includeStale }: LineageWhen): Params => ({ at, includeStale: includeStale ? "true" : undefined });
+
 export const api = {
   namespaces: (p: PageParams = {}) => get<NamespacePage>("/namespaces", { ...p }),
   datasets: (p: PageParams & { namespace?: string; q?: string } = {}) => get<DatasetPage>("/datasets", { ...p }),
@@ -127,10 +137,17 @@ export const api = {
   job: (nodeId: string) => get<JobDetail>("/jobs/detail", { nodeId }),
   jobRuns: (nodeId: string, p: PageParams = {}) => get<RunPage>("/jobs/runs", { nodeId, ...p }),
   run: (runId: string) => get<RunDetail>(`/jobs/runs/${encodeURIComponent(runId)}`),
-  lineage: (nodeId: string, depth: number, direction: Direction, signal?: AbortSignal, level: Level = "application") =>
-    get<LineageResponse>("/lineage", { nodeId, depth, direction, level }, signal),
-  columnLineage: (nodeId: string, depth: number, direction: Direction, signal?: AbortSignal) =>
-    get<ColumnLineageResponse>("/column-lineage", { nodeId, depth, direction }, signal),
+  /** What a run read and wrote, and how that changed from the job's previous completed run. */
+  runLineage: (runId: string, signal?: AbortSignal) => get<RunLineage>(`/jobs/runs/${encodeURIComponent(runId)}/lineage`, {}, signal),
+  lineage: (nodeId: string, depth: number, direction: Direction, signal?: AbortSignal, level: Level = "application", when: LineageWhen = {}) =>
+    get<LineageResponse>("/lineage", { nodeId, depth, direction, level, ...whenParams(when) }, signal),
+  columnLineage: (nodeId: string, depth: number, direction: Direction, signal?: AbortSignal, when: LineageWhen = {}) =>
+    get<ColumnLineageResponse>("/column-lineage", { nodeId, depth, direction, ...whenParams(when) }, signal),
+  /** The lineage at `from` and at `to` as one graph, each node and edge marked added, removed or unchanged. */
+  lineageDiff: (nodeId: string, depth: number, direction: Direction, from: string, to: string, signal?: AbortSignal, level: Level = "application") =>
+    get<LineageDiff>("/lineage/diff", { nodeId, depth, direction, from, to, level }, signal),
+  columnLineageDiff: (nodeId: string, depth: number, direction: Direction, from: string, to: string, signal?: AbortSignal) =>
+    get<ColumnLineageDiff>("/column-lineage/diff", { nodeId, depth, direction, from, to }, signal),
   failures: (p: PageParams & FailureFilters = {}) => get<FailurePage>("/failures", { ...p }),
   failureJobs: (p: PageParams & FailureFilters = {}) => get<FailureGroupPage>("/failures/jobs", { ...p }),
   search: (q: string, types?: string[], limit = 20, signal?: AbortSignal) =>

@@ -1,7 +1,10 @@
 // The explorer's graph state: lineage responses merged into one node / edge set, and paths in it.
 
 import type { ColumnEdge, ColumnLineageResponse, LineageNodeData, LineageResponse, NodeType } from "../api/types";
+import type { Change, ColumnLineageDiff, EdgeValidity } from "../pages/lineage/timeTypes";
 import { datasetShortName, jobShortName } from "./names";
+
+export type { Change, EdgeValidity };
 
 export interface GraphNode {
   id: string;
@@ -9,6 +12,8 @@ export interface GraphNode {
   label: string;
   data: Record<string, unknown>;
   parent?: string;
+  /** In a diff between two instants: whether the node came, went or stayed. */
+  change?: Change;
 }
 
 export interface GraphEdge {
@@ -17,6 +22,42 @@ export interface GraphEdge {
   target: string;
   label?: string;
   data?: Record<string, unknown>;
+  /** When the edge held (answers that say so). */
+  validity?: EdgeValidity;
+  /** In a diff between two instants: whether the edge came, went or stayed. */
+  change?: Change;
+}
+
+/** The validity fields of an API edge, when it has them (an older server's edges have none). */
+export function edgeValidity(edge: Partial<EdgeValidity>): EdgeValidity | undefined {
+  if (edge.current === undefined) return undefined;
+  return { firstSeen: edge.firstSeen ?? null, lastSeen: edge.lastSeen ?? null, current: edge.current, staleSince: edge.staleSince ?? null };
+}
+
+/**
+ * One edge standing for several (the edges of an application's actions, folded into it): current when one of them
+ * is, seen first and last as the earliest and latest of them, stale since the latest of them when none is current.
+ */
+export function validityJoin(a: EdgeValidity | undefined, b: EdgeValidity | undefined): EdgeValidity | undefined {
+  if (!a || !b) return a ?? b;
+  const earliest = (x: string | null, y: string | null) => (x && y ? (x < y ? x : y) : x ?? y);
+  const latest = (x: string | null, y: string | null) => (x && y ? (x > y ? x : y) : x ?? y);
+  const current = a.current || b.current;
+  return {
+    firstSeen: earliest(a.firstSeen, b.firstSeen),
+    lastSeen: latest(a.lastSeen, b.lastSeen),
+    current,
+    staleSince: current ? null : latest(a.staleSince, b.staleSince),
+  };
+}
+
+/**
+ * The change of a node or edge that several diffs (one per root) answer: there at `from` by one of them and at `to`
+ * by one of them is unchanged, whatever each says alone.
+ */
+export function changeJoin(a: Change | undefined, b: Change | undefined): Change | undefined {
+  if (!a || !b || a === b) return a ?? b;
+  return "unchanged";
 }
 
 export interface GraphModel {
@@ -49,28 +90,46 @@ export function fullName(node: GraphNode): string {
  * Merge a lineage response into `model` (in place): new nodes and edges are added, a node
  * already present takes the newer data. Returns the ids of the nodes that were not there.
  */
-export function mergeLineage(model: GraphModel, response: LineageResponse): string[] {
+export function mergeLineage(model: GraphModel, response: LineageResponse | LineageLike): string[] {
   const added: string[] = [];
-  for (const node of response.graph) {
+  for (const node of (response as LineageLike).graph) {
     if (!model.nodes.has(node.id)) added.push(node.id);
     const previous = model.nodes.get(node.id);
+    const change = changeJoin(previous?.change, node.change);
     model.nodes.set(node.id, {
       id: node.id,
       type: node.type,
       label: nodeLabel(node.type, node.data, node.id),
       data: { ...(previous?.data ?? {}), ...node.data },
+      ...(change ? { change } : {}),
     });
   }
-  for (const node of response.graph) {
+  for (const node of (response as LineageLike).graph) {
     for (const edge of [...node.inEdges, ...node.outEdges]) {
       // An edge may name a node the response left out (it should not); draw only edges with both ends.
       if (!model.nodes.has(edge.origin) || !model.nodes.has(edge.destination)) continue;
       const id = edgeId(edge.origin, edge.destination);
-      if (!model.edges.has(id)) model.edges.set(id, { id, source: edge.origin, target: edge.destination });
+      const previous = model.edges.get(id);
+      const validity = edgeValidity(edge) ?? previous?.validity;
+      const change = changeJoin(previous?.change, edge.change);
+      model.edges.set(id, {
+        id, source: edge.origin, target: edge.destination, ...(validity ? { validity } : {}), ...(change ? { change } : {}),
+      });
     }
   }
   return added;
 }
+
+/** A lineage answer, or a diff's (its nodes and edges each with a change, its edges with their validity). */
+export interface LineageLike {
+  graph: (Pick<LineageResponse["graph"][number], "id" | "type" | "data"> & {
+    change?: Change;
+    inEdges: LineageEdgeLike[];
+    outEdges: LineageEdgeLike[];
+  })[];
+}
+
+type LineageEdgeLike = { origin: string; destination: string; change?: Change } & Partial<EdgeValidity>;
 
 /** Remove a node and every edge that touches it. */
 function removeNode(model: GraphModel, id: string): void {
@@ -105,15 +164,18 @@ export function collapseApplication(model: GraphModel, app: GraphNode): string[]
     const source = folded.has(edge.source) ? app.id : edge.source;
     const target = folded.has(edge.target) ? app.id : edge.target;
     const id = edgeId(source, target);
-    if (source !== target && !model.edges.has(id)) model.edges.set(id, { id, source, target });
+    if (source === target) continue;
+    const validity = validityJoin(model.edges.get(id)?.validity, edge.validity);
+    model.edges.set(id, { id, source, target, ...(validity ? { validity } : {}) });
   }
   return actions;
 }
 
 /** The column-lineage graph: one compound node per dataset holding its fields, edges labelled by transformation. */
-export function columnModel(response: ColumnLineageResponse): GraphModel {
+export function columnModel(response: ColumnLineageResponse | ColumnLineageDiff): GraphModel {
   const model = emptyModel();
-  for (const node of response.graph) {
+  const graph: ColumnLike[] = response.graph;
+  for (const node of graph) {
     const group = `dataset:${node.data.namespace}:${node.data.dataset}`;
     if (!model.nodes.has(group)) {
       model.nodes.set(group, {
@@ -123,19 +185,31 @@ export function columnModel(response: ColumnLineageResponse): GraphModel {
     }
     model.nodes.set(node.id, {
       id: node.id, type: "DATASET_FIELD", label: node.data.name, parent: group, data: { ...node.data },
+      ...(node.change ? { change: node.change } : {}),
     });
   }
-  for (const node of response.graph) {
+  for (const node of graph) {
     for (const edge of [...node.inEdges, ...node.outEdges]) {
       if (!model.nodes.has(edge.origin) || !model.nodes.has(edge.destination)) continue;
       const id = edgeId(edge.origin, edge.destination);
       if (!model.edges.has(id)) {
-        model.edges.set(id, { id, source: edge.origin, target: edge.destination, label: transformationLabel(edge), data: { ...edge } });
+        const validity = edgeValidity(edge);
+        model.edges.set(id, {
+          id, source: edge.origin, target: edge.destination, label: transformationLabel(edge), data: { ...edge },
+          ...(validity ? { validity } : {}), ...(edge.change ? { change: edge.change } : {}),
+        });
       }
     }
   }
   return model;
 }
+
+type ColumnEdgeLike = ColumnEdge & Partial<EdgeValidity> & { change?: Change };
+type ColumnLike = Omit<ColumnLineageResponse["graph"][number], "inEdges" | "outEdges"> & {
+  change?: Change;
+  inEdges: ColumnEdgeLike[];
+  outEdges: ColumnEdgeLike[];
+};
 
 export function transformationLabel(edge: Pick<ColumnEdge, "transformation" | "subtype" | "indirect">): string {
   const kind = edge.transformation ?? (edge.indirect ? "INDIRECT" : "DIRECT");

@@ -18,6 +18,14 @@ declare global {
       zoom(): number;
       /** The label a node is drawn with, and its font size on screen in px at the current zoom (0 when not drawn). */
       nodeLabel(id: string): { text: string; screenFontPx: number } | null;
+      /** The drawn edges' ids (`origin->destination`). */
+      edgeIds(): string[];
+      /** An edge's middle, in page coordinates (where to hover it). */
+      edgePoint(id: string): { x: number; y: number } | null;
+      /** The classes a node or edge is drawn with (`stale`, `added`, `removed`, `unchanged`, …). */
+      classes(id: string): string[] | null;
+      /** How an edge is drawn: its line style (`solid`, `dashed`, `dotted`) and colour. */
+      edgeLine(id: string): { style: string; color: string } | null;
     };
   }
 }
@@ -42,6 +50,23 @@ export function graphHooksExpose(cy: cytoscape.Core, container: HTMLElement): vo
       const fontPx = Number.parseFloat(String(node.style("font-size"))) * cy.zoom();
       const minimum = Number.parseFloat(String(node.style("min-zoomed-font-size"))) || 0;
       return { text, screenFontPx: text && fontPx >= minimum ? fontPx : 0 };
+    },
+    edgeIds: () => cy.edges().map((e) => e.id()),
+    edgePoint: (id) => {
+      const edge = cy.getElementById(id);
+      if (edge.empty() || !edge.isEdge()) return null;
+      const box = container.getBoundingClientRect();
+      const p = edge.renderedMidpoint();
+      return { x: box.left + p.x, y: box.top + p.y };
+    },
+    classes: (id) => {
+      const element = cy.getElementById(id);
+      return element.empty() ? null : element.classes();
+    },
+    edgeLine: (id) => {
+      const edge = cy.getElementById(id);
+      if (edge.empty() || !edge.isEdge()) return null;
+      return { style: String(edge.style("line-style")), color: String(edge.style("line-color")) };
     },
   };
 }

@@ -1,10 +1,10 @@
 // A Cytoscape canvas for a `GraphModel`: positions from the layout worker, preset layout, highlights.
 
 import cytoscape from "cytoscape";
-import { stateKey } from "../format";
+import { formatTime, idLabel, stateKey } from "../format";
 import { segmentsFor, type Point } from "./bands";
 import { layoutOffMainThread, nodeSize } from "./layout";
-import { fullName, type GraphEdge, type GraphModel, type GraphNode } from "./model";
+import { fullName, type Change, type GraphEdge, type GraphModel, type GraphNode } from "./model";
 import { namespaceChip } from "./names";
 import { graphStyle, nodeColors } from "./renderers";
 import { graphHooksExpose, graphHooksRemove, graphRenderedMark } from "./testHooks";
@@ -22,10 +22,33 @@ export interface Placement {
   routes: Record<string, Point[]>;
 }
 
+/** Before the label of a node a diff says came or went: a sign, so that colour is not the only thing that tells. */
+const CHANGE_MARK: Record<Change, string> = { added: "+ ", removed: "− ", unchanged: "" };
+
 /** A node's drawn label: its short name, with its namespace as a second line when the graph spans several. */
 export function drawnLabel(node: GraphNode, showNamespace: boolean): string {
   const namespace = node.data.namespace;
-  return showNamespace && typeof namespace === "string" && namespace ? `${node.label}\n${namespaceChip(namespace)}` : node.label;
+  const label = `${node.change ? CHANGE_MARK[node.change] : ""}${node.label}`;
+  return showNamespace && typeof namespace === "string" && namespace ? `${label}\n${namespaceChip(namespace)}` : label;
+}
+
+/** What an edge's tooltip says: its ends, and when it held (or, in a diff, whether it came or went). */
+export function edgeTitle(edge: GraphEdge): string {
+  const lines = [`${idLabel(edge.source)} → ${idLabel(edge.target)}`];
+  if (edge.change === "added") lines.push("added: in the later graph, not in the earlier one");
+  if (edge.change === "removed") lines.push("removed: in the earlier graph, not in the later one");
+  if (edge.change === "unchanged") lines.push("unchanged: in both graphs");
+  const validity = edge.validity;
+  if (validity) {
+    if (!validity.current) lines.push(`stale since ${formatTime(validity.staleSince)}`);
+    lines.push(`last seen ${formatTime(validity.lastSeen)}`, `first seen ${formatTime(validity.firstSeen)}`);
+  }
+  return lines.join("\n");
+}
+
+/** The classes that draw what a diff or the edges' validity say: `added`, `removed`, `unchanged`, `stale`. */
+function timeClasses(element: { change?: Change; validity?: { current: boolean } }): string[] {
+  return [element.change ?? "", element.validity && !element.validity.current ? "stale" : ""];
 }
 
 /** Whether the datasets of `model`, or its jobs, come from more than one namespace (then each node names its own). */
@@ -49,6 +72,7 @@ function nodeElement(node: GraphNode, position: Point | undefined, showNamespace
       w: size.width, h: size.height, ...(node.parent ? { parent: node.parent } : {}),
     },
     ...(position ? { position: { ...position } } : {}),
+    classes: timeClasses(node).join(" ").trim(),
   };
 }
 
@@ -60,9 +84,10 @@ function edgeElement(edge: GraphEdge, placement: Placement, large: boolean): cyt
     group: "edges",
     data: {
       id: edge.id, source: edge.source, target: edge.target, ...(edge.label ? { label: edge.label } : {}),
+      title: edgeTitle(edge),
       ...(segments ? { sw: segments.weights, sd: segments.distances } : {}),
     },
-    classes: [edge.data?.indirect ? "indirect" : "", large ? "fast" : "", segments ? "routed" : ""].join(" ").trim(),
+    classes: [edge.data?.indirect ? "indirect" : "", large ? "fast" : "", segments ? "routed" : "", ...timeClasses(edge)].join(" ").replace(/\s+/g, " ").trim(),
   };
 }
 
@@ -116,6 +141,9 @@ export class GraphView {
     container.appendChild(this.tooltip);
     this.cy.on("mouseover", "node", (event) => this.showTooltip(event.target));
     this.cy.on("mouseout", "node", () => { this.tooltip.hidden = true; });
+    // An edge says when it held (last seen, stale since) or, in a diff, whether it came or went.
+    this.cy.on("mouseover", "edge", (event) => this.showEdgeTooltip(event.target));
+    this.cy.on("mouseout", "edge", () => { this.tooltip.hidden = true; });
     this.cy.on("viewport", () => { this.tooltip.hidden = true; });
     graphHooksExpose(this.cy, container);
   }
@@ -128,6 +156,16 @@ export class GraphView {
     this.tooltip.textContent = text;
     this.tooltip.style.left = `${Math.round(p.x + 12)}px`;
     this.tooltip.style.top = `${Math.round(p.y + node.renderedOuterHeight() / 2 + 6)}px`;
+    this.tooltip.hidden = false;
+  }
+
+  private showEdgeTooltip(edge: cytoscape.EdgeSingular): void {
+    const text = String(edge.data("title") ?? "");
+    if (!text) return;
+    const p = edge.renderedMidpoint();
+    this.tooltip.textContent = text;
+    this.tooltip.style.left = `${Math.round(p.x + 12)}px`;
+    this.tooltip.style.top = `${Math.round(p.y + 12)}px`;
     this.tooltip.hidden = false;
   }
 

@@ -6,6 +6,7 @@ import { clusterColors, clusterStyle } from "./cluster";
 import { datasetColors, datasetStyle } from "./dataset";
 import { fieldStyle } from "./field";
 import { jobColors, jobStyle } from "./job";
+import { timeStyle } from "./time";
 
 /** Per-type colours put in each node's data, read by that type's style rule. */
 export const nodeColors: Partial<Record<GraphNode["type"], (node: GraphNode) => { fill: string; stroke: string }>> = {
@@ -45,6 +46,7 @@ export const graphStyle: cytoscape.StylesheetJson = [
       "segment-distances": "data(sd)",
     } as cytoscape.Css.Edge,
   },
+  ...timeStyle,
   { selector: "node.root", style: { "underlay-color": "#8250df", "underlay-opacity": 0.25, "underlay-padding": 8 } },
   { selector: "node:selected", style: { "overlay-color": "#0969da", "overlay-opacity": 0.18, "overlay-padding": 6 } },
   { selector: "node.path-end", style: { "underlay-color": "#fb8500", "underlay-opacity": 0.45, "underlay-padding": 10 } },

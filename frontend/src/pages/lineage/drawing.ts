@@ -5,7 +5,9 @@ import { COLLAPSE_ABOVE } from "../../graph/clusters";
 import { setQuery } from "../../router";
 import { isAbort, nearMissLoad } from "./loaders";
 import type { ExplorerParts } from "./parts";
-import { stateParams } from "./state";
+import { changeCounts, changeList } from "./panels/changesPanel";
+import { staleShown, stateParams } from "./state";
+import { timeText } from "./time";
 import { pathState } from "./store";
 
 /** Keep where the current picture stands, to return to it as it was left. */
@@ -19,14 +21,22 @@ export function placeSave(parts: ExplorerParts): void {
   pictureRemember(parts);
 }
 
-/** The counts of what is drawn in the status bar, then `extra`. */
+/** The counts of what is drawn in the status bar, with when it is looked at, then `extra`. */
 export function countsShow({ store, status }: ExplorerParts, extra = ""): void {
   const { model, place } = store;
+  const stale = [...model.edges.values()].filter((edge) => edge.validity && !edge.validity.current).length;
+  const changes = store.comparing() ? changeCounts(changeList(model)) : null;
+  const when = [
+    timeText(place.time, staleShown(place)),
+    ...(staleShown(place) ? [`${stale} stale edge${stale === 1 ? "" : "s"}`] : []),
+    ...(changes ? [`${changes.added} added, ${changes.removed} removed`] : []),
+  ].join(", ");
   status.counts({
     nodes: model.nodes.size,
     edges: model.edges.size,
     folded: store.clustered() ? store.grouping.folded() : 0,
     regroupable: place.all && model.nodes.size > COLLAPSE_ABOVE,
+    when,
   }, extra);
 }
 

@@ -5,17 +5,17 @@ import { idLabel } from "../../format";
 import { setQuery } from "../../router";
 import { countsShow, pathHighlight, pictureRemember, placeSave, redraw } from "./drawing";
 import { placeLoad } from "./loading";
-import { isAbort, neighboursLoad } from "./loaders";
+import { isAbort, neighboursLoad, placeWhen } from "./loaders";
 import type { ExplorerParts } from "./parts";
 import { stateParams } from "./state";
 import { isPlaceIntent, placeAfter, type Intent, type PlaceIntent } from "./store";
 
 export async function intentDo(parts: ExplorerParts, intent: Intent): Promise<void> {
   if (isPlaceIntent(intent)) return placeMove(parts, intent);
-  const { graph, store } = parts;
+  const { store } = parts;
   switch (intent.kind) {
     case "select": return select(parts, intent.id);
-    case "deselect": graph.select(null); return;
+    case "deselect": return deselect(parts);
     case "path-end": store.pathEndToggle(intent.id); pathHighlight(parts); return;
     case "clear-path": store.pathClear(); pathHighlight(parts); return;
     case "expand": return expand(parts, intent.id);
@@ -38,20 +38,32 @@ async function placeMove(parts: ExplorerParts, intent: PlaceIntent): Promise<voi
   return placeLoad(parts);
 }
 
+/** Select a node and show its details; the lineage around it is merged in, except in a comparison (drawn as answered). */
 async function select(parts: ExplorerParts, id: string): Promise<void> {
   parts.store.focusSet(id);
   placeSave(parts);
   parts.graph.select(id);
   parts.side.node(id);
+  if (parts.store.comparing()) { parts.graph.center(id); return; }
   await expand(parts, id);
 }
 
-/** Fetch depth 1 around `id` and merge it in; lay out again only if new nodes came. */
+/** Nothing selected; in a comparison the side panel shows what changed again. */
+function deselect(parts: ExplorerParts): void {
+  parts.graph.select(null);
+  if (!parts.store.comparing()) return;
+  parts.store.focusSet(null);
+  placeSave(parts);
+  parts.side.node(null);
+}
+
+/** Fetch depth 1 around `id` (at the place's time) and merge it in; lay out again only if new nodes came. */
 async function expand(parts: ExplorerParts, id: string): Promise<void> {
   const { store, status, signal } = parts;
   if (store.place.view !== "table") return;
+  if (store.comparing()) { countsShow(parts, "A comparison is drawn as the server answered it: change the depth to see more."); return; }
   try {
-    const added = store.neighboursMerge(await neighboursLoad({ id, level: store.place.level, signal }));
+    const added = store.neighboursMerge(await neighboursLoad({ id, level: store.place.level, when: placeWhen(store.place), signal }));
     if (added.length) await redraw(parts, id, true);
     countsShow(parts, added.length ? `${added.length} nodes added around ${idLabel(id)}.` : "");
   } catch (error) {
@@ -65,7 +77,7 @@ async function actionsShow(parts: ExplorerParts, appId: string): Promise<void> {
   const app = store.model.nodes.get(appId);
   if (!app || !store.canExpandApplication(appId)) return;
   try {
-    const members = store.applicationExpand(appId, await neighboursLoad({ id: appId, level: "action", signal }));
+    const members = store.applicationExpand(appId, await neighboursLoad({ id: appId, level: "action", when: placeWhen(store.place), signal }));
     placeSave(parts);
     await redraw(parts, store.place.focus ?? appId);
     side.node(store.place.focus);

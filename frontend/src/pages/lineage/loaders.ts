@@ -1,24 +1,47 @@
 // The explorer's data: read API calls whose answers become the explorer's state.
 
-import { api } from "../../api/client";
+import { api, type LineageWhen } from "../../api/client";
 import type { ColumnLineageResponse, DatasetDetail, Level, LineageResponse, NearMissResponse } from "../../api/types";
 import { fieldIdOf } from "../../format";
 import { emptyModel, mergeLineage, type GraphModel } from "../../graph/model";
-import type { ExplorerState } from "./state";
+import { staleShown, type ExplorerState } from "./state";
+import type { ColumnLineageDiff, SchemaChange } from "./timeTypes";
 
-/** The table graph of a place: the lineage around each root, merged into one model. */
-export async function tableLineageLoad({ place, signal }: { place: ExplorerState; signal: AbortSignal }): Promise<{ model: GraphModel; truncated: boolean }> {
+/** What a place asks of `GET /lineage` and `/column-lineage` about time: its instant, and whether stale edges too. */
+export function placeWhen(place: ExplorerState): LineageWhen {
+  return { at: place.time.kind === "at" ? place.time.at : undefined, includeStale: staleShown(place) };
+}
+
+/** A table graph: the model drawn, whether the server cut it short, and in a comparison the schema changes between the instants. */
+export interface TableLineage {
+  model: GraphModel;
+  truncated: boolean;
+  schemaChanges?: SchemaChange[];
+}
+
+/** The table graph of a place: the lineage around each root (or, comparing, the diff around it), merged into one model. */
+export async function tableLineageLoad({ place, signal }: { place: ExplorerState; signal: AbortSignal }): Promise<TableLineage> {
+  const { time } = place;
   performance.mark("tributary:fetch-start");
-  const answers = await Promise.all(place.roots.map((id) => api.lineage(id, place.depth, place.direction, signal, place.level)));
+  const answers = time.kind === "compare"
+    ? await Promise.all(place.roots.map((id) => api.lineageDiff(id, place.depth, place.direction, time.from, time.to, signal, place.level)))
+    : await Promise.all(place.roots.map((id) => api.lineage(id, place.depth, place.direction, signal, place.level, placeWhen(place))));
   performance.mark("tributary:fetched");
   const model = emptyModel();
   for (const answer of answers) mergeLineage(model, answer);
-  return { model, truncated: answers.some((answer) => answer.truncated) };
+  const truncated = answers.some((answer) => answer.truncated);
+  if (time.kind !== "compare") return { model, truncated };
+  return { model, truncated, schemaChanges: schemaChangesJoin(answers.flatMap((answer) => "schemaChanges" in answer ? answer.schemaChanges : [])) };
 }
 
-/** The nodes one hop around `id`, at a job level (`action` around an application: its action jobs with their datasets). */
-export function neighboursLoad({ id, level, signal }: { id: string; level: Level; signal: AbortSignal }): Promise<LineageResponse> {
-  return api.lineage(id, 1, "both", signal, level);
+/** Schema changes of several diffs, each dataset's once. */
+export function schemaChangesJoin(changes: SchemaChange[]): SchemaChange[] {
+  return [...new Map(changes.map((change) => [change.datasetId, change])).values()];
+}
+
+/** The nodes one hop around `id`, at a job level (`action` around an application: its action jobs with their datasets), at the place's time. */
+export function neighboursLoad({ id, level, when = {}, signal }: { id: string; level: Level; when?: LineageWhen; signal: AbortSignal }): Promise<LineageResponse> {
+  return api.lineage(id, 1, "both", signal, level, when);
 }
 
 /** The dataset the column view shows (its fields to pick from). */
@@ -29,9 +52,13 @@ export function columnDatasetLoad({ datasetId }: { datasetId: string }): Promise
 /** The column lineage of the place's field of `detail`, with that field's id. */
 export async function columnLineageLoad(
   { place, detail, field, signal }: { place: ExplorerState; detail: DatasetDetail; field: string; signal: AbortSignal },
-): Promise<{ fieldId: string; answer: ColumnLineageResponse }> {
+): Promise<{ fieldId: string; answer: ColumnLineageResponse | ColumnLineageDiff }> {
   const fieldId = fieldIdOf(detail.namespace, detail.name, field);
-  return { fieldId, answer: await api.columnLineage(fieldId, place.depth, place.direction, signal) };
+  const { time } = place;
+  const answer = time.kind === "compare"
+    ? await api.columnLineageDiff(fieldId, place.depth, place.direction, time.from, time.to, signal)
+    : await api.columnLineage(fieldId, place.depth, place.direction, signal, placeWhen(place));
+  return { fieldId, answer };
 }
 
 /** Why two datasets are not connected: the server's nearest near-misses (another namespace, an alias, a similar name). */

@@ -6,6 +6,7 @@ import { columnModel, emptyModel } from "../../graph/model";
 import { datasetShortName } from "../../graph/names";
 import { countsShow, pathHighlight } from "./drawing";
 import { columnDatasetLoad, columnLineageLoad, isAbort, tableLineageLoad } from "./loaders";
+import { changesPanel } from "./panels/changesPanel";
 import { columnTables } from "./panels/columnTables";
 import type { ExplorerParts } from "./parts";
 import { columnDataset } from "./state";
@@ -26,6 +27,7 @@ export async function placeLoad(parts: ExplorerParts): Promise<void> {
     return;
   }
   status.loading();
+  side.changesSet(null);
   try {
     if (store.place.view === "table") await tableLoad(parts, turn);
     else await columnsLoad(parts, turn);
@@ -51,12 +53,19 @@ async function tableLoad(parts: ExplorerParts, turn: number): Promise<void> {
   let picture = store.picture();
   if (!picture) {
     const key = pictureKey(store.place);
-    const { model, truncated } = await tableLineageLoad({ place: store.place, signal });
+    const { model, truncated, schemaChanges } = await tableLineageLoad({ place: store.place, signal });
     if (loads.stale(turn)) return;
-    picture = pictureNew(key, model, truncated);
+    picture = pictureNew(key, model, truncated, schemaChanges);
   }
   if (!(await pictureShow(parts, picture, turn))) return;
-  const { focus, roots } = store.place;
+  const { focus, roots, time } = store.place;
+  const shown = picture;
+  side.changesSet(time.kind === "compare"
+    ? () => changesPanel({
+      model: shown.model, schemaChanges: shown.schemaChanges ?? [], from: time.from, to: time.to,
+      select: (id) => parts.emit({ kind: "select", id }),
+    })
+    : null);
   toolbar.rootsShow(roots, store.model);
   graph.mark(roots, focus);
   store.pathEndsKeepDrawn();

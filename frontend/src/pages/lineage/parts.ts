@@ -38,6 +38,8 @@ export interface ExplorerParts {
   readonly below: HTMLElement;
   readonly signal: AbortSignal;
   readonly loads: LoadTurns;
+  /** Ask the explorer for something (as the toolbar, graph and panels do). */
+  readonly emit: (intent: Intent) => void;
 }
 
 /** What the side panels ask for, as intents (or answered from the store). */
@@ -60,7 +62,7 @@ export function partsCreate(store: ExplorerStore, emit: (intent: Intent) => void
   const side = new SidePanel(panelActions(store, emit), emit);
   const toolbar = new Toolbar(store.place, emit, graph);
   const below = h("div", { class: "below-graph" });
-  return { store, graph, status, side, toolbar, below, signal, loads: new LoadTurns() };
+  return { store, graph, status, side, toolbar, below, signal, loads: new LoadTurns(), emit };
 }
 
 /** Lay the explorer out in `root`: the toolbar above, the graph with its status line beside the side panel, the tables below. */

@@ -1,7 +1,9 @@
-// The explorer's place, kept in the URL: roots, depth, direction, view, focused node and field.
+// The explorer's place, kept in the URL: roots, depth, direction, view, focused node and field, and when it looks
+// (now, at an instant, or comparing two) with or without stale edges.
 
 import { LINEAGE_MAX_DEPTH } from "../../api/limits";
 import type { Direction, Level } from "../../api/types";
+import { timeParams, timeParse, type TimeChoice } from "./time";
 
 export type View = "table" | "column";
 
@@ -16,6 +18,10 @@ export interface ExplorerState {
   all: boolean;
   focus: string | null;
   field: string | null;
+  /** Now (the default), the graph as it was at an instant, or the changes between two instants. */
+  time: TimeChoice;
+  /** Draw the edges no longer confirmed by their job's latest completed run too (dashed). */
+  stale: boolean;
 }
 
 export const DEFAULT_DEPTH = 2;
@@ -34,6 +40,8 @@ export function parseState(params: URLSearchParams): ExplorerState {
     all: params.get("all") === "1",
     focus: params.get("focus") || null,
     field: params.get("field") || null,
+    time: timeParse(params),
+    stale: params.get("stale") === "1",
   };
 }
 
@@ -47,16 +55,23 @@ export function stateParams(state: ExplorerState): URLSearchParams {
   if (state.all) params.set("all", "1");
   if (state.focus) params.set("focus", state.focus);
   if (state.field) params.set("field", state.field);
+  timeParams(state.time, params);
+  if (state.stale) params.set("stale", "1");
   return params;
 }
 
 /** What identifies the table graph: the same key means the same fetched lineage. */
 export function tableKey(state: ExplorerState): string {
-  return JSON.stringify([state.roots, state.depth, state.direction, state.level]);
+  return JSON.stringify([state.roots, state.depth, state.direction, state.level, state.time, staleShown(state)]);
 }
 
 /** The dataset whose columns the column view shows: the focused node if a dataset, else the first dataset root. */
 export function columnDataset(state: ExplorerState): string | null {
   if (state.focus?.startsWith("dataset:")) return state.focus;
   return state.roots.find((root) => root.startsWith("dataset:")) ?? null;
+}
+
+/** Whether stale edges are asked for: a diff compares the graphs at two instants, stale edges have no part in it. */
+export function staleShown(state: ExplorerState): boolean {
+  return state.stale && state.time.kind !== "compare";
 }

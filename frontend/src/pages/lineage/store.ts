@@ -6,7 +6,9 @@ import {
   collapseApplication, emptyModel, expandApplication, mergeLineage, pathEdgeIds, shortestPath, type GraphModel, type GraphNode,
 } from "../../graph/model";
 import type { Placement } from "../../graph/view";
-import { columnDataset, tableKey, type ExplorerState, type View } from "./state";
+import { columnDataset, staleShown, tableKey, type ExplorerState, type View } from "./state";
+import type { TimeChoice } from "./time";
+import type { SchemaChange } from "./timeTypes";
 
 /** What the user can ask the explorer for, from the toolbar, the graph or a panel. */
 export type Intent =
@@ -14,6 +16,8 @@ export type Intent =
   | { kind: "direction"; direction: Direction }
   | { kind: "level"; level: Level }
   | { kind: "view"; view: View }
+  | { kind: "time"; time: TimeChoice }
+  | { kind: "stale"; stale: boolean }
   | { kind: "open-root"; id: string }
   | { kind: "show-field"; datasetId: string; field: string }
   | { kind: "select"; id: string }
@@ -27,10 +31,10 @@ export type Intent =
   | { kind: "show-all"; all: boolean };
 
 /** The intents that move the explorer to another place: a new history entry and a fresh load. */
-export type PlaceIntent = Extract<Intent, { kind: "depth" | "direction" | "level" | "view" | "open-root" | "show-field" }>;
+export type PlaceIntent = Extract<Intent, { kind: "depth" | "direction" | "level" | "view" | "time" | "stale" | "open-root" | "show-field" }>;
 
 export function isPlaceIntent(intent: Intent): intent is PlaceIntent {
-  return ["depth", "direction", "level", "view", "open-root", "show-field"].includes(intent.kind);
+  return ["depth", "direction", "level", "view", "time", "stale", "open-root", "show-field"].includes(intent.kind);
 }
 
 /** The place a place intent leads to; null when it leads nowhere new (the view or level already shown). */
@@ -40,6 +44,8 @@ export function placeAfter(place: ExplorerState, intent: PlaceIntent): ExplorerS
     case "direction": return { ...place, direction: intent.direction };
     case "level": return place.level === intent.level ? null : { ...place, level: intent.level };
     case "view": return place.view === intent.view ? null : { ...place, view: intent.view };
+    case "time": return JSON.stringify(place.time) === JSON.stringify(intent.time) ? null : { ...place, time: intent.time };
+    case "stale": return place.stale === intent.stale ? null : { ...place, stale: intent.stale };
     case "open-root": return { ...place, roots: [intent.id], focus: intent.id };
     case "show-field": return { ...place, view: "column", focus: intent.datasetId, field: intent.field };
   }
@@ -85,19 +91,21 @@ export interface Picture {
   key: string;
   truncated: boolean;
   model: GraphModel;
+  /** A comparison's schema changes between its two instants (the rest of what changed is marked in `model`). */
+  schemaChanges?: SchemaChange[];
   placement: Placement | null;
   viewport: { zoom: number; pan: { x: number; y: number } };
 }
 
-export function pictureNew(key: string, model: GraphModel, truncated: boolean): Picture {
-  return { key, model, truncated, placement: null, viewport: { zoom: 1, pan: { x: 0, y: 0 } } };
+export function pictureNew(key: string, model: GraphModel, truncated: boolean, schemaChanges?: SchemaChange[]): Picture {
+  return { key, model, truncated, ...(schemaChanges ? { schemaChanges } : {}), placement: null, viewport: { zoom: 1, pan: { x: 0, y: 0 } } };
 }
 
 const pictures: Record<View, Map<string, Picture>> = { table: new Map(), column: new Map() };
 
 /** What identifies the column graph: the same key means the same fetched column lineage. */
 export function columnKey(place: ExplorerState): string {
-  return JSON.stringify([columnDataset(place), place.field, place.depth, place.direction]);
+  return JSON.stringify([columnDataset(place), place.field, place.depth, place.direction, place.time, staleShown(place)]);
 }
 
 export function pictureKey(place: ExplorerState): string {
@@ -189,9 +197,14 @@ export class ExplorerStore {
     return typeof app === "string" && this.expanded.has(app) ? app : null;
   }
 
-  /** Whether `appId` can be shown as its actions: the table view, and an application node with actions. */
+  /** Whether `appId` can be shown as its actions: the table view, not comparing, and an application node with actions. */
   canExpandApplication(appId: string): boolean {
-    return this.place.view === "table" && this.actionsOf(appId).length > 0;
+    return this.place.view === "table" && !this.comparing() && this.actionsOf(appId).length > 0;
+  }
+
+  /** Whether the graph drawn is a diff between two instants: it is drawn as answered, never grown around a node. */
+  comparing(): boolean {
+    return this.place.time.kind === "compare";
   }
 
   /** Replace an application node by its action jobs (an action-level answer around it); focus moves to the first action. */
@@ -219,7 +232,7 @@ export class ExplorerStore {
 
   /** What a double click on a drawn node asks for: fold an action into its application, or expand an application. */
   doubleTapIntent(id: string): Intent | null {
-    if (this.place.view !== "table") return null;
+    if (this.place.view !== "table" || this.comparing()) return null;
     const app = this.applicationOf(id);
     if (app) return { kind: "collapse-application", id: app };
     return this.actionsOf(id).length ? { kind: "expand-application", id } : null;

@@ -1,21 +1,28 @@
 // Under the column view's graph: the fields upstream and downstream of the drawn field, with transformation and job.
 
 import type { ColumnEdge, ColumnLineageResponse } from "../../../api/types";
+import type { Change, ColumnLineageDiff } from "../timeTypes";
+import { changeBadge } from "./changesPanel";
 import { h } from "../../../dom";
 import { idLabel } from "../../../format";
 import { columnSides, transformationLabel } from "../../../graph/model";
 import { datasetShortName, idShortName } from "../../../graph/names";
 import { nodeLink } from "../../../shell/widgets";
 
-export function columnTables(answer: ColumnLineageResponse, fieldId: string): HTMLElement {
+export function columnTables(answer: ColumnLineageResponse | ColumnLineageDiff, fieldId: string): HTMLElement {
   const names = new Map(answer.graph.map((n) => [n.id, `${datasetShortName(n.data.namespace, n.data.dataset)}.${n.data.name}`]));
   const sides = columnSides({ ...answer, nodeId: fieldId });
-  const rows = (title: string, id: string, edges: ColumnEdge[]) => h("section", { class: "column-side", id },
+  // A comparison's edges each say whether they came or went.
+  const comparing = "changes" in answer;
+  const changeCell = (edge: ColumnEdge & { change?: Change }) => !comparing ? null
+    : h("td", {}, edge.change === "added" || edge.change === "removed" ? changeBadge(edge.change) : h("span", { class: "muted" }, "unchanged"));
+  const rows = (title: string, id: string, edges: (ColumnEdge & { change?: Change })[]) => h("section", { class: "column-side", id },
     h("h3", {}, `${title} (${edges.length})`),
     edges.length
       ? h("table", { class: "grid" },
-        h("thead", {}, h("tr", {}, h("th", {}, "From field"), h("th", {}, "To field"), h("th", {}, "Transformation"), h("th", {}, "Job"))),
-        h("tbody", {}, edges.map((edge) => h("tr", {},
+        h("thead", {}, h("tr", {}, comparing ? h("th", {}, "Change") : null,
+          h("th", {}, "From field"), h("th", {}, "To field"), h("th", {}, "Transformation"), h("th", {}, "Job"))),
+        h("tbody", {}, edges.map((edge) => h("tr", edge.change ? { "data-change": edge.change } : {}, changeCell(edge),
           h("td", { title: idLabel(edge.origin) }, names.get(edge.origin) ?? idShortName(edge.origin)),
           h("td", { title: idLabel(edge.destination) }, names.get(edge.destination) ?? idShortName(edge.destination)),
           h("td", { class: "mono" }, transformationLabel(edge)),

@@ -15,15 +15,25 @@ const PANELS: Record<string, (id: string, actions: PanelActions) => HTMLElement>
 };
 
 export class SidePanel {
-  readonly element = h("aside", { class: "side-panel", id: "side-panel" });
+  readonly element = h("aside", { class: "side-panel", id: "side-panel", "aria-label": "Details" });
+  /** In a comparison: what changed, shown when no node is selected and one click away from a node's details. */
+  private changes: (() => HTMLElement) | null = null;
 
   constructor(private readonly actions: PanelActions, private readonly emit: (intent: Intent) => void) {}
 
-  /** The details of node `id` (a dataset or job panel by its id's type), or a hint when none is selected. */
+  /** What a comparison changed, to show in place of the hint (null: not comparing). */
+  changesSet(changes: (() => HTMLElement) | null): void {
+    this.changes = changes;
+  }
+
+  /** The details of node `id` (a dataset or job panel by its id's type), or a hint (or what changed) when none is selected. */
   node(id: string | null): void {
-    if (!id) { replace(this.element, h("p", { class: "muted" }, "Click a node to see its details.")); return; }
+    if (!id) { replace(this.element, this.changes ? this.changes() : h("p", { class: "muted" }, "Click a node to see its details.")); return; }
     const panel = PANELS[idType(id)];
-    replace(this.element, panel ? panel(id, this.actions) : h("p", {}, idLabel(id)));
+    const back = this.changes
+      ? h("button", { type: "button", class: "link-button back-to-changes", onclick: () => this.emit({ kind: "deselect" }) }, "← What changed")
+      : null;
+    replace(this.element, back, panel ? panel(id, this.actions) : h("p", {}, idLabel(id)));
   }
 
   /** The fields of the column view's dataset, `field` marked as the one drawn. */

@@ -15,6 +15,8 @@ export interface Counts {
   edges: number;
   folded: number;
   regroupable: boolean;
+  /** When the graph is looked at (now, at an instant, a comparison), with its stale edges or changes counted. */
+  when?: string;
 }
 
 /** What the server says about two datasets with no path between them here. */
@@ -50,7 +52,8 @@ export class StatusBar {
       : counts.regroupable
         ? [" · ", h("button", { type: "button", class: "link-button", id: "group-again", onclick: () => this.emit({ kind: "show-all", all: false }) }, "group into clusters")]
         : [];
-    replace(this.status, h("span", { id: "graph-count" }, `${counts.nodes} nodes, ${counts.edges} edges`), ...groups, extra ? ` · ${extra}` : "");
+    replace(this.status, h("span", { id: "graph-count" }, `${counts.nodes} nodes, ${counts.edges} edges`),
+      counts.when ? [" · ", h("span", { id: "graph-when" }, counts.when)] : "", ...groups, extra ? ` · ${extra}` : "");
   }
 
   path(path: PathState): void {

@@ -1,4 +1,5 @@
-// The explorer's toolbar: roots, depth, direction, job level, table / column view, zoom and the state legend.
+// The explorer's toolbar: roots, depth, direction, job level, table / column view, zoom and the state legend; below
+// it the time row (now, at an instant, compare two; stale edges; the edge legend).
 
 import type { Direction, Level } from "../../../api/types";
 import { h, replace } from "../../../dom";
@@ -8,6 +9,7 @@ import { idShortName } from "../../../graph/names";
 import { LINEAGE_MAX_DEPTH } from "../../../api/limits";
 import type { ExplorerState, View } from "../state";
 import type { Intent } from "../store";
+import { TimeControl } from "./timeControl";
 
 const DIRECTIONS: Direction[] = ["both", "upstream", "downstream"];
 const LEVELS: Level[] = ["application", "action"];
@@ -22,6 +24,7 @@ export class Toolbar {
   private readonly roots = h("div", { class: "roots" });
   private readonly viewButtons: Record<View, HTMLButtonElement>;
   private readonly levelButtons: Record<Level, HTMLButtonElement>;
+  private readonly time: TimeControl;
 
   constructor(place: ExplorerState, emit: (intent: Intent) => void, zoom: Zoom) {
     const depth = h("select", { id: "depth", "aria-label": "Depth" },
@@ -46,7 +49,8 @@ export class Toolbar {
     };
     const legend = h("div", { class: "legend" }, Object.entries(STATE_COLORS).map(([s, color]) =>
       h("span", { class: "legend-item" }, h("span", { class: "swatch", style: `background:${color}` }), s.toLowerCase())));
-    this.element = h("div", { class: "toolbar" },
+    this.time = new TimeControl(place, emit);
+    const main = h("div", { class: "toolbar" },
       this.roots,
       h("label", {}, "Depth ", depth),
       h("label", {}, "Direction ", direction),
@@ -57,13 +61,15 @@ export class Toolbar {
         h("button", { type: "button", title: "Zoom out", "aria-label": "Zoom out", onclick: () => zoom.zoomBy(0.8) }, "−"),
         h("button", { type: "button", title: "Fit", id: "fit", onclick: () => zoom.fit() }, "Fit")),
       legend);
+    this.element = h("div", { class: "toolbars" }, main, this.time.element);
     this.render(place);
   }
 
-  /** Show which job level and which view the place is at. */
+  /** Show which job level, view and time the place is at. */
   render(place: ExplorerState): void {
     for (const level of LEVELS) this.levelButtons[level].setAttribute("aria-pressed", String(place.level === level));
     for (const view of ["table", "column"] as const) this.viewButtons[view].setAttribute("aria-pressed", String(place.view === view));
+    this.time.render(place);
   }
 
   /** Name the roots, by their labels in `model` where it has them. */
