@@ -7,6 +7,7 @@ import { formatTime } from "../../format";
 import { setQuery } from "../../router";
 import { errorMessage, lineageHref, loading, nodeLink, stateBadge } from "../../shell/widgets";
 import { fieldId, impactPageHref } from "../impact/model";
+import { consumersOf } from "./types";
 
 export function DatasetPage(root: HTMLElement, url: URL): void {
   const nodeId = url.searchParams.get("nodeId");
@@ -64,7 +65,8 @@ function datasetView(detail: DatasetDetail, url: URL): HTMLElement {
         h("h2", {}, "Recent runs"),
         detail.lastRuns.length
           ? h("ul", { class: "runs" }, detail.lastRuns.map((r) => h("li", {}, stateBadge(r.state), " ", nodeLink(r.job), ` ${formatTime(r.startedAt)}`)))
-          : h("p", { class: "muted" }, "None."))),
+          : h("p", { class: "muted" }, "None."),
+        ...consumersView(detail))),
     h("h2", {}, `Schema versions (${versions.length})`),
     h("table", { class: "grid", id: "versions" },
       h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "First seen"), h("th", {}, "Last seen"), h("th", {}, "Fields"), h("th", {}, "Created by run"))),
@@ -92,4 +94,21 @@ function diffView(diff: VersionDiff): HTMLElement {
     diff.downstream.length
       ? h("ul", { class: "affected", id: "affected" }, diff.downstream.map((id) => h("li", {}, nodeLink(id), " ", link(lineageHref([id]), "lineage"))))
       : h("p", { class: "muted" }, "Nothing downstream."));
+}
+
+/** The jobs that read the dataset now and, apart, the ones that read it once but whose latest completed run no longer does. */
+export function consumersView(detail: DatasetDetail): HTMLElement[] {
+  const { current, former } = consumersOf(detail);
+  return [
+    h("h2", {}, `Read by (${current.length})`),
+    current.length
+      ? h("ul", { class: "consumers", id: "consumers" }, current.map((c) => h("li", { "data-job": c.jobId },
+        nodeLink(c.jobId), c.lastSeen ? h("span", { class: "muted" }, ` · last read ${formatTime(c.lastSeen)}`) : null)))
+      : h("p", { class: "muted", id: "consumers" }, "No job reads it now."),
+    h("h2", { title: "Jobs that read this dataset before, whose latest completed run no longer did" }, `Formerly read by (${former.length})`),
+    former.length
+      ? h("ul", { class: "former-consumers", id: "former-consumers" }, former.map((c) => h("li", { "data-job": c.jobId },
+        nodeLink(c.jobId), h("span", { class: "muted" }, ` · last read ${formatTime(c.lastSeen)} · stopped ${formatTime(c.staleSince)}`))))
+      : h("p", { class: "muted", id: "former-consumers" }, "None."),
+  ];
 }

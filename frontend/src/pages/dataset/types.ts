@@ -11,3 +11,12 @@ export interface DatasetConsumer {
 export interface FormerConsumer extends DatasetConsumer {
   staleSince: string | null;
 }
+
+/** The current and former consumers of a dataset detail answer. A server before issue #21 names its consumers by
+ * job id alone and has no former ones; both are read. */
+export function consumersOf(detail: { consumers: unknown[]; formerConsumers?: unknown[] }): { current: DatasetConsumer[]; former: FormerConsumer[] } {
+  const current = detail.consumers.map((consumer): DatasetConsumer => typeof consumer === "string"
+    ? { jobId: consumer, namespace: "", name: "", lastSeen: null }
+    : consumer as DatasetConsumer);
+  return { current, former: (detail.formerConsumers ?? []) as FormerConsumer[] };
+}

@@ -1,20 +1,27 @@
-// A job's run history: a timeline of runs, durations and states, with each run's error and stack trace,
-// and the facets its events were applied without (they failed their schema).
+// A job's run history: a timeline of runs, durations and states, with each run's error and stack trace, how its
+// reads and writes changed from the previous completed run, and the facets its events were applied without (they
+// failed their schema).
 
 import { api } from "../../api/client";
+import type { Cleanup } from "../../router";
 import type { JobDetail, RunSummary } from "../../api/types";
 import { h, link, replace, svg } from "../../dom";
 import { STATE_COLORS, formatDuration, formatTime, stateKey } from "../../format";
 import { errorMessage, lineageHref, loading, nodeLink, stateBadge, verificationBadge } from "../../shell/widgets";
 import { classificationChip } from "../failures/FailuresPage";
 import { rootCauseWalkHref } from "../failures/model";
+import { LoadQueue, lineageChangeLoad } from "./lineageChange";
 import { streamingSummary } from "./streaming";
 
 const PAGE = 50;
+/** How many runs' lineage changes are asked for at once. */
+const LINEAGE_LOADS = 4;
 
-export function JobRunsPage(root: HTMLElement, url: URL): void {
+export function JobRunsPage(root: HTMLElement, url: URL): Cleanup | void {
   const nodeId = url.searchParams.get("nodeId");
   if (!nodeId) { replace(root, h("div", { class: "page" }, h("p", {}, "No job chosen."))); return; }
+  const abort = new AbortController();
+  const lineageQueue = new LoadQueue(LINEAGE_LOADS);
   const head = h("div", {}, loading());
   const timeline = h("div", { class: "timeline", id: "timeline" });
   const table = h("tbody", {});
@@ -24,7 +31,8 @@ export function JobRunsPage(root: HTMLElement, url: URL): void {
     h("h2", {}, "Runs"),
     h("table", { class: "grid runs-table", id: "runs" },
       h("thead", {}, h("tr", {}, h("th", {}, "State"), h("th", {}, "Started"), h("th", {}, "Ended"), h("th", {}, "Duration"),
-        h("th", {}, "Signature"), h("th", {}, "Cause"), h("th", {}, ""))),
+        h("th", {}, "Signature"), h("th", { title: "How the run's reads and writes changed from the job's previous completed run" }, "Lineage change"),
+        h("th", {}, "Cause"), h("th", {}, ""))),
       table),
     more));
 
@@ -37,7 +45,12 @@ export function JobRunsPage(root: HTMLElement, url: URL): void {
       const page = await api.jobRuns(nodeId, { limit: PAGE, offset });
       runs.push(...page.results);
       offset += page.results.length;
-      for (const run of page.results) table.append(...runRows(run));
+      for (const run of page.results) {
+        const rows = runRows(run);
+        table.append(...rows);
+        const cell = rows[0].querySelector<HTMLElement>(".run-lineage-change");
+        if (cell) lineageChangeLoad(lineageQueue, cell, run.runId, abort.signal);
+      }
       replace(timeline, runs.length ? runTimeline(runs) : h("p", { class: "muted" }, "No runs yet."));
       replace(more, offset < page.count
         ? h("button", { type: "button", onclick: () => void loadPage() }, `Older runs (${page.count - offset} left)`)
@@ -47,6 +60,7 @@ export function JobRunsPage(root: HTMLElement, url: URL): void {
     }
   };
   void loadPage();
+  return () => abort.abort();
 }
 
 function jobHead(job: JobDetail): HTMLElement {
@@ -65,7 +79,7 @@ function jobHead(job: JobDetail): HTMLElement {
 }
 
 function runRows(run: RunSummary): HTMLElement[] {
-  const detail = h("tr", { class: "run-detail", hidden: true }, h("td", { colspan: "7" }));
+  const detail = h("tr", { class: "run-detail", hidden: true }, h("td", { colspan: "8" }));
   const toggle = h("button", { type: "button", class: "link-button" }, "details");
   toggle.addEventListener("click", async () => {
     detail.hidden = !detail.hidden;
@@ -94,6 +108,7 @@ function runRows(run: RunSummary): HTMLElement[] {
       h("td", {}, formatTime(run.endedAt)),
       h("td", {}, formatDuration(run.durationMs)),
       h("td", {}, verificationBadge(run.verification)),
+      h("td", { class: "run-lineage-change" }, h("span", { class: "muted" }, "…")),
       h("td", { class: "error-cell" }, runCause(run)),
       h("td", {}, toggle)),
     detail,
