@@ -59,7 +59,7 @@ def test_the_signed_example_pipeline_lands_verified_in_the_graph(graph, live_ser
     assert statuses == {("applied", "VERIFIED")}, "every signed event verifies and is applied under enforce"
 
     silver = f"dataset:file:{data_dir / 'lake/silver/orders_clean'}"
-    upstream = lineage_for_node(node_id=silver, depth=6, direction="upstream", as_of=None, level="action")
+    upstream = lineage_for_node(node_id=silver, depth=6, direction="upstream", level="action")
     upstream_ids = {node["id"] for node in upstream["graph"]}
     assert any(i.startswith("job:spark:clean_orders.write_parquet") for i in upstream_ids)
     assert any("raw/orders.csv" in i or "raw" in i for i in upstream_ids if i.startswith("dataset:"))
