@@ -10,6 +10,7 @@ import pytest
 from lineage_app.explorer.selectors.lineage import column_lineage_for_node, lineage_for_node
 from lineage_app.graph.model import NOW, Moment
 from lineage_app.graph.validity import StaleGrace, stale_since
+from lineage_app.ingest.models import StaleGrace as StaleGraceRow
 from lineage_app.instants import utc_text
 from lineage_app.reports.selectors import impact_report
 from tests.apply import accept_and_apply
@@ -137,3 +138,22 @@ def test_the_grace_is_counted_in_completed_runs_and_days() -> None:
         stale_since(confirmed_order=None, last_seen=last_seen, later_runs=runs, grace=two_and_a_half_days) == runs[2][1]
     )
     assert stale_since(confirmed_order=None, last_seen=last_seen, later_runs=runs, grace=StaleGrace(runs=5)) is None
+
+
+def test_a_namespace_grace_keeps_an_input_that_varies_by_design_current(graph) -> None:
+    StaleGraceRow.objects.create(namespace="spark", after_runs=2)
+    day_3 = DAY_2 + timedelta(days=1)
+    accept_and_apply(*two_days())
+    assert sorted(_upstream()) == [dataset_id("A"), dataset_id("B"), dataset_id("C")]  # one run left B out
+    accept_and_apply(*one_run(day_3, ["A", "C"]))
+    assert sorted(_upstream()) == [dataset_id("A"), dataset_id("C")]
+    assert _upstream(Moment(stale=True))[dataset_id("B")]["staleSince"] == utc_text(day_3 + timedelta(minutes=10))
+
+
+def test_the_grace_in_days_comes_from_the_settings(graph, settings) -> None:
+    settings.LINEAGE_STALE_AFTER_DAYS = 2.5
+    day_3, day_4 = DAY_2 + timedelta(days=1), DAY_2 + timedelta(days=2)
+    accept_and_apply(*two_days(), *one_run(day_3, ["A", "C"]))
+    assert dataset_id("B") in _upstream()  # last seen on day 1: 2.5 days have not passed by day 3
+    accept_and_apply(*one_run(day_4, ["A", "C"]))
+    assert dataset_id("B") not in _upstream()
