@@ -104,7 +104,7 @@ def main() -> None:
         for level in ("action", "application"):
 
             def selector(n: str, level: str = level) -> Any:
-                return lineage_for_node(node_id=n, depth=args.depth, direction="both", as_of=None, level=level)
+                return lineage_for_node(node_id=n, depth=args.depth, direction="both", level=level)
 
             def over_http(n: str, level: str = level) -> object:
                 return http(nodeId=n, depth=args.depth, level=level)

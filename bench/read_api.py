@@ -268,7 +268,7 @@ def main() -> None:
         for depth in [int(d) for d in args.depths.split(",")]:
 
             def lineage_selector(n: str, d: int = depth) -> Any:
-                return lineage_for_node(node_id=n, depth=d, direction=args.direction, as_of=None)
+                return lineage_for_node(node_id=n, depth=d, direction=args.direction)
 
             def lineage_http(n: str, d: int = depth) -> Any:
                 return http("lineage", nodeId=n, depth=d, direction=args.direction)
@@ -278,7 +278,7 @@ def main() -> None:
         for depth in (5, 10):
 
             def column_selector(n: str, d: int = depth) -> Any:
-                return column_lineage_for_node(node_id=n, depth=d, direction=args.direction, as_of=None)
+                return column_lineage_for_node(node_id=n, depth=d, direction=args.direction)
 
             def column_http(n: str, d: int = depth) -> Any:
                 return http("column-lineage", nodeId=n, depth=d, direction=args.direction)

@@ -179,15 +179,21 @@ CREATE (a)-[:{rel} {{firstSeen: row.first, lastSeen: row.last{extra}}}]->(b)
 """
 
 
-LOAD_INPUT_TO = _load_edges(Label.DATASET, Rel.INPUT_TO, Label.JOB)
-LOAD_OUTPUTS = _load_edges(Label.JOB, Rel.OUTPUTS, Label.DATASET)
+# A job edge its run confirmed, as `graph.validity` leaves it (current: no later run left it out).
+_CONFIRMED = (
+    ", confirmedOrder: row.confirmedOrder, confirmedBy: row.confirmedBy, confirmedAt: row.confirmedAt, "
+    "settledSince: row.confirmedOrder"
+)
+LOAD_INPUT_TO = _load_edges(Label.DATASET, Rel.INPUT_TO, Label.JOB, extra=_CONFIRMED)
+LOAD_OUTPUTS = _load_edges(Label.JOB, Rel.OUTPUTS, Label.DATASET, extra=_CONFIRMED)
 LOAD_READ = _load_edges(Label.RUN, Rel.READ, Label.DATASET, start_key="runId")
 LOAD_WROTE = _load_edges(Label.RUN, Rel.WROTE, Label.DATASET, start_key="runId")
 LOAD_DERIVES = _load_edges(
     Label.FIELD,
     Rel.DERIVES,
     Label.FIELD,
-    extra=", job: row.job, transformation: row.transformation, subtype: row.subtype, indirect: row.indirect",
+    extra=", job: row.job, transformation: row.transformation, subtype: row.subtype, indirect: row.indirect"
+    + _CONFIRMED,
 )
 
 
@@ -316,6 +322,7 @@ def synthetic_graph_load(
         job_rows: list[dict[str, Any]] = []
         run_rows: list[dict[str, Any]] = []
         io_rows: dict[Rel, list[dict[str, Any]]] = {Rel.INPUT_TO: [], Rel.OUTPUTS: [], Rel.READ: [], Rel.WROTE: []}
+        confirmed: dict[int, dict[str, Any]] = {}
         for j in range(jobs):
             namespace, name = job_name(j)
             layer = graph.job_layer[j]
@@ -331,22 +338,19 @@ def synthetic_graph_load(
                     "latestRun": job_runs[j],
                 }
             )
-            run_rows.append(
-                {
-                    "jobKey": key,
-                    "runId": run_id,
-                    "nodeId": node_id(NodeType.RUN, run_id),
-                    "props": _run_properties(
-                        run_id=run_id, state=graph.run_states[j], job=(namespace, name), layer=layer
-                    ),
-                }
-            )
+            props = _run_properties(run_id=run_id, state=graph.run_states[j], job=(namespace, name), layer=layer)
+            run_rows.append({"jobKey": key, "runId": run_id, "nodeId": node_id(NodeType.RUN, run_id), "props": props})
+            confirmed[j] = {
+                "confirmedOrder": props["completedOrder"],
+                "confirmedBy": run_id if props["completedOrder"] else None,
+                "confirmedAt": props["endedAt"] if props["completedOrder"] else None,
+            }
             seen = {"first": _time(layer), "last": _time(layer + 24)}
             for i in graph.job_inputs[j]:
-                io_rows[Rel.INPUT_TO].append({"a": natural_key(*dataset_name(i)), "b": key, **seen})
+                io_rows[Rel.INPUT_TO].append({"a": natural_key(*dataset_name(i)), "b": key, **seen, **confirmed[j]})
                 io_rows[Rel.READ].append({"a": run_id, "b": natural_key(*dataset_name(i)), **seen})
             for i in graph.job_outputs[j]:
-                io_rows[Rel.OUTPUTS].append({"a": key, "b": natural_key(*dataset_name(i)), **seen})
+                io_rows[Rel.OUTPUTS].append({"a": key, "b": natural_key(*dataset_name(i)), **seen, **confirmed[j]})
                 io_rows[Rel.WROTE].append({"a": run_id, "b": natural_key(*dataset_name(i)), **seen})
         write(LOAD_JOBS, job_rows, "jobs")
         write(LOAD_FIELDS, field_rows, "fields (with HAS_FIELD)")
@@ -371,6 +375,7 @@ def synthetic_graph_load(
                     "indirect": indirect,
                     "first": _time(layer),
                     "last": _time(layer + 24),
+                    **confirmed[j],
                 }
             )
         write(LOAD_DERIVES, derives, "DERIVES")

@@ -3,7 +3,10 @@
 `python -m examples.pipeline --data-dir var/example-data` (destination, and the signing key
 `TRIBUTARY_SIGNING_KEY`, from `TRIBUTARY_*`). Each job is its own application run (its own
 `spark_agent.install` lifecycle) in one SparkSession. `clean_orders` runs twice and changes
-its output schema the second time; `validate_orders` fails on purpose (a refund has a
+both its inputs and its output schema the second time: v1 drops the orders of the customers on
+a hold list (`reference/blocked_customers.csv`); v2 retires that list and converts amounts to
+EUR with the rates in `reference/eur_rates.csv` (`currency` dropped, `amount_eur` added), so
+its edge from the hold list is left stale. `validate_orders` fails on purpose (a refund has a
 negative amount). Bronze, silver and gold datasets and most jobs declare their owners
 (`DATASET_OWNERS`, `JOB_OWNERS`: OpenLineage `ownership` facets). Prints one
 `[pipeline] <job>: …` line per job; exits 0 when every job but that one succeeded."""
@@ -28,14 +31,21 @@ import spark_agent
 
 ORDERS_SCHEMA = "order_id INT, customer_id INT, amount DOUBLE, currency STRING, ordered_on STRING"
 CUSTOMERS_SCHEMA = "id INT, name STRING, country STRING, email STRING"
+BLOCKED_CUSTOMERS_SCHEMA = "customer_id INT, reason STRING, blocked_on STRING"
+EUR_RATES_SCHEMA = "currency STRING, rate_to_eur DOUBLE"
+# What `generate_raw` writes into the reference files (maintained by hand, not by a job).
 EUR_RATES = {"EUR": 1.0, "USD": 0.92, "GBP": 1.17}
+BLOCKED_CUSTOMERS = ((4, "chargeback"), (17, "fraud review"), (31, "chargeback"))
 COUNTRIES = ("FR", "DE", "GB", "US", "NL")
 
 
-def generate_raw(raw: Path, seed: int = 7) -> None:
-    """Deterministic raw files: `orders.csv` (with one refund) and `customers.json`."""
+def generate_raw(lake: Path, seed: int = 7) -> None:
+    """Deterministic source files: `raw/orders.csv` (with one refund), `raw/customers.json`, and
+    the reference files `reference/blocked_customers.csv` and `reference/eur_rates.csv`."""
     rng = random.Random(seed)
+    raw, reference = lake / "raw", lake / "reference"
     raw.mkdir(parents=True, exist_ok=True)
+    reference.mkdir(parents=True, exist_ok=True)
     with (raw / "customers.json").open("w") as out:
         for cid in range(1, 41):
             name = f"customer {cid:02d}"
@@ -49,6 +59,14 @@ def generate_raw(raw: Path, seed: int = 7) -> None:
             amount = round(rng.uniform(5, 400), 2) if oid != 250 else -42.0  # one refund
             day = start + timedelta(days=rng.randrange(14))
             writer.writerow([oid, rng.randint(1, 40), amount, rng.choice(list(EUR_RATES)), day])
+    with (reference / "blocked_customers.csv").open("w", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(["customer_id", "reason", "blocked_on"])
+        writer.writerows((cid, reason, start - timedelta(days=30)) for cid, reason in BLOCKED_CUSTOMERS)
+    with (reference / "eur_rates.csv").open("w", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(["currency", "rate_to_eur"])
+        writer.writerows(EUR_RATES.items())
 
 
 def ingest_orders(spark: SparkSession, lake: Path) -> None:
@@ -70,22 +88,31 @@ def _orders_with_country(spark: SparkSession, lake: Path) -> DataFrame:
     return joined.where(orders.amount > 0)
 
 
+def _reference(spark: SparkSession, lake: Path, name: str, schema: str) -> DataFrame:
+    return spark.read.schema(schema).option("header", True).csv(str(lake / "reference" / f"{name}.csv"))
+
+
 def clean_orders_v1(spark: SparkSession, lake: Path) -> None:
-    cleaned = _orders_with_country(spark, lake).select(
+    """Drops the orders of the customers on the hold list."""
+    blocked = _reference(spark, lake, "blocked_customers", BLOCKED_CUSTOMERS_SCHEMA)
+    orders = _orders_with_country(spark, lake)
+    cleaned = orders.join(blocked, orders.customer_id == blocked.customer_id, "left_anti").select(
         "order_id", "customer_id", "country", "amount", "currency", "ordered_on"
     )
     cleaned.write.mode("overwrite").parquet(str(lake / "silver/orders_clean"))
 
 
 def clean_orders_v2(spark: SparkSession, lake: Path) -> None:
-    """Schema change: amounts converted to EUR; `currency` dropped, `amount_eur` added."""
-    rates = F.create_map(*[x for cur, rate in EUR_RATES.items() for x in (F.lit(cur), F.lit(rate))])
-    cleaned = _orders_with_country(spark, lake).select(
+    """Inputs and schema change: the hold list is retired (its customers' orders count again);
+    amounts are converted to EUR with the reference rates, `currency` dropped, `amount_eur` added."""
+    rates = _reference(spark, lake, "eur_rates", EUR_RATES_SCHEMA)
+    orders = _orders_with_country(spark, lake)
+    cleaned = orders.join(rates, orders.currency == rates.currency).select(
         "order_id",
         "customer_id",
         "country",
         "amount",
-        F.round(F.col("amount") * rates[F.col("currency")], 2).alias("amount_eur"),
+        F.round(orders.amount * rates.rate_to_eur, 2).alias("amount_eur"),
         "ordered_on",
     )
     cleaned.write.mode("overwrite").parquet(str(lake / "silver/orders_clean"))
@@ -150,7 +177,7 @@ def run(spark: SparkSession, data_dir: Path, **agent_options: Any) -> int:
     options = {"dataset_owners": DATASET_OWNERS, "job_owners": JOB_OWNERS, **agent_options}
     lake = data_dir / "lake"
     shutil.rmtree(lake, ignore_errors=True)
-    generate_raw(lake / "raw")
+    generate_raw(lake)
     spark.sql("DROP TABLE IF EXISTS daily_revenue")
     unexpected = 0
     for name, job, should_succeed in JOBS:

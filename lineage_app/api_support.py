@@ -21,7 +21,8 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from lineage_app.graph.model import RunState
+from lineage_app.graph.model import Moment, RunState
+from lineage_app.instants import utc_text
 
 MAX_PAGE = 500
 # A run's state, as output serializers declare it (an enum in the schema).
@@ -258,3 +259,38 @@ class ColumnEdgeSerializer(ResponseSerializer):
     transformation = serializers.CharField(allow_null=True, help_text="OpenLineage type, e.g. `DIRECT`")
     subtype = serializers.CharField(allow_null=True, help_text="e.g. `IDENTITY`, `AGGREGATION`")
     indirect = serializers.BooleanField()
+
+
+class EdgeValiditySerializer(ResponseSerializer):
+    """When a lineage edge held (docs/time.md): event times, never arrival times."""
+
+    firstSeen = serializers.CharField(allow_null=True, help_text="the earliest event that named it")
+    lastSeen = serializers.CharField(allow_null=True, help_text="the latest event that named it")
+    current = serializers.BooleanField(help_text="no later completed run of its job left it out (after the grace)")
+    staleSince = serializers.CharField(
+        allow_null=True, help_text="the end of the completed run that retired it; null while current"
+    )
+
+
+class MomentInput(QueryInput):
+    """Which edges a lineage-shaped answer follows (docs/time.md): current ones unless asked about an
+    instant (`at`), stale ones only with `includeStale`. `asOf` is `at`'s former, deprecated name."""
+
+    at = InstantField(
+        required=False,
+        default=None,
+        help_text="ISO 8601: the graph as it was then (edges first seen by then and not yet stale then)",
+    )
+    asOf = InstantField(required=False, default=None, help_text="deprecated: the same as `at`, which wins")
+    includeStale = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="also edges the job's latest completed run no longer confirms (at `at`, those stale then), "
+        "each with `current: false` and its `staleSince`",
+    )
+
+
+def moment_of(data: Mapping[str, Any]) -> Moment:
+    """The `Moment` a validated `MomentInput` asks about."""
+    instant = data.get("at") or data.get("asOf")
+    return Moment(at=utc_text(instant) if instant else None, stale=bool(data.get("includeStale")))

@@ -238,6 +238,15 @@ FACET_POLICY = env("FACET_POLICY", "tolerant").lower()
 if FACET_POLICY not in {"strict", "tolerant"}:
     raise ValueError(f"FACET_POLICY must be strict or tolerant (got {FACET_POLICY!r})")
 
+# --- Lineage in time (docs/time.md) -----------------------------------------------------------------
+# An edge a job's completed runs leave out stays current until this many completed runs have left it
+# out, the last ending at least this many days after it was last seen; StaleGrace rows override per job
+# namespace. Changing them takes effect for each job at its next run: `manage.py rebuild_graph` for all.
+LINEAGE_STALE_AFTER_RUNS = env_int("LINEAGE_STALE_AFTER_RUNS", 1)
+LINEAGE_STALE_AFTER_DAYS = float(env("LINEAGE_STALE_AFTER_DAYS", "0"))
+if LINEAGE_STALE_AFTER_RUNS < 1 or LINEAGE_STALE_AFTER_DAYS < 0:
+    raise ValueError("LINEAGE_STALE_AFTER_RUNS must be 1 or more, LINEAGE_STALE_AFTER_DAYS 0 or more")
+
 # --- Read API ----------------------------------------------------------------------------------
 LINEAGE_MAX_DEPTH = env_int("LINEAGE_MAX_DEPTH", 20)
 # The node budget of one lineage answer: past it the traversal stops and says `truncated`.

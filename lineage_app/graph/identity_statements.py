@@ -86,12 +86,27 @@ SET {_widen("m", "e")}{", " + _newer("m", "e", *props) if props else ""}
 """
 
 
-MOVE_ALIAS_INPUTS = _move_dataset_edge(
+# A job edge keeps the latest completed run that confirmed either of the two it merges; whether it is
+# stale is worked out again afterwards (`graph.validity`, for the jobs around the merged datasets).
+_CONFIRMATION = ("confirmedBy", "confirmedAt")
+
+
+def _move_job_edge(rel: Rel, pattern: str, merge: str) -> str:
+    return f"""
+UNWIND $rows AS row
+MATCH {pattern}
+MATCH (c:{Label.DATASET} {{key: row.toKey}})
+MERGE {merge}
+SET {_widen("m", "e")}, {_newer("m", "e", *_CONFIRMATION, guard="confirmedOrder")}
+"""
+
+
+MOVE_ALIAS_INPUTS = _move_job_edge(
     Rel.INPUT_TO,
     f"(a:{Label.DATASET} {{key: row.fromKey}})-[e:{Rel.INPUT_TO}]->(x:{Label.JOB})",
     f"(c)-[m:{Rel.INPUT_TO}]->(x)",
 )
-MOVE_ALIAS_OUTPUTS = _move_dataset_edge(
+MOVE_ALIAS_OUTPUTS = _move_job_edge(
     Rel.OUTPUTS,
     f"(x:{Label.JOB})-[e:{Rel.OUTPUTS}]->(a:{Label.DATASET} {{key: row.fromKey}})",
     f"(x)-[m:{Rel.OUTPUTS}]->(c)",
@@ -153,7 +168,8 @@ MATCH (a:{Label.DATASET} {{key: row.fromKey}})-[:{Rel.HAS_FIELD}]->(f:{Label.FIE
       -[e:{Rel.DERIVES}]->(t:{Label.FIELD})
 MATCH (n:{Label.FIELD} {{key: row.toKey + row.sep + f.name}})
 MERGE (n)-[m:{Rel.DERIVES} {{job: e.job}}]->(t)
-SET {_widen("m", "e")}, {_newer("m", "e", *_DERIVATION_FACTS)}
+SET {_widen("m", "e")}, {_newer("m", "e", *_DERIVATION_FACTS)},
+    {_newer("m", "e", *_CONFIRMATION, guard="confirmedOrder")}
 """
 
 MOVE_ALIAS_DERIVES_INTO = f"""
@@ -162,7 +178,8 @@ MATCH (a:{Label.DATASET} {{key: row.fromKey}})-[:{Rel.HAS_FIELD}]->(f:{Label.FIE
       <-[e:{Rel.DERIVES}]-(s:{Label.FIELD})
 MATCH (n:{Label.FIELD} {{key: row.toKey + row.sep + f.name}})
 MERGE (s)-[m:{Rel.DERIVES} {{job: e.job}}]->(n)
-SET {_widen("m", "e")}, {_newer("m", "e", *_DERIVATION_FACTS)}
+SET {_widen("m", "e")}, {_newer("m", "e", *_DERIVATION_FACTS)},
+    {_newer("m", "e", *_CONFIRMATION, guard="confirmedOrder")}
 """
 
 DELETE_ALIAS_FIELDS = f"""

@@ -19,7 +19,7 @@ from neo4j import ManagedTransaction
 from lineage_app.graph import impact_queries as q
 from lineage_app.graph import reads
 from lineage_app.graph.driver import graph_read, records
-from lineage_app.graph.model import FAILED_STATES, KEY_SEPARATOR, Label, natural_key
+from lineage_app.graph.model import FAILED_STATES, KEY_SEPARATOR, NOW, Label, Moment, natural_key
 from lineage_app.graph.node_ids import node_id_candidate_keys, node_ref_id
 from lineage_app.graph.ownership import owners_for
 from lineage_app.graph.traversal import (
@@ -72,6 +72,8 @@ class Traversal:
     seen: dict[NodeRef, Reach] = field(default_factory=dict)
     applications: dict[NodeRef, NodeRef] = field(default_factory=dict)
     rolled_up: bool = False
+    # Stale edges leading on from the nodes reached, left out of the walk (none when it followed them).
+    stale_left_out: int = 0
     element_ids: ElementIds = field(default_factory=dict, repr=False)  # the walks' visited set, by element id
     _ids: dict[NodeRef, str] = field(default_factory=dict, repr=False)  # paths share prefixes: name each once
     _chains: dict[NodeRef, tuple[list[str], list[dict[str, Any]]]] = field(default_factory=dict, repr=False)
@@ -119,7 +121,7 @@ class Traversal:
             step = self.seen[ref]
             ids, edges = self._chain(step.parent) if step.parent is not None else ([], [])
             if ref[0] is Label.FIELD and step.parent is not None:
-                properties = dict(step.edge)
+                properties = {name: value for name, value in step.edge if name not in reads.EDGE_TIMES}
                 properties["indirect"] = bool(properties.get("indirect"))
                 edges = [*edges, properties]
             found = self._chains[ref] = ([*ids, self.node_id(ref)], edges)
@@ -138,7 +140,7 @@ def _breadth_first(
     *,
     depth: int,
     direction: str,
-    as_of: str | None,
+    moment: Moment,
 ) -> None:
     """`graph_walk` from `seeds`, recording how each node was first reached."""
     reached = traversal.element_ids
@@ -150,7 +152,7 @@ def _breadth_first(
             if target in fresh and target not in traversal.seen:
                 traversal.seen[target] = Reach(distance, source, edge)
 
-    graph_walk(tx, Walk(reached=reached), starts=seeds, depth=depth, direction=direction, as_of=as_of, on_hop=reach)
+    graph_walk(tx, Walk(reached=reached), starts=seeds, depth=depth, direction=direction, moment=moment, on_hop=reach)
 
 
 def _field_seeds(tx: ManagedTransaction, datasets: list[str]) -> list[NodeRef]:
@@ -193,7 +195,7 @@ def _owners_of_fields(tx: ManagedTransaction, traversal: Traversal) -> None:
             traversal.seen[job_ref] = Reach(traversal.seen[ref].distance, via=ref)
 
 
-def impact_traverse(*, starts: list[NodeRef], depth: int, as_of: str | None, roll_up: bool = True) -> Traversal:
+def impact_traverse(*, starts: list[NodeRef], depth: int, moment: Moment, roll_up: bool = True) -> Traversal:
     """Everything downstream of `starts` within `depth` hops.
 
     Datasets and jobs start dataset-level lineage (Dataset -> Job -> Dataset, each arrow a hop);
@@ -215,16 +217,18 @@ def impact_traverse(*, starts: list[NodeRef], depth: int, as_of: str | None, rol
                     traversal.seen[action] = Reach(0)
                     traversal.element_ids[action] = action_id
                     table_starts.append(action)
-        _breadth_first(tx, traversal, table_starts, depth=depth, direction="downstream", as_of=as_of)
+        _breadth_first(tx, traversal, table_starts, depth=depth, direction="downstream", moment=moment)
         datasets = [key for label, key in starts if label is Label.DATASET]
         seeds = [ref for ref in starts if ref[0] is Label.FIELD]
         for seed in _field_seeds(tx, datasets) if datasets else []:
             if seed not in traversal.seen:
                 traversal.seen[seed] = Reach(0)
                 seeds.append(seed)
-        _breadth_first(tx, traversal, seeds, depth=depth, direction="downstream", as_of=as_of)
+        _breadth_first(tx, traversal, seeds, depth=depth, direction="downstream", moment=moment)
         if any(ref[0] is Label.FIELD for ref in starts):
             _owners_of_fields(tx, traversal)
+        if not moment.stale:
+            traversal.stale_left_out = _stale_edges_from(tx, traversal.element_ids, moment)
         _find_applications(tx, traversal)
         if roll_up:
             # The actions stay in `seen` (a path may pass through one); `assets` and `node_id` fold them.
@@ -235,6 +239,11 @@ def impact_traverse(*, starts: list[NodeRef], depth: int, as_of: str | None, rol
         return traversal
 
     return graph_read(work)
+
+
+def _stale_edges_from(tx: ManagedTransaction, reached: ElementIds, moment: Moment) -> int:
+    ids = sorted(reached.values())
+    return sum(records(tx, q.STALE_EDGES_FROM, ids=chunk, at=moment.at)[0]["stale"] for chunk in chunks(ids))
 
 
 def _find_applications(tx: ManagedTransaction, traversal: Traversal) -> None:
@@ -251,7 +260,7 @@ def upstream_traverse(*, start: NodeRef, depth: int) -> Traversal:
 
     def work(tx: ManagedTransaction) -> Traversal:
         traversal = Traversal(starts=[start], seen={start: Reach(0)})
-        _breadth_first(tx, traversal, [start], depth=depth, direction="upstream", as_of=None)
+        _breadth_first(tx, traversal, [start], depth=depth, direction="upstream", moment=NOW)
         return traversal
 
     return graph_read(work)

@@ -42,3 +42,13 @@ MATCH (:{Label.DATASET} {{key: k}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERS
 RETURN collect({{key: k, firstSeen: v.firstSeen, version: v.version, createdByRun: v.createdByRun,
        fieldNames: v.fieldNames, fieldTypes: v.fieldTypes, order: coalesce(v.firstKey, '')}}) AS rows
 """
+
+# How many stale edges (of those a `Moment` leaves out: stale now, or stale at `$at`) lead on from
+# the nodes with element ids `$ids`: the paths an impact answer left out, which `includeStale` adds.
+STALE_EDGES_FROM = f"""
+UNWIND $ids AS i
+MATCH (a) WHERE elementId(a) = i
+MATCH (a)-[e:{Rel.INPUT_TO}|{Rel.OUTPUTS}|{Rel.DERIVES}]->()
+WHERE e.staleSince IS NOT NULL AND ($at IS NULL OR (e.firstSeen <= $at AND e.staleSince <= $at))
+RETURN count(e) AS stale
+"""

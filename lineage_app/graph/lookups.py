@@ -87,3 +87,57 @@ UNWIND $keys AS k
 MATCH (d:{Label.DATASET} {{key: k}})
 RETURN d.key AS key
 """
+
+# ---- edge validity (`graph.validity`): a job's edges with what decides whether they are current ----
+# Each answers one record with one list per edge, in `VALIDITY_COLUMNS` order (nulls where a kind of
+# edge has no such end).
+VALIDITY_COLUMNS = (
+    "jobKey",
+    "jobNamespace",
+    "datasetKey",
+    "sourceKey",
+    "targetKey",
+    "job",
+    "confirmedOrder",
+    "lastSeen",
+    "staleSince",
+    "settledSince",
+)
+_VALIDITY = "e.confirmedOrder, e.lastSeen, e.staleSince, e.settledSince"
+
+READ_JOB_INPUT_VALIDITY = f"""
+UNWIND $keys AS k
+MATCH (d:{Label.DATASET})-[e:{Rel.INPUT_TO}]->(j:{Label.JOB} {{key: k}})
+RETURN collect([k, j.namespace, d.key, null, null, null, {_VALIDITY}]) AS rows
+"""
+
+READ_JOB_OUTPUT_VALIDITY = f"""
+UNWIND $keys AS k
+MATCH (j:{Label.JOB} {{key: k}})-[e:{Rel.OUTPUTS}]->(d:{Label.DATASET})
+RETURN collect([k, j.namespace, d.key, null, null, null, {_VALIDITY}]) AS rows
+"""
+
+# A job's derivations end in fields of the datasets it outputs (column lineage comes with an output).
+READ_JOB_DERIVATION_VALIDITY = f"""
+UNWIND $keys AS k
+MATCH (j:{Label.JOB} {{key: k}})-[:{Rel.OUTPUTS}]->(:{Label.DATASET})-[:{Rel.HAS_FIELD}]->(t:{Label.FIELD})
+      <-[e:{Rel.DERIVES}]-(s:{Label.FIELD})
+WHERE e.job = j.nodeId
+RETURN collect([k, j.namespace, null, s.key, t.key, e.job, {_VALIDITY}]) AS rows
+"""
+
+# Each job's completed runs after `row.after` (a completed-run order key) and, when `row.until` is
+# set, ending no later than it, as [job key, completedOrder, endedAt].
+READ_JOB_COMPLETED_RUNS = f"""
+UNWIND $rows AS row
+MATCH (:{Label.JOB} {{key: row.key}})-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
+WHERE r.completedOrder > row.after AND (row.until IS NULL OR r.endedAt <= row.until)
+RETURN collect([row.key, r.completedOrder, r.endedAt]) AS rows
+"""
+
+# The jobs that read or write any of the datasets `$keys` (after an alias merge moved edges onto them).
+READ_JOBS_OF_DATASETS = f"""
+UNWIND $keys AS k
+MATCH (:{Label.DATASET} {{key: k}})-[:{Rel.INPUT_TO}|{Rel.OUTPUTS}]-(j:{Label.JOB})
+RETURN collect(DISTINCT j.key) AS keys
+"""

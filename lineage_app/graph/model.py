@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -33,6 +34,18 @@ class Rel(StrEnum):
     CHILD_OF = "CHILD_OF"
     OWNED_BY = "OWNED_BY"
     SAME_AS = "SAME_AS"  # (DatasetAlias)-[:SAME_AS]->(DatasetAlias): a `symlinks` identifier
+
+
+@dataclass(frozen=True, slots=True)
+class Moment:
+    """Which lineage edges a read follows (`graph.validity`): those current now (the default), or those
+    valid `at` an instant (seen by then, not yet stale then); with `stale`, stale ones as well."""
+
+    at: str | None = None
+    stale: bool = False
+
+
+NOW = Moment()
 
 
 # A node by its label and natural key: how every module names a node (a traversal's frontier, an owner's target).

@@ -116,6 +116,8 @@ class GraphWrites:
     alias_links: _Rows = field(default_factory=_Rows)
     runs: list[dict[str, Any]] = field(default_factory=list)
     run_parents: list[dict[str, Any]] = field(default_factory=list)
+    # The folds of the completed runs among `runs`: each confirms the edges all its events name.
+    completed: list[RunFold] = field(default_factory=list)
 
 
 @dataclass
@@ -160,6 +162,16 @@ class EventRows:
     derivations: list[dict[str, Any]]
     dataset_owners: list[dict[str, Any]]
     job_owners: list[dict[str, Any]]
+    # The job edges the batch's completed runs confirm, each with the latest such run.
+    input_confirmations: list[dict[str, Any]]
+    output_confirmations: list[dict[str, Any]]
+    derivation_confirmations: list[dict[str, Any]]
+
+    def settled_jobs(self, writes: GraphWrites) -> list[str]:
+        """The jobs whose edges' validity the batch may change: every job its events name, and the
+        job of every run it completes (`graph.validity.validity_settle`)."""
+        named = {row["key"] for row in self.jobs}
+        return sorted(named | {natural_key(fold.job_namespace, fold.job_name) for fold in writes.completed})
 
 
 def rows_resolve(writes: GraphWrites, *, canonical: Mapping[str, Identity]) -> EventRows:
@@ -177,7 +189,38 @@ def rows_resolve(writes: GraphWrites, *, canonical: Mapping[str, Identity]) -> E
     built = _EventRowsBuilder()
     for event in writes.events:
         _project_event(built, _stamped(event), resolve)
-    return EventRows(**{item.name: getattr(built, item.name).rows() for item in fields(built)})
+    confirmations = _confirmations(writes.completed, resolve)
+    return EventRows(
+        **{item.name: getattr(built, item.name).rows() for item in fields(built)},
+        input_confirmations=confirmations[0],
+        output_confirmations=confirmations[1],
+        derivation_confirmations=confirmations[2],
+    )
+
+
+def _confirmations(
+    completed: Iterable[RunFold], resolve: Resolve
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The job inputs, outputs and derivations each completed run's events name (all of its events,
+    not only the batch's), each kept with the latest run confirming it (by completed-run order)."""
+    found: tuple[dict[tuple[Any, ...], dict[str, Any]], ...] = ({}, {}, {})
+    for fold in completed:
+        seen = _EventRowsBuilder()
+        for event in fold.events:
+            _project_event(seen, _stamped(event), resolve)
+        stamp = {"confirmedOrder": fold.completed_order, "confirmedBy": fold.run_id, "confirmedAt": fold.ended_at}
+        named = (
+            (seen.job_inputs, ("datasetKey", "jobKey")),
+            (seen.job_outputs, ("jobKey", "datasetKey")),
+            (seen.derivations, ("sourceKey", "targetKey", "job")),
+        )
+        for kept, (rows, identity) in zip(found, named, strict=True):
+            for row in rows.rows():
+                key = tuple(row[name] for name in identity)
+                if key not in kept or stamp["confirmedOrder"] > kept[key]["confirmedOrder"]:
+                    kept[key] = {**{name: row[name] for name in identity}, **stamp}
+    inputs, outputs, derivations = (list(kept.values()) for kept in found)
+    return inputs, outputs, derivations
 
 
 def field_candidates(rows: EventRows, *, known_versions: set[str]) -> dict[str, dict[str, Any]]:
@@ -224,6 +267,9 @@ def write_statements(
         (statements.SET_VERSION_SIGHTINGS, [v for v in versions if v["key"] in known_versions]),
         (statements.MERGE_FIELDS, new_fields),
         (statements.MERGE_FIELD_DERIVATIONS, rows.derivations),
+        (statements.CONFIRM_JOB_INPUTS, rows.input_confirmations),
+        (statements.CONFIRM_JOB_OUTPUTS, rows.output_confirmations),
+        (statements.CONFIRM_DERIVATIONS, rows.derivation_confirmations),
         (statements.MERGE_DATASET_OWNERS, rows.dataset_owners),
         (statements.MERGE_JOB_OWNERS, rows.job_owners),
     )
@@ -286,6 +332,10 @@ def _add_spellings(writes: GraphWrites, event: _Stamped) -> None:
 
 def writes_add_runs(writes: GraphWrites, folds: Iterable[RunFold]) -> None:
     for fold in folds:
+        if fold.completed_order is not None:
+            writes.completed.append(fold)
+            for event in fold.events:  # the names its confirmations spell resolve like the batch's
+                _add_spellings(writes, _stamped(event))
         writes.runs.append(
             {
                 "runId": fold.run_id,

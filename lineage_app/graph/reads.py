@@ -7,7 +7,7 @@ named key, then by `nodeId` / `runId`, so pages are stable.
 
 from __future__ import annotations
 
-from lineage_app.graph.model import Label, Rel
+from lineage_app.graph.model import Label, Moment, Rel
 
 # ---- node lookup (an API id may split several ways; the caller asks for every candidate key) ----
 
@@ -30,7 +30,26 @@ FIND_NODES = {Label.DATASET: FIND_DATASETS, Label.JOB: FIND_JOBS, Label.FIELD: F
 # lists (maps made a 2,000-node lineage read about 10% slower) whose columns are named
 # once here; the statement is built from the names and a reader finds a column by its name.
 
-_AS_OF = "WHERE e.firstSeen <= $asOf "
+# Which edges a hop follows, by (whether it asks about an instant `$at`, whether stale edges count):
+# `graph.validity` keeps `staleSince` on every job edge and derivation (null while current).
+_FILTERS = {
+    (False, False): "WHERE {e}.staleSince IS NULL ",
+    (False, True): "",
+    (True, False): "WHERE {e}.firstSeen <= $at AND ({e}.staleSince IS NULL OR {e}.staleSince > $at) ",
+    (True, True): "WHERE {e}.firstSeen <= $at ",
+}
+# Every (at, stale) pair a `Moment` can be.
+WINDOWS = tuple(_FILTERS)
+
+
+def window(moment: Moment) -> tuple[bool, bool]:
+    """The key of the statements that follow the edges `moment` names."""
+    return (moment.at is not None, moment.stale)
+
+
+def _filter(var: str, at: bool, stale: bool) -> str:
+    return _FILTERS[(at, stale)].format(e=var)
+
 
 # One hop of dataset lineage, Dataset -INPUT_TO-> Job -OUTPUTS-> Dataset, and of column lineage,
 # Field -DERIVES-> Field: (direction, frontier label) -> (relationship, next label).
@@ -42,74 +61,47 @@ _STEPS = {
     ("downstream", Label.FIELD): (Rel.DERIVES, Label.FIELD),
     ("upstream", Label.FIELD): (Rel.DERIVES, Label.FIELD),
 }
-# What a DERIVES edge carries into column lineage, after its ends.
+# When an edge held, as every lineage edge carries it into an answer.
+EDGE_TIMES = ("firstSeen", "lastSeen", "staleSince")
+# What a DERIVES edge carries into column lineage besides its times.
 EDGE_PROPERTIES = ("job", "transformation", "subtype", "indirect")
-# The columns of a hop's lists: a DERIVES hop has all of them, a dataset-lineage hop the first three.
-HOP_COLUMNS = ("source", "target", "targetId", *EDGE_PROPERTIES)
+# The columns of a hop's lists: a DERIVES hop has all of them, a dataset-lineage hop the first six.
+HOP_COLUMNS = ("source", "target", "targetId", *EDGE_TIMES, *EDGE_PROPERTIES)
 _HOP_VALUES = {"source": "a.key", "target": "b.key", "targetId": "elementId(b)"} | {
-    name: f"e.{name}" for name in EDGE_PROPERTIES
+    name: f"e.{name}" for name in (*EDGE_TIMES, *EDGE_PROPERTIES)
 }
-# The columns of a two-hop read's lists: for each middle node, the frontier keys reaching it, and
-# the far nodes beyond it (keys and element ids, aggregated over the same rows, so they pair up).
-TWO_HOP_COLUMNS = ("sources", "middle", "middleId", "targets", "targetIds")
-_TWO_HOP_VALUES = {
-    "sources": "sources",
-    "middle": "b.key",
-    "middleId": "elementId(b)",
-    "targets": "targets",
-    "targetIds": "targetIds",
-}
+# The columns of a two-hop read's lists: for each middle node, the frontier keys reaching it and their
+# edges' times, and the far nodes beyond it (keys, element ids, edges' times: aggregated over the same
+# rows, so they pair up).
+TWO_HOP_COLUMNS = ("sources", "sourceTimes", "middle", "middleId", "targets", "targetIds", "targetTimes")
+_TWO_HOP_VALUES = {name: name for name in TWO_HOP_COLUMNS} | {"middle": "b.key", "middleId": "elementId(b)"}
+_TIMES = "[{e}.firstSeen, {e}.lastSeen, {e}.staleSince]"
 
 
 def _frontier(label: Label) -> str:
     return f"UNWIND $ids AS i MATCH (a:{label}) WHERE elementId(a) = i "
 
 
-def _hop(direction: str, start: Label, *, as_of: bool) -> str:
+def _hop(direction: str, start: Label, at: bool, stale: bool) -> str:
     """Each edge one hop from the frontier as a list of `HOP_COLUMNS` (all of them for DERIVES)."""
     rel, end = _STEPS[(direction, start)]
     pattern = f"(a)-[e:{rel}]->(b:{end})" if direction == "downstream" else f"(a)<-[e:{rel}]-(b:{end})"
-    columns = HOP_COLUMNS if rel is Rel.DERIVES else HOP_COLUMNS[:3]
+    columns = HOP_COLUMNS if rel is Rel.DERIVES else HOP_COLUMNS[: 3 + len(EDGE_TIMES)]
     values = ", ".join(_HOP_VALUES[name] for name in columns)
-    return f"{_frontier(start)}MATCH {pattern} {_AS_OF if as_of else ''}RETURN collect([{values}]) AS pairs"
+    return f"{_frontier(start)}MATCH {pattern} {_filter('e', at, stale)}RETURN collect([{values}]) AS pairs"
 
 
-HOP_DOWNSTREAM_OF_DATASETS = _hop("downstream", Label.DATASET, as_of=False)
-HOP_DOWNSTREAM_OF_DATASETS_AS_OF = _hop("downstream", Label.DATASET, as_of=True)
-HOP_DOWNSTREAM_OF_JOBS = _hop("downstream", Label.JOB, as_of=False)
-HOP_DOWNSTREAM_OF_JOBS_AS_OF = _hop("downstream", Label.JOB, as_of=True)
-HOP_UPSTREAM_OF_DATASETS = _hop("upstream", Label.DATASET, as_of=False)
-HOP_UPSTREAM_OF_DATASETS_AS_OF = _hop("upstream", Label.DATASET, as_of=True)
-HOP_UPSTREAM_OF_JOBS = _hop("upstream", Label.JOB, as_of=False)
-HOP_UPSTREAM_OF_JOBS_AS_OF = _hop("upstream", Label.JOB, as_of=True)
-HOP_DOWNSTREAM_OF_FIELDS = _hop("downstream", Label.FIELD, as_of=False)
-HOP_DOWNSTREAM_OF_FIELDS_AS_OF = _hop("downstream", Label.FIELD, as_of=True)
-HOP_UPSTREAM_OF_FIELDS = _hop("upstream", Label.FIELD, as_of=False)
-HOP_UPSTREAM_OF_FIELDS_AS_OF = _hop("upstream", Label.FIELD, as_of=True)
-
-# One hop, keyed by (direction, frontier label, whether `$asOf` applies); the value names the next label.
-HOPS: dict[tuple[str, Label, bool], tuple[str, Label]] = {
-    (direction, start, as_of): (statement, _STEPS[(direction, start)][1])
-    for (direction, start, as_of), statement in {
-        ("downstream", Label.DATASET, False): HOP_DOWNSTREAM_OF_DATASETS,
-        ("downstream", Label.DATASET, True): HOP_DOWNSTREAM_OF_DATASETS_AS_OF,
-        ("downstream", Label.JOB, False): HOP_DOWNSTREAM_OF_JOBS,
-        ("downstream", Label.JOB, True): HOP_DOWNSTREAM_OF_JOBS_AS_OF,
-        ("upstream", Label.DATASET, False): HOP_UPSTREAM_OF_DATASETS,
-        ("upstream", Label.DATASET, True): HOP_UPSTREAM_OF_DATASETS_AS_OF,
-        ("upstream", Label.JOB, False): HOP_UPSTREAM_OF_JOBS,
-        ("upstream", Label.JOB, True): HOP_UPSTREAM_OF_JOBS_AS_OF,
-        ("downstream", Label.FIELD, False): HOP_DOWNSTREAM_OF_FIELDS,
-        ("downstream", Label.FIELD, True): HOP_DOWNSTREAM_OF_FIELDS_AS_OF,
-        ("upstream", Label.FIELD, False): HOP_UPSTREAM_OF_FIELDS,
-        ("upstream", Label.FIELD, True): HOP_UPSTREAM_OF_FIELDS_AS_OF,
-    }.items()
+# One hop, keyed by (direction, frontier label, `window(moment)`); the value names the next label.
+HOPS: dict[tuple[str, Label, tuple[bool, bool]], tuple[str, Label]] = {
+    (direction, start, key): (_hop(direction, start, *key), _STEPS[(direction, start)][1])
+    for direction, start in _STEPS
+    for key in WINDOWS
 }
 
 
-def _double_hop(direction: str, start: Label, *, as_of: bool) -> str:
+def _double_hop(direction: str, start: Label, at: bool, stale: bool) -> str:
     """Two hops in one round trip, Dataset -> Job -> Dataset or Job -> Dataset -> Job: a list of
-    `TWO_HOP_COLUMNS` for each middle node (one with nothing beyond it has two empty far lists)."""
+    `TWO_HOP_COLUMNS` for each middle node (one with nothing beyond it has empty far lists)."""
     first_rel, middle = _STEPS[(direction, start)]
     second_rel, end = _STEPS[(direction, middle)]
 
@@ -117,41 +109,25 @@ def _double_hop(direction: str, start: Label, *, as_of: bool) -> str:
         return f"-[{var}:{rel}]->" if direction == "downstream" else f"<-[{var}:{rel}]-"
 
     return (
-        f"{_frontier(start)}MATCH (a){arrow('e', first_rel)}(b:{middle}) "
-        f"{'WHERE e.firstSeen <= $asOf ' if as_of else ''}"
-        f"WITH b, collect(a.key) AS sources "
-        f"OPTIONAL MATCH (b){arrow('f', second_rel)}(c:{end}) {'WHERE f.firstSeen <= $asOf ' if as_of else ''}"
-        f"WITH b, sources, collect(c.key) AS targets, collect(elementId(c)) AS targetIds "
+        f"{_frontier(start)}MATCH (a){arrow('e', first_rel)}(b:{middle}) {_filter('e', at, stale)}"
+        f"WITH b, collect(a.key) AS sources, collect({_TIMES.format(e='e')}) AS sourceTimes "
+        f"OPTIONAL MATCH (b){arrow('f', second_rel)}(c:{end}) {_filter('f', at, stale)}"
+        f"WITH b, sources, sourceTimes, collect(c.key) AS targets, collect(elementId(c)) AS targetIds, "
+        f"collect(CASE WHEN c IS NULL THEN null ELSE {_TIMES.format(e='f')} END) AS targetTimes "
         f"RETURN collect([{', '.join(_TWO_HOP_VALUES[name] for name in TWO_HOP_COLUMNS)}]) AS rows"
     )
 
 
-TWO_HOPS_DOWNSTREAM_OF_DATASETS = _double_hop("downstream", Label.DATASET, as_of=False)
-TWO_HOPS_DOWNSTREAM_OF_DATASETS_AS_OF = _double_hop("downstream", Label.DATASET, as_of=True)
-TWO_HOPS_DOWNSTREAM_OF_JOBS = _double_hop("downstream", Label.JOB, as_of=False)
-TWO_HOPS_DOWNSTREAM_OF_JOBS_AS_OF = _double_hop("downstream", Label.JOB, as_of=True)
-TWO_HOPS_UPSTREAM_OF_DATASETS = _double_hop("upstream", Label.DATASET, as_of=False)
-TWO_HOPS_UPSTREAM_OF_DATASETS_AS_OF = _double_hop("upstream", Label.DATASET, as_of=True)
-TWO_HOPS_UPSTREAM_OF_JOBS = _double_hop("upstream", Label.JOB, as_of=False)
-TWO_HOPS_UPSTREAM_OF_JOBS_AS_OF = _double_hop("upstream", Label.JOB, as_of=True)
-
 # Two hops, keyed like HOPS; the value names the middle and far labels.
-DOUBLE_HOPS: dict[tuple[str, Label, bool], tuple[str, Label, Label]] = {
-    (direction, start, as_of): (
-        statement,
+DOUBLE_HOPS: dict[tuple[str, Label, tuple[bool, bool]], tuple[str, Label, Label]] = {
+    (direction, start, key): (
+        _double_hop(direction, start, *key),
         _STEPS[(direction, start)][1],
         _STEPS[(direction, _STEPS[(direction, start)][1])][1],
     )
-    for (direction, start, as_of), statement in {
-        ("downstream", Label.DATASET, False): TWO_HOPS_DOWNSTREAM_OF_DATASETS,
-        ("downstream", Label.DATASET, True): TWO_HOPS_DOWNSTREAM_OF_DATASETS_AS_OF,
-        ("downstream", Label.JOB, False): TWO_HOPS_DOWNSTREAM_OF_JOBS,
-        ("downstream", Label.JOB, True): TWO_HOPS_DOWNSTREAM_OF_JOBS_AS_OF,
-        ("upstream", Label.DATASET, False): TWO_HOPS_UPSTREAM_OF_DATASETS,
-        ("upstream", Label.DATASET, True): TWO_HOPS_UPSTREAM_OF_DATASETS_AS_OF,
-        ("upstream", Label.JOB, False): TWO_HOPS_UPSTREAM_OF_JOBS,
-        ("upstream", Label.JOB, True): TWO_HOPS_UPSTREAM_OF_JOBS_AS_OF,
-    }.items()
+    for direction, start in _STEPS
+    if start is not Label.FIELD
+    for key in WINDOWS
 }
 
 

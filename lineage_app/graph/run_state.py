@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from lineage_app.graph.events import EventRecord
 from lineage_app.graph.failure_cause import CANCELLED, failure_cause
-from lineage_app.graph.model import FAILED_STATES, RunState, json_property
+from lineage_app.graph.model import FAILED_STATES, RunState, json_property, run_order_key
 from lineage_app.instants import utc_text
 from spark_agent.protocol import EventType
 
@@ -62,6 +62,16 @@ class RunFold:
     event_count: int
     last_event_time: str
     event_hashes: frozenset[str]
+    # The events folded, in order: a completed run's confirm its job's edges (`graph.validity`).
+    events: tuple[EventRecord, ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def completed_order(self) -> str | None:
+        """Where the run stands among its job's completed runs (its end, then its runId); None unless
+        it completed. Only a completed run confirms or retires its job's edges (`graph.validity`)."""
+        if self.state != RunState.COMPLETED or self.ended_at is None:
+            return None
+        return run_order_key(self.ended_at, self.run_id)
 
     def node_properties(self) -> dict[str, Any]:
         return {
@@ -82,6 +92,7 @@ class RunFold:
             "facetsJson": json_property(self.facets),
             "eventCount": self.event_count,
             "lastEventTime": self.last_event_time,
+            "completedOrder": self.completed_order,
         }
 
 
@@ -162,4 +173,5 @@ def run_fold(events: Iterable[EventRecord]) -> RunFold:
         event_count=len(ordered),
         last_event_time=ordered[-1].time,
         event_hashes=frozenset(e.content_hash for e in ordered),
+        events=tuple(ordered),
     )

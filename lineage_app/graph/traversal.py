@@ -10,7 +10,7 @@ from neo4j import ManagedTransaction
 
 from lineage_app.graph import reads
 from lineage_app.graph.driver import graph_read, records
-from lineage_app.graph.model import Label, NodeRef
+from lineage_app.graph.model import NOW, Label, Moment, NodeRef
 
 # An edge: its two nodes and its properties. A `LineageGraph` keeps them in data-flow order (origin,
 # destination); a hop tells them in the order it walked them (from, to: upstream, against the flow).
@@ -59,7 +59,7 @@ def element_ids(tx: ManagedTransaction, refs: Iterable[NodeRef]) -> ElementIds:
 
 
 def lineage_traverse(
-    *, start: NodeRef, depth: int, directions: tuple[str, ...], as_of: str | None, max_nodes: int
+    *, start: NodeRef, depth: int, directions: tuple[str, ...], moment: Moment, max_nodes: int
 ) -> LineageGraph:
     """Everything within `depth` hops of `start` in the given directions, at most `max_nodes` nodes.
 
@@ -71,7 +71,7 @@ def lineage_traverse(
     def work(tx: ManagedTransaction) -> LineageGraph:
         graph = LineageGraph()
         state = Walk(reached=element_ids(tx, [start]), max_nodes=max_nodes)
-        _lineage_walks(tx, graph, state, [start], depth, directions, as_of)
+        _lineage_walks(tx, graph, state, [start], depth, directions, moment)
         graph.nodes = _summaries(tx, state.reached)
         return graph
 
@@ -83,7 +83,7 @@ def job_lineage_traverse(
     start: NodeRef,
     depth: int,
     directions: tuple[str, ...],
-    as_of: str | None,
+    moment: Moment,
     max_nodes: int,
     roll_up: bool,
 ) -> LineageGraph:
@@ -111,15 +111,15 @@ def job_lineage_traverse(
                 actions = actions[: max(max_nodes - 1, 0)]
             reached.update((ref, found[ref]) for ref in actions)
             starts.extend(actions)
-        _lineage_walks(tx, graph, state, starts, depth, directions, as_of)
+        _lineage_walks(tx, graph, state, starts, depth, directions, moment)
         applications = job_applications(tx, jobs={ref: i for ref, i in reached.items() if ref[0] is Label.JOB})
         graph.applications = {ref: app for ref, (app, _) in applications.items()}
         if roll_up:
             apps = graph.applications
-            graph.edges = {
+            graph.edges = edge_times_merge(
                 (application_of(origin, apps), application_of(destination, apps), properties)
                 for origin, destination, properties in graph.edges
-            }
+            )
             reached = applications_roll_up(reached, apps, own=dict(applications.values()))
         elif actions and not any(start in (origin, destination) for origin, destination, _ in graph.edges):
             del reached[start]
@@ -233,7 +233,7 @@ def graph_walk(
     starts: Iterable[NodeRef],
     depth: int,
     direction: str,
-    as_of: str | None,
+    moment: Moment,
     on_hop: Hop,
 ) -> None:
     """Breadth-first from `starts` (those in `state.reached`) up to `depth` hops in `direction`.
@@ -247,13 +247,13 @@ def graph_walk(
     frontier, distance = {ref for ref in starts if ref in state.reached}, 0
     while frontier and distance < depth and state.goal not in state.reached:
         if depth - distance >= 2 and all(ref[0] is not Label.FIELD for ref in frontier):
-            first, beyond, found = _double_hop(tx, state, frontier, direction, as_of)
+            first, beyond, found = _double_hop(tx, state, frontier, direction, moment)
             middle = _advance(state, first, found, distance + 1, on_hop)
             second = [row for row in beyond if row[0] in middle]
             frontier = _advance(state, second, found, distance + 2, on_hop) if middle else set()
             distance += 2
         else:
-            rows, found = _hop(tx, state, frontier, direction, as_of)
+            rows, found = _hop(tx, state, frontier, direction, moment)
             frontier = _advance(state, rows, found, distance + 1, on_hop)
             distance += 1
 
@@ -272,7 +272,7 @@ def path_length_find(*, start: NodeRef, goal: NodeRef, depth: int) -> int | None
             if goal in new:
                 found.append(distance)
 
-        graph_walk(tx, state, starts=[start], depth=depth, direction="downstream", as_of=None, on_hop=reach)
+        graph_walk(tx, state, starts=[start], depth=depth, direction="downstream", moment=NOW, on_hop=reach)
         return found[0] if found else None
 
     return graph_read(work)
@@ -286,25 +286,25 @@ def _chunks(state: Walk, frontier: set[NodeRef]) -> Iterator[tuple[Label, list[s
 
 
 def _hop(
-    tx: ManagedTransaction, state: Walk, frontier: set[NodeRef], direction: str, as_of: str | None
+    tx: ManagedTransaction, state: Walk, frontier: set[NodeRef], direction: str, moment: Moment
 ) -> tuple[list[Edge], ElementIds]:
     rows: list[Edge] = []
     found: ElementIds = {}
     for label, ids in _chunks(state, frontier):
-        hop, reached = _hop_rows(tx, label=label, ids=ids, direction=direction, as_of=as_of)
+        hop, reached = _hop_rows(tx, label=label, ids=ids, direction=direction, moment=moment)
         rows.extend(hop)
         found.update(reached)
     return rows, found
 
 
 def _double_hop(
-    tx: ManagedTransaction, state: Walk, frontier: set[NodeRef], direction: str, as_of: str | None
+    tx: ManagedTransaction, state: Walk, frontier: set[NodeRef], direction: str, moment: Moment
 ) -> tuple[list[Edge], list[Edge], ElementIds]:
     first: list[Edge] = []
     beyond: list[Edge] = []
     found: ElementIds = {}
     for label, ids in _chunks(state, frontier):
-        hop_one, hop_two, reached = _double_hop_rows(tx, label=label, ids=ids, direction=direction, as_of=as_of)
+        hop_one, hop_two, reached = _double_hop_rows(tx, label=label, ids=ids, direction=direction, moment=moment)
         first.extend(hop_one)
         beyond.extend(hop_two)
         found.update(reached)
@@ -325,16 +325,17 @@ def _advance(state: Walk, rows: list[Edge], found: ElementIds, distance: int, on
 
 
 def _hop_rows(
-    tx: ManagedTransaction, *, label: Label, ids: list[str], direction: str, as_of: str | None
+    tx: ManagedTransaction, *, label: Label, ids: list[str], direction: str, moment: Moment
 ) -> tuple[list[Edge], ElementIds]:
     """Every edge one hop from the `label` nodes with element ids `ids`, in one round trip; and
     the element id of every node the hop reached."""
-    query, end = reads.HOPS[(direction, label, as_of is not None)]
+    query, end = reads.HOPS[(direction, label, reads.window(moment))]
     rows: list[Edge] = []
     found: ElementIds = {}
-    properties = [(name, _HOP[name]) for name in reads.EDGE_PROPERTIES] if label is Label.FIELD else []
+    carried = (*reads.EDGE_TIMES, *reads.EDGE_PROPERTIES) if label is Label.FIELD else reads.EDGE_TIMES
+    properties = [(name, _HOP[name]) for name in carried]
     source, target, target_id = _HOP["source"], _HOP["target"], _HOP["targetId"]
-    for pair in records(tx, query, ids=ids, asOf=as_of)[0]["pairs"]:
+    for pair in records(tx, query, ids=ids, at=moment.at)[0]["pairs"]:
         reached = (end, pair[target])
         found[reached] = pair[target_id]
         rows.append(((label, pair[source]), reached, tuple((name, pair[at]) for name, at in properties)))
@@ -342,25 +343,53 @@ def _hop_rows(
 
 
 def _double_hop_rows(
-    tx: ManagedTransaction, *, label: Label, ids: list[str], direction: str, as_of: str | None
+    tx: ManagedTransaction, *, label: Label, ids: list[str], direction: str, moment: Moment
 ) -> tuple[list[Edge], list[Edge], ElementIds]:
     """Dataset / job lineage two hops from the `label` nodes with element ids `ids`, in one round
     trip: the first hop's edges, every edge one hop beyond each node the first hop reached, and
     the element id of every node either hop reached."""
-    query, middle, end = reads.DOUBLE_HOPS[(direction, label, as_of is not None)]
+    query, middle, end = reads.DOUBLE_HOPS[(direction, label, reads.window(moment))]
     first: list[Edge] = []
     beyond: list[Edge] = []
     found: ElementIds = {}
-    sources, key, key_id = _TWO_HOP["sources"], _TWO_HOP["middle"], _TWO_HOP["middleId"]
-    targets, target_ids = _TWO_HOP["targets"], _TWO_HOP["targetIds"]
-    for row in records(tx, query, ids=ids, asOf=as_of)[0]["rows"]:
+    sources, source_times = _TWO_HOP["sources"], _TWO_HOP["sourceTimes"]
+    key, key_id = _TWO_HOP["middle"], _TWO_HOP["middleId"]
+    targets, target_ids, target_times = _TWO_HOP["targets"], _TWO_HOP["targetIds"], _TWO_HOP["targetTimes"]
+    for row in records(tx, query, ids=ids, at=moment.at)[0]["rows"]:
         via = (middle, row[key])
         found[via] = row[key_id]
-        first.extend(((label, source), via, ()) for source in row[sources])
-        for target, target_id in zip(row[targets], row[target_ids], strict=True):
+        for source, times in zip(row[sources], row[source_times], strict=True):
+            first.append(((label, source), via, _times(times)))
+        for target, target_id, times in zip(row[targets], row[target_ids], row[target_times], strict=True):
             found[(end, target)] = target_id
-            beyond.append((via, (end, target), ()))
+            beyond.append((via, (end, target), _times(times)))
     return first, beyond, found
+
+
+def _times(values: list[Any]) -> tuple[tuple[str, Any], ...]:
+    """An edge's `reads.EDGE_TIMES` as the properties a lineage edge carries."""
+    return tuple(zip(reads.EDGE_TIMES, values, strict=True))
+
+
+def edge_times_merge(edges: Iterable[Edge]) -> set[Edge]:
+    """`edges` with those between the same two nodes made one (an application's actions rolled up into it):
+    first seen the earliest, last seen the latest, stale only if all were, since the latest of them."""
+    merged: dict[tuple[NodeRef, NodeRef], list[dict[str, Any]]] = {}
+    for origin, destination, properties in edges:
+        merged.setdefault((origin, destination), []).append(dict(properties))
+    result: set[Edge] = set()
+    for (origin, destination), found in merged.items():
+        if len(found) == 1:
+            result.add((origin, destination, tuple(found[0].items())))
+            continue
+        stale: list[str] = [p["staleSince"] for p in found if p.get("staleSince")]
+        times = {
+            "firstSeen": min((p["firstSeen"] for p in found if p.get("firstSeen")), default=None),
+            "lastSeen": max((p["lastSeen"] for p in found if p.get("lastSeen")), default=None),
+            "staleSince": max(stale) if len(stale) == len(found) else None,
+        }
+        result.add((origin, destination, tuple((name, times[name]) for name in reads.EDGE_TIMES)))
+    return result
 
 
 def by_label(nodes: Iterable[NodeRef]) -> list[tuple[Label, list[str]]]:
@@ -378,7 +407,7 @@ def _lineage_walks(
     starts: list[NodeRef],
     depth: int,
     directions: tuple[str, ...],
-    as_of: str | None,
+    moment: Moment,
 ) -> None:
     """`graph_walk` from `starts` in each direction in turn, every edge between reached nodes into `graph`
     in data-flow order."""
@@ -390,7 +419,7 @@ def _lineage_walks(
                     edge = (source, target, properties) if direction == "downstream" else (target, source, properties)
                     graph.edges.add(edge)
 
-        graph_walk(tx, state, starts=starts, depth=depth, direction=direction, as_of=as_of, on_hop=edges)
+        graph_walk(tx, state, starts=starts, depth=depth, direction=direction, moment=moment, on_hop=edges)
     graph.truncated = state.truncated
 
 

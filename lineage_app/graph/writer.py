@@ -13,6 +13,7 @@ from lineage_app.graph.alias_registry import AliasRegistryRace, identity_settle
 from lineage_app.graph.driver import graph_write, records
 from lineage_app.graph.model import natural_key
 from lineage_app.graph.projection import GraphWrites, field_candidates, rows_resolve, write_statements
+from lineage_app.graph.validity import GraceFor, no_grace, validity_settle
 
 # Two workers that MERGE the same new node at once (a Namespace, a DatasetAlias) both try to create
 # it; the engine refuses the later create with a ConstraintError. Run again, the MERGE finds the
@@ -20,14 +21,16 @@ from lineage_app.graph.projection import GraphWrites, field_candidates, rows_res
 CONSTRAINT_RACE_TRIES = 4
 
 
-def graph_writes_apply(plan: GraphWrites) -> None:
+def graph_writes_apply(plan: GraphWrites, *, grace_for: GraceFor = no_grace) -> None:
     """Write `plan` in one transaction, which runs again (from scratch) after a constraint race.
 
     In the transaction: the names the batch spells join the alias registry and resolve to canonical
     datasets, merging any node an alias had until now (`alias_registry`); the projection turns the
     events into rows under those names (`rows_resolve`, pure: `plan` is never changed); two reads
     find the schema versions and fields the graph holds already; every statement runs with its
-    rows; and the datasets whose versions changed re-derive their current schema.
+    rows; the datasets whose versions changed re-derive their current schema; and the jobs whose edges
+    the batch saw or confirmed work out which of their edges are stale (`validity_settle`, with the
+    grace `grace_for` gives each job's namespace).
     """
 
     def work(tx: ManagedTransaction) -> None:
@@ -43,6 +46,8 @@ def graph_writes_apply(plan: GraphWrites) -> None:
             tx.run(statement, rows=statement_rows).consume()
         unsettled = {v["datasetKey"] for v in rows.versions if v["key"] not in current_versions}
         _settle_current_versions(tx, sorted({*unsettled, *merged}))
+        moved = records(tx, lookups.READ_JOBS_OF_DATASETS, keys=sorted(merged))[0]["keys"] if merged else []
+        validity_settle(tx, job_keys=[*rows.settled_jobs(plan), *moved], grace_for=grace_for)
 
     for attempt in range(CONSTRAINT_RACE_TRIES):
         try:

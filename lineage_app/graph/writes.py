@@ -254,3 +254,39 @@ UNWIND $rows AS row
 MATCH (o:{Label.OWNER} {{name: row.owner}})
 SET o.kind = row.kind, o.contact = row.contact
 """
+
+# --- Edge validity (`graph.validity`): the completed runs that confirm a job's edges, and staleness ---
+
+
+def _confirm(pattern: str) -> str:
+    """Keep on the edge the latest completed run that confirmed it (a maximum: any order, same result)."""
+    return f"""
+UNWIND $rows AS row
+MATCH {pattern}
+SET {_latest("e", "confirmedBy", "confirmedAt", guard="confirmedOrder", order="row.confirmedOrder")}
+"""
+
+
+_JOB_INPUT = f"(:{Label.DATASET} {{key: row.datasetKey}})-[e:{Rel.INPUT_TO}]->(:{Label.JOB} {{key: row.jobKey}})"
+_JOB_OUTPUT = f"(:{Label.JOB} {{key: row.jobKey}})-[e:{Rel.OUTPUTS}]->(:{Label.DATASET} {{key: row.datasetKey}})"
+_DERIVATION = (
+    f"(:{Label.FIELD} {{key: row.sourceKey}})-[e:{Rel.DERIVES} {{job: row.job}}]->"
+    f"(:{Label.FIELD} {{key: row.targetKey}})"
+)
+
+CONFIRM_JOB_INPUTS = _confirm(_JOB_INPUT)
+CONFIRM_JOB_OUTPUTS = _confirm(_JOB_OUTPUT)
+CONFIRM_DERIVATIONS = _confirm(_DERIVATION)
+
+
+def _set_stale_since(pattern: str) -> str:
+    return f"""
+UNWIND $rows AS row
+MATCH {pattern}
+SET e.staleSince = row.staleSince, e.settledSince = row.settledSince
+"""
+
+
+SET_JOB_INPUT_STALE_SINCE = _set_stale_since(_JOB_INPUT)
+SET_JOB_OUTPUT_STALE_SINCE = _set_stale_since(_JOB_OUTPUT)
+SET_DERIVATION_STALE_SINCE = _set_stale_since(_DERIVATION)

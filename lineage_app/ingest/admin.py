@@ -11,7 +11,7 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 
 from lineage_app.accounts.admin_roles import AdminOnlyMixin
-from lineage_app.ingest.models import FacetPolicy, LineageEvent
+from lineage_app.ingest.models import FacetPolicy, LineageEvent, StaleGrace
 from lineage_app.ingest.services import events_reverify
 from lineage_app.ingest.tasks import apply_events
 
@@ -93,4 +93,10 @@ class LineageEventAdmin(admin.ModelAdmin):
 class FacetPolicyAdmin(AdminOnlyMixin, admin.ModelAdmin):
     list_display = ("namespace", "mode")
     list_filter = ("mode",)
+    search_fields = ("namespace",)
+
+
+@admin.register(StaleGrace)
+class StaleGraceAdmin(AdminOnlyMixin, admin.ModelAdmin):
+    list_display = ("namespace", "after_runs", "after_days")
     search_fields = ("namespace",)

@@ -3,6 +3,7 @@ and the per-namespace facet policies."""
 
 from __future__ import annotations
 
+from django.core.validators import MinValueValidator
 from django.db import models
 from django.utils import timezone
 
@@ -88,6 +89,31 @@ class FacetPolicy(NamespacePolicy):
 
     class Meta(NamespacePolicy.Meta):
         verbose_name_plural = "facet policies"
+
+
+class StaleGrace(models.Model):
+    """How long the edges of one job namespace's jobs stay current once their runs leave them out (a
+    weekly lookup, a conditional branch); namespaces without a row use `LINEAGE_STALE_AFTER_RUNS` and
+    `LINEAGE_STALE_AFTER_DAYS` (docs/time.md)."""
+
+    namespace = models.CharField(max_length=500, unique=True, help_text="Job namespace, exact match.")
+    after_runs = models.PositiveIntegerField(
+        default=1,
+        validators=[MinValueValidator(1)],
+        help_text="Completed runs that must leave an edge out before it turns stale.",
+    )
+    after_days = models.FloatField(
+        default=0,
+        validators=[MinValueValidator(0)],
+        help_text="And the days that must have passed since the edge was last seen.",
+    )
+
+    class Meta:
+        ordering = ["namespace"]
+        verbose_name = "stale-edge grace"
+
+    def __str__(self) -> str:
+        return f"{self.namespace}: {self.after_runs} run(s), {self.after_days:g} day(s)"
 
 
 class GraphCheck(models.Model):

@@ -14,7 +14,9 @@ from django.db.models import Count, F, Min, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
-from lineage_app.ingest.models import FacetPolicy, GraphCheck, LineageEvent
+from lineage_app.graph import validity as graph_validity
+from lineage_app.graph.validity import GraceFor
+from lineage_app.ingest.models import FacetPolicy, GraphCheck, LineageEvent, StaleGrace
 from lineage_app.ingest.validation import CheckedEvent, EventInvalid, event_check
 from lineage_app.instants import utc_text
 from lineage_app.observability.exposition import EventLogGauges, GraphCheckGauges
@@ -123,6 +125,15 @@ def facet_policy_modes(*, namespaces: Iterable[str]) -> dict[str, str]:
     wanted = set(namespaces)
     modes = dict(FacetPolicy.objects.filter(namespace__in=wanted).values_list("namespace", "mode"))
     return {namespace: modes.get(namespace, settings.FACET_POLICY) for namespace in wanted}
+
+
+def stale_grace_policy() -> GraceFor:
+    """The grace each job namespace's edges get before they turn stale: its `StaleGrace` row, else the
+    settings (read once: the answer serves a whole batch)."""
+    default = graph_validity.StaleGrace(runs=settings.LINEAGE_STALE_AFTER_RUNS, days=settings.LINEAGE_STALE_AFTER_DAYS)
+    rows = StaleGrace.objects.values_list("namespace", "after_runs", "after_days")
+    overrides = {namespace: graph_validity.StaleGrace(runs=runs, days=days) for namespace, runs, days in rows}
+    return lambda namespace: overrides.get(namespace, default)
 
 
 def facet_policy_refusals(*, events: Sequence[CheckedEvent]) -> list[EventInvalid | None]:

@@ -23,7 +23,7 @@ from lineage_app.graph.writer import graph_wipe, graph_writes_apply
 from lineage_app.ingest.event_log import log_insert, log_mark_applied, log_mark_folded
 from lineage_app.ingest.group_commit import GroupCommitter, Publisher
 from lineage_app.ingest.models import LineageEvent
-from lineage_app.ingest.selectors import prunable_events, runs_fold_pending
+from lineage_app.ingest.selectors import prunable_events, runs_fold_pending, stale_grace_policy
 from lineage_app.ingest.validation import CheckedEvent, payload_without
 from lineage_app.ingest.verification import events_verify
 from lineage_app.observability.metrics import (
@@ -176,7 +176,7 @@ def events_apply(*, event_ids: Sequence[int]) -> int:
         if event.run_id:
             by_run[event.run_id].append(record)
     folds = _folds(by_run, by_run)
-    graph_writes_apply(graph_writes_for(batch, folds.values()))
+    graph_writes_apply(graph_writes_for(batch, folds.values()), grace_for=stale_grace_policy())
     ownership_record_events(events=batch)  # event-sourced owners into the catalog; re-mirror hand-set ones
     applied_at = timezone.now()
     marked = log_mark_applied([e.id for e in events], applied_at)
@@ -197,7 +197,7 @@ def runs_settle(*, run_ids: Iterable[str]) -> int:
         return 0
     writes = GraphWrites()
     writes_add_runs(writes, folds.values())
-    graph_writes_apply(writes)
+    graph_writes_apply(writes, grace_for=stale_grace_policy())
     _settle(folds)
     RUNS_SETTLED_LATE.inc(len(folds))
     return len(folds)
@@ -230,7 +230,7 @@ def _settle(folds: dict[str, RunFold]) -> None:
             return
         writes = GraphWrites()
         writes_add_runs(writes, stale.values())
-        graph_writes_apply(writes)
+        graph_writes_apply(writes, grace_for=stale_grace_policy())
         folds = {**folds, **stale}
     logger.warning("runs still changing after %d refolds; the sweeper will settle them", REFOLD_ROUNDS)
 

@@ -23,9 +23,10 @@ from lineage_app.api_support import (
     ERRORS,
     RUN_STATES,
     ColumnEdgeSerializer,
-    InstantField,
+    MomentInput,
     QueryInput,
     ResponseSerializer,
+    moment_of,
     query_params,
     response_of,
 )
@@ -50,7 +51,11 @@ class JsonOnly(BaseContentNegotiation):
         return renderer, renderer.media_type
 
 
-class ImpactInput(QueryInput):
+# Every impact answer says how many stale edges it left out, also a CSV download, which has no summary.
+STALE_LEFT_OUT_HEADER = "X-Stale-Edges-Left-Out"
+
+
+class ImpactInput(MomentInput):
     nodeId = serializers.ListField(
         child=serializers.CharField(),
         min_length=1,
@@ -58,7 +63,6 @@ class ImpactInput(QueryInput):
         help_text="repeatable: `dataset:…`, `job:…` or `datasetField:…` (several fields of one change)",
     )
     depth = serializers.IntegerField(min_value=1, max_value=settings.LINEAGE_MAX_DEPTH, default=10)
-    asOf = InstantField(required=False, default=None, help_text="ISO 8601; edges first seen later are left out")
     level = serializers.ChoiceField(
         choices=LEVELS,
         default="application",
@@ -77,7 +81,7 @@ class _ReportApi(APIView):
         data = query_params(serializer, request)
         try:
             report = selectors.impact_report(
-                node_ids=data["nodeId"], depth=data["depth"], as_of=data["asOf"], level=data["level"]
+                node_ids=data["nodeId"], depth=data["depth"], moment=moment_of(data), level=data["level"]
             )
         except NodeNotFound as exc:
             return error_response("not_found", str(exc), path="nodeId", http_status=404), data
@@ -132,6 +136,9 @@ class ImpactApi(_ReportApi):
                 ref_name = "ImpactSummary"
 
             total = serializers.IntegerField()
+            staleLeftOut = serializers.IntegerField(
+                help_text="stale edges leading on from the assets, whose paths were left out (`includeStale`)"
+            )
             byType = serializers.DictField(child=serializers.IntegerField())
             byOwner = serializers.DictField(
                 child=serializers.IntegerField(), help_text=f"most first; unowned assets under `{selectors.UNOWNED}`"
@@ -141,7 +148,9 @@ class ImpactApi(_ReportApi):
 
         nodeIds = serializers.ListField(child=serializers.CharField(), help_text="the starts, as resolved")
         depth = serializers.IntegerField()
-        asOf = serializers.CharField(allow_null=True)
+        at = serializers.CharField(allow_null=True, help_text="the instant asked about; null: now")
+        asOf = serializers.CharField(allow_null=True, help_text="deprecated: the same as `at`")
+        includeStale = serializers.BooleanField()
         level = serializers.ChoiceField(choices=LEVELS)
         generatedAt = serializers.CharField()
         assets = AssetSerializer(many=True, help_text="nearest first")
@@ -152,7 +161,11 @@ class ImpactApi(_ReportApi):
         report, _ = self._report(request, ImpactInput)
         if not isinstance(report, selectors.ImpactReport):
             return report
-        return StreamingHttpResponse(exports.export_bytes(report, "json"), content_type=exports.CONTENT_TYPES["json"])
+        response = StreamingHttpResponse(
+            exports.export_bytes(report, "json"), content_type=exports.CONTENT_TYPES["json"]
+        )
+        response[STALE_LEFT_OUT_HEADER] = str(report.traversal.stale_left_out)
+        return response
 
 
 class ImpactReportInput(ImpactInput):
@@ -179,6 +192,7 @@ class ImpactReportApi(_ReportApi):
         else:
             response = StreamingHttpResponse(exports.export_bytes(report, fmt), content_type=exports.CONTENT_TYPES[fmt])
         response["Content-Disposition"] = disposition
+        response[STALE_LEFT_OUT_HEADER] = str(report.traversal.stale_left_out)  # CSV has no summary of its own
         response["X-Content-Type-Options"] = "nosniff"
         return response
 

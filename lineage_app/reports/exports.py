@@ -53,6 +53,20 @@ def transformation_text(edge: dict[str, Any]) -> str:
     return f"{kind} by {edge['job']}" if edge.get("job") else kind
 
 
+def moment_text(report: ImpactReport) -> str:
+    """Which graph the report walked, as its header says it."""
+    when = f"as it was at {report.moment.at}" if report.moment.at else "the current graph"
+    return f"{when}{', stale edges included' if report.moment.stale else ''}"
+
+
+def stale_left_out_text(report: ImpactReport) -> str:
+    """What the walk left out, once the rows are out: the stale edges it did not follow."""
+    count = report.traversal.stale_left_out
+    if report.moment.stale or not count:
+        return ""
+    return f"{count} stale edge{'s' if count != 1 else ''} left out (their paths appear with includeStale=true)"
+
+
 def report_filename(report: ImpactReport, fmt: str) -> str:
     first = report.node_ids[0] if report.node_ids else "impact"
     safe = "".join(char if char.isalnum() or char in "-_." else "_" for char in first)[:80]
@@ -139,7 +153,7 @@ def export_html(report: ImpactReport) -> Iterator[str]:
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
         f"<title>Impact of {escape(starts)}</title><style>{_HTML_STYLE}</style></head><body>"
         f"<h1>Impact report</h1><p>Changing <strong>{escape(starts)}</strong> affects the assets below "
-        f"(depth {report.depth}{escape(', as of ' + report.as_of) if report.as_of else ''}; "
+        f"(depth {report.depth}; {escape(moment_text(report))}; "
         f"{escape(report.level)} level; "
         f"generated {escape(report.generated_at)}).</p>"
         "<table><thead><tr><th>Distance</th><th>Type</th><th>Asset</th><th>Owners</th><th>Last run</th>"
@@ -168,6 +182,7 @@ def export_html(report: ImpactReport) -> Iterator[str]:
     yield (
         "".join(piece) + "</tbody></table>"
         f"<h2>Summary: {summary['total']} affected assets</h2>"
+        + (f'<p class="muted">{escape(stale_left_out_text(report))}</p>' if stale_left_out_text(report) else "")
         + _html_table("By type", summary["byType"])
         + _html_table("By owner", summary["byOwner"])
         + _html_table("By namespace", summary["byNamespace"])
@@ -209,10 +224,7 @@ def export_pdf(report: ImpactReport) -> bytes:
 
     line("Impact report", "Helvetica-Bold", 14)
     wrapped("Changing: ", ", ".join(report.node_ids))
-    line(
-        f"Depth {report.depth}{', as of ' + report.as_of if report.as_of else ''}; {report.level} level; "
-        f"generated {report.generated_at}"
-    )
+    line(f"Depth {report.depth}; {moment_text(report)}; {report.level} level; generated {report.generated_at}")
     line("")
     for row in report.rows():
         wrapped(f"{row['distance']:>3} {row['type']:<13} ", row["id"])
@@ -227,6 +239,8 @@ def export_pdf(report: ImpactReport) -> bytes:
     summary = report.summary()
     line("")
     line(f"Summary: {summary['total']} affected assets", "Helvetica-Bold", 11)
+    if left_out := stale_left_out_text(report):
+        line(left_out)
     for title, counts in (
         ("By type", summary["byType"]),
         ("By owner", summary["byOwner"]),

@@ -9,10 +9,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from lineage_app.graph import impact
-from lineage_app.graph.model import API_TYPES, KEY_SEPARATOR, LEVELS, Label, NodeRef, NodeType, natural_key
+from lineage_app.graph.model import API_TYPES, KEY_SEPARATOR, LEVELS, NOW, Label, Moment, NodeRef, NodeType, natural_key
 from lineage_app.graph.node_ids import NodeNotFound, node_ref_id
 from lineage_app.graph.node_resolve import node_resolve
-from lineage_app.instants import utc_text
 
 __all__ = ["LEVELS", "ImpactReport", "NodeNotFound", "impact_report", "root_cause_for_node"]
 
@@ -30,7 +29,7 @@ class ImpactReport:
 
     node_ids: list[str]
     depth: int
-    as_of: str | None
+    moment: Moment
     generated_at: str
     traversal: impact.Traversal
     level: str = "application"
@@ -44,7 +43,9 @@ class ImpactReport:
         return {
             "nodeIds": self.node_ids,
             "depth": self.depth,
-            "asOf": self.as_of,
+            "at": self.moment.at,
+            "asOf": self.moment.at,  # deprecated: `at`
+            "includeStale": self.moment.stale,
             "level": self.level,
             "generatedAt": self.generated_at,
         }
@@ -98,6 +99,8 @@ class ImpactReport:
     def summary(self) -> dict[str, Any]:
         return {
             "total": self.total,
+            # Stale edges leading on from the assets, whose paths the report left out (`includeStale`).
+            "staleLeftOut": self.traversal.stale_left_out,
             "byType": dict(sorted(self.by_type.items())),
             "byOwner": dict(sorted(self.by_owner.items(), key=lambda item: (-item[1], item[0]))),
             "byNamespace": dict(sorted(self.by_namespace.items(), key=lambda item: (-item[1], item[0]))),
@@ -105,27 +108,25 @@ class ImpactReport:
         }
 
 
-def impact_report(
-    *, node_ids: list[str], depth: int, as_of: datetime | None, level: str = "application"
-) -> ImpactReport:
+def impact_report(*, node_ids: list[str], depth: int, moment: Moment = NOW, level: str = "application") -> ImpactReport:
     """Everything downstream of `node_ids` (datasets, jobs or fields) within `depth` hops.
 
     At `application` level each action job is folded into its application job, which appears
     once and lists its `actions`; at `action` level each action job names its `application`.
-    An application job as a start starts from its action jobs too. Raises `NodeNotFound` before
-    anything is streamed when a start does not exist.
+    An application job as a start starts from its action jobs too. Only the edges `moment` names are
+    followed (current ones by default); the summary counts the stale edges left out. Raises
+    `NodeNotFound` before anything is streamed when a start does not exist.
     """
     starts: list[NodeRef] = []
     for node_id in node_ids:
         ref = node_resolve(node_id=node_id, kinds=START_KINDS)
         if ref not in starts:
             starts.append(ref)
-    as_of_text = utc_text(as_of) if as_of else None
-    traversal = impact.impact_traverse(starts=starts, depth=depth, as_of=as_of_text, roll_up=level == "application")
+    traversal = impact.impact_traverse(starts=starts, depth=depth, moment=moment, roll_up=level == "application")
     return ImpactReport(
         node_ids=[node_ref_id(ref) for ref in starts],
         depth=depth,
-        as_of=as_of_text,
+        moment=moment,
         generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         traversal=traversal,
         level=level,

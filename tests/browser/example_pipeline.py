@@ -16,6 +16,14 @@ from django.conf import settings
 
 from tests.apply import accept_and_apply
 
+# `clean_orders` runs twice as one application with one action job (named after its output); the
+# second run stops reading one input and reads another, so right after the pipeline the job's
+# edge from the dropped input is stale. Paths are relative to the lake (`ExamplePipeline.dataset_id`).
+CLEAN_ORDERS_ACTION = "clean_orders.write_parquet.orders_clean"
+CLEAN_ORDERS_KEPT_INPUTS = ("bronze/orders", "bronze/customers")
+CLEAN_ORDERS_DROPPED_INPUT = "reference/blocked_customers.csv"
+CLEAN_ORDERS_ADDED_INPUT = "reference/eur_rates.csv"
+
 
 @dataclass(frozen=True)
 class ExamplePipeline:

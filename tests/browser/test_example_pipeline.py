@@ -10,7 +10,12 @@ import pytest
 
 from tests.apply import accept_and_apply
 from tests.browser.conftest import shot
-from tests.browser.example_pipeline import ExamplePipeline, example_pipeline_run
+from tests.browser.example_pipeline import (
+    CLEAN_ORDERS_ADDED_INPUT,
+    CLEAN_ORDERS_DROPPED_INPUT,
+    ExamplePipeline,
+    example_pipeline_run,
+)
 from tests.browser.test_explorer import click_node, graph_ready, node_ids, open_lineage
 from tests.events import dataset, run_event
 
@@ -46,6 +51,9 @@ def test_every_node_of_the_daily_revenue_lineage_has_a_readable_short_label_at_t
     open_lineage(page, live_server, revenue, depth=8)
     ids = node_ids(page)
     assert revenue in ids and example.dataset_id("raw/orders.csv") in ids
+    # The current graph: the reference input clean_orders' second run added, not the one it dropped (stale).
+    assert example.dataset_id(CLEAN_ORDERS_ADDED_INPUT) in ids
+    assert example.dataset_id(CLEAN_ORDERS_DROPPED_INPUT) not in ids
     assert len(ids) >= 8
     labels = drawn_labels(page)
     for node_id, label in labels.items():

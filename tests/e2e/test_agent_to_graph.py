@@ -16,6 +16,12 @@ from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
 from lineage_app.signatures.models import ProducerKey, SignaturePolicy
 from spark_agent.protocol import generate_private_key, private_key_pem, public_key_pem
+from tests.browser.example_pipeline import (
+    CLEAN_ORDERS_ACTION,
+    CLEAN_ORDERS_ADDED_INPUT,
+    CLEAN_ORDERS_DROPPED_INPUT,
+    CLEAN_ORDERS_KEPT_INPUTS,
+)
 from tests.conftest import ROOT
 
 pytestmark = [pytest.mark.spark, pytest.mark.django_db(transaction=True)]
@@ -59,15 +65,45 @@ def test_the_signed_example_pipeline_lands_verified_in_the_graph(graph, live_ser
     assert statuses == {("applied", "VERIFIED")}, "every signed event verifies and is applied under enforce"
 
     silver = f"dataset:file:{data_dir / 'lake/silver/orders_clean'}"
-    upstream = lineage_for_node(node_id=silver, depth=6, direction="upstream", as_of=None, level="action")
+    upstream = lineage_for_node(node_id=silver, depth=6, direction="upstream", level="action")
     upstream_ids = {node["id"] for node in upstream["graph"]}
-    assert any(i.startswith("job:spark:clean_orders.write_parquet") for i in upstream_ids)
+    assert f"job:spark:{CLEAN_ORDERS_ACTION}" in upstream_ids
     assert any("raw/orders.csv" in i or "raw" in i for i in upstream_ids if i.startswith("dataset:"))
 
     versions = graph_read(
         lambda tx: records(tx, "MATCH (d:Dataset {nodeId: $id})-[:HAS_VERSION]->(v) RETURN count(v) AS n", id=silver)
     )
     assert versions == [{"n": 2}], "the second clean_orders run changed the schema"
+
+    # The job's two completed runs read different inputs; the job keeps an input edge from each.
+    lake = data_dir / "lake"
+    reads = graph_read(
+        lambda tx: records(
+            tx,
+            "MATCH (j:Job {nodeId: $job})-[:HAS_RUN]->(r:Run {state: 'COMPLETED'})-[:READ]->(d:Dataset) "
+            "RETURN r.runId AS run, r.startedAt AS startedAt, d.name AS input",
+            job=f"job:spark:{CLEAN_ORDERS_ACTION}",
+        )
+    )
+    runs: dict[tuple[str, str], set[str]] = {}
+    for row in reads:
+        runs.setdefault((row["startedAt"], row["run"]), set()).add(row["input"])
+    kept = {str(lake / path) for path in CLEAN_ORDERS_KEPT_INPUTS}
+    assert [inputs for _, inputs in sorted(runs.items())] == [
+        kept | {str(lake / CLEAN_ORDERS_DROPPED_INPUT)},
+        kept | {str(lake / CLEAN_ORDERS_ADDED_INPUT)},
+    ]
+    job_inputs = graph_read(
+        lambda tx: records(
+            tx,
+            "MATCH (d:Dataset)-[:INPUT_TO]->(j:Job {nodeId: $job}) RETURN d.name AS input",
+            job=f"job:spark:{CLEAN_ORDERS_ACTION}",
+        )
+    )
+    assert {row["input"] for row in job_inputs} == kept | {
+        str(lake / CLEAN_ORDERS_DROPPED_INPUT),
+        str(lake / CLEAN_ORDERS_ADDED_INPUT),
+    }
 
     failed = graph_read(
         lambda tx: records(tx, "MATCH (r:Run {state: 'FAILED'}) RETURN r.runId AS runId, r.jobName AS job")
@@ -80,7 +116,13 @@ def test_the_signed_example_pipeline_lands_verified_in_the_graph(graph, live_ser
 
     derived = graph_read(
         lambda tx: records(
-            tx, "MATCH (s:Field)-[:DERIVES]->(t:Field {name: 'amount_eur'}) RETURN DISTINCT s.name AS source"
+            tx,
+            "MATCH (s:Field)-[e:DERIVES]->(t:Field {name: 'amount_eur'}) "
+            "RETURN DISTINCT s.dataset AS dataset, s.name AS source, e.indirect AS indirect",
         )
     )
-    assert {"amount", "currency"} <= {row["source"] for row in derived}
+    sources = {(row["dataset"], row["source"]): row["indirect"] for row in derived}
+    orders, rates = str(lake / "bronze/orders"), str(lake / CLEAN_ORDERS_ADDED_INPUT)
+    assert {(orders, "amount"), (rates, "rate_to_eur")} <= set(sources)
+    assert not sources[(rates, "rate_to_eur")], "the amount is multiplied by the reference rate"
+    assert sources[(orders, "currency")], "the rate is looked up by the order's currency: a join"

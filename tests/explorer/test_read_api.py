@@ -55,6 +55,12 @@ def at(moment: Any) -> str:
 # ---- lineage ----
 
 
+def _held(edge: dict) -> dict:
+    """An edge's times, checked to be those of a current edge (docs/time.md)."""
+    assert edge["current"] is True and edge["staleSince"] is None and edge["firstSeen"] <= edge["lastSeen"]
+    return {name: edge[name] for name in ("firstSeen", "lastSeen", "current", "staleSince")}
+
+
 def test_lineage_around_a_dataset_follows_data_flow_both_ways(known: None, read_client: APIClient) -> None:
     body = get(read_client, "lineage", nodeId=CLEAN, depth=2)
     assert (body["nodeId"], body["depth"], body["direction"], body["truncated"]) == (CLEAN, 2, "both", False)
@@ -62,7 +68,9 @@ def test_lineage_around_a_dataset_follows_data_flow_both_ways(known: None, read_
     assert edges(body) == {(RAW, LOAD), (LOAD, CLEAN), (CLEAN, AGGREGATE), (AGGREGATE, MART)}
     by_id = {node["id"]: node for node in body["graph"]}
     assert by_id[MART]["type"] == "DATASET" and by_id[AGGREGATE]["type"] == "JOB"
-    assert by_id[CLEAN]["inEdges"] == [{"origin": LOAD, "destination": CLEAN}]
+    (edge,) = by_id[CLEAN]["inEdges"]
+    assert (edge["origin"], edge["destination"], edge["current"], edge["staleSince"]) == (LOAD, CLEAN, True, None)
+    assert edge["firstSeen"] <= edge["lastSeen"]
 
 
 def test_datasets_in_lineage_carry_the_state_of_the_latest_run_that_wrote_them(
@@ -133,6 +141,7 @@ def test_column_lineage_shows_transformations_downstream_and_upstream(known: Non
             "transformation": "DIRECT",
             "subtype": "TRANSFORMATION",
             "indirect": False,
+            **_held(node["inEdges"][0]),
         }
     ]
     assert node["outEdges"] == [
@@ -143,6 +152,7 @@ def test_column_lineage_shows_transformations_downstream_and_upstream(known: Non
             "transformation": "DIRECT",
             "subtype": "AGGREGATION",
             "indirect": False,
+            **_held(node["outEdges"][0]),
         }
     ]
 

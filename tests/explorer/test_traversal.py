@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from lineage_app.graph.model import Label, natural_key
+from lineage_app.graph.model import NOW, Label, natural_key
 from lineage_app.graph.traversal import NodeRef, lineage_traverse
 from tests.apply import accept_and_apply
 from tests.events import dataset, new_run_id, run_event
@@ -85,7 +85,7 @@ def test_two_hops_per_round_trip_reach_what_single_hops_reach(graph: Any) -> Non
         depth = rng.randint(1, 7)
         directions = rng.choice([("upstream",), ("downstream",), ("upstream", "downstream")])
         budget = rng.choice([2, 3, 5, 8, 13, 1000])
-        found = lineage_traverse(start=start, depth=depth, directions=directions, as_of=None, max_nodes=budget)
+        found = lineage_traverse(start=start, depth=depth, directions=directions, moment=NOW, max_nodes=budget)
         reached, edges, truncated = _reference(adjacency, start, depth, directions, budget)
         case = (start, depth, directions, budget)
         assert set(found.nodes) == reached, case

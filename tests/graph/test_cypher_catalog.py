@@ -23,9 +23,9 @@ def test_docs_cypher_md_is_up_to_date() -> None:
 
 def test_a_template_built_statement_is_listed_by_name_with_its_final_text() -> None:
     text = cypher_catalog_render()
-    block = f"## reads.HOP_DOWNSTREAM_OF_DATASETS\n\n```cypher\n{reads.HOP_DOWNSTREAM_OF_DATASETS.strip()}\n```\n"
+    block = f"## reads.FIND_DATASETS\n\n```cypher\n{reads.FIND_DATASETS.strip()}\n```\n"
     assert block in text
-    assert "## reads.HOPS[downstream, Dataset, False]\n\nThe text of `reads.HOP_DOWNSTREAM_OF_DATASETS`." in text
+    assert "## reads.FIND_NODES[Dataset]\n\nThe text of `reads.FIND_DATASETS`." in text
 
 
 def test_tables_of_unnamed_statements_are_listed_entry_by_entry() -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from lineage_app.graph.driver import graph_read, graph_write
-from lineage_app.graph.model import Label, Rel, natural_key
+from lineage_app.graph.model import NOW, Label, Rel, natural_key
 from lineage_app.graph.traversal import Edge, NodeRef, Walk, element_ids, graph_walk
 
 pytestmark = pytest.mark.django_db
@@ -53,7 +53,7 @@ def walked(
 
     def work(tx: Any) -> Walk:
         state = Walk(reached=element_ids(tx, starts), max_nodes=max_nodes)
-        graph_walk(tx, state, starts=starts, depth=depth, direction=direction, as_of=None, on_hop=on_hop)
+        graph_walk(tx, state, starts=starts, depth=depth, direction=direction, moment=NOW, on_hop=on_hop)
         return state
 
     return hops, graph_read(work)

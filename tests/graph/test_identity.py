@@ -84,7 +84,7 @@ ORDERS = {
 def test_a_table_named_three_ways_is_one_dataset_whatever_the_order(graph, batches):  # type: ignore[no-untyped-def]
     _apply(EVENTS, batches)
     assert _datasets() == sorted([CANONICAL_ID, SUMMARY_ID])
-    lineage = lineage_for_node(node_id=SUMMARY_ID, depth=4, direction="upstream", as_of=None, level="action")
+    lineage = lineage_for_node(node_id=SUMMARY_ID, depth=4, direction="upstream", level="action")
     ids = {node["id"] for node in lineage["graph"]}
     # The seam is gone: the summary reaches back through the catalog-named read to the path writer.
     assert {"job:spark:orders.summarise", CANONICAL_ID, "job:spark:orders.load"} <= ids

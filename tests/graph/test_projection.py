@@ -9,6 +9,7 @@ import pytest
 from lineage_app.explorer.selectors.jobs_and_runs import run_for_id
 from lineage_app.explorer.selectors.lineage import lineage_for_node
 from lineage_app.graph.driver import graph_read, records
+from lineage_app.graph.model import Moment
 from lineage_app.instants import utc_text
 from tests.apply import accept_and_apply
 from tests.events import PRODUCER, T0, dataset, facet, new_run_id, run_event, run_lifecycle
@@ -144,9 +145,7 @@ def test_dataset_and_job_events_add_static_metadata_and_lineage(graph):  # type:
             "outputs": [{"namespace": "db", "name": "dim.country"}],
         },
     )
-    lineage = lineage_for_node(
-        node_id="dataset:db:ref.countries", depth=2, direction="downstream", as_of=None, level="action"
-    )
+    lineage = lineage_for_node(node_id="dataset:db:ref.countries", depth=2, direction="downstream", level="action")
     assert [n["id"] for n in lineage["graph"]] == [
         "dataset:db:dim.country",
         "dataset:db:ref.countries",
@@ -179,9 +178,13 @@ def test_lineage_as_of_a_time_leaves_out_later_edges(graph):  # type: ignore[no-
         outputs=[dataset("db", "late")],
     )
     accept_and_apply(early, late)
-    now = lineage_for_node(node_id="dataset:db:src", depth=4, direction="downstream", as_of=None, level="action")
+    now = lineage_for_node(node_id="dataset:db:src", depth=4, direction="downstream", level="action")
     before = lineage_for_node(
-        node_id="dataset:db:src", depth=4, direction="downstream", as_of=T0 + timedelta(days=1), level="action"
+        node_id="dataset:db:src",
+        depth=4,
+        direction="downstream",
+        moment=Moment(at=utc_text(T0 + timedelta(days=1))),
+        level="action",
     )
     assert "dataset:db:late" in {n["id"] for n in now["graph"]}
     assert "dataset:db:late" not in {n["id"] for n in before["graph"]}

@@ -31,7 +31,7 @@ def test_a_completed_run_is_projected_with_its_lineage(graph, ingest_client):  #
     assert run["durationMs"] == 5 * 60 * 1000
     assert run["inputs"] == ["dataset:file:///data:raw/orders"]
     lineage = lineage_for_node(
-        node_id="dataset:file:///data:raw/orders", depth=2, direction="downstream", as_of=None, level="action"
+        node_id="dataset:file:///data:raw/orders", depth=2, direction="downstream", level="action"
     )
     ids = [node["id"] for node in lineage["graph"]]
     assert ids == ["dataset:file:///data:clean/orders", "dataset:file:///data:raw/orders", "job:spark:etl.daily"]

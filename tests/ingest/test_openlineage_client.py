@@ -124,7 +124,7 @@ def test_run_events_from_the_http_transport_are_projected_into_the_graph(graph: 
     assert run["outputs"] == ["dataset:postgres://db:5432:clean.orders"]
 
     lineage = lineage_for_node(
-        node_id="dataset:postgres://db:5432:raw.orders", depth=2, direction="downstream", as_of=None, level="action"
+        node_id="dataset:postgres://db:5432:raw.orders", depth=2, direction="downstream", level="action"
     )
     assert [node["id"] for node in lineage["graph"]] == [
         "dataset:postgres://db:5432:clean.orders",

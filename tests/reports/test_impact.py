@@ -166,6 +166,7 @@ def test_the_summary_counts_by_owner_namespace_depth_and_type(known: None, read_
     summary = impact(read_client, RAW, depth=10)["summary"]
     assert summary == {
         "total": 9,
+        "staleLeftOut": 0,
         "byType": {"DATASET": 3, "DATASET_FIELD": 3, "JOB": 3},
         "byOwner": {"(no owner)": 6, "team:sales": 3},
         "byNamespace": {"db": 5, "spark": 2, "airflow": 1, "s3://bucket": 1},

@@ -1,5 +1,5 @@
-"""The example pipeline emits real lineage: a chain of jobs, a schema change, a failure,
-declared owners, and a signature on every event."""
+"""The example pipeline emits real lineage: a chain of jobs, a job whose second run changes its
+inputs and its schema, a failure, declared owners, and a signature on every event."""
 
 from __future__ import annotations
 
@@ -12,11 +12,17 @@ from agent_support import EventValidator, read_events, schema
 from examples import pipeline
 from spark_agent.keygen import main as keygen
 from spark_agent.protocol import VerificationStatus, check_event, key_id, load_public_key
+from tests.browser.example_pipeline import (
+    CLEAN_ORDERS_ACTION,
+    CLEAN_ORDERS_ADDED_INPUT,
+    CLEAN_ORDERS_DROPPED_INPUT,
+    CLEAN_ORDERS_KEPT_INPUTS,
+)
 
 pytestmark = pytest.mark.spark
 
 
-def test_the_example_pipeline_shows_lineage_a_schema_change_and_a_failure(
+def test_the_example_pipeline_shows_lineage_an_input_and_schema_change_and_a_failure(
     spark: Any, tmp_path: Path, validator: EventValidator
 ) -> None:
     path = tmp_path / "events.jsonl"
@@ -73,14 +79,26 @@ def test_the_example_pipeline_shows_lineage_a_schema_change_and_a_failure(
         ("validate_orders", "FAIL"),
     ]
     silver = str(tmp_path / "lake/silver/orders_clean")
-    writes = [
-        e["outputs"][0]
-        for e in events
-        if e["eventType"] == "COMPLETE" and e["outputs"] and e["outputs"][0]["name"] == silver
-    ]
-    first, second = (schema(w) for w in writes)
+    writes = [e for e in events if e["eventType"] == "COMPLETE" and e["outputs"] and e["outputs"][0]["name"] == silver]
+    # Both `clean_orders` runs are one action job, children of the one application, in two runs.
+    assert [e["job"]["name"] for e in writes] == [CLEAN_ORDERS_ACTION, CLEAN_ORDERS_ACTION]
+    assert [e["run"]["facets"]["parent"]["job"]["name"] for e in writes] == ["clean_orders", "clean_orders"]
+    assert writes[0]["run"]["runId"] != writes[1]["run"]["runId"]
+    # The second run stops reading the hold list and reads the EUR rates instead.
+    kept = {str(lake / path) for path in CLEAN_ORDERS_KEPT_INPUTS}
+    first_inputs, second_inputs = ({d["name"] for d in e["inputs"]} for e in writes)
+    assert first_inputs == kept | {str(lake / CLEAN_ORDERS_DROPPED_INPUT)}
+    assert second_inputs == kept | {str(lake / CLEAN_ORDERS_ADDED_INPUT)}
+    first_rows, second_rows = (e["outputs"][0]["outputFacets"]["outputStatistics"]["rowCount"] for e in writes)
+    assert first_rows < second_rows, "the first run dropped the orders of the customers on hold"
+    first, second = (schema(e["outputs"][0]) for e in writes)
     assert ("currency", "string") in first and ("currency", "string") not in second
     assert ("amount_eur", "double") in second
+    amount_eur = writes[1]["outputs"][0]["facets"]["columnLineage"]["fields"]["amount_eur"]["inputFields"]
+    assert {(d["name"], d["field"]) for d in amount_eur} == {
+        (str(lake / "bronze/orders"), "amount"),
+        (str(lake / CLEAN_ORDERS_ADDED_INPUT), "rate_to_eur"),
+    }
     failed = [e for e in events if e["eventType"] == "FAIL" and "parent" in e["run"]["facets"]]
     assert [e["job"]["name"] for e in failed] == ["validate_orders.write_parquet.orders_checked"]
     assert "negative amount in order 250" in failed[0]["run"]["facets"]["errorMessage"]["stackTrace"]

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from lineage_app.stack.ports import port_free
+from tests.browser.example_pipeline import CLEAN_ORDERS_ADDED_INPUT, CLEAN_ORDERS_DROPPED_INPUT
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGS = ("web", "worker", "beat", "graph", "redis", "example")
@@ -141,6 +142,14 @@ def test_make_run_shows_a_banner_one_line_per_example_job_and_keeps_the_rest_in_
             "WHERE a.target_type = 'dataset' AND a.name LIKE '%/lake/bronze/customers' ORDER BY a.source"
         ).fetchall()
         assert owners == [("team:data-platform", "event"), ("team:customer-data", "manual")]
+        reference = database.execute(
+            "SELECT a.name, o.name, a.source FROM catalog_ownershipassignment a JOIN catalog_owner o "
+            "ON o.id = a.owner_id WHERE a.target_type = 'dataset' AND a.name LIKE '%/lake/reference/%' ORDER BY a.name"
+        ).fetchall()
+        assert [(name.split("/lake/", 1)[1], owner, source) for name, owner, source in reference] == [
+            (CLEAN_ORDERS_DROPPED_INPUT, "team:customer-data", "manual"),
+            (CLEAN_ORDERS_ADDED_INPUT, "team:finance-analytics", "manual"),
+        ]
         database.close()
     finally:
         os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C does: run_stack stops every child itself

@@ -209,6 +209,12 @@ class RunDetailApi(APIView):
         parentRunId = serializers.CharField(allow_null=True, required=False)
         eventCount = serializers.IntegerField(required=False)
         lastEventTime = serializers.CharField(required=False)
+        completedOrder = serializers.CharField(
+            allow_null=True,
+            required=False,
+            help_text="a completed run's place among its job's completed runs (its end, then its runId); "
+            "the order that decides which edges are current (docs/time.md)",
+        )
         facets = serializers.DictField(help_text="the run facets of its events, merged in eventTime order")
         inputs = serializers.ListField(child=serializers.CharField(), help_text="dataset ids the run read")
         outputs = serializers.ListField(child=serializers.CharField(), help_text="dataset ids the run wrote")

@@ -10,19 +10,26 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
-from lineage_app.api_support import RUN_STATES, ColumnEdgeSerializer, InstantField, ResponseSerializer, query_params
+from lineage_app.api_support import (
+    RUN_STATES,
+    ColumnEdgeSerializer,
+    EdgeValiditySerializer,
+    MomentInput,
+    ResponseSerializer,
+    moment_of,
+    query_params,
+)
 from lineage_app.explorer.apis.shared import NodeInput, response_read, responses_documented
 from lineage_app.explorer.selectors.lineage import DIRECTIONS, column_lineage_for_node, lineage_for_node
 from lineage_app.graph.model import LEVELS, LINEAGE_NODE_TYPES, NodeType
 
 
-class GraphInput(NodeInput):
+class GraphInput(NodeInput, MomentInput):
     depth = serializers.IntegerField(min_value=0, max_value=settings.LINEAGE_MAX_DEPTH, default=2)
     direction = serializers.ChoiceField(choices=sorted(DIRECTIONS), default="both")
-    asOf = InstantField(required=False, default=None, help_text="ISO 8601; edges first seen later are left out")
 
 
-class EdgeSerializer(ResponseSerializer):
+class EdgeSerializer(EdgeValiditySerializer):
     origin = serializers.CharField()
     destination = serializers.CharField()
 
@@ -32,7 +39,8 @@ class FieldEdgeSerializer(EdgeSerializer, ColumnEdgeSerializer):
 
 
 class LineageGraphApi(APIView):
-    """`GET /api/v1/lineage?nodeId=…&depth=…&direction=…&asOf=…`: datasets and jobs around a node."""
+    """`GET /api/v1/lineage?nodeId=…&depth=…&direction=…[&at=…][&includeStale=true]`: datasets and jobs
+    around a node."""
 
     permission_classes = [CanRead]
 
@@ -115,7 +123,7 @@ class LineageGraphApi(APIView):
                 node_id=data["nodeId"],
                 depth=data["depth"],
                 direction=data["direction"],
-                as_of=data["asOf"],
+                moment=moment_of(data),
                 level=data["level"],
             ),
         )
@@ -168,6 +176,6 @@ class ColumnLineageGraphApi(APIView):
         return response_read(
             serializer=self.OutputSerializer,
             read=lambda: column_lineage_for_node(
-                node_id=data["nodeId"], depth=data["depth"], direction=data["direction"], as_of=data["asOf"]
+                node_id=data["nodeId"], depth=data["depth"], direction=data["direction"], moment=moment_of(data)
             ),
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from lineage_app.graph import impact
-from lineage_app.graph.model import KEY_SEPARATOR, Label
+from lineage_app.graph.model import KEY_SEPARATOR, NOW, Label
 from lineage_app.graph.traversal import NodeRef
 
 BLAST_DEPTH = 6  # hops downstream of a failure's outputs (dataset -> job -> dataset is two)
@@ -18,7 +18,7 @@ def failure_blast_radius(*, keys: set[str]) -> dict[str, Any]:
     starts: list[NodeRef] = [(Label.DATASET, key) for key in sorted(keys)]
     if not starts:
         return {"datasets": [], "owners": [], "total": 0, "truncated": False, "depth": BLAST_DEPTH}
-    traversal = impact.impact_traverse(starts=starts, depth=BLAST_DEPTH, as_of=None)
+    traversal = impact.impact_traverse(starts=starts, depth=BLAST_DEPTH, moment=NOW)
     starts.sort(key=traversal.node_id)
     reached = [*starts, *(ref for ref in traversal.assets() if ref[0] is Label.DATASET)]
     listed = reached[:BLAST_LIMIT]

@@ -8,7 +8,7 @@ from typing import Any
 from django.conf import settings
 
 from lineage_app.graph import listings
-from lineage_app.graph.model import Label, NodeType
+from lineage_app.graph.model import NOW, Label, NodeType
 from lineage_app.graph.node_ids import NodeNotFound
 from lineage_app.graph.node_resolve import node_resolve
 from lineage_app.graph.traversal import lineage_traverse
@@ -111,7 +111,7 @@ def dataset_version_diff(*, node_id: str, from_version: str | None, to_version: 
         start=start,
         depth=settings.LINEAGE_MAX_DEPTH,
         directions=("downstream",),
-        as_of=None,
+        moment=NOW,
         max_nodes=settings.LINEAGE_MAX_NODES,
     )
     downstream = sorted(

@@ -3,53 +3,67 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import datetime
+from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
 
-from lineage_app.graph.model import API_TYPES, Label, NodeType
+from lineage_app.graph.model import API_TYPES, NOW, Label, Moment, NodeType
 from lineage_app.graph.node_ids import node_ref_id
 from lineage_app.graph.node_resolve import node_resolve
+from lineage_app.graph.reads import EDGE_TIMES
 from lineage_app.graph.traversal import LineageGraph, NodeRef, job_lineage_traverse, lineage_traverse
-from lineage_app.instants import utc_text
 
 DIRECTIONS = {"upstream": ("upstream",), "downstream": ("downstream",), "both": ("upstream", "downstream")}
 
 
 def lineage_for_node(
-    *, node_id: str, depth: int, direction: str, as_of: datetime | None, level: str = "application"
+    *, node_id: str, depth: int, direction: str, moment: Moment = NOW, level: str = "application"
 ) -> dict[str, Any]:
     """Datasets and jobs within `depth` hops of `node_id` (dataset -> job -> dataset is two hops).
 
     At `application` level (the default, as in the API) each action job (one whose latest run has a
     parent run) is replaced by its application job, whose data lists its `actions`; at `action` level,
     the graph as recorded, each action job's data names its `application`. An application job starts
-    from its action jobs at either level.
+    from its action jobs at either level. Only the edges `moment` names are followed (by default those
+    current now); each edge says when it held.
     """
     start = node_resolve(node_id=node_id)
     graph = job_lineage_traverse(
         start=start,
         depth=depth,
         directions=DIRECTIONS[direction],
-        as_of=utc_text(as_of) if as_of else None,
+        moment=moment,
         max_nodes=settings.LINEAGE_MAX_NODES,
         roll_up=level == "application",
     )
     return _graph_body(graph, start, depth=depth, direction=direction, edge_fields=False, level=level)
 
 
-def column_lineage_for_node(*, node_id: str, depth: int, direction: str, as_of: datetime | None) -> dict[str, Any]:
+def column_lineage_for_node(*, node_id: str, depth: int, direction: str, moment: Moment = NOW) -> dict[str, Any]:
     """Fields within `depth` derivations of the field `node_id`, with each edge's job and transformation."""
     start = node_resolve(node_id=node_id, kinds=(NodeType.DATASET_FIELD,))
     graph = lineage_traverse(
         start=start,
         depth=depth,
         directions=DIRECTIONS[direction],
-        as_of=utc_text(as_of) if as_of else None,
+        moment=moment,
         max_nodes=settings.LINEAGE_MAX_NODES,
     )
     return _graph_body(graph, start, depth=depth, direction=direction, edge_fields=True)
+
+
+def edge_validity(properties: Iterable[tuple[str, Any]]) -> dict[str, Any]:
+    """When an edge held, as every lineage-shaped answer gives it: first and last seen, whether it is
+    current (no later completed run of its job left it out) and, if not, since when it is stale."""
+    found = dict(properties)
+    stale = found.get("staleSince")
+    return {
+        "firstSeen": found.get("firstSeen"),
+        "lastSeen": found.get("lastSeen"),
+        "current": stale is None,
+        "staleSince": stale,
+    }
 
 
 def _application_data(graph: LineageGraph, level: str) -> dict[NodeRef, dict[str, Any]]:
@@ -74,9 +88,9 @@ def _edges(
     in_edges: dict[NodeRef, list[dict[str, Any]]] = defaultdict(list)
     out_edges: dict[NodeRef, list[dict[str, Any]]] = defaultdict(list)
     for origin, destination, properties in sorted(graph.edges, key=lambda e: (e[0], e[1], str(e[2]) if e[2] else "")):
-        edge: dict[str, Any] = {"origin": ids[origin], "destination": ids[destination]}
+        edge: dict[str, Any] = {"origin": ids[origin], "destination": ids[destination], **edge_validity(properties)}
         if edge_fields:
-            edge.update(properties)
+            edge.update((name, value) for name, value in properties if name not in EDGE_TIMES)
             edge["indirect"] = bool(edge.get("indirect"))
         out_edges[origin].append(edge)
         in_edges[destination].append(edge)

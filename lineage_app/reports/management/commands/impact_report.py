@@ -9,8 +9,9 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from lineage_app.graph.model import LEVELS
+from lineage_app.graph.model import LEVELS, Moment
 from lineage_app.graph.node_ids import NodeNotFound
+from lineage_app.instants import utc_text
 from lineage_app.reports import exports, selectors
 
 
@@ -22,7 +23,12 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=exports.FORMATS, default="json")
         parser.add_argument("--output", "-o", help="file to write (default: standard output)")
         parser.add_argument("--depth", type=int, default=10)
-        parser.add_argument("--as-of", help="ISO 8601; edges first seen later are left out")
+        parser.add_argument(
+            "--at", "--as-of", dest="at", help="ISO 8601: the graph as it was then (default: the current graph)"
+        )
+        parser.add_argument(
+            "--include-stale", action="store_true", help="also follow edges no completed run confirms any more"
+        )
         parser.add_argument(
             "--level",
             choices=LEVELS,
@@ -35,12 +41,13 @@ class Command(BaseCommand):
         if not 1 <= depth <= settings.LINEAGE_MAX_DEPTH:
             raise CommandError(f"--depth must be between 1 and {settings.LINEAGE_MAX_DEPTH}")
         try:
-            as_of = datetime.fromisoformat(options["as_of"].replace("Z", "+00:00")) if options["as_of"] else None
+            at = datetime.fromisoformat(options["at"].replace("Z", "+00:00")) if options["at"] else None
         except ValueError as exc:
-            raise CommandError(f"--as-of: {exc}") from exc
+            raise CommandError(f"--at: {exc}") from exc
+        moment = Moment(at=utc_text(at) if at else None, stale=options["include_stale"])
         try:
             report = selectors.impact_report(
-                node_ids=options["node_ids"], depth=depth, as_of=as_of, level=options["level"]
+                node_ids=options["node_ids"], depth=depth, moment=moment, level=options["level"]
             )
         except NodeNotFound as exc:
             raise CommandError(str(exc)) from exc
@@ -54,3 +61,5 @@ class Command(BaseCommand):
             for piece in exports.export_bytes(report, options["format"]):
                 sys.stdout.buffer.write(piece)
             sys.stdout.buffer.flush()
+        if left_out := exports.stale_left_out_text(report):
+            self.stderr.write(left_out)
