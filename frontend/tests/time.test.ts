@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LineageNode } from "../src/api/types";
-import { changeJoin, collapseApplication, emptyModel, mergeLineage, validityJoin } from "../src/graph/model";
+import { changeJoin, collapseApplication, emptyModel, mergeLineage, staleAt, validityJoin } from "../src/graph/model";
 import { drawnLabel, edgeTitle } from "../src/graph/view";
 import { changeCounts, changeList, changesPanel } from "../src/pages/lineage/panels/changesPanel";
 import { TimeControl } from "../src/pages/lineage/panels/timeControl";
@@ -8,6 +8,7 @@ import { parseState, stateParams, tableKey } from "../src/pages/lineage/state";
 import { placeAfter, type Intent } from "../src/pages/lineage/store";
 import { inputInstant, inputValue, instantParse, timeParse, timeText } from "../src/pages/lineage/time";
 import type { Change, DiffNode, LineageDiff } from "../src/pages/lineage/timeTypes";
+import { CURRENT } from "./fixtures";
 
 const A = "dataset:db:a", B = "dataset:db:b", C = "dataset:db:c", OUT = "dataset:db:out", ETL = "job:spark:etl";
 
@@ -61,8 +62,8 @@ function diffNode(id: string, change: Change, ins: [string, Change][] = [], outs
   return {
     id, type: id.startsWith("job:") ? "JOB" : "DATASET", change,
     data: { nodeId: id, namespace: id.split(":")[1], name: id.split(":").pop() ?? id, firstSeen: null, lastSeen: null },
-    inEdges: ins.map(([origin, c]) => ({ origin, destination: id, change: c })),
-    outEdges: outs.map(([destination, c]) => ({ origin: id, destination, change: c })),
+    inEdges: ins.map(([origin, c]) => ({ ...CURRENT, origin, destination: id, change: c })),
+    outEdges: outs.map(([destination, c]) => ({ ...CURRENT, origin: id, destination, change: c })),
   };
 }
 
@@ -138,6 +139,16 @@ describe("edge validity", () => {
     const edge = model.edges.get(`${B}->${ETL}`)!;
     expect(edge.validity).toEqual({ firstSeen: "2026-01-05T08:00:00Z", lastSeen: "2026-01-05T08:05:00Z", current: false, staleSince: "2026-01-06T08:05:00Z" });
     expect(edgeTitle(edge)).toBe("db:b → spark:etl\nstale since 2026-01-06 08:05Z\nlast seen 2026-01-05 08:05Z\nfirst seen 2026-01-05 08:00Z");
+  });
+
+  it("draws an edge stale by the instant looked at: one stale now held then", () => {
+    const validity = { firstSeen: "2026-01-05T08:00:00Z", lastSeen: "2026-01-05T08:05:00Z", current: false, staleSince: "2026-01-06T08:05:00Z" };
+    expect(staleAt(validity)).toBe(true);
+    expect(staleAt(validity, "2026-01-05T12:00:00Z")).toBe(false);
+    expect(staleAt(validity, "2026-01-06T12:00:00Z")).toBe(true);
+    expect(staleAt({ ...validity, current: true, staleSince: null }, "2026-01-06T12:00:00Z")).toBe(false);
+    const then = { id: "e", source: B, target: ETL, validity, stale: false };
+    expect(edgeTitle(then)).toContain("current then; stale since 2026-01-06 08:05Z");
   });
 
   it("folds the edges of an application's actions into one that is current when one of them is", () => {

@@ -130,6 +130,11 @@ def test_at_an_instant_between_the_two_runs_the_explorer_draws_what_etl_read_the
     assert query(page)["at"] == ["2026-01-05T12:00:00Z"]
     assert page.locator("#time-at").get_attribute("aria-pressed") == "true"
     assert "as at 2026-01-05 12:00Z" in page.inner_text("#graph-when")
+    # The edge from refunds is stale now, but it held then: drawn as it was.
+    then = edge(REFUNDS, ETL)
+    assert "stale" not in classes(page, then)
+    assert page.evaluate("id => window.__tributaryGraph.edgeLine(id)", then)["style"] == "solid"
+    assert "current then; stale since 2026-01-06" in hover_edge(page, then)
     shot(page, "time-at-instant")
 
     page.goto(page.url)

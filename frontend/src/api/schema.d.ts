@@ -636,7 +636,16 @@ export interface components {
          * @enum {string}
          */
         DirectionEnum: "both" | "downstream" | "upstream";
+        /** @description When a lineage edge held (docs/time.md): event times, never arrival times. */
         Edge: {
+            /** @description the earliest event that named it */
+            firstSeen: string | null;
+            /** @description the latest event that named it */
+            lastSeen: string | null;
+            /** @description no later completed run of its job left it out (after the grace) */
+            current: boolean;
+            /** @description the end of the completed run that retired it; null while current */
+            staleSince: string | null;
             origin: string;
             destination: string;
         };
@@ -776,6 +785,14 @@ export interface components {
         };
         /** @description A column-lineage edge between two fields, as the graph's nodes list it. */
         FieldEdge: {
+            /** @description the earliest event that named it */
+            firstSeen: string | null;
+            /** @description the latest event that named it */
+            lastSeen: string | null;
+            /** @description no later completed run of its job left it out (after the grace) */
+            current: boolean;
+            /** @description the end of the completed run that retired it; null while current */
+            staleSince: string | null;
             origin: string;
             destination: string;
             job: string | null;
@@ -790,7 +807,11 @@ export interface components {
             /** @description the starts, as resolved */
             nodeIds: string[];
             depth: number;
+            /** @description the instant asked about; null: now */
+            at: string | null;
+            /** @description deprecated: the same as `at` */
             asOf: string | null;
+            includeStale: boolean;
             level: components["schemas"]["LevelEnum"];
             generatedAt: string;
             /** @description nearest first */
@@ -823,6 +844,8 @@ export interface components {
         };
         ImpactSummary: {
             total: number;
+            /** @description stale edges leading on from the assets, whose paths were left out (`includeStale`) */
+            staleLeftOut: number;
             byType: {
                 [key: string]: number;
             };
@@ -1157,6 +1180,8 @@ export interface components {
             parentRunId?: string | null;
             eventCount?: number;
             lastEventTime?: string;
+            /** @description a completed run's place among its job's completed runs (its end, then its runId); the order that decides which edges are current (docs/time.md) */
+            completedOrder?: string | null;
             /** @description the run facets of its events, merged in eventTime order */
             facets: {
                 [key: string]: unknown;
@@ -1321,8 +1346,10 @@ export interface operations {
     column_lineage_graph: {
         parameters: {
             query: {
-                /** @description ISO 8601; edges first seen later are left out */
+                /** @description deprecated: the same as `at`, which wins */
                 asOf?: string;
+                /** @description ISO 8601: the graph as it was then (edges first seen by then and not yet stale then) */
+                at?: string;
                 depth?: number;
                 /**
                  * @description * `both` - both
@@ -1330,6 +1357,8 @@ export interface operations {
                  *     * `upstream` - upstream
                  */
                 direction?: "both" | "downstream" | "upstream";
+                /** @description also edges the job's latest completed run no longer confirms (at `at`, those stale then), each with `current: false` and its `staleSince` */
+                includeStale?: boolean;
                 /** @description e.g. `dataset:<namespace>:<name>`, URL-encoded */
                 nodeId: string;
             };
@@ -1928,9 +1957,13 @@ export interface operations {
     impact: {
         parameters: {
             query: {
-                /** @description ISO 8601; edges first seen later are left out */
+                /** @description deprecated: the same as `at`, which wins */
                 asOf?: string;
+                /** @description ISO 8601: the graph as it was then (edges first seen by then and not yet stale then) */
+                at?: string;
                 depth?: number;
+                /** @description also edges the job's latest completed run no longer confirms (at `at`, those stale then), each with `current: false` and its `staleSince` */
+                includeStale?: boolean;
                 /**
                  * @description `application`: each action job (a job whose runs have a parent run, e.g. a Spark action) is folded into its application job, listed once with its `actions`; `action`: action jobs as recorded, each naming its `application`
                  *
@@ -2007,8 +2040,10 @@ export interface operations {
     impact_report: {
         parameters: {
             query: {
-                /** @description ISO 8601; edges first seen later are left out */
+                /** @description deprecated: the same as `at`, which wins */
                 asOf?: string;
+                /** @description ISO 8601: the graph as it was then (edges first seen by then and not yet stale then) */
+                at?: string;
                 depth?: number;
                 /**
                  * @description * `json` - json
@@ -2017,6 +2052,8 @@ export interface operations {
                  *     * `pdf` - pdf
                  */
                 format?: "json" | "csv" | "html" | "pdf";
+                /** @description also edges the job's latest completed run no longer confirms (at `at`, those stale then), each with `current: false` and its `staleSince` */
+                includeStale?: boolean;
                 /**
                  * @description `application`: each action job (a job whose runs have a parent run, e.g. a Spark action) is folded into its application job, listed once with its `actions`; `action`: action jobs as recorded, each naming its `application`
                  *
@@ -2374,8 +2411,10 @@ export interface operations {
     lineage_graph: {
         parameters: {
             query: {
-                /** @description ISO 8601; edges first seen later are left out */
+                /** @description deprecated: the same as `at`, which wins */
                 asOf?: string;
+                /** @description ISO 8601: the graph as it was then (edges first seen by then and not yet stale then) */
+                at?: string;
                 depth?: number;
                 /**
                  * @description * `both` - both
@@ -2383,6 +2422,8 @@ export interface operations {
                  *     * `upstream` - upstream
                  */
                 direction?: "both" | "downstream" | "upstream";
+                /** @description also edges the job's latest completed run no longer confirms (at `at`, those stale then), each with `current: false` and its `staleSince` */
+                includeStale?: boolean;
                 /**
                  * @description `application`: each action job (a job whose runs have a parent run, OpenLineage ParentRunFacet: a Spark action, an Airflow task) is drawn as its application job; `action`: action jobs as recorded, each naming its `application`. An application job as `nodeId` starts from its action jobs at either level.
                  *

@@ -33,6 +33,8 @@ export type Streaming = Schemas["Streaming"];
 export type RunPage = Schemas["RunPage"];
 
 export type LineageEdge = Schemas["Edge"];
+/** When a lineage edge held: first and last seen, whether its job's latest completed run confirmed it, since when stale. */
+export type EdgeValidity = Pick<LineageEdge, "firstSeen" | "lastSeen" | "current" | "staleSince">;
 export type LineageNodeData = Schemas["LineageGraphNodeData"];
 export type LineageNode = Schemas["LineageGraphNode"];
 export type NodeType = LineageNode["type"];

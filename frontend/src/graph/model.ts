@@ -1,7 +1,7 @@
 // The explorer's graph state: lineage responses merged into one node / edge set, and paths in it.
 
-import type { ColumnEdge, ColumnLineageResponse, LineageNodeData, LineageResponse, NodeType } from "../api/types";
-import type { Change, ColumnLineageDiff, EdgeValidity } from "../pages/lineage/timeTypes";
+import type { ColumnEdge, ColumnLineageResponse, EdgeValidity, LineageNodeData, LineageResponse, NodeType } from "../api/types";
+import type { Change, ColumnLineageDiff } from "../pages/lineage/timeTypes";
 import { datasetShortName, jobShortName } from "./names";
 
 export type { Change, EdgeValidity };
@@ -24,6 +24,8 @@ export interface GraphEdge {
   data?: Record<string, unknown>;
   /** When the edge held (answers that say so). */
   validity?: EdgeValidity;
+  /** Drawn as stale: its job's completed runs had left it out by the instant looked at (now, or the place's `at`). */
+  stale?: boolean;
   /** In a diff between two instants: whether the edge came, went or stayed. */
   change?: Change;
 }
@@ -32,6 +34,17 @@ export interface GraphEdge {
 export function edgeValidity(edge: Partial<EdgeValidity>): EdgeValidity | undefined {
   if (edge.current === undefined) return undefined;
   return { firstSeen: edge.firstSeen ?? null, lastSeen: edge.lastSeen ?? null, current: edge.current, staleSince: edge.staleSince ?? null };
+}
+
+/** Whether an edge was stale at `at` (null: now): a graph as at an instant holds edges stale since, current then. */
+export function staleAt(validity: EdgeValidity, at: string | null = null): boolean {
+  if (at === null) return !validity.current;
+  return validity.staleSince !== null && Date.parse(validity.staleSince) <= Date.parse(at);
+}
+
+/** The validity of an edge and whether it is drawn stale at `at`, as a graph edge's fields. */
+function validityFields(validity: EdgeValidity | undefined, at: string | null): Pick<GraphEdge, "validity" | "stale"> {
+  return validity ? { validity, stale: staleAt(validity, at) } : {};
 }
 
 /**
@@ -89,8 +102,9 @@ export function fullName(node: GraphNode): string {
 /**
  * Merge a lineage response into `model` (in place): new nodes and edges are added, a node
  * already present takes the newer data. Returns the ids of the nodes that were not there.
+ * `at` is the instant the answer was asked as at (null: now), which its edges are drawn stale or not by.
  */
-export function mergeLineage(model: GraphModel, response: LineageResponse | LineageLike): string[] {
+export function mergeLineage(model: GraphModel, response: LineageResponse | LineageLike, at: string | null = null): string[] {
   const added: string[] = [];
   for (const node of (response as LineageLike).graph) {
     if (!model.nodes.has(node.id)) added.push(node.id);
@@ -113,7 +127,7 @@ export function mergeLineage(model: GraphModel, response: LineageResponse | Line
       const validity = edgeValidity(edge) ?? previous?.validity;
       const change = changeJoin(previous?.change, edge.change);
       model.edges.set(id, {
-        id, source: edge.origin, target: edge.destination, ...(validity ? { validity } : {}), ...(change ? { change } : {}),
+        id, source: edge.origin, target: edge.destination, ...validityFields(validity, at), ...(change ? { change } : {}),
       });
     }
   }
@@ -142,9 +156,9 @@ function removeNode(model: GraphModel, id: string): void {
  * jobs with their datasets (an action-level lineage answer around it) come in. Returns the ids
  * of the nodes that were not there.
  */
-export function expandApplication(model: GraphModel, appId: string, actions: LineageResponse): string[] {
+export function expandApplication(model: GraphModel, appId: string, actions: LineageResponse, at: string | null = null): string[] {
   removeNode(model, appId);
-  return mergeLineage(model, actions);
+  return mergeLineage(model, actions, at);
 }
 
 /**
@@ -165,14 +179,17 @@ export function collapseApplication(model: GraphModel, app: GraphNode): string[]
     const target = folded.has(edge.target) ? app.id : edge.target;
     const id = edgeId(source, target);
     if (source === target) continue;
-    const validity = validityJoin(model.edges.get(id)?.validity, edge.validity);
-    model.edges.set(id, { id, source, target, ...(validity ? { validity } : {}) });
+    const previous = model.edges.get(id);
+    const validity = validityJoin(previous?.validity, edge.validity);
+    // Stale when every edge it stands for is.
+    const stale = previous?.stale === undefined ? edge.stale : edge.stale === undefined ? previous.stale : previous.stale && edge.stale;
+    model.edges.set(id, { id, source, target, ...(validity ? { validity } : {}), ...(stale !== undefined ? { stale } : {}) });
   }
   return actions;
 }
 
 /** The column-lineage graph: one compound node per dataset holding its fields, edges labelled by transformation. */
-export function columnModel(response: ColumnLineageResponse | ColumnLineageDiff): GraphModel {
+export function columnModel(response: ColumnLineageResponse | ColumnLineageDiff, at: string | null = null): GraphModel {
   const model = emptyModel();
   const graph: ColumnLike[] = response.graph;
   for (const node of graph) {
@@ -193,10 +210,9 @@ export function columnModel(response: ColumnLineageResponse | ColumnLineageDiff)
       if (!model.nodes.has(edge.origin) || !model.nodes.has(edge.destination)) continue;
       const id = edgeId(edge.origin, edge.destination);
       if (!model.edges.has(id)) {
-        const validity = edgeValidity(edge);
         model.edges.set(id, {
           id, source: edge.origin, target: edge.destination, label: transformationLabel(edge), data: { ...edge },
-          ...(validity ? { validity } : {}), ...(edge.change ? { change: edge.change } : {}),
+          ...validityFields(edgeValidity(edge), at), ...(edge.change ? { change: edge.change } : {}),
         });
       }
     }

@@ -40,15 +40,17 @@ export function edgeTitle(edge: GraphEdge): string {
   if (edge.change === "unchanged") lines.push("unchanged: in both graphs");
   const validity = edge.validity;
   if (validity) {
-    if (!validity.current) lines.push(`stale since ${formatTime(validity.staleSince)}`);
+    if (edge.stale) lines.push(`stale since ${formatTime(validity.staleSince)}`);
+    // A graph as at an instant: the edge held then and went stale later.
+    else if (validity.staleSince) lines.push(`current then; stale since ${formatTime(validity.staleSince)}`);
     lines.push(`last seen ${formatTime(validity.lastSeen)}`, `first seen ${formatTime(validity.firstSeen)}`);
   }
   return lines.join("\n");
 }
 
 /** The classes that draw what a diff or the edges' validity say: `added`, `removed`, `unchanged`, `stale`. */
-function timeClasses(element: { change?: Change; validity?: { current: boolean } }): string[] {
-  return [element.change ?? "", element.validity && !element.validity.current ? "stale" : ""];
+function timeClasses(element: { change?: Change; stale?: boolean }): string[] {
+  return [element.change ?? "", element.stale ? "stale" : ""];
 }
 
 /** Whether the datasets of `model`, or its jobs, come from more than one namespace (then each node names its own). */

@@ -24,7 +24,7 @@ export function placeSave(parts: ExplorerParts): void {
 /** The counts of what is drawn in the status bar, with when it is looked at, then `extra`. */
 export function countsShow({ store, status }: ExplorerParts, extra = ""): void {
   const { model, place } = store;
-  const stale = [...model.edges.values()].filter((edge) => edge.validity && !edge.validity.current).length;
+  const stale = [...model.edges.values()].filter((edge) => edge.stale).length;
   const changes = store.comparing() ? changeCounts(changeList(model)) : null;
   const when = [
     timeText(place.time, staleShown(place)),

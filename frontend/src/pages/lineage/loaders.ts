@@ -4,12 +4,12 @@ import { api, type LineageWhen } from "../../api/client";
 import type { ColumnLineageResponse, DatasetDetail, Level, LineageResponse, NearMissResponse } from "../../api/types";
 import { fieldIdOf } from "../../format";
 import { emptyModel, mergeLineage, type GraphModel } from "../../graph/model";
-import { staleShown, type ExplorerState } from "./state";
+import { placeAt, staleShown, type ExplorerState } from "./state";
 import type { ColumnLineageDiff, SchemaChange } from "./timeTypes";
 
 /** What a place asks of `GET /lineage` and `/column-lineage` about time: its instant, and whether stale edges too. */
 export function placeWhen(place: ExplorerState): LineageWhen {
-  return { at: place.time.kind === "at" ? place.time.at : undefined, includeStale: staleShown(place) };
+  return { at: placeAt(place) ?? undefined, includeStale: staleShown(place) };
 }
 
 /** A table graph: the model drawn, whether the server cut it short, and in a comparison the schema changes between the instants. */
@@ -28,7 +28,7 @@ export async function tableLineageLoad({ place, signal }: { place: ExplorerState
     : await Promise.all(place.roots.map((id) => api.lineage(id, place.depth, place.direction, signal, place.level, placeWhen(place))));
   performance.mark("tributary:fetched");
   const model = emptyModel();
-  for (const answer of answers) mergeLineage(model, answer);
+  for (const answer of answers) mergeLineage(model, answer, placeAt(place));
   const truncated = answers.some((answer) => answer.truncated);
   if (time.kind !== "compare") return { model, truncated };
   return { model, truncated, schemaChanges: schemaChangesJoin(answers.flatMap((answer) => "schemaChanges" in answer ? answer.schemaChanges : [])) };

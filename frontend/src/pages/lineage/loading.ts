@@ -9,7 +9,7 @@ import { columnDatasetLoad, columnLineageLoad, isAbort, tableLineageLoad } from 
 import { changesPanel } from "./panels/changesPanel";
 import { columnTables } from "./panels/columnTables";
 import type { ExplorerParts } from "./parts";
-import { columnDataset } from "./state";
+import { columnDataset, placeAt } from "./state";
 import { pictureKey, pictureNew, placeHasSubject, type Picture } from "./store";
 
 const TRUNCATED = "truncated: the server's node budget was reached; lower the depth or open a node as the centre";
@@ -97,7 +97,7 @@ async function columnsLoad(parts: ExplorerParts, turn: number): Promise<void> {
   const kept = store.picture();
   const { fieldId, answer } = await columnLineageLoad({ place: store.place, detail, field, signal });
   if (loads.stale(turn)) return;
-  const picture = kept ?? pictureNew(key, columnModel(answer), answer.truncated);
+  const picture = kept ?? pictureNew(key, columnModel(answer, placeAt(store.place)), answer.truncated);
   if (!(await pictureShow(parts, picture, turn))) return;
   graph.markField(fieldId);
   countsShow(parts, `column lineage of ${datasetShortName(detail.namespace, detail.name)}.${field}${answer.truncated ? ` · ${TRUNCATED}` : ""}`);

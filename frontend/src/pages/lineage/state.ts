@@ -75,3 +75,8 @@ export function columnDataset(state: ExplorerState): string | null {
 export function staleShown(state: ExplorerState): boolean {
   return state.stale && state.time.kind !== "compare";
 }
+
+/** The instant the place looks at the graph as at; null: now (or a comparison, whose edges are drawn by their change). */
+export function placeAt(state: ExplorerState): string | null {
+  return state.time.kind === "at" ? state.time.at : null;
+}

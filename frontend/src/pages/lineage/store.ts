@@ -6,7 +6,7 @@ import {
   collapseApplication, emptyModel, expandApplication, mergeLineage, pathEdgeIds, shortestPath, type GraphModel, type GraphNode,
 } from "../../graph/model";
 import type { Placement } from "../../graph/view";
-import { columnDataset, staleShown, tableKey, type ExplorerState, type View } from "./state";
+import { columnDataset, placeAt, staleShown, tableKey, type ExplorerState, type View } from "./state";
 import type { TimeChoice } from "./time";
 import type { SchemaChange } from "./timeTypes";
 
@@ -180,7 +180,7 @@ export class ExplorerStore {
 
   /** Merge the neighbours of a node into the model; the ids of the nodes that were not there. */
   neighboursMerge(answer: LineageResponse): string[] {
-    const added = mergeLineage(this.model, answer);
+    const added = mergeLineage(this.model, answer, placeAt(this.place));
     if (added.length) this.grouping.regroup();
     return added;
   }
@@ -213,7 +213,7 @@ export class ExplorerStore {
     if (!app) return [];
     this.expanded.set(appId, app);
     const actions = answer.graph.filter((node) => node.data.application === appId).map((node) => node.id);
-    expandApplication(this.model, appId, answer);
+    expandApplication(this.model, appId, answer, placeAt(this.place));
     this.grouping.regroup();
     this.focusSet(actions[0] ?? null);
     return actions;

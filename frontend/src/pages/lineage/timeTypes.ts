@@ -1,17 +1,8 @@
 // The read API's answers about lineage in time (issue #21), as the explorer reads them: edge validity on
 // `GET /lineage`, and `GET /lineage/diff` (and `/column-lineage/diff`) between two instants.
 
-import type { ColumnEdge, ColumnNode, Direction, LineageNode } from "../../api/types";
+import type { ColumnEdge, ColumnNode, Direction, EdgeValidity, LineageNode } from "../../api/types";
 
-/** When an edge held: seen first and last, and whether the job's latest completed run still confirmed it. */
-export interface EdgeValidity {
-  firstSeen: string | null;
-  lastSeen: string | null;
-  /** Confirmed by the job's latest completed run; a stale edge (`false`) comes only with `includeStale=true`. */
-  current: boolean;
-  /** The end of the completed run that left the edge out; null while current. */
-  staleSince: string | null;
-}
 
 /** How a node or edge of a diff differs: in the graph at `to` but not at `from` (added), the reverse (removed), or in both. */
 export type Change = "added" | "removed" | "unchanged";
