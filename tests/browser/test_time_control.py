@@ -1,13 +1,15 @@
 """Lineage in time in a real browser, on a real backend: the explorer's time row (now, at an instant, comparing two),
 stale edges on request, the runs page's lineage changes and a dataset's former consumers.
 
-The scenario, sent through the real ingest path: job `etl` reads `sales.orders` and `sales.refunds` and writes
+A small scenario, sent through the real ingest path: job `etl` reads `sales.orders` and `sales.refunds` and writes
 `mart.daily` on day 0; on day 1 it reads `sales.orders` and `sales.returns` instead, so its edge from
-`sales.refunds` turns stale when that run completes.
+`sales.refunds` turns stale when that run completes. Then the real example pipeline, whose `clean_orders` runs twice
+and swaps its hold list for the EUR rates the second time.
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
@@ -15,7 +17,9 @@ import pytest
 
 from tests.apply import accept_and_apply
 from tests.browser.conftest import PageWatch, shot
+from tests.browser.example_pipeline import CLEAN_ORDERS_ADDED_INPUT, CLEAN_ORDERS_DROPPED_INPUT, ExamplePipeline
 from tests.browser.scenario import lifecycle
+from tests.browser.test_example_pipeline import example, example_run  # noqa: F401 (fixtures: one pipeline run a session)
 from tests.browser.test_explorer import graph_ready, node_ids, open_lineage
 from tests.events import dataset
 
@@ -231,4 +235,70 @@ def test_the_runs_page_says_how_each_runs_reads_changed_and_the_dataset_page_its
     page.goto(f"{live_server.url}/dataset?nodeId={RETURNS}")
     page.locator(f"#consumers li[data-job='{ETL}']").wait_for()
     assert page.locator("#former-consumers li").count() == 0
+    assert not watch.errors
+
+
+def _between_runs(events: list[dict[str, Any]], job: str) -> tuple[str, str]:
+    """An instant between the first and the second run of application job `job`, and one after every event
+    (ISO 8601, milliseconds kept: the example's runs are seconds apart)."""
+    times: dict[str, list[datetime]] = {}
+    for event in events:
+        if event["job"]["name"] == job:
+            times.setdefault(event["run"]["runId"], []).append(_instant(event["eventTime"]))
+    first, second = sorted(times.values(), key=min)[:2]
+    between = max(first) + (min(second) - max(first)) / 2
+    after = max(_instant(event["eventTime"]) for event in events) + timedelta(minutes=1)
+    return _iso(between), _iso(after)
+
+
+def _instant(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@pytest.mark.spark
+def test_on_the_example_pipeline_the_hold_list_clean_orders_dropped_is_stale_and_a_comparison_shows_it_swapped(
+    logged_in: Any,
+    live_server: Any,
+    example: ExamplePipeline,  # noqa: F811 (the fixture imported above)
+    watch: PageWatch,
+) -> None:
+    page = logged_in
+    clean_orders, silver = "job:spark:clean_orders", example.dataset_id("silver/orders_clean")
+    dropped, added = example.dataset_id(CLEAN_ORDERS_DROPPED_INPUT), example.dataset_id(CLEAN_ORDERS_ADDED_INPUT)
+    open_lineage(page, live_server, silver, depth=2)
+    assert added in node_ids(page) and dropped not in node_ids(page)
+    page.get_by_label("Show stale edges").check()
+    wait_for_drawn(page, present={dropped})
+    assert "stale" in classes(page, edge(dropped, clean_orders))
+    assert "stale" not in classes(page, edge(added, clean_orders))
+    assert "stale since" in hover_edge(page, edge(dropped, clean_orders))
+    shot(page, "time-example-stale")
+
+    # The example's runs are seconds apart: the comparison is asked for by its link, to the millisecond (the
+    # form's inputs, which the scenario's test fills, take whole seconds).
+    between, after = _between_runs(example.events, "clean_orders")
+    open_lineage(page, live_server, silver, depth=2, **{"from": between, "to": after})
+    wait_for_drawn(page, present={dropped, added})
+    assert page.locator("#time-compare").get_attribute("aria-pressed") == "true"
+    assert "removed" in classes(page, dropped) and "removed" in classes(page, edge(dropped, clean_orders))
+    assert "added" in classes(page, added) and "added" in classes(page, edge(added, clean_orders))
+    assert "unchanged" in classes(page, clean_orders)
+    changes = page.locator("#changes")
+    assert changes.locator(f"#changes-datasets li[data-change='removed'][data-id='{dropped}']").count() == 1
+    assert changes.locator(f"#changes-datasets li[data-change='added'][data-id='{added}']").count() == 1
+    schema = changes.locator(f"#changes-schemas li[data-dataset='{silver}']").inner_text()
+    assert "amount_eur" in schema and "currency" in schema
+    shot(page, "time-example-compare")
+
+    page.goto(f"{live_server.url}/job?nodeId={clean_orders}")
+    rows = page.locator("#runs tr[data-run] .run-lineage-change")
+    rows.locator("li[data-change='added-reads']").first.wait_for()
+    latest = rows.first  # newest first: the second run
+    assert "eur_rates.csv" in latest.locator("li[data-change='added-reads']").inner_text()
+    assert "blocked_customers.csv" in latest.locator("li[data-change='removed-reads']").inner_text()
+    shot(page, "time-example-runs")
     assert not watch.errors
