@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { DatasetDetail, LineageNode, LineageResponse } from "../src/api/types";
 import { columnLineageLoad, nearMissLoad, neighboursLoad, tableLineageLoad } from "../src/pages/lineage/loaders";
 import { parseState } from "../src/pages/lineage/state";
-import { CURRENT } from "./fixtures";
+import { CURRENT } from "./current";
 
 /** A fetch that answers each URL by its path and query, and records what was asked. */
 function fakeFetch(answers: Record<string, unknown>) {
@@ -18,7 +18,7 @@ function node(id: string, outs: string[] = []): LineageNode {
   return {
     id, type: id.startsWith("job:") ? "JOB" : "DATASET",
     data: { nodeId: id, namespace: "ns", name: id.split(":").pop() ?? id, firstSeen: null, lastSeen: null },
-    inEdges: [], outEdges: outs.map((destination) => ({ ...CURRENT, origin: id, destination })),
+    inEdges: [], outEdges: outs.map((destination) => ({ origin: id, destination, ...CURRENT })),
   };
 }
 

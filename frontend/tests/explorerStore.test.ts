@@ -6,14 +6,14 @@ import { parseState } from "../src/pages/lineage/state";
 import {
   ExplorerStore, columnKey, isPlaceIntent, pathEndsAfter, pathState, pictureKey, pictureNew, placeAfter, placeHasSubject, tapIntent,
 } from "../src/pages/lineage/store";
-import { CURRENT } from "./fixtures";
+import { CURRENT } from "./current";
 
 function node(id: string, data: Partial<LineageNodeData> = {}, ins: string[] = [], outs: string[] = []): LineageNode {
   return {
     id, type: id.startsWith("job:") ? "JOB" : "DATASET",
     data: { nodeId: id, namespace: "ns", name: id.split(":").pop() ?? id, firstSeen: null, lastSeen: null, ...data },
-    inEdges: ins.map((origin) => ({ ...CURRENT, origin, destination: id })),
-    outEdges: outs.map((destination) => ({ ...CURRENT, origin: id, destination })),
+    inEdges: ins.map((origin) => ({ origin, destination: id, ...CURRENT })),
+    outEdges: outs.map((destination) => ({ origin: id, destination, ...CURRENT })),
   };
 }
 

@@ -10,7 +10,7 @@ import { Toolbar } from "../src/pages/lineage/panels/toolbar";
 import type { PanelActions } from "../src/pages/lineage/panels/types";
 import { parseState } from "../src/pages/lineage/state";
 import { ExplorerStore, pictureNew, type Intent } from "../src/pages/lineage/store";
-import { CURRENT } from "./fixtures";
+import { CURRENT } from "./current";
 
 const RAW = "dataset:ns:raw";
 
@@ -210,7 +210,7 @@ describe("explorer side panel", () => {
 
 describe("column tables", () => {
   it("lists the fields upstream and downstream of the drawn one", () => {
-    const edge = (origin: string, destination: string) => ({ ...CURRENT, origin, destination, job: null, transformation: "DIRECT", subtype: "IDENTITY", indirect: false });
+    const edge = (origin: string, destination: string) => ({ origin, destination, job: null, transformation: "DIRECT", subtype: "IDENTITY", indirect: false, ...CURRENT });
     const field = (name: string, ins: ReturnType<typeof edge>[], outs: ReturnType<typeof edge>[]) => ({
       id: `datasetField:db:t:${name}`, type: "DATASET_FIELD" as const, data: { namespace: "db", dataset: "t", name, type: null }, inEdges: ins, outEdges: outs,
     });

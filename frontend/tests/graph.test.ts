@@ -5,7 +5,7 @@ import { COLLAPSE_ABOVE, Grouping, clusteredModel, clusterNodes } from "../src/g
 import { collapseApplication, emptyModel, expandApplication, mergeLineage } from "../src/graph/model";
 import { datasetShortName, idShortName, jobShortName, middleEllipsis, namespaceChip } from "../src/graph/names";
 import type { LineageNode, LineageNodeData, LineageResponse } from "../src/api/types";
-import { CURRENT } from "./fixtures";
+import { CURRENT } from "./current";
 
 describe("short names", () => {
   it("keeps the last two path segments of file and object-store datasets", () => {
@@ -116,8 +116,8 @@ describe("bands", () => {
 function node(id: string, type: "DATASET" | "JOB", data: Partial<LineageNodeData>, inEdges: string[] = [], outEdges: string[] = []): LineageNode {
   return {
     id, type, data: { nodeId: id, namespace: id.split(":")[1], name: id.split(":").slice(2).join(":"), firstSeen: null, lastSeen: null, ...data },
-    inEdges: inEdges.map((o) => ({ ...CURRENT, origin: o, destination: id })),
-    outEdges: outEdges.map((d) => ({ ...CURRENT, origin: id, destination: d })),
+    inEdges: inEdges.map((o) => ({ origin: o, destination: id, ...CURRENT })),
+    outEdges: outEdges.map((d) => ({ origin: id, destination: d, ...CURRENT })),
   };
 }
 
@@ -158,8 +158,8 @@ describe("clusters", () => {
     }
     graph.push(node("job:airflow:export", "JOB", {}));
     for (let i = 0; i + 1 < count; i++) {
-      graph[2 * i].outEdges.push({ ...CURRENT, origin: graph[2 * i].id, destination: graph[2 * i + 1].id });
-      graph[2 * i + 1].outEdges.push({ ...CURRENT, origin: graph[2 * i + 1].id, destination: graph[2 * i + 2].id });
+      graph[2 * i].outEdges.push({ origin: graph[2 * i].id, destination: graph[2 * i + 1].id, ...CURRENT });
+      graph[2 * i + 1].outEdges.push({ origin: graph[2 * i + 1].id, destination: graph[2 * i + 2].id, ...CURRENT });
     }
     mergeLineage(model, { nodeId: graph[0].id, depth: 20, direction: "both", level: "application", truncated: false, graph });
     return model;

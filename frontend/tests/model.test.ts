@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { ColumnLineageResponse, LineageNode, LineageNodeData, LineageResponse } from "../src/api/types";
 import { columnModel, columnSides, emptyModel, mergeLineage, pathEdgeIds, shortestPath, transformationLabel } from "../src/graph/model";
-import { CURRENT } from "./fixtures";
+import { CURRENT } from "./current";
 
 function node(id: string, edges: { in?: string[]; out?: string[] } = {}, data: Partial<LineageNodeData> = {}): LineageNode {
   const name = id.split(":").pop()!;
   return {
     id, type: id.startsWith("job:") ? "JOB" : "DATASET", data: { nodeId: id, namespace: "ns", name, firstSeen: null, lastSeen: null, ...data },
-    inEdges: (edges.in ?? []).map((origin) => ({ ...CURRENT, origin, destination: id })),
-    outEdges: (edges.out ?? []).map((destination) => ({ ...CURRENT, origin: id, destination })),
+    inEdges: (edges.in ?? []).map((origin) => ({ origin, destination: id, ...CURRENT })),
+    outEdges: (edges.out ?? []).map((destination) => ({ origin: id, destination, ...CURRENT })),
   };
 }
 
@@ -86,7 +86,7 @@ describe("shortestPath", () => {
 describe("column lineage", () => {
   const field = (ds: string, name: string) => `datasetField:db:${ds}:${name}`;
   const edge = (o: string, d: string, transformation: string, subtype: string | null, indirect = false) =>
-    ({ ...CURRENT, origin: o, destination: d, job: "job:spark:etl", transformation, subtype, indirect });
+    ({ origin: o, destination: d, job: "job:spark:etl", transformation, subtype, indirect, ...CURRENT });
   const e1 = edge(field("raw", "amount"), field("clean", "amount_eur"), "DIRECT", "TRANSFORMATION");
   const e2 = edge(field("clean", "amount_eur"), field("report", "total"), "DIRECT", "AGGREGATION");
   const e3 = edge(field("raw", "status"), field("clean", "amount_eur"), "INDIRECT", "FILTER", true);

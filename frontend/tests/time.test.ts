@@ -8,7 +8,7 @@ import { parseState, stateParams, tableKey } from "../src/pages/lineage/state";
 import { placeAfter, type Intent } from "../src/pages/lineage/store";
 import { inputInstant, inputValue, instantParse, timeParse, timeText } from "../src/pages/lineage/time";
 import type { Change, DiffNode, LineageDiff } from "../src/pages/lineage/timeTypes";
-import { CURRENT } from "./fixtures";
+import { CURRENT } from "./current";
 
 const A = "dataset:db:a", B = "dataset:db:b", C = "dataset:db:c", OUT = "dataset:db:out", ETL = "job:spark:etl";
 

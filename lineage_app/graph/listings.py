@@ -93,8 +93,8 @@ def dataset_find(*, key: str, last_runs: int) -> dict[str, Any] | None:
             "fields": records(tx, reads.DATASET_FIELDS, key=key),
             "versions": records(tx, reads.DATASET_VERSIONS, key=key),
             "owners": records(tx, reads.DATASET_OWNERS, key=key),
-            "producers": [row["id"] for row in records(tx, reads.DATASET_PRODUCERS, key=key)],
-            "consumers": [row["id"] for row in records(tx, reads.DATASET_CONSUMERS, key=key)],
+            "producers": records(tx, reads.DATASET_PRODUCERS, key=key),
+            "consumers": records(tx, reads.DATASET_CONSUMERS, key=key),
             "lastRuns": records(tx, reads.DATASET_LAST_RUNS, key=key, limit=last_runs),
         }
 
@@ -311,3 +311,37 @@ def near_miss_facts(*, key: str, name: str, limit: int) -> dict[str, Any]:
         }
 
     return graph_read(work)
+
+
+def runs_io(*, run_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """What each run read and wrote (datasets as {id, namespace, name}) and its child runs, by run id."""
+
+    def dataset(values: list[Any]) -> dict[str, Any]:
+        return {"id": values[0], "namespace": values[1], "name": values[2]}
+
+    rows = graph_read(lambda tx: records(tx, reads.RUNS_IO, runIds=run_ids))
+    return {
+        row["runId"]: {
+            "reads": [dataset(d) for d in row["reads"] if d[0] is not None],
+            "writes": [dataset(d) for d in row["writes"] if d[0] is not None],
+            "children": sorted(row["children"]),
+        }
+        for row in rows
+    }
+
+
+def previous_completed_run(*, job_key: str, before: str) -> dict[str, Any] | None:
+    """The job's latest completed run ordered before `before` (a completed-run order key): {runId, endedAt}."""
+    rows = graph_read(lambda tx: records(tx, reads.PREVIOUS_COMPLETED_RUN, jobKey=job_key, before=before))
+    return rows[0] if rows else None
+
+
+def dataset_version_history(*, keys: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """Each dataset's schema versions, first seen earliest first, with their (name, type) fields."""
+    found: dict[str, list[dict[str, Any]]] = {key: [] for key in keys}
+    rows = graph_read(lambda tx: records(tx, reads.DATASET_VERSION_HISTORY, keys=keys))
+    for key, version, first_seen, names, types in rows[0]["rows"] if rows else []:
+        found[key].append({"version": version, "firstSeen": first_seen, "fields": list(zip(names, types, strict=True))})
+    for versions in found.values():
+        versions.sort(key=lambda v: (v["firstSeen"] or "", v["version"]))
+    return found

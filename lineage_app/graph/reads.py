@@ -288,14 +288,15 @@ RETURN o.name AS name, o.kind AS kind, e.role AS role, e.source AS source
 ORDER BY name, role, source
 """
 
+# A dataset's producers and consumers, current and former (stale: no longer confirmed by the job's runs).
 DATASET_PRODUCERS = f"""
-MATCH (j:{Label.JOB})-[:{Rel.OUTPUTS}]->(:{Label.DATASET} {{key: $key}})
-RETURN DISTINCT j.nodeId AS id ORDER BY id
+MATCH (j:{Label.JOB})-[e:{Rel.OUTPUTS}]->(:{Label.DATASET} {{key: $key}})
+RETURN j.nodeId AS id, e.lastSeen AS lastSeen, e.staleSince AS staleSince ORDER BY id
 """
 
 DATASET_CONSUMERS = f"""
-MATCH (:{Label.DATASET} {{key: $key}})-[:{Rel.INPUT_TO}]->(j:{Label.JOB})
-RETURN DISTINCT j.nodeId AS id ORDER BY id
+MATCH (:{Label.DATASET} {{key: $key}})-[e:{Rel.INPUT_TO}]->(j:{Label.JOB})
+RETURN j.nodeId AS id, e.lastSeen AS lastSeen, e.staleSince AS staleSince ORDER BY id
 """
 
 # The runs that wrote the dataset, newest first.
@@ -524,4 +525,33 @@ OPTIONAL MATCH (r)-[:{Rel.WROTE}]->(o:{Label.DATASET})
 WITH r, inputs, collect(DISTINCT o.nodeId) AS outputs
 OPTIONAL MATCH (c:{Label.RUN})-[:{Rel.CHILD_OF}]->(r)
 RETURN properties(r) AS run, inputs, outputs, collect(DISTINCT c.runId) AS children
+"""
+
+# ---- lineage in time (docs/time.md) ----
+
+# What each run in `$runIds` read and wrote, as [nodeId, namespace, name] lists, and its child runs.
+RUNS_IO = f"""
+UNWIND $runIds AS id
+MATCH (r:{Label.RUN} {{runId: id}})
+OPTIONAL MATCH (r)-[:{Rel.READ}]->(i:{Label.DATASET})
+WITH r, collect(DISTINCT [i.nodeId, i.namespace, i.name]) AS reads
+OPTIONAL MATCH (r)-[:{Rel.WROTE}]->(o:{Label.DATASET})
+WITH r, reads, collect(DISTINCT [o.nodeId, o.namespace, o.name]) AS writes
+OPTIONAL MATCH (c:{Label.RUN})-[:{Rel.CHILD_OF}]->(r)
+RETURN r.runId AS runId, reads, writes, collect(DISTINCT c.runId) AS children
+"""
+
+# The job's latest completed run before `$before` (a completed-run order key), or nothing.
+PREVIOUS_COMPLETED_RUN = f"""
+MATCH (:{Label.JOB} {{key: $jobKey}})-[:{Rel.HAS_RUN}]->(p:{Label.RUN})
+WHERE p.completedOrder < $before
+RETURN p.runId AS runId, p.endedAt AS endedAt
+ORDER BY p.completedOrder DESC LIMIT 1
+"""
+
+# Every schema version of each dataset in `$keys`, with when it was first seen and its fields.
+DATASET_VERSION_HISTORY = f"""
+UNWIND $keys AS k
+MATCH (:{Label.DATASET} {{key: k}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
+RETURN collect([k, v.version, v.firstSeen, v.fieldNames, v.fieldTypes]) AS rows
 """

@@ -33,6 +33,8 @@ pytestmark = pytest.mark.django_db
 
 ELSEWHERE = "dataset:warehouse:clean.orders"  # same name as CLEAN, another namespace, no lineage between
 FIELD = "datasetField:db:clean.orders:amount_eur"
+# Two instants the known graph changes between (its runs span a few days from 2026-01-05).
+EARLY, LATE = "2026-01-05T09:00:00Z", "2026-01-09T00:00:00Z"
 
 # (documented path, actual path, query): what each GET endpoint is asked on the known graph, chosen so
 # that optional and nullable fields show up both ways (datasets and jobs, application and action level,
@@ -42,6 +44,9 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ("/api/v1/lineage", "/api/v1/lineage", {"nodeId": APP, "depth": 4}),
     ("/api/v1/lineage", "/api/v1/lineage", {"nodeId": APP, "depth": 4, "level": "action"}),
     ("/api/v1/column-lineage", "/api/v1/column-lineage", {"nodeId": FIELD, "depth": 4}),
+    ("/api/v1/lineage/diff", "/api/v1/lineage/diff", {"nodeId": CLEAN, "from": EARLY, "to": LATE}),
+    ("/api/v1/lineage/diff", "/api/v1/lineage/diff", {"nodeId": APP, "depth": 4, "from": EARLY, "to": LATE}),
+    ("/api/v1/column-lineage/diff", "/api/v1/column-lineage/diff", {"nodeId": FIELD, "from": EARLY, "to": LATE}),
     ("/api/v1/namespaces", "/api/v1/namespaces", {}),
     ("/api/v1/datasets", "/api/v1/datasets", {}),
     ("/api/v1/datasets/detail", "/api/v1/datasets/detail", {"nodeId": CLEAN}),
@@ -59,6 +64,9 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ("/api/v1/jobs/runs/{run_id}", f"/api/v1/jobs/runs/{RUN_D}", {}),
     ("/api/v1/jobs/runs/{run_id}", f"/api/v1/jobs/runs/{APP_RUN}", {}),
     ("/api/v1/jobs/runs/{run_id}", f"/api/v1/jobs/runs/{DAG_RUN}", {}),
+    ("/api/v1/jobs/runs/{run_id}/lineage", f"/api/v1/jobs/runs/{RUN_A}/lineage", {}),
+    ("/api/v1/jobs/runs/{run_id}/lineage", f"/api/v1/jobs/runs/{RUN_D}/lineage", {}),
+    ("/api/v1/jobs/runs/{run_id}/lineage", f"/api/v1/jobs/runs/{APP_RUN}/lineage", {}),
     ("/api/v1/failures", "/api/v1/failures", {}),
     ("/api/v1/failures/jobs", "/api/v1/failures/jobs", {}),
     ("/api/v1/search", "/api/v1/search", {"q": "orders"}),

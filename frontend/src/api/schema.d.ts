@@ -21,6 +21,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/column-lineage/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `GET /api/v1/column-lineage/diff?nodeId=datasetField:…&from=T1&to=T2`: column lineage at two instants, merged. */
+        get: operations["column_lineage_diff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/datasets": {
         parameters: {
             query?: never;
@@ -257,6 +274,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/jobs/runs/{run_id}/lineage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description `GET /api/v1/jobs/runs/<runId>/lineage`: exactly what a run read and wrote (its child runs' included),
+         *     and what changed since its job's previous completed run.
+         */
+        get: operations["run_lineage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/lineage": {
         parameters: {
             query?: never;
@@ -286,6 +323,26 @@ export interface paths {
         put?: never;
         /** @description Store a JSON array of OpenLineage events, each accepted or rejected on its own (`ingest`-scope token); an element that is not an event (not even an object) is rejected in its result, the rest still stored. */
         post: operations["lineage_batch_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lineage/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description `GET /api/v1/lineage/diff?nodeId=…&depth=…&from=T1&to=T2`: the datasets and jobs around a node at two
+         *     instants as one graph, each node and edge `added`, `removed` or `unchanged`, and the schema changes.
+         */
+        get: operations["lineage_diff"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -465,6 +522,19 @@ export interface components {
             count: number;
             results: components["schemas"]["AssignmentOutput"][];
         };
+        /**
+         * @description * `added` - added
+         *     * `removed` - removed
+         *     * `unchanged` - unchanged
+         * @enum {string}
+         */
+        ChangeEnum: "added" | "removed" | "unchanged";
+        Changes: {
+            addedNodes: string[];
+            removedNodes: string[];
+            addedEdges: components["schemas"]["LineageDiffEdgePair"][];
+            removedEdges: components["schemas"]["LineageDiffEdgePair"][];
+        };
         /** @description What a column-lineage edge (`DERIVES`) says: the job that derived the field, and how. */
         ColumnEdge: {
             job: string | null;
@@ -473,6 +543,61 @@ export interface components {
             /** @description e.g. `IDENTITY`, `AGGREGATION` */
             subtype: string | null;
             indirect: boolean;
+        };
+        ColumnLineageDiff: {
+            nodeId: string;
+            depth: number;
+            direction: components["schemas"]["DirectionEnum"];
+            from: string;
+            to: string;
+            /** @description the node budget cut either graph short */
+            truncated: boolean;
+            changes: components["schemas"]["Changes"];
+            /** @description datasets whose schema differs between the two */
+            schemaChanges: components["schemas"]["SchemaChange"][];
+            graph: components["schemas"]["ColumnLineageDiffNode"][];
+        };
+        /** @description A column-lineage edge between two fields, as the graph's nodes list it. */
+        ColumnLineageDiffEdge: {
+            /** @description the earliest event that named it */
+            firstSeen: string | null;
+            /** @description the latest event that named it */
+            lastSeen: string | null;
+            /** @description no later completed run of its job left it out (after the grace) */
+            current: boolean;
+            /** @description the end of the completed run that retired it; null while current */
+            staleSince: string | null;
+            origin: string;
+            destination: string;
+            job: string | null;
+            /** @description OpenLineage type, e.g. `DIRECT` */
+            transformation: string | null;
+            /** @description e.g. `IDENTITY`, `AGGREGATION` */
+            subtype: string | null;
+            indirect: boolean;
+            /**
+             * @description `added`: in the graph at `to`, not at `from`; `removed`: the reverse; `unchanged`: in both
+             *
+             *     * `added` - added
+             *     * `removed` - removed
+             *     * `unchanged` - unchanged
+             */
+            change: components["schemas"]["ChangeEnum"];
+        };
+        ColumnLineageDiffNode: {
+            id: string;
+            type: components["schemas"]["TypeBdeEnum"];
+            data: components["schemas"]["ColumnLineageGraphFieldData"];
+            inEdges: components["schemas"]["ColumnLineageDiffEdge"][];
+            outEdges: components["schemas"]["ColumnLineageDiffEdge"][];
+            /**
+             * @description `added`: in the graph at `to`, not at `from`; `removed`: the reverse; `unchanged`: in both
+             *
+             *     * `added` - added
+             *     * `removed` - removed
+             *     * `unchanged` - unchanged
+             */
+            change: components["schemas"]["ChangeEnum"];
         };
         ColumnLineageGraph: {
             nodeId: string;
@@ -489,16 +614,11 @@ export interface components {
         };
         ColumnLineageGraphFieldNode: {
             id: string;
-            type: components["schemas"]["ColumnLineageGraphFieldNodeTypeEnum"];
+            type: components["schemas"]["TypeBdeEnum"];
             data: components["schemas"]["ColumnLineageGraphFieldData"];
             inEdges: components["schemas"]["FieldEdge"][];
             outEdges: components["schemas"]["FieldEdge"][];
         };
-        /**
-         * @description * `DATASET_FIELD` - DATASET_FIELD
-         * @enum {string}
-         */
-        ColumnLineageGraphFieldNodeTypeEnum: "DATASET_FIELD";
         DatasetDetail: {
             id: string;
             namespace: string;
@@ -511,8 +631,14 @@ export interface components {
             /** @description oldest first; each with its fields (name, type) */
             versions: components["schemas"]["DatasetDetailVersion"][];
             owners: components["schemas"]["DatasetDetailOwner"][];
+            /** @description jobs that write it now */
             producers: string[];
+            /** @description jobs that read it now */
             consumers: string[];
+            /** @description jobs whose latest completed runs no longer write it (docs/time.md) */
+            formerProducers: components["schemas"]["FormerJob"][];
+            /** @description jobs whose latest completed runs no longer read it (docs/time.md) */
+            formerConsumers: components["schemas"]["FormerJob"][];
             /** @description the runs that wrote the dataset, newest first, at most 10 */
             lastRuns: components["schemas"]["DatasetDetailLastRun"][];
             /** @description other names of this dataset (docs/identity.md) */
@@ -783,6 +909,11 @@ export interface components {
             count: number;
             results: components["schemas"]["FailureList"][];
         };
+        FieldChange: {
+            name: string;
+            fromType: string | null;
+            toType: string | null;
+        };
         /** @description A column-lineage edge between two fields, as the graph's nodes list it. */
         FieldEdge: {
             /** @description the earliest event that named it */
@@ -801,6 +932,15 @@ export interface components {
             /** @description e.g. `IDENTITY`, `AGGREGATION` */
             subtype: string | null;
             indirect: boolean;
+        };
+        /** @description A job that used to read (or write) the dataset: its edge to it is stale. */
+        FormerJob: {
+            /** @description the job's id */
+            id: string;
+            /** @description the latest event that named the edge */
+            lastSeen: string | null;
+            /** @description the end of the completed run that left it out */
+            staleSince: string;
         };
         /** @description The report's header, then its assets, then a summary of them. */
         Impact: {
@@ -925,6 +1065,60 @@ export interface components {
          * @enum {string}
          */
         LineageBatchItemStatusEnum: "accepted" | "duplicate" | "rejected";
+        LineageDiff: {
+            nodeId: string;
+            depth: number;
+            direction: components["schemas"]["DirectionEnum"];
+            from: string;
+            to: string;
+            /** @description the node budget cut either graph short */
+            truncated: boolean;
+            changes: components["schemas"]["Changes"];
+            /** @description datasets whose schema differs between the two */
+            schemaChanges: components["schemas"]["SchemaChange"][];
+            graph: components["schemas"]["LineageDiffNode"][];
+            level: components["schemas"]["LevelEnum"];
+        };
+        /** @description When a lineage edge held (docs/time.md): event times, never arrival times. */
+        LineageDiffEdge: {
+            /** @description the earliest event that named it */
+            firstSeen: string | null;
+            /** @description the latest event that named it */
+            lastSeen: string | null;
+            /** @description no later completed run of its job left it out (after the grace) */
+            current: boolean;
+            /** @description the end of the completed run that retired it; null while current */
+            staleSince: string | null;
+            origin: string;
+            destination: string;
+            /**
+             * @description `added`: in the graph at `to`, not at `from`; `removed`: the reverse; `unchanged`: in both
+             *
+             *     * `added` - added
+             *     * `removed` - removed
+             *     * `unchanged` - unchanged
+             */
+            change: components["schemas"]["ChangeEnum"];
+        };
+        LineageDiffEdgePair: {
+            origin: string;
+            destination: string;
+        };
+        LineageDiffNode: {
+            id: string;
+            type: components["schemas"]["LineageNodeTypeEnum"];
+            data: components["schemas"]["LineageGraphNodeData"];
+            inEdges: components["schemas"]["LineageDiffEdge"][];
+            outEdges: components["schemas"]["LineageDiffEdge"][];
+            /**
+             * @description `added`: in the graph at `to`, not at `from`; `removed`: the reverse; `unchanged`: in both
+             *
+             *     * `added` - added
+             *     * `removed` - removed
+             *     * `unchanged` - unchanged
+             */
+            change: components["schemas"]["ChangeEnum"];
+        };
         LineageEventAnswer: {
             /** @description the event's row in the event log */
             id: number;
@@ -1241,6 +1435,34 @@ export interface components {
             path: string;
             message: string;
         };
+        RunLineage: {
+            runId: string;
+            jobId: string;
+            state: (components["schemas"]["RunStateEnum"] | components["schemas"]["NullEnum"]) | null;
+            startedAt: string | null;
+            endedAt: string | null;
+            /** @description the datasets it (or a child run) read */
+            reads: components["schemas"]["RunLineageDataset"][];
+            /** @description the datasets it (or a child run) wrote */
+            writes: components["schemas"]["RunLineageDataset"][];
+            /** @description the job's latest run to complete before this one ended (or before now) */
+            previousRunId: string | null;
+            /** @description null when the job has no earlier completed run */
+            changes: components["schemas"]["RunLineageChanges"] | null;
+        };
+        RunLineageChanges: {
+            /** @description read now, not by the previous run */
+            addedReads: string[];
+            /** @description read by the previous run only */
+            removedReads: string[];
+            addedWrites: string[];
+            removedWrites: string[];
+        };
+        RunLineageDataset: {
+            id: string;
+            namespace: string;
+            name: string;
+        };
         RunPage: {
             /** @description all matches, not only this page's */
             count: number;
@@ -1291,6 +1513,16 @@ export interface components {
             /** @description a streaming query's run only: its live progress */
             streaming?: components["schemas"]["Streaming"];
         };
+        SchemaChange: {
+            datasetId: string;
+            /** @description the newest schema version first seen by `from` */
+            fromVersion: string;
+            /** @description the newest schema version first seen by `to` */
+            toVersion: string;
+            addedFields: string[];
+            removedFields: string[];
+            changedFields: components["schemas"]["FieldChange"][];
+        };
         /**
          * @description * `manual` - manual
          *     * `event` - event
@@ -1323,6 +1555,11 @@ export interface components {
          * @enum {string}
          */
         TargetTypeEnum: "namespace" | "dataset" | "job";
+        /**
+         * @description * `DATASET_FIELD` - DATASET_FIELD
+         * @enum {string}
+         */
+        TypeBdeEnum: "DATASET_FIELD";
         /**
          * @description * `VERIFIED` - VERIFIED
          *     * `UNSIGNED` - UNSIGNED
@@ -1374,6 +1611,86 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ColumnLineageGraph"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    column_lineage_diff: {
+        parameters: {
+            query: {
+                depth?: number;
+                /**
+                 * @description * `both` - both
+                 *     * `downstream` - downstream
+                 *     * `upstream` - upstream
+                 */
+                direction?: "both" | "downstream" | "upstream";
+                /** @description ISO 8601: the graph compared from (usually the earlier instant) */
+                from: string;
+                /** @description e.g. `dataset:<namespace>:<name>`, URL-encoded */
+                nodeId: string;
+                /** @description ISO 8601: the graph compared to (usually the later instant) */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ColumnLineageDiff"];
                 };
             };
             /** @description a parameter is malformed or out of range (named in `path`) */
@@ -2408,6 +2725,74 @@ export interface operations {
             };
         };
     };
+    run_lineage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunLineage"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     lineage_graph: {
         parameters: {
             query: {
@@ -2647,6 +3032,91 @@ export interface operations {
             };
             /** @description not `application/json`, or an unsupported `Content-Encoding` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    lineage_diff: {
+        parameters: {
+            query: {
+                depth?: number;
+                /**
+                 * @description * `both` - both
+                 *     * `downstream` - downstream
+                 *     * `upstream` - upstream
+                 */
+                direction?: "both" | "downstream" | "upstream";
+                /** @description ISO 8601: the graph compared from (usually the earlier instant) */
+                from: string;
+                /**
+                 * @description * `application` - application
+                 *     * `action` - action
+                 */
+                level?: "application" | "action";
+                /** @description e.g. `dataset:<namespace>:<name>`, URL-encoded */
+                nodeId: string;
+                /** @description ISO 8601: the graph compared to (usually the later instant) */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LineageDiff"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

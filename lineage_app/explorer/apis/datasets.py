@@ -56,6 +56,14 @@ class DatasetListApi(APIView):
         )
 
 
+class FormerJobSerializer(ResponseSerializer):
+    """A job that used to read (or write) the dataset: its edge to it is stale."""
+
+    id = serializers.CharField(help_text="the job's id")
+    lastSeen = serializers.CharField(allow_null=True, help_text="the latest event that named the edge")
+    staleSince = serializers.CharField(help_text="the end of the completed run that left it out")
+
+
 class DatasetDetailApi(APIView):
     """`GET /api/v1/datasets/detail?nodeId=dataset:…`: one dataset, its schema history, owners and runs."""
 
@@ -116,8 +124,14 @@ class DatasetDetailApi(APIView):
         fields = FieldSerializer(many=True)  # type: ignore[assignment]  # the API's `fields` shadows DRF's
         versions = VersionSerializer(many=True, help_text="oldest first; each with its fields (name, type)")
         owners = OwnerSerializer(many=True)
-        producers = serializers.ListField(child=serializers.CharField())
-        consumers = serializers.ListField(child=serializers.CharField())
+        producers = serializers.ListField(child=serializers.CharField(), help_text="jobs that write it now")
+        consumers = serializers.ListField(child=serializers.CharField(), help_text="jobs that read it now")
+        formerProducers = FormerJobSerializer(
+            many=True, help_text="jobs whose latest completed runs no longer write it (docs/time.md)"
+        )
+        formerConsumers = FormerJobSerializer(
+            many=True, help_text="jobs whose latest completed runs no longer read it (docs/time.md)"
+        )
 
         class AliasSerializer(ResponseSerializer):
             class Meta:

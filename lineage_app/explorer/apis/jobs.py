@@ -18,6 +18,7 @@ from lineage_app.explorer.apis.shared import (
     responses_documented,
 )
 from lineage_app.explorer.selectors.jobs_and_runs import job_detail, job_list, job_run_list, run_for_id
+from lineage_app.explorer.selectors.run_lineage import run_lineage
 from lineage_app.graph.failure_cause import CLASSIFICATIONS
 from lineage_app.ingest.models import LineageEvent
 
@@ -231,4 +232,54 @@ class RunDetailApi(APIView):
     def get(self, request: Request, run_id: str) -> Response:
         return response_read(
             serializer=self.OutputSerializer, read=lambda: run_for_id(run_id=run_id), node_parameter=None
+        )
+
+
+class RunLineageApi(APIView):
+    """`GET /api/v1/jobs/runs/<runId>/lineage`: exactly what a run read and wrote (its child runs' included),
+    and what changed since its job's previous completed run."""
+
+    permission_classes = [CanRead]
+
+    class OutputSerializer(ResponseSerializer):
+        class Meta:
+            ref_name = "RunLineage"
+
+        class DatasetSerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "RunLineageDataset"
+
+            id = serializers.CharField()
+            namespace = serializers.CharField()
+            name = serializers.CharField()
+
+        class ChangesSerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "RunLineageChanges"
+
+            addedReads = serializers.ListField(
+                child=serializers.CharField(), help_text="read now, not by the previous run"
+            )
+            removedReads = serializers.ListField(
+                child=serializers.CharField(), help_text="read by the previous run only"
+            )
+            addedWrites = serializers.ListField(child=serializers.CharField())
+            removedWrites = serializers.ListField(child=serializers.CharField())
+
+        runId = serializers.CharField()
+        jobId = serializers.CharField()
+        state = serializers.ChoiceField(choices=RUN_STATES, allow_null=True)
+        startedAt = serializers.CharField(allow_null=True)
+        endedAt = serializers.CharField(allow_null=True)
+        reads = DatasetSerializer(many=True, help_text="the datasets it (or a child run) read")
+        writes = DatasetSerializer(many=True, help_text="the datasets it (or a child run) wrote")
+        previousRunId = serializers.CharField(
+            allow_null=True, help_text="the job's latest run to complete before this one ended (or before now)"
+        )
+        changes = ChangesSerializer(allow_null=True, help_text="null when the job has no earlier completed run")
+
+    @extend_schema(operation_id="run_lineage", responses=responses_documented(OutputSerializer))
+    def get(self, request: Request, run_id: str) -> Response:
+        return response_read(
+            serializer=self.OutputSerializer, read=lambda: run_lineage(run_id=run_id), node_parameter=None
         )

@@ -65,8 +65,10 @@ def dataset_detail(*, node_id: str) -> dict[str, Any]:
             for v in found["versions"]
         ],
         "owners": found["owners"],
-        "producers": found["producers"],
-        "consumers": found["consumers"],
+        "producers": [job["id"] for job in found["producers"] if job["staleSince"] is None],
+        "consumers": [job["id"] for job in found["consumers"] if job["staleSince"] is None],
+        "formerProducers": [job for job in found["producers"] if job["staleSince"] is not None],
+        "formerConsumers": [job for job in found["consumers"] if job["staleSince"] is not None],
         "lastRuns": found["lastRuns"],
         "aliases": [_alias(a) for a in listings.dataset_aliases(key=key)],
     }
