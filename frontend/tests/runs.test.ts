@@ -25,7 +25,7 @@ describe("eventWarnings", () => {
 });
 
 describe("a run's lineage change", () => {
-  const run = { runId: "r2", jobId: "job:spark:etl", state: "COMPLETED", startedAt: null, endedAt: null, reads: [], writes: [] };
+  const run = { runId: "r2", jobId: "job:spark:etl", state: "COMPLETED" as const, startedAt: null, endedAt: null, reads: [], writes: [] };
   const none = { addedReads: [], removedReads: [], addedWrites: [], removedWrites: [] };
 
   it("says in words and signs which datasets it started and stopped reading or writing", () => {
@@ -37,6 +37,6 @@ describe("a run's lineage change", () => {
 
   it("says when nothing changed, and when there is no earlier run to compare with", () => {
     expect(lineageChangeView({ ...run, previousRunId: "r1", changes: none }).textContent).toBe("same reads and writes");
-    expect(lineageChangeView({ ...run, previousRunId: null, changes: none }).textContent).toBe("first completed run");
+    expect(lineageChangeView({ ...run, previousRunId: null, changes: null }).textContent).toBe("first completed run");
   });
 });

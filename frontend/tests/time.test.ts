@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { LineageNode } from "../src/api/types";
+import type { Change, LineageDiff, LineageDiffNode, LineageNode } from "../src/api/types";
 import { changeJoin, collapseApplication, emptyModel, mergeLineage, staleAt, validityJoin } from "../src/graph/model";
 import { drawnLabel, edgeTitle } from "../src/graph/view";
 import { changeCounts, changeList, changesPanel } from "../src/pages/lineage/panels/changesPanel";
@@ -7,7 +7,6 @@ import { TimeControl } from "../src/pages/lineage/panels/timeControl";
 import { parseState, stateParams, tableKey } from "../src/pages/lineage/state";
 import { placeAfter, type Intent } from "../src/pages/lineage/store";
 import { inputInstant, inputValue, instantParse, timeParse, timeText } from "../src/pages/lineage/time";
-import type { Change, DiffNode, LineageDiff } from "../src/pages/lineage/timeTypes";
 import { CURRENT } from "./current";
 
 const A = "dataset:db:a", B = "dataset:db:b", C = "dataset:db:c", OUT = "dataset:db:out", ETL = "job:spark:etl";
@@ -58,7 +57,7 @@ describe("time in the explorer's URL", () => {
   });
 });
 
-function diffNode(id: string, change: Change, ins: [string, Change][] = [], outs: [string, Change][] = []): DiffNode {
+function diffNode(id: string, change: Change, ins: [string, Change][] = [], outs: [string, Change][] = []): LineageDiffNode {
   return {
     id, type: id.startsWith("job:") ? "JOB" : "DATASET", change,
     data: { nodeId: id, namespace: id.split(":")[1], name: id.split(":").pop() ?? id, firstSeen: null, lastSeen: null },
@@ -70,7 +69,7 @@ function diffNode(id: string, change: Change, ins: [string, Change][] = [], outs
 /** etl read A and B on day 1, A and C on day 2, writing OUT both days. */
 function etlDiff(root = OUT): LineageDiff {
   return {
-    nodeId: root, depth: 2, direction: "both", from: "2026-01-05T12:00:00Z", to: "2026-01-06T12:00:00Z", truncated: false,
+    nodeId: root, depth: 2, direction: "both", level: "application", from: "2026-01-05T12:00:00Z", to: "2026-01-06T12:00:00Z", truncated: false,
     graph: [
       diffNode(A, "unchanged", [], [[ETL, "unchanged"]]),
       diffNode(B, "removed", [], [[ETL, "removed"]]),

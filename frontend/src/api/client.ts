@@ -1,11 +1,9 @@
 // The read API client: session cookie auth, CSRF header for writes, typed endpoints.
 
 import type {
-  ApiErrorBody, ColumnLineageResponse, DatasetDetail, DatasetPage, Direction, FacetWarningList, FailureClassification, FailureGroupPage, FailurePage,
+  ApiErrorBody, ColumnLineageDiff, ColumnLineageResponse, LineageDiff, RunLineage, DatasetDetail, DatasetPage, Direction, FacetWarningList, FailureClassification, FailureGroupPage, FailurePage,
   JobDetail, JobPage, Level, LineageResponse, NamespacePage, NearMissResponse, RunDetail, RunPage, SearchResponse, VersionDiff,
 } from "./types";
-import type { ColumnLineageDiff, LineageDiff } from "../pages/lineage/timeTypes";
-import type { RunLineage } from "../pages/runs/types";
 
 export const API_ROOT = "/api/v1";
 

@@ -21,6 +21,8 @@ export type JobPage = Schemas["JobPage"];
 
 export type DatasetDetail = Schemas["DatasetDetail"];
 export type DatasetAlias = Schemas["DatasetDetailAlias"];
+/** A job that wrote or read a dataset once, whose latest completed run no longer does. */
+export type FormerJob = Schemas["FormerJob"];
 export type VersionDiff = Schemas["DatasetVersionDiff"];
 export type NearMissResponse = Schemas["DatasetNearMiss"];
 export type FacetWarningList = Schemas["FacetWarningList"];
@@ -43,6 +45,16 @@ export type ColumnEdge = Schemas["FieldEdge"];
 export type ColumnNode = Schemas["ColumnLineageGraphFieldNode"];
 export type ColumnLineageResponse = Schemas["ColumnLineageGraph"];
 
+/** How a node or edge of a diff differs: in the graph at `to` but not at `from` (added), the reverse (removed), or in both. */
+export type Change = Schemas["ChangeEnum"];
+/** `GET /lineage/diff`: one merged graph of the lineage at `from` and at `to`, each node and edge with its change. */
+export type LineageDiff = Schemas["LineageDiff"];
+export type LineageDiffNode = Schemas["LineageDiffNode"];
+/** `GET /column-lineage/diff`: the same for a field's column lineage. */
+export type ColumnLineageDiff = Schemas["ColumnLineageDiff"];
+/** A dataset whose schema differs between a diff's two instants. */
+export type SchemaChange = Schemas["SchemaChange"];
+
 export type Failure = Schemas["FailureList"];
 export type FailureClassification = NonNullable<Failure["classification"]>;
 export type FailurePage = Schemas["FailurePage"];
@@ -56,3 +68,5 @@ export type SearchType = SearchResult["type"];
 export type SearchResponse = Schemas["NodeSearch"];
 
 export type RunDetail = Schemas["RunDetail"];
+/** `GET /jobs/runs/<runId>/lineage`: what a run read and wrote, and the change from the job's previous completed run. */
+export type RunLineage = Schemas["RunLineage"];

@@ -1,7 +1,8 @@
 // The explorer's graph state: lineage responses merged into one node / edge set, and paths in it.
 
-import type { ColumnEdge, ColumnLineageResponse, EdgeValidity, LineageNodeData, LineageResponse, NodeType } from "../api/types";
-import type { Change, ColumnLineageDiff } from "../pages/lineage/timeTypes";
+import type {
+  Change, ColumnEdge, ColumnLineageDiff, ColumnLineageResponse, EdgeValidity, LineageNodeData, LineageResponse, NodeType,
+} from "../api/types";
 import { datasetShortName, jobShortName } from "./names";
 
 export type { Change, EdgeValidity };

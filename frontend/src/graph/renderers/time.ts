@@ -1,5 +1,5 @@
 // Renderer for lineage in time: stale edges dashed and grey; in a diff between two instants, what came green, what
-// went red and dotted, what stayed faded. Each also differs by more than colour (dash, border style, a sign in the
+// went red and dotted, what stayed grey and faded. Each also differs by more than colour (dash, border style, a sign in the
 // label: see `drawnLabel`), and the toolbar's legend names them.
 
 import type cytoscape from "cytoscape";
@@ -41,5 +41,7 @@ export const timeStyle: cytoscape.StylesheetJson = [
   // Job tags are solid: their fill says it (a removed job's border dashed around it).
   { selector: 'node.added[kind = "JOB"]', style: { "background-color": TIME_COLORS.added } },
   { selector: 'node.removed[kind = "JOB"]', style: { "background-color": TIME_COLORS.removed, "border-color": "#82071e" } },
-  { selector: "node.unchanged", style: { opacity: 0.4 } },
+  // What stayed is drawn grey and faded: green and red then mean only what came and went, not run states.
+  { selector: "node.unchanged", style: { opacity: 0.5, "border-color": TIME_COLORS.stale, "background-color": "#f6f8fa" } },
+  { selector: 'node.unchanged[kind = "JOB"]', style: { "background-color": "#d0d7de", color: "#1f2328" } },
 ];

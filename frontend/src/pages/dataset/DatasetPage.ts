@@ -1,13 +1,12 @@
 // A dataset's schema versions, the diff between any two (schema drift), and the datasets it affects.
 
 import { api } from "../../api/client";
-import type { DatasetDetail, VersionDiff } from "../../api/types";
+import type { DatasetDetail, FormerJob, VersionDiff } from "../../api/types";
 import { h, link, replace } from "../../dom";
 import { formatTime } from "../../format";
 import { setQuery } from "../../router";
 import { errorMessage, lineageHref, loading, nodeLink, stateBadge } from "../../shell/widgets";
 import { fieldId, impactPageHref } from "../impact/model";
-import { consumersOf } from "./types";
 
 export function DatasetPage(root: HTMLElement, url: URL): void {
   const nodeId = url.searchParams.get("nodeId");
@@ -66,7 +65,7 @@ function datasetView(detail: DatasetDetail, url: URL): HTMLElement {
         detail.lastRuns.length
           ? h("ul", { class: "runs" }, detail.lastRuns.map((r) => h("li", {}, stateBadge(r.state), " ", nodeLink(r.job), ` ${formatTime(r.startedAt)}`)))
           : h("p", { class: "muted" }, "None."),
-        ...consumersView(detail))),
+        ...producersAndConsumers(detail))),
     h("h2", {}, `Schema versions (${versions.length})`),
     h("table", { class: "grid", id: "versions" },
       h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "First seen"), h("th", {}, "Last seen"), h("th", {}, "Fields"), h("th", {}, "Created by run"))),
@@ -96,19 +95,25 @@ function diffView(diff: VersionDiff): HTMLElement {
       : h("p", { class: "muted" }, "Nothing downstream."));
 }
 
-/** The jobs that read the dataset now and, apart, the ones that read it once but whose latest completed run no longer does. */
-export function consumersView(detail: DatasetDetail): HTMLElement[] {
-  const { current, former } = consumersOf(detail);
+/** The jobs that write and read the dataset now and, apart, the ones that did once but whose latest completed run no longer does. */
+export function producersAndConsumers(detail: DatasetDetail): HTMLElement[] {
+  const current = (title: string, id: string, jobs: string[], none: string) => [
+    h("h2", {}, `${title} (${jobs.length})`),
+    jobs.length
+      ? h("ul", { class: "job-list", id }, jobs.map((job) => h("li", { "data-job": job }, nodeLink(job))))
+      : h("p", { class: "muted", id }, none),
+  ];
+  const former = (title: string, id: string, verb: string, jobs: FormerJob[]) => [
+    h("h2", { title: `Jobs that ${verb} this dataset before, whose latest completed run no longer did` }, `${title} (${jobs.length})`),
+    jobs.length
+      ? h("ul", { class: "job-list former", id }, jobs.map((job) => h("li", { "data-job": job.id },
+        nodeLink(job.id), h("span", { class: "muted" }, ` · last ${verb} ${formatTime(job.lastSeen)} · stopped ${formatTime(job.staleSince)}`))))
+      : h("p", { class: "muted", id }, "None."),
+  ];
   return [
-    h("h2", {}, `Read by (${current.length})`),
-    current.length
-      ? h("ul", { class: "consumers", id: "consumers" }, current.map((c) => h("li", { "data-job": c.jobId },
-        nodeLink(c.jobId), c.lastSeen ? h("span", { class: "muted" }, ` · last read ${formatTime(c.lastSeen)}`) : null)))
-      : h("p", { class: "muted", id: "consumers" }, "No job reads it now."),
-    h("h2", { title: "Jobs that read this dataset before, whose latest completed run no longer did" }, `Formerly read by (${former.length})`),
-    former.length
-      ? h("ul", { class: "former-consumers", id: "former-consumers" }, former.map((c) => h("li", { "data-job": c.jobId },
-        nodeLink(c.jobId), h("span", { class: "muted" }, ` · last read ${formatTime(c.lastSeen)} · stopped ${formatTime(c.staleSince)}`))))
-      : h("p", { class: "muted", id: "former-consumers" }, "None."),
+    ...current("Read by", "consumers", detail.consumers, "No job reads it now."),
+    ...former("Formerly read by", "former-consumers", "read", detail.formerConsumers),
+    ...current("Written by", "producers", detail.producers, "No job writes it now."),
+    ...(detail.formerProducers.length ? former("Formerly written by", "former-producers", "wrote", detail.formerProducers) : []),
   ];
 }

@@ -1,11 +1,12 @@
 // The explorer's data: read API calls whose answers become the explorer's state.
 
 import { api, type LineageWhen } from "../../api/client";
-import type { ColumnLineageResponse, DatasetDetail, Level, LineageResponse, NearMissResponse } from "../../api/types";
+import type {
+  ColumnLineageDiff, ColumnLineageResponse, DatasetDetail, Level, LineageResponse, NearMissResponse, SchemaChange,
+} from "../../api/types";
 import { fieldIdOf } from "../../format";
 import { emptyModel, mergeLineage, type GraphModel } from "../../graph/model";
 import { placeAt, staleShown, type ExplorerState } from "./state";
-import type { ColumnLineageDiff, SchemaChange } from "./timeTypes";
 
 /** What a place asks of `GET /lineage` and `/column-lineage` about time: its instant, and whether stale edges too. */
 export function placeWhen(place: ExplorerState): LineageWhen {
@@ -23,15 +24,17 @@ export interface TableLineage {
 export async function tableLineageLoad({ place, signal }: { place: ExplorerState; signal: AbortSignal }): Promise<TableLineage> {
   const { time } = place;
   performance.mark("tributary:fetch-start");
-  const answers = time.kind === "compare"
+  const diffs = time.kind === "compare"
     ? await Promise.all(place.roots.map((id) => api.lineageDiff(id, place.depth, place.direction, time.from, time.to, signal, place.level)))
-    : await Promise.all(place.roots.map((id) => api.lineage(id, place.depth, place.direction, signal, place.level, placeWhen(place))));
+    : null;
+  const answers = diffs
+    ?? await Promise.all(place.roots.map((id) => api.lineage(id, place.depth, place.direction, signal, place.level, placeWhen(place))));
   performance.mark("tributary:fetched");
   const model = emptyModel();
   for (const answer of answers) mergeLineage(model, answer, placeAt(place));
   const truncated = answers.some((answer) => answer.truncated);
-  if (time.kind !== "compare") return { model, truncated };
-  return { model, truncated, schemaChanges: schemaChangesJoin(answers.flatMap((answer) => "schemaChanges" in answer ? answer.schemaChanges : [])) };
+  if (!diffs) return { model, truncated };
+  return { model, truncated, schemaChanges: schemaChangesJoin(diffs.flatMap((diff) => diff.schemaChanges)) };
 }
 
 /** Schema changes of several diffs, each dataset's once. */

@@ -1,6 +1,6 @@
 // The explorer's state (its place, graph, path ends, expanded applications, grouping) and the transitions that change it.
 
-import type { Direction, Level, LineageResponse } from "../../api/types";
+import type { Direction, Level, LineageResponse, SchemaChange } from "../../api/types";
 import { CLUSTER_PREFIX, COLLAPSE_ABOVE, Grouping } from "../../graph/clusters";
 import {
   collapseApplication, emptyModel, expandApplication, mergeLineage, pathEdgeIds, shortestPath, type GraphModel, type GraphNode,
@@ -8,7 +8,6 @@ import {
 import type { Placement } from "../../graph/view";
 import { columnDataset, placeAt, staleShown, tableKey, type ExplorerState, type View } from "./state";
 import type { TimeChoice } from "./time";
-import type { SchemaChange } from "./timeTypes";
 
 /** What the user can ask the explorer for, from the toolbar, the graph or a panel. */
 export type Intent =

@@ -5,7 +5,7 @@ import { api } from "../../api/client";
 import { h, link, replace } from "../../dom";
 import { idLabel } from "../../format";
 import { idShortName } from "../../graph/names";
-import type { RunLineage } from "./types";
+import type { RunLineage } from "../../api/types";
 
 /** One line of a run's change: the sign and word say it without colour; each dataset a link by its short name. */
 function changeLine(sign: "+" | "−", verb: "reads" | "writes", ids: string[]): HTMLElement | null {
@@ -18,6 +18,9 @@ function changeLine(sign: "+" | "−", verb: "reads" | "writes", ids: string[]):
 /** What a run's lineage answer says changed, for its row. */
 export function lineageChangeView(answer: RunLineage): HTMLElement {
   const { changes } = answer;
+  if (!changes) {
+    return h("span", { class: "muted", title: "No earlier completed run of this job to compare with" }, "first completed run");
+  }
   const lines = [
     changeLine("+", "reads", changes.addedReads),
     changeLine("−", "reads", changes.removedReads),
@@ -25,10 +28,7 @@ export function lineageChangeView(answer: RunLineage): HTMLElement {
     changeLine("−", "writes", changes.removedWrites),
   ].filter((line): line is HTMLElement => line !== null);
   if (lines.length) return h("ul", { class: "change-list run-lineage-lines" }, lines);
-  if (!answer.previousRunId) {
-    return h("span", { class: "muted", title: "No earlier completed run of this job to compare with" }, "first completed run");
-  }
-  return h("span", { class: "muted", title: `Same datasets as run ${answer.previousRunId}` }, "same reads and writes");
+  return h("span", { class: "muted", title: `Same datasets as run ${answer.previousRunId ?? "before"}` }, "same reads and writes");
 }
 
 /** Runs at most `limit` loads at once, in the order asked. */

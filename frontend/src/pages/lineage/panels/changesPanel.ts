@@ -5,7 +5,7 @@ import { h } from "../../../dom";
 import { formatTime, idLabel } from "../../../format";
 import type { GraphModel, GraphNode } from "../../../graph/model";
 import { idShortName } from "../../../graph/names";
-import type { Change, SchemaChange } from "../timeTypes";
+import type { Change, SchemaChange } from "../../../api/types";
 
 type Shown = Exclude<Change, "unchanged">;
 

@@ -1,7 +1,6 @@
 // Under the column view's graph: the fields upstream and downstream of the drawn field, with transformation and job.
 
-import type { ColumnEdge, ColumnLineageResponse } from "../../../api/types";
-import type { Change, ColumnLineageDiff } from "../timeTypes";
+import type { Change, ColumnEdge, ColumnLineageDiff, ColumnLineageResponse } from "../../../api/types";
 import { changeBadge } from "./changesPanel";
 import { h } from "../../../dom";
 import { idLabel } from "../../../format";

@@ -5,7 +5,6 @@ import type { DatasetDetail } from "../../../api/types";
 import { h, link, replace } from "../../../dom";
 import { formatTime } from "../../../format";
 import { errorMessage, loading, nodeLink, section, stateBadge, verificationBadge } from "../../../shell/widgets";
-import { consumersOf } from "../../dataset/types";
 import type { PanelActions } from "./types";
 
 export function datasetPanel(id: string, actions: PanelActions): HTMLElement {
@@ -34,7 +33,6 @@ export function datasetPanel(id: string, actions: PanelActions): HTMLElement {
 
 function datasetSections(detail: DatasetDetail, actions: PanelActions): HTMLElement[] {
   const latest = detail.lastRuns[0];
-  const { current, former } = consumersOf(detail);
   return [
     h("div", { class: "panel-head" },
       h("span", { class: "tag tag-dataset" }, "dataset"),
@@ -79,10 +77,10 @@ function datasetSections(detail: DatasetDetail, actions: PanelActions): HTMLElem
         : h("p", { class: "muted" }, "No runs.")),
     section("Producers and consumers",
       h("div", {}, h("strong", {}, "Written by: "), detail.producers.length ? detail.producers.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—"),
-      h("div", {}, h("strong", {}, "Read by: "), current.length ? current.flatMap((c, i) => [i ? ", " : "", nodeLink(c.jobId)]) : "—"),
-      former.length
+      h("div", {}, h("strong", {}, "Read by: "), detail.consumers.length ? detail.consumers.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—"),
+      detail.formerConsumers.length
         ? h("div", { class: "former-consumers", title: "Read it before; their latest completed run no longer did" }, h("strong", {}, "Formerly read by: "),
-          former.flatMap((c, i) => [i ? ", " : "", nodeLink(c.jobId), h("span", { class: "muted" }, ` (stopped ${formatTime(c.staleSince)})`)]))
+          detail.formerConsumers.flatMap((job, i) => [i ? ", " : "", nodeLink(job.id), h("span", { class: "muted" }, ` (stopped ${formatTime(job.staleSince)})`)]))
         : null),
   ];
 }

@@ -126,7 +126,7 @@ export class TimeControl {
       return [
         legendItem(edgeSample(TIME_COLORS.added, null), "+ added", "added"),
         legendItem(edgeSample(TIME_COLORS.removed, "2 3"), "− removed", "removed"),
-        legendItem(edgeSample(TIME_COLORS.current, null, 0.35), "unchanged (faded)", "unchanged"),
+        legendItem(edgeSample(TIME_COLORS.current, null, 0.35), "unchanged", "unchanged"),
       ];
     }
     return [
