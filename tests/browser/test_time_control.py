@@ -294,6 +294,17 @@ def test_on_the_example_pipeline_the_hold_list_clean_orders_dropped_is_stale_and
     assert "amount_eur" in schema and "currency" in schema
     shot(page, "time-example-compare")
 
+    # The column view compares too: amount_eur came with the second run, from the EUR rates among others.
+    open_lineage(
+        page, live_server, silver, view="column", field="amount_eur", depth=2, **{"from": between, "to": after}
+    )
+    rate = f"datasetField:file:{example.dataset_id(CLEAN_ORDERS_ADDED_INPUT).removeprefix('dataset:file:')}:rate_to_eur"
+    assert "added" in classes(page, rate)
+    added_rows = page.locator("#upstream-fields tr[data-change='added']")
+    assert any("eur_rates.csv.rate_to_eur" in row for row in added_rows.all_inner_texts())
+    assert all(row.startswith("+ added") for row in added_rows.all_inner_texts())
+    shot(page, "time-example-compare-columns")
+
     page.goto(f"{live_server.url}/job?nodeId={clean_orders}")
     rows = page.locator("#runs tr[data-run] .run-lineage-change")
     rows.locator("li[data-change='added-reads']").first.wait_for()
