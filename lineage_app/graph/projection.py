@@ -116,8 +116,9 @@ class GraphWrites:
     alias_links: _Rows = field(default_factory=_Rows)
     runs: list[dict[str, Any]] = field(default_factory=list)
     run_parents: list[dict[str, Any]] = field(default_factory=list)
-    # The folds of the completed runs among `runs`: each confirms the edges all its events name.
-    completed: list[RunFold] = field(default_factory=list)
+    # The folds among `runs` that confirm their job's edges (`RunFold.confirmation`: completed runs, and
+    # runs emitting complete snapshots).
+    confirming: list[RunFold] = field(default_factory=list)
 
 
 @dataclass
@@ -140,6 +141,7 @@ class _EventRowsBuilder:
     derivations: _Rows = field(default_factory=_Rows)
     dataset_owners: _Rows = field(default_factory=_Rows)
     job_owners: _Rows = field(default_factory=_Rows)
+    declarations: _Rows = field(default_factory=_Rows)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -162,6 +164,8 @@ class EventRows:
     derivations: list[dict[str, Any]]
     dataset_owners: list[dict[str, Any]]
     job_owners: list[dict[str, Any]]
+    # Each job's latest JobEvent in the batch (static lineage), which replaces its declared inputs and outputs.
+    declarations: list[dict[str, Any]]
     # The job edges the batch's completed runs confirm, each with the latest such run.
     input_confirmations: list[dict[str, Any]]
     output_confirmations: list[dict[str, Any]]
@@ -171,7 +175,7 @@ class EventRows:
         """The jobs whose edges' validity the batch may change: every job its events name, and the
         job of every run it completes (`graph.validity.validity_settle`)."""
         named = {row["key"] for row in self.jobs}
-        return sorted(named | {natural_key(fold.job_namespace, fold.job_name) for fold in writes.completed})
+        return sorted(named | {natural_key(fold.job_namespace, fold.job_name) for fold in writes.confirming})
 
 
 def rows_resolve(writes: GraphWrites, *, canonical: Mapping[str, Identity]) -> EventRows:
@@ -189,7 +193,7 @@ def rows_resolve(writes: GraphWrites, *, canonical: Mapping[str, Identity]) -> E
     built = _EventRowsBuilder()
     for event in writes.events:
         _project_event(built, _stamped(event), resolve)
-    confirmations = _confirmations(writes.completed, resolve)
+    confirmations = _confirmations(_confirming(writes), resolve)
     return EventRows(
         **{item.name: getattr(built, item.name).rows() for item in fields(built)},
         input_confirmations=confirmations[0],
@@ -198,17 +202,38 @@ def rows_resolve(writes: GraphWrites, *, canonical: Mapping[str, Identity]) -> E
     )
 
 
+# One set of job edges confirmed together: (order key, time, the confirming run's id or None, its events).
+_Confirming = tuple[str, str, str | None, Iterable[EventRecord]]
+
+
+def _confirming(writes: GraphWrites) -> Iterator[_Confirming]:
+    """Every confirmation in `writes`: each confirming run's (`RunFold.confirmation`), and each JobEvent's
+    (static lineage: a job's declared inputs and outputs, which the next declaration replaces)."""
+    for fold in writes.confirming:
+        if fold.confirmation is not None:
+            order, time, events = fold.confirmation
+            yield order, time, fold.run_id, events
+    for event in writes.events:
+        if "run" not in event.payload and event.payload.get("job"):
+            yield declaration_order(event.time, event.content_hash), event.time, None, (event,)
+
+
+def declaration_order(time: str, content_hash: str) -> str:
+    """Where a JobEvent stands among its job's confirmations: its time, then its content hash."""
+    return run_order_key(time, content_hash)
+
+
 def _confirmations(
-    completed: Iterable[RunFold], resolve: Resolve
+    confirming: Iterable[_Confirming], resolve: Resolve
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
-    """The job inputs, outputs and derivations each completed run's events name (all of its events,
-    not only the batch's), each kept with the latest run confirming it (by completed-run order)."""
+    """The job inputs, outputs and derivations each confirmation's events name (all of a completed run's
+    events, not only the batch's), each kept with the latest confirmation naming it."""
     found: tuple[dict[tuple[Any, ...], dict[str, Any]], ...] = ({}, {}, {})
-    for fold in completed:
+    for order, time, run_id, events in confirming:
         seen = _EventRowsBuilder()
-        for event in fold.events:
+        for event in events:
             _project_event(seen, _stamped(event), resolve)
-        stamp = {"confirmedOrder": fold.completed_order, "confirmedBy": fold.run_id, "confirmedAt": fold.ended_at}
+        stamp = {"confirmedOrder": order, "confirmedBy": run_id, "confirmedAt": time}
         named = (
             (seen.job_inputs, ("datasetKey", "jobKey")),
             (seen.job_outputs, ("jobKey", "datasetKey")),
@@ -217,7 +242,7 @@ def _confirmations(
         for kept, (rows, identity) in zip(found, named, strict=True):
             for row in rows.rows():
                 key = tuple(row[name] for name in identity)
-                if key not in kept or stamp["confirmedOrder"] > kept[key]["confirmedOrder"]:
+                if key not in kept or order > kept[key]["confirmedOrder"]:
                     kept[key] = {**{name: row[name] for name in identity}, **stamp}
     inputs, outputs, derivations = (list(kept.values()) for kept in found)
     return inputs, outputs, derivations
@@ -272,6 +297,7 @@ def write_statements(
         (statements.CONFIRM_DERIVATIONS, rows.derivation_confirmations),
         (statements.MERGE_DATASET_OWNERS, rows.dataset_owners),
         (statements.MERGE_JOB_OWNERS, rows.job_owners),
+        (statements.SET_JOB_DECLARATIONS, rows.declarations),
     )
     return [(statement, statement_rows) for statement, statement_rows in ordered if statement_rows]
 
@@ -332,9 +358,9 @@ def _add_spellings(writes: GraphWrites, event: _Stamped) -> None:
 
 def writes_add_runs(writes: GraphWrites, folds: Iterable[RunFold]) -> None:
     for fold in folds:
-        if fold.completed_order is not None:
-            writes.completed.append(fold)
-            for event in fold.events:  # the names its confirmations spell resolve like the batch's
+        if fold.confirmation is not None:
+            writes.confirming.append(fold)
+            for event in fold.confirmation[2]:  # the names its confirmations spell resolve like the batch's
                 _add_spellings(writes, _stamped(event))
         writes.runs.append(
             {
@@ -379,6 +405,11 @@ def _project_event(built: _EventRowsBuilder, event: _Stamped, resolve: Resolve) 
     job = payload.get("job")
     job_key = _add_job(built, event, job) if job else None
     run_id = payload["run"]["runId"].lower() if "run" in payload else None
+    if job_key is not None and run_id is None:  # a JobEvent: the job's declared lineage, as of its time
+        order = declaration_order(event.time, event.content_hash)
+        built.declarations.add(
+            (job_key,), event, fixed={"jobKey": job_key}, facts={"declaredOrder": order, "declaredAt": event.time}
+        )
     if "dataset" in payload:
         _add_dataset(built, event, payload["dataset"], run_id=None, resolve=resolve)
     for side in ("inputs", "outputs"):

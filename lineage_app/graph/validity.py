@@ -4,7 +4,8 @@ A job's edges (`INPUT_TO`, `OUTPUTS`, and the `DERIVES` edges it wrote) each kee
 run that confirmed them (`confirmedOrder`, `confirmedBy`, `confirmedAt`: a maximum, written with the run's
 fold) and their sightings (`firstSeen`, `lastSeen`, by any run). An edge is current until a later
 completed run of its job leaves it out, after a grace (`StaleGrace`); it is then stale, with
-`staleSince` the end of that run. `validity_settle` derives `staleSince` from the job's completed runs
+`staleSince` the end of that run. A running run whose job emits complete snapshots confirms (and
+retires) by its latest snapshot, and a job's latest JobEvent (static lineage) by what it declares. `validity_settle` derives `staleSince` from the job's completed runs
 in the graph, never from the batch, so it comes out the same whatever order the events arrived in.
 """
 
@@ -117,8 +118,9 @@ def validity_settle(tx: ManagedTransaction, *, job_keys: Sequence[str], grace_fo
         return
     asked = [{"key": key, "after": after, "until": until} for key, after, until in sorted(ranges, key=str)]
     later: dict[str, set[tuple[str, str]]] = defaultdict(set)
-    for key, order, ended_at in records(tx, lookups.READ_JOB_COMPLETED_RUNS, rows=asked)[0]["rows"]:
-        later[key].add((order, ended_at))
+    for statement in (lookups.READ_JOB_COMPLETED_RUNS, lookups.READ_JOB_DECLARATIONS):
+        for key, order, at in records(tx, statement, rows=asked)[0]["rows"]:
+            later[key].add((order, at))
     ordered = {key: sorted(runs) for key, runs in later.items()}
     changed: dict[_Kind, list[dict[str, Any]]] = defaultdict(list)
     for kind, edge, since in found:
