@@ -5,8 +5,9 @@ run that confirmed them (`confirmedOrder`, `confirmedBy`, `confirmedAt`: a maxim
 fold) and their sightings (`firstSeen`, `lastSeen`, by any run). An edge is current until a later
 completed run of its job leaves it out, after a grace (`StaleGrace`); it is then stale, with
 `staleSince` the end of that run. A running run whose job emits complete snapshots confirms (and
-retires) by its latest snapshot, and a job's latest JobEvent (static lineage) by what it declares. `validity_settle` derives `staleSince` from the job's completed runs
-in the graph, never from the batch, so it comes out the same whatever order the events arrived in.
+retires) by its latest snapshot, and a job's latest JobEvent (static lineage) by what it declares.
+`validity_settle` derives `staleSince` from the job's confirmations in the graph, never from the batch,
+so it comes out the same whatever order the events arrived in.
 """
 
 from __future__ import annotations
