@@ -20,7 +20,7 @@ function group(overrides: Partial<FailureGroup> = {}): FailureGroup {
   return {
     job: "job:spark:validate_orders", namespace: "spark", name: "validate_orders", failureCount: 3,
     consecutiveFailures: 3, consecutiveFailuresCapped: false, failingSince: "2026-01-05T08:00:00.000000Z",
-    latestRunState: "FAILED", lastFailure: failure(),
+    latestRunState: "FAILED", lastFailure: failure(), sinceLastSuccess: null,
     blastRadius: {
       datasets: [
         { id: "dataset:db:quality.orders_checked", namespace: "db", name: "quality.orders_checked", distance: 0, owners: [] },
