@@ -44,6 +44,12 @@ def no_grace(_namespace: str) -> StaleGrace:
     return StaleGrace()
 
 
+def _since(confirmed_order: str | None, last_seen: str | None) -> str:
+    """The moment an edge was last confirmed or seen, as a confirmation order key ("" if never)."""
+    sighting = run_order_key(last_seen, "") if last_seen else ""
+    return max(confirmed_order or "", sighting)
+
+
 def stale_since(
     *, confirmed_order: str | None, last_seen: str | None, later_runs: Sequence[tuple[str, str]], grace: StaleGrace
 ) -> str | None:
@@ -54,7 +60,7 @@ def stale_since(
     along and ends `grace.days` or more after that moment retires the edge. A sighting by a run that
     has not completed (running, failed) keeps the edge current: a failed run never retires anything.
     """
-    since = _since({"confirmedOrder": confirmed_order, "lastSeen": last_seen})
+    since = _since(confirmed_order, last_seen)
     if not since:
         return None
     since_time = since.split(KEY_SEPARATOR, 1)[0]
@@ -87,12 +93,6 @@ _KINDS = (
 )
 
 
-def _since(edge: dict[str, Any]) -> str:
-    """The moment an edge was last confirmed or seen, as a completed-run order key ("" if never)."""
-    sighting = run_order_key(edge["lastSeen"], "") if edge["lastSeen"] else ""
-    return max(edge["confirmedOrder"] or "", sighting)
-
-
 def validity_settle(tx: ManagedTransaction, *, job_keys: Sequence[str], grace_for: GraceFor) -> None:
     """Work out `staleSince` again for every edge of the jobs in `job_keys`, from their completed runs
     in the graph, and write the edges whose value changed (three reads, one more for the runs).
@@ -109,7 +109,7 @@ def validity_settle(tx: ManagedTransaction, *, job_keys: Sequence[str], grace_fo
     for kind in _KINDS:
         for values in records(tx, kind.read, keys=keys)[0]["rows"]:
             edge = dict(zip(lookups.VALIDITY_COLUMNS, values, strict=True))
-            found.append((kind, edge, _since(edge)))
+            found.append((kind, edge, _since(edge["confirmedOrder"], edge["lastSeen"])))
     ranges = {
         (edge["jobKey"], since, edge["staleSince"] if since == edge["settledSince"] else None)
         for _, edge, since in found
