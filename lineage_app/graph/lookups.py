@@ -102,8 +102,10 @@ VALIDITY_COLUMNS = (
     "lastSeen",
     "staleSince",
     "settledSince",
+    "droppedOrder",
+    "droppedAt",
 )
-_VALIDITY = "e.confirmedOrder, e.lastSeen, e.staleSince, e.settledSince"
+_VALIDITY = "e.confirmedOrder, e.lastSeen, e.staleSince, e.settledSince, d.droppedOrder, d.droppedAt"
 
 READ_JOB_INPUT_VALIDITY = f"""
 UNWIND $keys AS k
@@ -120,7 +122,7 @@ RETURN collect([k, j.namespace, d.key, null, null, null, {_VALIDITY}]) AS rows
 # A job's derivations end in fields of the datasets it outputs (column lineage comes with an output).
 READ_JOB_DERIVATION_VALIDITY = f"""
 UNWIND $keys AS k
-MATCH (j:{Label.JOB} {{key: k}})-[:{Rel.OUTPUTS}]->(:{Label.DATASET})-[:{Rel.HAS_FIELD}]->(t:{Label.FIELD})
+MATCH (j:{Label.JOB} {{key: k}})-[:{Rel.OUTPUTS}]->(d:{Label.DATASET})-[:{Rel.HAS_FIELD}]->(t:{Label.FIELD})
       <-[e:{Rel.DERIVES}]-(s:{Label.FIELD})
 WHERE e.job = j.nodeId
 RETURN collect([k, j.namespace, null, s.key, t.key, e.job, {_VALIDITY}]) AS rows

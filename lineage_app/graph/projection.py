@@ -11,7 +11,7 @@ from typing import Any
 
 from lineage_app.graph import writes as statements
 from lineage_app.graph.events import EventRecord
-from lineage_app.graph.identity import Identity, identity_key, identity_normalise, symlink_identifiers
+from lineage_app.graph.identity import Identity, identity_key, identity_normalise, linked_identifiers
 from lineage_app.graph.model import (
     NodeType,
     RunState,
@@ -142,6 +142,7 @@ class _EventRowsBuilder:
     dataset_owners: _Rows = field(default_factory=_Rows)
     job_owners: _Rows = field(default_factory=_Rows)
     declarations: _Rows = field(default_factory=_Rows)
+    drops: _Rows = field(default_factory=_Rows)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -166,10 +167,16 @@ class EventRows:
     job_owners: list[dict[str, Any]]
     # Each job's latest JobEvent in the batch (static lineage), which replaces its declared inputs and outputs.
     declarations: list[dict[str, Any]]
+    # Each dataset's latest DROP in the batch (`lifecycleStateChange`), which retires the edges seen before it.
+    drops: list[dict[str, Any]]
     # The job edges the batch's completed runs confirm, each with the latest such run.
     input_confirmations: list[dict[str, Any]]
     output_confirmations: list[dict[str, Any]]
     derivation_confirmations: list[dict[str, Any]]
+
+    def dropped_datasets(self) -> list[str]:
+        """The datasets the batch drops: the jobs around them settle their edges' validity too."""
+        return sorted({row["datasetKey"] for row in self.drops})
 
     def settled_jobs(self, writes: GraphWrites) -> list[str]:
         """The jobs whose edges' validity the batch may change: every job its events name, and the
@@ -219,7 +226,8 @@ def _confirming(writes: GraphWrites) -> Iterator[_Confirming]:
 
 
 def declaration_order(time: str, content_hash: str) -> str:
-    """Where a JobEvent stands among its job's confirmations: its time, then its content hash."""
+    """Where a JobEvent stands among its job's confirmations (or a DROP among a dataset's): its time,
+    then its content hash."""
     return run_order_key(time, content_hash)
 
 
@@ -298,6 +306,7 @@ def write_statements(
         (statements.MERGE_DATASET_OWNERS, rows.dataset_owners),
         (statements.MERGE_JOB_OWNERS, rows.job_owners),
         (statements.SET_JOB_DECLARATIONS, rows.declarations),
+        (statements.SET_DATASET_DROPS, rows.drops),
     )
     return [(statement, statement_rows) for statement, statement_rows in ordered if statement_rows]
 
@@ -344,7 +353,7 @@ def _add_spellings(writes: GraphWrites, event: _Stamped) -> None:
     named += [*(payload.get("inputs") or []), *(payload.get("outputs") or [])]
     for dataset in named:
         key = spelling(dataset["namespace"], dataset["name"], "dataset")
-        for namespace, name, type_ in symlink_identifiers(dataset):
+        for namespace, name, type_ in linked_identifiers(dataset):
             other = spelling(namespace, name, "symlink", type_)
             if other != key:
                 writes.alias_links.add((key, other), event, fixed={"fromKey": key, "toKey": other}, earliest=source)
@@ -455,9 +464,14 @@ def _add_dataset(
 ) -> str:
     namespace, name = resolve(dataset["namespace"], dataset["name"])
     key = _add_dataset_node(built, event, namespace, name, spelled=dataset["namespace"])
-    for symlink_namespace, _, _ in symlink_identifiers(dataset):
+    for symlink_namespace, _, _ in linked_identifiers(dataset):
         _add_namespace(built, event, symlink_namespace)
     facets = dataset.get("facets") or {}
+    if ((facets.get("lifecycleStateChange") or {}).get("lifecycleStateChange")) == "DROP":
+        order = declaration_order(event.time, event.content_hash)
+        built.drops.add(
+            (key,), event, fixed={"datasetKey": key}, facts={"droppedOrder": order, "droppedAt": event.time}
+        )
     descriptive = {k: v for k, v in facets.items() if k not in STRUCTURAL_DATASET_FACETS}
     if descriptive:
         built.dataset_facets.add((key,), event, fixed={"key": key}, facts={"facetsJson": json_property(descriptive)})

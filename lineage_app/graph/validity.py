@@ -51,7 +51,12 @@ def _since(confirmed_order: str | None, last_seen: str | None) -> str:
 
 
 def stale_since(
-    *, confirmed_order: str | None, last_seen: str | None, later_runs: Sequence[tuple[str, str]], grace: StaleGrace
+    *,
+    confirmed_order: str | None,
+    last_seen: str | None,
+    later_runs: Sequence[tuple[str, str]],
+    grace: StaleGrace,
+    dropped: tuple[str, str] | None = None,
 ) -> str | None:
     """The end of the completed run that retired the edge, or None while it is current.
 
@@ -59,10 +64,18 @@ def stale_since(
     edge's last confirmation or sighting count, and the first of them that is at least `grace.runs`
     along and ends `grace.days` or more after that moment retires the edge. A sighting by a run that
     has not completed (running, failed) keeps the edge current: a failed run never retires anything.
+    `dropped` is the dataset's latest DROP (order key, time): it retires an edge last seen before it at
+    once, with no grace; whichever retires the edge first, says since when it is stale.
     """
     since = _since(confirmed_order, last_seen)
     if not since:
         return None
+    by_runs = _retired_by_runs(since, later_runs, grace)
+    by_drop = dropped[1] if dropped and dropped[0] > since else None
+    return min((t for t in (by_runs, by_drop) if t), default=None)
+
+
+def _retired_by_runs(since: str, later_runs: Sequence[tuple[str, str]], grace: StaleGrace) -> str | None:
     since_time = since.split(KEY_SEPARATOR, 1)[0]
     not_before = _plus_days(since_time, grace.days) if grace.days > 0 else ""
     start = bisect_right([order for order, _ in later_runs], since)
@@ -130,6 +143,7 @@ def validity_settle(tx: ManagedTransaction, *, job_keys: Sequence[str], grace_fo
             last_seen=edge["lastSeen"],
             later_runs=ordered.get(edge["jobKey"], []),
             grace=grace_for(edge["jobNamespace"]),
+            dropped=(edge["droppedOrder"], edge["droppedAt"]) if edge["droppedOrder"] else None,
         )
         if value != edge["staleSince"] or since != edge["settledSince"]:
             identity = {name: edge[name] for name in kind.identity}

@@ -298,3 +298,11 @@ UNWIND $rows AS row
 MATCH (j:{Label.JOB} {{key: row.jobKey}})
 SET {_latest("j", "declaredAt", guard="declaredOrder", order="row.declaredOrder")}
 """
+
+# A dataset's latest DROP (`lifecycleStateChange`): every job edge to or from it last seen before that is
+# stale from then on (`graph.validity`); one seen after it (the dataset made again) is not.
+SET_DATASET_DROPS = f"""
+UNWIND $rows AS row
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+SET {_latest("d", "droppedAt", guard="droppedOrder", order="row.droppedOrder")}
+"""

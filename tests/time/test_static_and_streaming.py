@@ -90,3 +90,50 @@ def test_accumulative_events_merge_within_the_run(graph) -> None:
     _, events = _streaming_events("ACCUMULATIVE")
     accept_and_apply(*events)
     assert sorted(_inputs(STREAM)) == [f"dataset:{NS}:a", f"dataset:{NS}:b", f"dataset:{NS}:c"]
+
+
+def test_a_renamed_dataset_keeps_its_history_under_one_node(graph) -> None:
+    old, new = dataset("db", "sales.orders_v1"), dataset("db", "sales.orders")
+    new["facets"]["lifecycleStateChange"] = facet(
+        lifecycleStateChange="RENAME", previousIdentifier={"namespace": "db", "name": "sales.orders_v1"}
+    )
+    accept_and_apply(
+        run_event("COMPLETE", run_id=new_run_id(), job="load", at=T0, outputs=[old]),
+        run_event("COMPLETE", run_id=new_run_id(), job="report", at=T0 + timedelta(days=1), inputs=[new]),
+    )
+    body = lineage_for_node(node_id="dataset:db:sales.orders", depth=2, direction="both", level="action")
+    ids = sorted(node["id"] for node in body["graph"])
+    assert "job:spark:load" in ids and "job:spark:report" in ids  # one node: the writer before, the reader after
+    assert len([i for i in ids if i.startswith("dataset:")]) == 1
+
+
+def _dataset_event(at: Any, name: str, change: str) -> dict[str, Any]:
+    table = dataset("db", name)
+    table["facets"]["lifecycleStateChange"] = facet(lifecycleStateChange=change)
+    return {
+        "eventTime": utc_text(at),
+        "producer": PRODUCER,
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
+        "dataset": table,
+    }
+
+
+@pytest.mark.parametrize("order", ["in order", "the drop first"])
+def test_a_dropped_table_retires_its_edges_until_it_is_written_again(graph, order: str) -> None:
+    table = dataset("db", "tmp.orders")
+    write = run_event("COMPLETE", run_id=new_run_id(), job="load", at=T0, outputs=[table])
+    read = run_event("COMPLETE", run_id=new_run_id(), job="report", at=T0 + timedelta(hours=1), inputs=[table])
+    drop = _dataset_event(T0 + timedelta(days=1), "tmp.orders", "DROP")
+    events = [write, read, drop] if order == "in order" else [drop, read, write]
+    accept_and_apply(*events, one_by_one=True)
+    body = lineage_for_node(node_id="dataset:db:tmp.orders", depth=1, direction="both", level="action")
+    assert [node["id"] for node in body["graph"]] == ["dataset:db:tmp.orders"]
+    everything = lineage_for_node(
+        node_id="dataset:db:tmp.orders", depth=1, direction="both", moment=Moment(stale=True), level="action"
+    )
+    stale = {e["staleSince"] for node in everything["graph"] for e in node["outEdges"]}
+    assert stale == {utc_text(T0 + timedelta(days=1))}
+
+    accept_and_apply(run_event("COMPLETE", run_id=new_run_id(), job="load", at=T0 + timedelta(days=2), outputs=[table]))
+    again = lineage_for_node(node_id="dataset:db:tmp.orders", depth=1, direction="both", level="action")
+    assert sorted(node["id"] for node in again["graph"]) == ["dataset:db:tmp.orders", "job:spark:load"]
