@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Failure, FailureGroup, RunSummary } from "../src/api/types";
 import { FailuresPage, blastRadius, causeHeadline } from "../src/pages/failures/FailuresPage";
-import { classificationLabel, failureFilters, failuresHref, rootCauseWalkHref, splitCause, streakText } from "../src/pages/failures/model";
+import {
+  classificationLabel, failureFilters, failuresHref, rootCauseWalkHref, sinceLastSuccessText, splitCause, streakText,
+} from "../src/pages/failures/model";
 import { runCause } from "../src/pages/runs/JobRunsPage";
 
 const CAUSE = "java.lang.RuntimeException: negative amount in order 250";
@@ -20,7 +22,7 @@ function group(overrides: Partial<FailureGroup> = {}): FailureGroup {
   return {
     job: "job:spark:validate_orders", namespace: "spark", name: "validate_orders", failureCount: 3,
     consecutiveFailures: 3, consecutiveFailuresCapped: false, failingSince: "2026-01-05T08:00:00.000000Z",
-    latestRunState: "FAILED", lastFailure: failure(),
+    latestRunState: "FAILED", lastFailure: failure(), sinceLastSuccess: null,
     blastRadius: {
       datasets: [
         { id: "dataset:db:quality.orders_checked", namespace: "db", name: "quality.orders_checked", distance: 0, owners: [] },
@@ -145,5 +147,18 @@ describe("run history", () => {
     expect(cell.querySelector(".ellipsis")!.textContent).toBe(CAUSE);
     expect(cell.querySelector(".ellipsis")!.getAttribute("title")).toBe("Py4JJavaError: …");
     expect(runCause({ ...run, state: "COMPLETED", errorMessage: null, cause: null, classification: null })).toBe("");
+  });
+});
+
+describe("since the last success", () => {
+  it("names new and dropped inputs by their short names, and nothing when nothing changed", () => {
+    const changes = {
+      runId: "r-1", addedReads: ["dataset:file:/lake:reference/eur_rates.csv"],
+      removedReads: ["dataset:file:/lake:reference/blocked_customers.csv"], addedWrites: [], removedWrites: [],
+    };
+    const text = sinceLastSuccessText(changes)!;
+    expect(text).toMatch(/^New input since the last success: .*eur_rates\.csv · no longer read: .*blocked_customers\.csv$/);
+    expect(sinceLastSuccessText({ ...changes, addedReads: [], removedReads: [] })).toBeNull();
+    expect(sinceLastSuccessText(null)).toBeNull();
   });
 });

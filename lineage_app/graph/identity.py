@@ -116,9 +116,22 @@ def identity_key(namespace: str, name: str) -> str:
     return natural_key(namespace, name)
 
 
-def symlink_identifiers(dataset: dict[str, Any]) -> Iterator[tuple[str, str, str | None]]:
-    """(namespace, name, type) of each identifier in a dataset's `symlinks` facet, as spelled."""
-    facet = (dataset.get("facets") or {}).get("symlinks")
+RENAMED = "RENAMED"  # the `type` a renamed dataset's former name is linked by
+
+
+def linked_identifiers(dataset: dict[str, Any]) -> Iterator[tuple[str, str, str | None]]:
+    """The other names of a dataset, as (namespace, name, type) as spelled: each identifier in its
+    `symlinks` facet, and the former name a `lifecycleStateChange` RENAME names (`previousIdentifier`,
+    type `RENAMED`): a renamed dataset is the same dataset, so its history follows it (docs/time.md)."""
+    facets = dataset.get("facets") or {}
+    change = facets.get("lifecycleStateChange")
+    if isinstance(change, dict) and change.get("lifecycleStateChange") == "RENAME":
+        previous = change.get("previousIdentifier")
+        if isinstance(previous, dict):
+            namespace, name = previous.get("namespace"), previous.get("name")
+            if isinstance(namespace, str) and isinstance(name, str) and name:
+                yield namespace, name, RENAMED
+    facet = facets.get("symlinks")
     if not isinstance(facet, dict):
         return
     for identifier in facet.get("identifiers") or []:

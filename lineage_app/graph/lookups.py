@@ -102,8 +102,10 @@ VALIDITY_COLUMNS = (
     "lastSeen",
     "staleSince",
     "settledSince",
+    "droppedOrder",
+    "droppedAt",
 )
-_VALIDITY = "e.confirmedOrder, e.lastSeen, e.staleSince, e.settledSince"
+_VALIDITY = "e.confirmedOrder, e.lastSeen, e.staleSince, e.settledSince, d.droppedOrder, d.droppedAt"
 
 READ_JOB_INPUT_VALIDITY = f"""
 UNWIND $keys AS k
@@ -120,19 +122,20 @@ RETURN collect([k, j.namespace, d.key, null, null, null, {_VALIDITY}]) AS rows
 # A job's derivations end in fields of the datasets it outputs (column lineage comes with an output).
 READ_JOB_DERIVATION_VALIDITY = f"""
 UNWIND $keys AS k
-MATCH (j:{Label.JOB} {{key: k}})-[:{Rel.OUTPUTS}]->(:{Label.DATASET})-[:{Rel.HAS_FIELD}]->(t:{Label.FIELD})
+MATCH (j:{Label.JOB} {{key: k}})-[:{Rel.OUTPUTS}]->(d:{Label.DATASET})-[:{Rel.HAS_FIELD}]->(t:{Label.FIELD})
       <-[e:{Rel.DERIVES}]-(s:{Label.FIELD})
 WHERE e.job = j.nodeId
 RETURN collect([k, j.namespace, null, s.key, t.key, e.job, {_VALIDITY}]) AS rows
 """
 
-# Each job's completed runs after `row.after` (a completed-run order key) and, when `row.until` is
-# set, ending no later than it, as [job key, completedOrder, endedAt].
+# Each job's confirming runs (completed, or a running one's latest complete snapshot) after `row.after`
+# (an order key) and, when `row.until` is set, confirming no later than it, as [job key, order, time].
 READ_JOB_COMPLETED_RUNS = f"""
 UNWIND $rows AS row
 MATCH (:{Label.JOB} {{key: row.key}})-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
-WHERE r.completedOrder > row.after AND (row.until IS NULL OR r.endedAt <= row.until)
-RETURN collect([row.key, r.completedOrder, r.endedAt]) AS rows
+WITH row, coalesce(r.completedOrder, r.snapshotOrder) AS confirmed, coalesce(r.endedAt, r.snapshotAt) AS at
+WHERE confirmed > row.after AND (row.until IS NULL OR at <= row.until)
+RETURN collect([row.key, confirmed, at]) AS rows
 """
 
 # The jobs that read or write any of the datasets `$keys` (after an alias merge moved edges onto them).
@@ -140,4 +143,13 @@ READ_JOBS_OF_DATASETS = f"""
 UNWIND $keys AS k
 MATCH (:{Label.DATASET} {{key: k}})-[:{Rel.INPUT_TO}|{Rel.OUTPUTS}]-(j:{Label.JOB})
 RETURN collect(DISTINCT j.key) AS keys
+"""
+
+# Each job's latest JobEvent (its declared lineage) when after `row.after` (and, with `row.until`, no
+# later than it), as [job key, declaredOrder, declaredAt]: it retires edges as a completed run does.
+READ_JOB_DECLARATIONS = f"""
+UNWIND $rows AS row
+MATCH (j:{Label.JOB} {{key: row.key}})
+WHERE j.declaredOrder > row.after AND (row.until IS NULL OR j.declaredAt <= row.until)
+RETURN collect([row.key, j.declaredOrder, j.declaredAt]) AS rows
 """

@@ -11,7 +11,7 @@ from typing import Any
 
 from lineage_app.graph import writes as statements
 from lineage_app.graph.events import EventRecord
-from lineage_app.graph.identity import Identity, identity_key, identity_normalise, symlink_identifiers
+from lineage_app.graph.identity import Identity, identity_key, identity_normalise, linked_identifiers
 from lineage_app.graph.model import (
     NodeType,
     RunState,
@@ -116,8 +116,9 @@ class GraphWrites:
     alias_links: _Rows = field(default_factory=_Rows)
     runs: list[dict[str, Any]] = field(default_factory=list)
     run_parents: list[dict[str, Any]] = field(default_factory=list)
-    # The folds of the completed runs among `runs`: each confirms the edges all its events name.
-    completed: list[RunFold] = field(default_factory=list)
+    # The folds among `runs` that confirm their job's edges (`RunFold.confirmation`: completed runs, and
+    # runs emitting complete snapshots).
+    confirming: list[RunFold] = field(default_factory=list)
 
 
 @dataclass
@@ -140,6 +141,8 @@ class _EventRowsBuilder:
     derivations: _Rows = field(default_factory=_Rows)
     dataset_owners: _Rows = field(default_factory=_Rows)
     job_owners: _Rows = field(default_factory=_Rows)
+    declarations: _Rows = field(default_factory=_Rows)
+    drops: _Rows = field(default_factory=_Rows)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -162,16 +165,24 @@ class EventRows:
     derivations: list[dict[str, Any]]
     dataset_owners: list[dict[str, Any]]
     job_owners: list[dict[str, Any]]
+    # Each job's latest JobEvent in the batch (static lineage), which replaces its declared inputs and outputs.
+    declarations: list[dict[str, Any]]
+    # Each dataset's latest DROP in the batch (`lifecycleStateChange`), which retires the edges seen before it.
+    drops: list[dict[str, Any]]
     # The job edges the batch's completed runs confirm, each with the latest such run.
     input_confirmations: list[dict[str, Any]]
     output_confirmations: list[dict[str, Any]]
     derivation_confirmations: list[dict[str, Any]]
 
+    def dropped_datasets(self) -> list[str]:
+        """The datasets the batch drops: the jobs around them settle their edges' validity too."""
+        return sorted({row["datasetKey"] for row in self.drops})
+
     def settled_jobs(self, writes: GraphWrites) -> list[str]:
         """The jobs whose edges' validity the batch may change: every job its events name, and the
         job of every run it completes (`graph.validity.validity_settle`)."""
         named = {row["key"] for row in self.jobs}
-        return sorted(named | {natural_key(fold.job_namespace, fold.job_name) for fold in writes.completed})
+        return sorted(named | {natural_key(fold.job_namespace, fold.job_name) for fold in writes.confirming})
 
 
 def rows_resolve(writes: GraphWrites, *, canonical: Mapping[str, Identity]) -> EventRows:
@@ -189,7 +200,7 @@ def rows_resolve(writes: GraphWrites, *, canonical: Mapping[str, Identity]) -> E
     built = _EventRowsBuilder()
     for event in writes.events:
         _project_event(built, _stamped(event), resolve)
-    confirmations = _confirmations(writes.completed, resolve)
+    confirmations = _confirmations(_confirming(writes), resolve)
     return EventRows(
         **{item.name: getattr(built, item.name).rows() for item in fields(built)},
         input_confirmations=confirmations[0],
@@ -198,17 +209,39 @@ def rows_resolve(writes: GraphWrites, *, canonical: Mapping[str, Identity]) -> E
     )
 
 
+# One set of job edges confirmed together: (order key, time, the confirming run's id or None, its events).
+_Confirming = tuple[str, str, str | None, Iterable[EventRecord]]
+
+
+def _confirming(writes: GraphWrites) -> Iterator[_Confirming]:
+    """Every confirmation in `writes`: each confirming run's (`RunFold.confirmation`), and each JobEvent's
+    (static lineage: a job's declared inputs and outputs, which the next declaration replaces)."""
+    for fold in writes.confirming:
+        if fold.confirmation is not None:
+            order, time, events = fold.confirmation
+            yield order, time, fold.run_id, events
+    for event in writes.events:
+        if "run" not in event.payload and event.payload.get("job"):
+            yield declaration_order(event.time, event.content_hash), event.time, None, (event,)
+
+
+def declaration_order(time: str, content_hash: str) -> str:
+    """Where a JobEvent stands among its job's confirmations (or a DROP among a dataset's): its time,
+    then its content hash."""
+    return run_order_key(time, content_hash)
+
+
 def _confirmations(
-    completed: Iterable[RunFold], resolve: Resolve
+    confirming: Iterable[_Confirming], resolve: Resolve
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
-    """The job inputs, outputs and derivations each completed run's events name (all of its events,
-    not only the batch's), each kept with the latest run confirming it (by completed-run order)."""
+    """The job inputs, outputs and derivations each confirmation's events name (all of a completed run's
+    events, not only the batch's), each kept with the latest confirmation naming it."""
     found: tuple[dict[tuple[Any, ...], dict[str, Any]], ...] = ({}, {}, {})
-    for fold in completed:
+    for order, time, run_id, events in confirming:
         seen = _EventRowsBuilder()
-        for event in fold.events:
+        for event in events:
             _project_event(seen, _stamped(event), resolve)
-        stamp = {"confirmedOrder": fold.completed_order, "confirmedBy": fold.run_id, "confirmedAt": fold.ended_at}
+        stamp = {"confirmedOrder": order, "confirmedBy": run_id, "confirmedAt": time}
         named = (
             (seen.job_inputs, ("datasetKey", "jobKey")),
             (seen.job_outputs, ("jobKey", "datasetKey")),
@@ -217,7 +250,7 @@ def _confirmations(
         for kept, (rows, identity) in zip(found, named, strict=True):
             for row in rows.rows():
                 key = tuple(row[name] for name in identity)
-                if key not in kept or stamp["confirmedOrder"] > kept[key]["confirmedOrder"]:
+                if key not in kept or order > kept[key]["confirmedOrder"]:
                     kept[key] = {**{name: row[name] for name in identity}, **stamp}
     inputs, outputs, derivations = (list(kept.values()) for kept in found)
     return inputs, outputs, derivations
@@ -272,6 +305,8 @@ def write_statements(
         (statements.CONFIRM_DERIVATIONS, rows.derivation_confirmations),
         (statements.MERGE_DATASET_OWNERS, rows.dataset_owners),
         (statements.MERGE_JOB_OWNERS, rows.job_owners),
+        (statements.SET_JOB_DECLARATIONS, rows.declarations),
+        (statements.SET_DATASET_DROPS, rows.drops),
     )
     return [(statement, statement_rows) for statement, statement_rows in ordered if statement_rows]
 
@@ -318,7 +353,7 @@ def _add_spellings(writes: GraphWrites, event: _Stamped) -> None:
     named += [*(payload.get("inputs") or []), *(payload.get("outputs") or [])]
     for dataset in named:
         key = spelling(dataset["namespace"], dataset["name"], "dataset")
-        for namespace, name, type_ in symlink_identifiers(dataset):
+        for namespace, name, type_ in linked_identifiers(dataset):
             other = spelling(namespace, name, "symlink", type_)
             if other != key:
                 writes.alias_links.add((key, other), event, fixed={"fromKey": key, "toKey": other}, earliest=source)
@@ -332,9 +367,9 @@ def _add_spellings(writes: GraphWrites, event: _Stamped) -> None:
 
 def writes_add_runs(writes: GraphWrites, folds: Iterable[RunFold]) -> None:
     for fold in folds:
-        if fold.completed_order is not None:
-            writes.completed.append(fold)
-            for event in fold.events:  # the names its confirmations spell resolve like the batch's
+        if fold.confirmation is not None:
+            writes.confirming.append(fold)
+            for event in fold.confirmation[2]:  # the names its confirmations spell resolve like the batch's
                 _add_spellings(writes, _stamped(event))
         writes.runs.append(
             {
@@ -379,6 +414,11 @@ def _project_event(built: _EventRowsBuilder, event: _Stamped, resolve: Resolve) 
     job = payload.get("job")
     job_key = _add_job(built, event, job) if job else None
     run_id = payload["run"]["runId"].lower() if "run" in payload else None
+    if job_key is not None and run_id is None:  # a JobEvent: the job's declared lineage, as of its time
+        order = declaration_order(event.time, event.content_hash)
+        built.declarations.add(
+            (job_key,), event, fixed={"jobKey": job_key}, facts={"declaredOrder": order, "declaredAt": event.time}
+        )
     if "dataset" in payload:
         _add_dataset(built, event, payload["dataset"], run_id=None, resolve=resolve)
     for side in ("inputs", "outputs"):
@@ -424,9 +464,14 @@ def _add_dataset(
 ) -> str:
     namespace, name = resolve(dataset["namespace"], dataset["name"])
     key = _add_dataset_node(built, event, namespace, name, spelled=dataset["namespace"])
-    for symlink_namespace, _, _ in symlink_identifiers(dataset):
+    for symlink_namespace, _, _ in linked_identifiers(dataset):
         _add_namespace(built, event, symlink_namespace)
     facets = dataset.get("facets") or {}
+    if ((facets.get("lifecycleStateChange") or {}).get("lifecycleStateChange")) == "DROP":
+        order = declaration_order(event.time, event.content_hash)
+        built.drops.add(
+            (key,), event, fixed={"datasetKey": key}, facts={"droppedOrder": order, "droppedAt": event.time}
+        )
     descriptive = {k: v for k, v in facets.items() if k not in STRUCTURAL_DATASET_FACETS}
     if descriptive:
         built.dataset_facets.add((key,), event, fixed={"key": key}, facts={"facetsJson": json_property(descriptive)})

@@ -65,6 +65,10 @@ class RunFold:
     # The events folded, in order: a completed run's confirm its job's edges (`graph.validity`).
     events: tuple[EventRecord, ...] = field(default=(), compare=False, repr=False)
 
+    # The run's latest event naming datasets, when its job says each event is a complete snapshot of its
+    # inputs and outputs (JobTypeJobFacet `emissionPattern.eventContentMode: COMPLETE_SNAPSHOT`, streaming).
+    snapshot: EventRecord | None = field(default=None, compare=False, repr=False)
+
     @property
     def completed_order(self) -> str | None:
         """Where the run stands among its job's completed runs (its end, then its runId); None unless
@@ -72,6 +76,27 @@ class RunFold:
         if self.state != RunState.COMPLETED or self.ended_at is None:
             return None
         return run_order_key(self.ended_at, self.run_id)
+
+    @property
+    def snapshot_order(self) -> str | None:
+        """Where a run that has not completed stands among its job's confirming runs by its latest complete
+        snapshot (that event's time, then its runId); None for a completed run or one with no snapshot."""
+        if self.completed_order is not None or self.snapshot is None:
+            return None
+        return run_order_key(self.snapshot.time, self.run_id)
+
+    @property
+    def confirmation(self) -> tuple[str, str, tuple[EventRecord, ...]] | None:
+        """What the run confirms of its job's edges, if anything: (order key, time, the events naming them).
+
+        A completed run confirms what all its events named, or only its latest snapshot when its job
+        emits complete snapshots; a running one confirms its latest snapshot, if any (a streaming query
+        whose inputs changed); any other (running, failed, aborted) confirms nothing."""
+        if self.completed_order is not None and self.ended_at is not None:
+            return self.completed_order, self.ended_at, (self.snapshot,) if self.snapshot else self.events
+        if self.snapshot_order is not None and self.snapshot is not None:
+            return self.snapshot_order, self.snapshot.time, (self.snapshot,)
+        return None
 
     def node_properties(self) -> dict[str, Any]:
         return {
@@ -93,6 +118,8 @@ class RunFold:
             "eventCount": self.event_count,
             "lastEventTime": self.last_event_time,
             "completedOrder": self.completed_order,
+            "snapshotOrder": self.snapshot_order,
+            "snapshotAt": self.snapshot.time if self.snapshot_order is not None and self.snapshot else None,
         }
 
 
@@ -174,4 +201,22 @@ def run_fold(events: Iterable[EventRecord]) -> RunFold:
         last_event_time=ordered[-1].time,
         event_hashes=frozenset(e.content_hash for e in ordered),
         events=tuple(ordered),
+        snapshot=_latest_snapshot(ordered),
     )
+
+
+SNAPSHOT = "COMPLETE_SNAPSHOT"
+
+
+def _latest_snapshot(ordered: list[EventRecord]) -> EventRecord | None:
+    """The latest of `ordered` (a run's events, in order) that names datasets, if the job emits complete
+    snapshots: as its latest event that says how it emits says (an `ACCUMULATIVE` job merges instead)."""
+    pattern = None
+    for event in ordered:
+        job_type = ((event.payload.get("job") or {}).get("facets") or {}).get("jobType") or {}
+        mode = (job_type.get("emissionPattern") or {}).get("eventContentMode")
+        pattern = mode or pattern
+    if pattern != SNAPSHOT:
+        return None
+    named = [event for event in ordered if event.payload.get("inputs") or event.payload.get("outputs")]
+    return named[-1] if named else None

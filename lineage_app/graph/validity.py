@@ -4,8 +4,10 @@ A job's edges (`INPUT_TO`, `OUTPUTS`, and the `DERIVES` edges it wrote) each kee
 run that confirmed them (`confirmedOrder`, `confirmedBy`, `confirmedAt`: a maximum, written with the run's
 fold) and their sightings (`firstSeen`, `lastSeen`, by any run). An edge is current until a later
 completed run of its job leaves it out, after a grace (`StaleGrace`); it is then stale, with
-`staleSince` the end of that run. `validity_settle` derives `staleSince` from the job's completed runs
-in the graph, never from the batch, so it comes out the same whatever order the events arrived in.
+`staleSince` the end of that run. A running run whose job emits complete snapshots confirms (and
+retires) by its latest snapshot, and a job's latest JobEvent (static lineage) by what it declares.
+`validity_settle` derives `staleSince` from the job's confirmations in the graph, never from the batch,
+so it comes out the same whatever order the events arrived in.
 """
 
 from __future__ import annotations
@@ -42,8 +44,19 @@ def no_grace(_namespace: str) -> StaleGrace:
     return StaleGrace()
 
 
+def _since(confirmed_order: str | None, last_seen: str | None) -> str:
+    """The moment an edge was last confirmed or seen, as a confirmation order key ("" if never)."""
+    sighting = run_order_key(last_seen, "") if last_seen else ""
+    return max(confirmed_order or "", sighting)
+
+
 def stale_since(
-    *, confirmed_order: str | None, last_seen: str | None, later_runs: Sequence[tuple[str, str]], grace: StaleGrace
+    *,
+    confirmed_order: str | None,
+    last_seen: str | None,
+    later_runs: Sequence[tuple[str, str]],
+    grace: StaleGrace,
+    dropped: tuple[str, str] | None = None,
 ) -> str | None:
     """The end of the completed run that retired the edge, or None while it is current.
 
@@ -51,10 +64,18 @@ def stale_since(
     edge's last confirmation or sighting count, and the first of them that is at least `grace.runs`
     along and ends `grace.days` or more after that moment retires the edge. A sighting by a run that
     has not completed (running, failed) keeps the edge current: a failed run never retires anything.
+    `dropped` is the dataset's latest DROP (order key, time): it retires an edge last seen before it at
+    once, with no grace; whichever retires the edge first, says since when it is stale.
     """
-    since = _since({"confirmedOrder": confirmed_order, "lastSeen": last_seen})
+    since = _since(confirmed_order, last_seen)
     if not since:
         return None
+    by_runs = _retired_by_runs(since, later_runs, grace)
+    by_drop = dropped[1] if dropped and dropped[0] > since else None
+    return min((t for t in (by_runs, by_drop) if t), default=None)
+
+
+def _retired_by_runs(since: str, later_runs: Sequence[tuple[str, str]], grace: StaleGrace) -> str | None:
     since_time = since.split(KEY_SEPARATOR, 1)[0]
     not_before = _plus_days(since_time, grace.days) if grace.days > 0 else ""
     start = bisect_right([order for order, _ in later_runs], since)
@@ -85,12 +106,6 @@ _KINDS = (
 )
 
 
-def _since(edge: dict[str, Any]) -> str:
-    """The moment an edge was last confirmed or seen, as a completed-run order key ("" if never)."""
-    sighting = run_order_key(edge["lastSeen"], "") if edge["lastSeen"] else ""
-    return max(edge["confirmedOrder"] or "", sighting)
-
-
 def validity_settle(tx: ManagedTransaction, *, job_keys: Sequence[str], grace_for: GraceFor) -> None:
     """Work out `staleSince` again for every edge of the jobs in `job_keys`, from their completed runs
     in the graph, and write the edges whose value changed (three reads, one more for the runs).
@@ -107,7 +122,7 @@ def validity_settle(tx: ManagedTransaction, *, job_keys: Sequence[str], grace_fo
     for kind in _KINDS:
         for values in records(tx, kind.read, keys=keys)[0]["rows"]:
             edge = dict(zip(lookups.VALIDITY_COLUMNS, values, strict=True))
-            found.append((kind, edge, _since(edge)))
+            found.append((kind, edge, _since(edge["confirmedOrder"], edge["lastSeen"])))
     ranges = {
         (edge["jobKey"], since, edge["staleSince"] if since == edge["settledSince"] else None)
         for _, edge, since in found
@@ -117,8 +132,9 @@ def validity_settle(tx: ManagedTransaction, *, job_keys: Sequence[str], grace_fo
         return
     asked = [{"key": key, "after": after, "until": until} for key, after, until in sorted(ranges, key=str)]
     later: dict[str, set[tuple[str, str]]] = defaultdict(set)
-    for key, order, ended_at in records(tx, lookups.READ_JOB_COMPLETED_RUNS, rows=asked)[0]["rows"]:
-        later[key].add((order, ended_at))
+    for statement in (lookups.READ_JOB_COMPLETED_RUNS, lookups.READ_JOB_DECLARATIONS):
+        for key, order, at in records(tx, statement, rows=asked)[0]["rows"]:
+            later[key].add((order, at))
     ordered = {key: sorted(runs) for key, runs in later.items()}
     changed: dict[_Kind, list[dict[str, Any]]] = defaultdict(list)
     for kind, edge, since in found:
@@ -127,6 +143,7 @@ def validity_settle(tx: ManagedTransaction, *, job_keys: Sequence[str], grace_fo
             last_seen=edge["lastSeen"],
             later_runs=ordered.get(edge["jobKey"], []),
             grace=grace_for(edge["jobNamespace"]),
+            dropped=(edge["droppedOrder"], edge["droppedAt"]) if edge["droppedOrder"] else None,
         )
         if value != edge["staleSince"] or since != edge["settledSince"]:
             identity = {name: edge[name] for name in kind.identity}

@@ -290,3 +290,19 @@ SET e.staleSince = row.staleSince, e.settledSince = row.settledSince
 SET_JOB_INPUT_STALE_SINCE = _set_stale_since(_JOB_INPUT)
 SET_JOB_OUTPUT_STALE_SINCE = _set_stale_since(_JOB_OUTPUT)
 SET_DERIVATION_STALE_SINCE = _set_stale_since(_DERIVATION)
+
+# A job's latest JobEvent (static lineage): its time, kept as a maximum; the edges it did not declare are
+# retired by it like by a completed run (`graph.validity`).
+SET_JOB_DECLARATIONS = f"""
+UNWIND $rows AS row
+MATCH (j:{Label.JOB} {{key: row.jobKey}})
+SET {_latest("j", "declaredAt", guard="declaredOrder", order="row.declaredOrder")}
+"""
+
+# A dataset's latest DROP (`lifecycleStateChange`): every job edge to or from it last seen before that is
+# stale from then on (`graph.validity`); one seen after it (the dataset made again) is not.
+SET_DATASET_DROPS = f"""
+UNWIND $rows AS row
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+SET {_latest("d", "droppedAt", guard="droppedOrder", order="row.droppedOrder")}
+"""

@@ -20,6 +20,7 @@ from tests.apply import accept
 from tests.events import T0, dataset, facet, new_run_id, run_event, run_lifecycle
 from tests.graph.identity_events import alias_events
 from tests.graph_dump import graph_dump
+from tests.time.scenario import DAY_1, one_run
 
 pytestmark = pytest.mark.django_db
 
@@ -53,7 +54,19 @@ def _scenario() -> list[dict]:
         run_event("START", run_id=child_id, job="etl.daily.write", at=T0, run_facets=parent),
         run_event("COMPLETE", run_id=child_id, job="etl.daily.write", at=T0 + timedelta(minutes=2), run_facets=parent),
     ]
-    return first + second + failed + child + alias_events()
+    return first + second + failed + child + alias_events() + _changing_inputs()
+
+
+def _changing_inputs() -> list[dict]:
+    """Invariant 11: one job's runs whose inputs change (A, B; then A, C; then a failed run reading D;
+    then A, B again), so which edges are current and since when they are stale must not depend on order."""
+    days = [DAY_1 + timedelta(days=n) for n in range(4)]
+    return [
+        *one_run(days[0], ["A", "B"]),
+        *one_run(days[1], ["A", "C"]),
+        *one_run(days[2], ["A", "D"], state="FAIL"),
+        *one_run(days[3], ["A", "B"]),
+    ]
 
 
 SCENARIO = _scenario()

@@ -220,3 +220,19 @@ def test_a_diff_backwards_in_time_swaps_added_and_removed(
     backwards = get(read_client, "lineage/diff", **params, **{"from": AFTER_DAY_2, "to": AFTER_DAY_1})["changes"]
     assert backwards["addedNodes"] == forwards["removedNodes"] == [dataset_id("B")]
     assert backwards["removedEdges"] == forwards["addedEdges"]
+
+
+def test_a_failing_job_says_what_its_failure_read_that_the_last_success_did_not(
+    graph, ingest_client: APIClient, read_client: APIClient
+) -> None:
+    day_1, failed = one_run(DAY_1, ["A", "B"]), one_run(DAY_2, ["A", "C"], state="FAIL")
+    post_and_apply(ingest_client, day_1 + failed)
+    (group,) = get(read_client, "failures/jobs")["results"]
+    assert group["job"] == JOB_ID
+    assert group["sinceLastSuccess"] == {
+        "runId": day_1[0]["run"]["runId"],
+        "addedReads": [dataset_id("C")],
+        "removedReads": [dataset_id("B")],
+        "addedWrites": [],
+        "removedWrites": [],
+    }

@@ -865,6 +865,8 @@ export interface components {
             latestRunState: (components["schemas"]["RunStateEnum"] | components["schemas"]["NullEnum"]) | null;
             /** @description the latest failure matching the filters */
             lastFailure: components["schemas"]["FailureList"] | null;
+            /** @description what the last failure read or wrote that the job's last successful run did not, and the reverse (docs/time.md); null when the job completed no run before it */
+            sinceLastSuccess: components["schemas"]["SinceLastSuccess"] | null;
             /** @description datasets downstream of what the last failure should have written, and their owners */
             blastRadius: components["schemas"]["FailureBlastRadius"];
         };
@@ -1522,6 +1524,16 @@ export interface components {
             addedFields: string[];
             removedFields: string[];
             changedFields: components["schemas"]["FieldChange"][];
+        };
+        SinceLastSuccess: {
+            /** @description the job's last successful run before the failure */
+            runId: string;
+            /** @description new input since the last success */
+            addedReads: string[];
+            /** @description read then, not by the failed run */
+            removedReads: string[];
+            addedWrites: string[];
+            removedWrites: string[];
         };
         /**
          * @description * `manual` - manual

@@ -106,6 +106,14 @@ class FailureListApi(APIView):
         return _failure_page(request, filters=self.InputSerializer, page=self.PageSerializer, read=failure_list)
 
 
+class SinceLastSuccessSerializer(ResponseSerializer):
+    runId = serializers.CharField(help_text="the job's last successful run before the failure")
+    addedReads = serializers.ListField(child=serializers.CharField(), help_text="new input since the last success")
+    removedReads = serializers.ListField(child=serializers.CharField(), help_text="read then, not by the failed run")
+    addedWrites = serializers.ListField(child=serializers.CharField())
+    removedWrites = serializers.ListField(child=serializers.CharField())
+
+
 class FailureJobListApi(APIView):
     """`GET /api/v1/failures/jobs?namespace=&job=&classification=&since=&until=`: failures grouped by job,
     the latest first, with the current streak of failures and the last failure's blast radius."""
@@ -158,6 +166,11 @@ class FailureJobListApi(APIView):
         )
         latestRunState = serializers.ChoiceField(choices=RUN_STATES, allow_null=True)
         lastFailure = FailureSerializer(allow_null=True, help_text="the latest failure matching the filters")
+        sinceLastSuccess = SinceLastSuccessSerializer(
+            allow_null=True,
+            help_text="what the last failure read or wrote that the job's last successful run did not, and the "
+            "reverse (docs/time.md); null when the job completed no run before it",
+        )
         blastRadius = BlastRadiusSerializer(
             help_text=("datasets downstream of what the last failure should have written, and their owners")
         )

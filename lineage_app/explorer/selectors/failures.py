@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from lineage_app.explorer.selectors.blast_radius import failure_blast_radius
+from lineage_app.explorer.selectors.run_lineage import run_lineage
 from lineage_app.graph import listings
 from lineage_app.graph.failure_cause import UNKNOWN
 from lineage_app.graph.model import FAILED_STATES, NodeType
@@ -73,8 +74,18 @@ def _failure_job(group: dict[str, Any]) -> dict[str, Any]:
         "failingSince": (streak[-1]["startedAt"] or streak[-1]["endedAt"]) if streak else None,
         "latestRunState": group["streak"]["latestState"],
         "lastFailure": last,
+        "sinceLastSuccess": _since_last_success(last["runId"]) if last else None,
         "blastRadius": failure_blast_radius(keys=keys),
     }
+
+
+def _since_last_success(run_id: str) -> dict[str, Any] | None:
+    """What a failed run read or wrote that its job's last successful run did not, and the reverse
+    ("new input since the last success: …"); None when the job never completed a run before it."""
+    lineage = run_lineage(run_id=run_id)
+    if lineage["changes"] is None:
+        return None
+    return {"runId": lineage["previousRunId"], **lineage["changes"]}
 
 
 def _failure_filters(

@@ -9,7 +9,8 @@ import { navigate } from "../../router";
 import { errorMessage, lineageHref, loading, nodeLink, stateBadge } from "../../shell/widgets";
 import { impactPageHref } from "../impact/model";
 import {
-  CLASSIFICATIONS, classificationLabel, failureFilters, failuresHref, rootCauseWalkHref, splitCause, streakText,
+  CLASSIFICATIONS, classificationLabel, failureFilters, failuresHref, rootCauseWalkHref, sinceLastSuccessText, splitCause,
+  streakText,
 } from "./model";
 
 const PAGE = 50;
@@ -112,11 +113,18 @@ function groupRow(group: FailureGroup): HTMLElement {
     h("td", { class: "nowrap", title: `${group.failureCount} failures matching the filters` },
       streakText(group.consecutiveFailures, group.consecutiveFailuresCapped)),
     h("td", {}, classificationChip(last?.classification)),
-    h("td", { class: "cell-cause" }, last ? causeHeadline(last.cause, last.state === "ABORTED" ? "Aborted (no error reported)" : "(no error reported)") : "—"),
+    h("td", { class: "cell-cause" },
+      last ? causeHeadline(last.cause, last.state === "ABORTED" ? "Aborted (no error reported)" : "(no error reported)") : "—",
+      sinceLastSuccessLine(group)),
     h("td", { class: "cell-blast" }, blastRadius(group.blastRadius, last)),
     h("td", { class: "cell-links" },
       link(rootCauseWalkHref(group.job), "Root cause walk"), " ",
       link(failuresHref({ job: group.job }), "Failures")));
+}
+
+function sinceLastSuccessLine(group: FailureGroup): HTMLElement | null {
+  const text = sinceLastSuccessText(group.sinceLastSuccess);
+  return text ? h("p", { class: "since-last-success muted", title: `compared with run ${group.sinceLastSuccess?.runId}` }, text) : null;
 }
 
 export function blastRadius(radius: BlastRadius, failure: Pick<Failure, "job" | "outputs"> | null): HTMLElement {

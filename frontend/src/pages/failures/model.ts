@@ -2,7 +2,8 @@
 // filters kept in the URL, and the links a failure offers.
 
 import type { FailureFilters } from "../../api/client";
-import type { FailureClassification } from "../../api/types";
+import type { FailureClassification, FailureGroup } from "../../api/types";
+import { idShortName } from "../../graph/names";
 import { lineageHref } from "../../shell/widgets";
 
 /** In the order the server tries its rules (see docs/api.md). */
@@ -61,4 +62,21 @@ export function rootCauseWalkHref(job: string, depth = 6): string {
 export function streakText(consecutive: number, capped: boolean): string {
   if (consecutive === 0) return "recovered";
   return `${capped ? "≥ " : ""}${consecutive} in a row`;
+}
+
+/** What the last failure read or wrote that the job's last success did not, and the reverse, as one
+ * line ("New input since the last success: eur_rates.csv · no longer read: blocked_customers.csv");
+ * null when nothing changed or the job never succeeded before. */
+export function sinceLastSuccessText(changes: FailureGroup["sinceLastSuccess"]): string | null {
+  if (!changes) return null;
+  const names = (ids: string[]) => ids.map(idShortName).join(", ");
+  const parts = [
+    changes.addedReads.length ? `New input since the last success: ${names(changes.addedReads)}` : "",
+    changes.removedReads.length ? `no longer read: ${names(changes.removedReads)}` : "",
+    changes.addedWrites.length ? `new output: ${names(changes.addedWrites)}` : "",
+    changes.removedWrites.length ? `no longer written: ${names(changes.removedWrites)}` : "",
+  ].filter(Boolean);
+  if (!parts.length) return null;
+  const text = parts.join(" · ");
+  return text[0].toUpperCase() + text.slice(1);
 }
