@@ -319,22 +319,24 @@ RETURN v.version AS version, v.fieldNames AS fieldNames, v.fieldTypes AS fieldTy
 # ---- job detail and runs ----
 
 # The input and output datasets of each job in `$keys` (an application's action jobs).
+# A job's inputs and outputs as [dataset id, staleSince] pairs (staleSince null while current; a job
+# with none has one pair of nulls).
 JOB_IO = f"""
 UNWIND $keys AS k
 MATCH (j:{Label.JOB} {{key: k}})
-OPTIONAL MATCH (i:{Label.DATASET})-[:{Rel.INPUT_TO}]->(j)
-WITH j, collect(DISTINCT i.nodeId) AS inputs
-OPTIONAL MATCH (j)-[:{Rel.OUTPUTS}]->(o:{Label.DATASET})
-RETURN j.key AS key, inputs, collect(DISTINCT o.nodeId) AS outputs
+OPTIONAL MATCH (i:{Label.DATASET})-[e:{Rel.INPUT_TO}]->(j)
+WITH j, collect([i.nodeId, e.staleSince]) AS inputs
+OPTIONAL MATCH (j)-[f:{Rel.OUTPUTS}]->(o:{Label.DATASET})
+RETURN j.key AS key, inputs, collect([o.nodeId, f.staleSince]) AS outputs
 """
 
 JOB_NODE = f"""
 MATCH (j:{Label.JOB} {{key: $key}})
-OPTIONAL MATCH (i:{Label.DATASET})-[:{Rel.INPUT_TO}]->(j)
-WITH j, collect(DISTINCT i.nodeId) AS inputs
-OPTIONAL MATCH (j)-[:{Rel.OUTPUTS}]->(o:{Label.DATASET})
+OPTIONAL MATCH (i:{Label.DATASET})-[e:{Rel.INPUT_TO}]->(j)
+WITH j, collect([i.nodeId, e.staleSince]) AS inputs
+OPTIONAL MATCH (j)-[f:{Rel.OUTPUTS}]->(o:{Label.DATASET})
 RETURN j.nodeId AS id, j.namespace AS namespace, j.name AS name, j.jobType AS jobType,
-       j.facetsJson AS facetsJson, inputs, collect(DISTINCT o.nodeId) AS outputs
+       j.facetsJson AS facetsJson, inputs, collect([o.nodeId, f.staleSince]) AS outputs
 """
 
 _RUN_FIELDS = (

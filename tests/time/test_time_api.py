@@ -236,3 +236,32 @@ def test_a_failing_job_says_what_its_failure_read_that_the_last_success_did_not(
         "addedWrites": [],
         "removedWrites": [],
     }
+
+
+def test_a_diff_from_before_the_start_existed_shows_it_added(
+    graph, ingest_client: APIClient, read_client: APIClient
+) -> None:
+    post_and_apply(ingest_client, two_days())
+    before_anything = utc_text(DAY_1 - timedelta(days=1))
+    body = get(
+        read_client, "lineage/diff", nodeId=dataset_id("C"), depth=2, **{"from": before_anything, "to": AFTER_DAY_2}
+    )
+    assert {node["id"]: node["change"] for node in body["graph"]}[dataset_id("C")] == "added"
+    fields = get(
+        read_client,
+        "column-lineage/diff",
+        nodeId=field_id("C", "amount"),
+        depth=1,
+        **{"from": before_anything, "to": AFTER_DAY_2},
+    )
+    assert {node["id"]: node["change"] for node in fields["graph"]}[field_id("C", "amount")] == "added"
+
+
+def test_a_job_lists_what_it_reads_now_and_what_it_read_before_apart(
+    graph, ingest_client: APIClient, read_client: APIClient
+) -> None:
+    post_and_apply(ingest_client, two_days())
+    job = get(read_client, "jobs/detail", nodeId=JOB_ID)
+    assert job["inputs"] == [dataset_id("A"), dataset_id("C")]
+    assert job["formerInputs"] == [dataset_id("B")]
+    assert job["outputs"] == [dataset_id("OUT")] and job["formerOutputs"] == []

@@ -1012,10 +1012,14 @@ export interface components {
             facets: {
                 [key: string]: unknown;
             };
-            /** @description an application job's: its own and its action jobs' */
+            /** @description what it reads now (an application job's: its own and its action jobs'; docs/time.md) */
             inputs: string[];
-            /** @description an application job's: its own and its action jobs' */
+            /** @description what it writes now (an application job's: with its actions') */
             outputs: string[];
+            /** @description what it read once and its latest completed runs no longer do */
+            formerInputs: string[];
+            /** @description what it wrote once and its latest completed runs no longer do */
+            formerOutputs: string[];
             latestRun: components["schemas"]["RunSummary"] | null;
             /** @description its latest run's, when that is a streaming query */
             streaming?: components["schemas"]["Streaming"];

@@ -107,10 +107,17 @@ class JobDetailApi(APIView):
         jobType = serializers.CharField(allow_null=True)
         facets = serializers.DictField()
         inputs = serializers.ListField(
-            child=serializers.CharField(), help_text="an application job's: its own and its action jobs'"
+            child=serializers.CharField(),
+            help_text="what it reads now (an application job's: its own and its action jobs'; docs/time.md)",
         )
         outputs = serializers.ListField(
-            child=serializers.CharField(), help_text="an application job's: its own and its action jobs'"
+            child=serializers.CharField(), help_text="what it writes now (an application job's: with its actions')"
+        )
+        formerInputs = serializers.ListField(
+            child=serializers.CharField(), help_text="what it read once and its latest completed runs no longer do"
+        )
+        formerOutputs = serializers.ListField(
+            child=serializers.CharField(), help_text="what it wrote once and its latest completed runs no longer do"
         )
         latestRun = RunSummarySerializer(allow_null=True)
         streaming = StreamingSerializer(required=False, help_text="its latest run's, when that is a streaming query")

@@ -47,10 +47,16 @@ def job_detail(*, node_id: str) -> dict[str, Any]:
     if found is None:
         raise NodeNotFound(f"no job with id {node_id!r}")
     latest = _run_summaries([found["latestRun"]])[0] if found["latestRun"] else None
-    inputs, outputs = set(found["inputs"]), set(found["outputs"])
-    for action in found["actionIo"]:
-        inputs.update(action["inputs"])
-        outputs.update(action["outputs"])
+    # Current: the job's own or an action's edge is current; former: stale on every edge that has it.
+    inputs: set[str] = set()
+    outputs: set[str] = set()
+    stale_inputs: set[str] = set()
+    stale_outputs: set[str] = set()
+    for io in [found, *found["actionIo"]]:
+        for side, current, former in (("inputs", inputs, stale_inputs), ("outputs", outputs, stale_outputs)):
+            for dataset_id, stale_since in io[side]:
+                if dataset_id is not None:
+                    (former if stale_since else current).add(dataset_id)
     application = found["application"]
     return {
         "id": found["id"],
@@ -60,6 +66,8 @@ def job_detail(*, node_id: str) -> dict[str, Any]:
         "facets": json.loads(found["facetsJson"] or "{}"),
         "inputs": sorted(inputs),
         "outputs": sorted(outputs),
+        "formerInputs": sorted(stale_inputs - inputs),
+        "formerOutputs": sorted(stale_outputs - outputs),
         "latestRun": latest,
         **({"streaming": latest["streaming"]} if latest and "streaming" in latest else {}),
         "actions": sorted(node_ref_id((Label.JOB, action)) for action in found["actions"]),

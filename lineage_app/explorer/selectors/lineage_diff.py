@@ -50,8 +50,8 @@ def _field_dataset(node: dict[str, Any]) -> str:
 def _diff(read: Callable[[Moment], dict[str, Any]], since: datetime, until: datetime) -> dict[str, Any]:
     before_at, after_at = utc_text(since), utc_text(until)
     before, after = read(Moment(at=before_at)), read(Moment(at=after_at))
-    old = {node["id"]: node for node in before["graph"]}
-    new = {node["id"]: node for node in after["graph"]}
+    old = _present(before, after, before_at)
+    new = _present(after, before, after_at)
     old_edges, new_edges = _edges(before), _edges(after)
     edge_change = {
         key: ADDED if key not in old_edges else REMOVED if key not in new_edges else UNCHANGED
@@ -81,6 +81,26 @@ def _diff(read: Callable[[Moment], dict[str, Any]], since: datetime, until: date
             "removedEdges": [_pair(key) for key, change in sorted(edge_change.items()) if change == REMOVED],
         },
     }
+
+
+def _present(body: dict[str, Any], other: dict[str, Any], instant: str) -> dict[str, dict[str, Any]]:
+    """The nodes of `body` (the graph at `instant`) by id, less its start if the start did not exist
+    then: a traversal always answers its start. A dataset or job did not exist before it was first
+    seen; a field (which keeps no first-seen time) did not when it has no lineage then but has at the
+    other instant."""
+    nodes = {node["id"]: node for node in body["graph"]}
+    start = nodes.get(body["nodeId"])
+    if start is None or start["inEdges"] or start["outEdges"]:
+        return nodes
+    first_seen = start["data"].get("firstSeen")
+    if first_seen is not None:
+        absent = first_seen > instant
+    else:
+        counterpart = next((node for node in other["graph"] if node["id"] == start["id"]), None)
+        absent = bool(counterpart and (counterpart["inEdges"] or counterpart["outEdges"]))
+    if absent:
+        del nodes[start["id"]]
+    return nodes
 
 
 def _edges(body: dict[str, Any]) -> set[tuple[str, str]]:

@@ -63,6 +63,10 @@ export function JobRunsPage(root: HTMLElement, url: URL): Cleanup | void {
   return () => abort.abort();
 }
 
+function idLinks(ids: string[]): (HTMLElement | string)[] | string {
+  return ids.length ? ids.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—";
+}
+
 function jobHead(job: JobDetail): HTMLElement {
   return h("div", { class: "page-head" },
     h("span", { class: "tag tag-job" }, "job"),
@@ -70,8 +74,14 @@ function jobHead(job: JobDetail): HTMLElement {
     h("div", { class: "muted" }, job.namespace, job.jobType ? ` · ${job.jobType}` : ""),
     job.streaming ? h("div", { class: "job-streaming" }, streamingSummary(job.streaming, job.latestRun?.state)) : null,
     h("div", { class: "io" },
-      h("span", {}, "Reads: ", job.inputs.length ? job.inputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—"),
-      h("span", {}, " · Writes: ", job.outputs.length ? job.outputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—")),
+      h("span", {}, "Reads: ", idLinks(job.inputs)),
+      h("span", {}, " · Writes: ", idLinks(job.outputs))),
+    job.formerInputs.length || job.formerOutputs.length
+      ? h("div", { class: "io io-former muted", title: "its latest completed runs no longer read or write these" },
+        job.formerInputs.length ? h("span", {}, "Read before: ", idLinks(job.formerInputs)) : null,
+        job.formerInputs.length && job.formerOutputs.length ? " · " : null,
+        job.formerOutputs.length ? h("span", {}, "Wrote before: ", idLinks(job.formerOutputs)) : null)
+      : null,
     h("div", { class: "panel-actions" },
       link(lineageHref([job.id]), "Lineage"),
       link(`/failures?job=${encodeURIComponent(job.id)}`, "Failures of this job"),
