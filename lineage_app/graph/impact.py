@@ -255,12 +255,13 @@ def _find_applications(tx: ManagedTransaction, traversal: Traversal) -> None:
         traversal.applications.update((ref, app) for ref, (app, _) in found.items())
 
 
-def upstream_traverse(*, start: NodeRef, depth: int) -> Traversal:
-    """Datasets and jobs upstream of `start` within `depth` hops (Dataset <- Job <- Dataset)."""
+def upstream_traverse(*, start: NodeRef, depth: int, moment: Moment = NOW) -> Traversal:
+    """Datasets and jobs upstream of `start` within `depth` hops (Dataset <- Job <- Dataset), over the
+    edges `moment` names."""
 
     def work(tx: ManagedTransaction) -> Traversal:
         traversal = Traversal(starts=[start], seen={start: Reach(0)})
-        _breadth_first(tx, traversal, [start], depth=depth, direction="upstream", moment=NOW)
+        _breadth_first(tx, traversal, [start], depth=depth, direction="upstream", moment=moment)
         return traversal
 
     return graph_read(work)

@@ -24,7 +24,6 @@ from lineage_app.api_support import (
     RUN_STATES,
     ColumnEdgeSerializer,
     MomentInput,
-    QueryInput,
     ResponseSerializer,
     moment_of,
     query_params,
@@ -202,7 +201,7 @@ class RootCauseApi(APIView):
 
     permission_classes = [CanRead]
 
-    class InputSerializer(QueryInput):
+    class InputSerializer(MomentInput):
         nodeId = serializers.CharField(help_text="a `dataset:…` id")
         depth = serializers.IntegerField(
             min_value=1, max_value=settings.LINEAGE_MAX_DEPTH, default=ROOT_CAUSE_DEFAULT_DEPTH
@@ -257,7 +256,8 @@ class RootCauseApi(APIView):
         data = query_params(self.InputSerializer, request)
         try:
             return response_of(
-                self.OutputSerializer, selectors.root_cause_for_node(node_id=data["nodeId"], depth=data["depth"])
+                self.OutputSerializer,
+                selectors.root_cause_for_node(node_id=data["nodeId"], depth=data["depth"], moment=moment_of(data)),
             )
         except NodeNotFound as exc:
             return error_response("not_found", str(exc), path="nodeId", http_status=404)

@@ -133,13 +133,14 @@ def impact_report(*, node_ids: list[str], depth: int, moment: Moment = NOW, leve
     )
 
 
-def root_cause_for_node(*, node_id: str, depth: int) -> dict[str, Any]:
-    """Datasets and jobs upstream of `node_id`, the one with the most recent failure or schema change first.
+def root_cause_for_node(*, node_id: str, depth: int, moment: Moment = NOW) -> dict[str, Any]:
+    """Datasets and jobs upstream of `node_id` (over the edges `moment` names: those current now by
+    default), the one with the most recent failure or schema change first.
 
     Assets with nothing recorded follow, nearest first.
     """
     start = node_resolve(node_id=node_id, kinds=(NodeType.DATASET,))
-    traversal = impact.upstream_traverse(start=start, depth=depth)
+    traversal = impact.upstream_traverse(start=start, depth=depth, moment=moment)
     assets = traversal.assets()
     events = impact.root_cause_events(refs=assets)
     results: list[dict[str, Any]] = []

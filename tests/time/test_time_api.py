@@ -265,3 +265,41 @@ def test_a_job_lists_what_it_reads_now_and_what_it_read_before_apart(
     assert job["inputs"] == [dataset_id("A"), dataset_id("C")]
     assert job["formerInputs"] == [dataset_id("B")]
     assert job["outputs"] == [dataset_id("OUT")] and job["formerOutputs"] == []
+
+
+def test_root_cause_walks_the_current_graph_unless_asked_for_stale_edges(
+    graph, ingest_client: APIClient, read_client: APIClient
+) -> None:
+    post_and_apply(ingest_client, two_days())
+    upstream = {a["id"] for a in get(read_client, "root-cause", nodeId=dataset_id("OUT"))["results"]}
+    assert dataset_id("B") not in upstream and dataset_id("C") in upstream
+    everything = {
+        a["id"] for a in get(read_client, "root-cause", nodeId=dataset_id("OUT"), includeStale="true")["results"]
+    }
+    assert dataset_id("B") in everything
+    then = {a["id"] for a in get(read_client, "root-cause", nodeId=dataset_id("OUT"), at=AFTER_DAY_1)["results"]}
+    assert dataset_id("B") in then and dataset_id("C") not in then
+
+
+def test_a_graph_written_before_edges_knew_time_reads_as_current(graph, read_client: APIClient) -> None:
+    """Upgrading (docs/time.md): edges with no confirmation or staleSince, as an earlier version wrote
+    them, are current; reads do not fail on them."""
+    from lineage_app.graph.driver import graph_write
+
+    def old_graph(tx) -> None:  # type: ignore[no-untyped-def]
+        tx.run(
+            "CREATE (:Dataset {key: $a, nodeId: $aId, namespace: $ns, name: 'A', firstSeen: $t, lastSeen: $t})"
+            "-[:INPUT_TO {firstSeen: $t, lastSeen: $t}]->"
+            "(:Job {key: $j, nodeId: $jobId, namespace: 'spark', name: 'etl', firstSeen: $t, lastSeen: $t})",
+            a=f"{NAMESPACE}\x1fA",
+            aId=dataset_id("A"),
+            ns=NAMESPACE,
+            j="spark\x1fetl",
+            jobId=JOB_ID,
+            t=utc_text(DAY_1),
+        ).consume()
+
+    graph_write(old_graph)
+    body = get(read_client, "lineage", nodeId=dataset_id("A"), depth=1, direction="downstream")
+    (edge,) = [e for node in body["graph"] for e in node["outEdges"]]
+    assert (edge["destination"], edge["current"], edge["staleSince"]) == (JOB_ID, True, None)

@@ -3567,7 +3567,13 @@ export interface operations {
     root_cause: {
         parameters: {
             query: {
+                /** @description deprecated: the same as `at`, which wins */
+                asOf?: string;
+                /** @description ISO 8601: the graph as it was then (edges first seen by then and not yet stale then) */
+                at?: string;
                 depth?: number;
+                /** @description also edges the job's latest completed run no longer confirms (at `at`, those stale then), each with `current: false` and its `staleSince` */
+                includeStale?: boolean;
                 /** @description a `dataset:…` id */
                 nodeId: string;
             };
