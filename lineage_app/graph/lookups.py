@@ -104,19 +104,22 @@ VALIDITY_COLUMNS = (
     "settledSince",
     "droppedOrder",
     "droppedAt",
+    "deletedOrder",
+    "deletedAt",
 )
+# What decides a job edge's validity; `d` is its dataset (a derivation's: the one it derives into).
 _VALIDITY = "e.confirmedOrder, e.lastSeen, e.staleSince, e.settledSince, d.droppedOrder, d.droppedAt"
 
 READ_JOB_INPUT_VALIDITY = f"""
 UNWIND $keys AS k
 MATCH (d:{Label.DATASET})-[e:{Rel.INPUT_TO}]->(j:{Label.JOB} {{key: k}})
-RETURN collect([k, j.namespace, d.key, null, null, null, {_VALIDITY}]) AS rows
+RETURN collect([k, j.namespace, d.key, null, null, null, {_VALIDITY}, null, null]) AS rows
 """
 
 READ_JOB_OUTPUT_VALIDITY = f"""
 UNWIND $keys AS k
 MATCH (j:{Label.JOB} {{key: k}})-[e:{Rel.OUTPUTS}]->(d:{Label.DATASET})
-RETURN collect([k, j.namespace, d.key, null, null, null, {_VALIDITY}]) AS rows
+RETURN collect([k, j.namespace, d.key, null, null, null, {_VALIDITY}, null, null]) AS rows
 """
 
 # A job's derivations end in fields of the datasets it outputs (column lineage comes with an output).
@@ -125,7 +128,8 @@ UNWIND $keys AS k
 MATCH (j:{Label.JOB} {{key: k}})-[:{Rel.OUTPUTS}]->(d:{Label.DATASET})-[:{Rel.HAS_FIELD}]->(t:{Label.FIELD})
       <-[e:{Rel.DERIVES}]-(s:{Label.FIELD})
 WHERE e.job = j.nodeId
-RETURN collect([k, j.namespace, null, s.key, t.key, e.job, {_VALIDITY}]) AS rows
+RETURN collect([k, j.namespace, null, s.key, t.key, e.job, {_VALIDITY}, d.lineageDeletedOrder, d.lineageDeletedAt])
+       AS rows
 """
 
 # Each job's confirming runs (completed, or a running one's latest complete snapshot) after `row.after`

@@ -143,6 +143,7 @@ class _EventRowsBuilder:
     job_owners: _Rows = field(default_factory=_Rows)
     declarations: _Rows = field(default_factory=_Rows)
     drops: _Rows = field(default_factory=_Rows)
+    lineage_deletions: _Rows = field(default_factory=_Rows)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -169,14 +170,17 @@ class EventRows:
     declarations: list[dict[str, Any]]
     # Each dataset's latest DROP in the batch (`lifecycleStateChange`), which retires the edges seen before it.
     drops: list[dict[str, Any]]
+    # Each dataset's latest deleted `columnLineage` facet, which retires the derivations into it seen before.
+    lineage_deletions: list[dict[str, Any]]
     # The job edges the batch's completed runs confirm, each with the latest such run.
     input_confirmations: list[dict[str, Any]]
     output_confirmations: list[dict[str, Any]]
     derivation_confirmations: list[dict[str, Any]]
 
-    def dropped_datasets(self) -> list[str]:
-        """The datasets the batch drops: the jobs around them settle their edges' validity too."""
-        return sorted({row["datasetKey"] for row in self.drops})
+    def retiring_datasets(self) -> list[str]:
+        """The datasets the batch drops or deletes the column lineage of: the jobs around them settle their
+        edges' validity too."""
+        return sorted({row["datasetKey"] for row in (*self.drops, *self.lineage_deletions)})
 
     def settled_jobs(self, writes: GraphWrites) -> list[str]:
         """The jobs whose edges' validity the batch may change: every job its events name, and the
@@ -307,6 +311,7 @@ def write_statements(
         (statements.MERGE_JOB_OWNERS, rows.job_owners),
         (statements.SET_JOB_DECLARATIONS, rows.declarations),
         (statements.SET_DATASET_DROPS, rows.drops),
+        (statements.SET_DATASET_LINEAGE_DELETIONS, rows.lineage_deletions),
     )
     return [(statement, statement_rows) for statement, statement_rows in ordered if statement_rows]
 
@@ -441,8 +446,8 @@ def _add_job(built: _EventRowsBuilder, event: _Stamped, job: dict[str, Any]) -> 
         event,
         fixed={"key": key, "nodeId": node_id(NodeType.JOB, namespace, name), "namespace": namespace, "name": name},
     )
-    facets = job.get("facets") or {}
-    if facets:
+    facets = {name: value for name, value in (job.get("facets") or {}).items() if not _is_deleted(value)}
+    if facets or job.get("facets"):
         job_type = facets.get("jobType") or {}
         built.job_facets.add(
             (key,),
@@ -459,6 +464,11 @@ def _add_job(built: _EventRowsBuilder, event: _Stamped, job: dict[str, Any]) -> 
     return key
 
 
+def _is_deleted(facet: Any) -> bool:
+    """Whether a facet is a deletion marker (`{"_deleted": true}`): it deletes the facet it names."""
+    return isinstance(facet, dict) and facet.get("_deleted") is True
+
+
 def _add_dataset(
     built: _EventRowsBuilder, event: _Stamped, dataset: dict[str, Any], *, run_id: str | None, resolve: Resolve
 ) -> str:
@@ -472,8 +482,14 @@ def _add_dataset(
         built.drops.add(
             (key,), event, fixed={"datasetKey": key}, facts={"droppedOrder": order, "droppedAt": event.time}
         )
-    descriptive = {k: v for k, v in facets.items() if k not in STRUCTURAL_DATASET_FACETS}
-    if descriptive:
+    deleted = {name for name, value in facets.items() if _is_deleted(value)}
+    if "columnLineage" in deleted:  # the derivations into its fields seen before this are retired
+        order = declaration_order(event.time, event.content_hash)
+        built.lineage_deletions.add(
+            (key,), event, fixed={"datasetKey": key}, facts={"deletedOrder": order, "lineageDeletedAt": event.time}
+        )
+    descriptive = {k: v for k, v in facets.items() if k not in STRUCTURAL_DATASET_FACETS and k not in deleted}
+    if descriptive or deleted:  # a deletion leaves the facets without the one it names (the latest event's)
         built.dataset_facets.add((key,), event, fixed={"key": key}, facts={"facetsJson": json_property(descriptive)})
     schema_fields = (facets.get("schema") or {}).get("fields")
     if schema_fields is not None:
@@ -586,7 +602,7 @@ def _add_column_lineage(
     built: _EventRowsBuilder, event: _Stamped, dataset: dict[str, Any], job: dict[str, Any], resolve: Resolve
 ) -> None:
     facet = (dataset.get("facets") or {}).get("columnLineage")
-    if not facet:
+    if not facet or _is_deleted(facet):
         return
     namespace, name = resolve(dataset["namespace"], dataset["name"])
     job_id = node_id(NodeType.JOB, job["namespace"], job["name"])

@@ -56,7 +56,7 @@ def stale_since(
     last_seen: str | None,
     later_runs: Sequence[tuple[str, str]],
     grace: StaleGrace,
-    dropped: tuple[str, str] | None = None,
+    retirements: Sequence[tuple[str, str]] = (),
 ) -> str | None:
     """The end of the completed run that retired the edge, or None while it is current.
 
@@ -64,15 +64,16 @@ def stale_since(
     edge's last confirmation or sighting count, and the first of them that is at least `grace.runs`
     along and ends `grace.days` or more after that moment retires the edge. A sighting by a run that
     has not completed (running, failed) keeps the edge current: a failed run never retires anything.
-    `dropped` is the dataset's latest DROP (order key, time): it retires an edge last seen before it at
-    once, with no grace; whichever retires the edge first, says since when it is stale.
+    `retirements` are explicit ones on the edge's dataset, (order key, time): its latest DROP, and for a
+    derivation its latest deleted `columnLineage` facet; each retires an edge last seen before it at
+    once, with no grace. Whichever retires the edge first says since when it is stale.
     """
     since = _since(confirmed_order, last_seen)
     if not since:
         return None
+    retired = [at for order, at in retirements if order > since]
     by_runs = _retired_by_runs(since, later_runs, grace)
-    by_drop = dropped[1] if dropped and dropped[0] > since else None
-    return min((t for t in (by_runs, by_drop) if t), default=None)
+    return min([*retired, *([by_runs] if by_runs else [])], default=None)
 
 
 def _retired_by_runs(since: str, later_runs: Sequence[tuple[str, str]], grace: StaleGrace) -> str | None:
@@ -143,7 +144,11 @@ def validity_settle(tx: ManagedTransaction, *, job_keys: Sequence[str], grace_fo
             last_seen=edge["lastSeen"],
             later_runs=ordered.get(edge["jobKey"], []),
             grace=grace_for(edge["jobNamespace"]),
-            dropped=(edge["droppedOrder"], edge["droppedAt"]) if edge["droppedOrder"] else None,
+            retirements=[
+                (edge[order], edge[at])
+                for order, at in (("droppedOrder", "droppedAt"), ("deletedOrder", "deletedAt"))
+                if edge[order]
+            ],
         )
         if value != edge["staleSince"] or since != edge["settledSince"]:
             identity = {name: edge[name] for name in kind.identity}

@@ -46,7 +46,7 @@ def graph_writes_apply(plan: GraphWrites, *, grace_for: GraceFor = no_grace) -> 
             tx.run(statement, rows=statement_rows).consume()
         unsettled = {v["datasetKey"] for v in rows.versions if v["key"] not in current_versions}
         _settle_current_versions(tx, sorted({*unsettled, *merged}))
-        around = sorted({*merged, *rows.dropped_datasets()})  # edges moved onto them, or a DROP retiring them
+        around = sorted({*merged, *rows.retiring_datasets()})  # edges moved onto them, or a DROP retiring them
         neighbours = records(tx, lookups.READ_JOBS_OF_DATASETS, keys=around)[0]["keys"] if around else []
         validity_settle(tx, job_keys=[*rows.settled_jobs(plan), *neighbours], grace_for=grace_for)
 

@@ -306,3 +306,11 @@ UNWIND $rows AS row
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
 SET {_latest("d", "droppedAt", guard="droppedOrder", order="row.droppedOrder")}
 """
+
+# A dataset's latest deleted `columnLineage` facet (`{"_deleted": true}`): the derivations into its fields
+# last seen before it are stale from then on (`graph.validity`).
+SET_DATASET_LINEAGE_DELETIONS = f"""
+UNWIND $rows AS row
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+SET {_latest("d", "lineageDeletedAt", guard="lineageDeletedOrder", order="row.deletedOrder")}
+"""

@@ -137,3 +137,28 @@ def test_a_dropped_table_retires_its_edges_until_it_is_written_again(graph, orde
     accept_and_apply(run_event("COMPLETE", run_id=new_run_id(), job="load", at=T0 + timedelta(days=2), outputs=[table]))
     again = lineage_for_node(node_id="dataset:db:tmp.orders", depth=1, direction="both", level="action")
     assert sorted(node["id"] for node in again["graph"]) == ["dataset:db:tmp.orders", "job:spark:load"]
+
+
+def test_a_deleted_column_lineage_facet_retires_the_derivations_into_the_dataset(graph) -> None:
+    from lineage_app.explorer.selectors.lineage import column_lineage_for_node
+
+    target = dataset("db", "mart", fields=[("total", "double")], column_lineage={"total": [("db", "src", "amount")]})
+    accept_and_apply(
+        run_event("COMPLETE", run_id=new_run_id(), job="build", at=T0, inputs=[dataset("db", "src")], outputs=[target])
+    )
+    deletion = dataset("db", "mart")
+    deletion["facets"]["columnLineage"] = {"_producer": PRODUCER, "_schemaURL": "https://x/y.json", "_deleted": True}
+    deletion["facets"]["documentation"] = {"_producer": PRODUCER, "_schemaURL": "https://x/y.json", "_deleted": True}
+    accept_and_apply(
+        {
+            "eventTime": utc_text(T0 + timedelta(days=1)),
+            "producer": PRODUCER,
+            "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
+            "dataset": deletion,
+        }
+    )
+    field = "datasetField:db:mart:total"
+    assert [n["id"] for n in column_lineage_for_node(node_id=field, depth=1, direction="upstream")["graph"]] == [field]
+    stale = column_lineage_for_node(node_id=field, depth=1, direction="upstream", moment=Moment(stale=True))
+    edges = [e for node in stale["graph"] for e in node["outEdges"]]
+    assert [e["staleSince"] for e in edges] == [utc_text(T0 + timedelta(days=1))]
