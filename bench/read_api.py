@@ -2,11 +2,18 @@
 
 Starts its own embedded ArcadeDB on free loopback ports, loads `bench/synthetic_graph.py`'s
 graph into a cached database directory (reused by later runs with the same size and seed),
-then times `lineage` at depth 5, 10 and 20 and `column-lineage` from random start nodes,
-calling the selectors directly and through the web process's WSGI application (bearer token).
+then times `--ops` from random start nodes, calling the selectors directly and through the web
+process's WSGI application (bearer token):
+
+- `lineage`: `lineage` at `--depths` (5, 10 and 20); `column`: `column-lineage` at depth 5 and 10;
+- `impact`: `GET /api/v1/impact` at `--impact-depth` (10), the streamed body read to its end;
+- `diff`: `lineage/diff` at `--diff-depth` (10) between `--diff-from` and `--diff-to` (hours after the
+  synthetic graph's first instant: by default its edges of the first half of its layers against all of
+  them), each start's diff timed next to a plain `lineage` read at the same depth, and their ratio.
 
     python bench/read_api.py --datasets 100000 --jobs 100000 --samples 200
     python bench/read_api.py --datasets 2000 --jobs 2000 --samples 20     # a quick look
+    python bench/read_api.py --ops impact,diff --depths 10               # lineage in time's figures
     python bench/read_api.py --graph-uri bolt://neo4j:7687 --user neo4j --password … \
         --database-url postgres://postgres@127.0.0.1:5432/bench            # the production shape
 """
@@ -26,6 +33,8 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -189,28 +198,70 @@ def percentiles(samples: list[float]) -> tuple[float, float, float]:
     return statistics.median(ordered), p95, ordered[-1]
 
 
-def measure(label: str, call: Callable[[str], Any], starts: list[str]) -> dict[str, Any]:
-    """Time `call` for each start; what it returns is read after the clock stops (an HTTP call
-    returns its response: the client's JSON decoding is not the server's latency)."""
-    call(starts[0])  # warm the path once
-    timings, nodes, truncated = [], [], 0
-    for start in starts:
-        began = time.perf_counter()
-        answer = call(start)
-        timings.append((time.perf_counter() - began) * 1000)
-        body = answer.json() if hasattr(answer, "json") else answer
-        nodes.append(len(body["graph"]))
-        truncated += bool(body.get("truncated"))
+def _answer(answer: Any) -> Any:
+    """The body of what a call returned (an HTTP call returns its response, decoded here)."""
+    return answer.json() if hasattr(answer, "json") else answer
+
+
+def graph_size(body: dict[str, Any]) -> int:
+    return len(body["graph"])
+
+
+def _report(label: str, timings: list[float], sizes: list[int], truncated: int, what: str) -> dict[str, Any]:
     p50, p95, worst = percentiles(timings)
     print(
         f"  {label:<38} p50 {p50:7.1f} ms   p95 {p95:7.1f} ms   max {worst:7.1f} ms   "
-        f"nodes p50 {statistics.median(nodes):6.0f} max {max(nodes):5d}   truncated {truncated}/{len(starts)}",
+        f"{what} p50 {statistics.median(sizes):6.0f} max {max(sizes):5d}   truncated {truncated}/{len(timings)}",
         flush=True,
     )
     return {"label": label, "p50": p50, "p95": p95, "max": worst, "truncated": truncated}
 
 
+def measure_together(
+    calls: list[tuple[str, Callable[[str], Any]]],
+    starts: list[str],
+    *,
+    size: Callable[[dict[str, Any]], int] = graph_size,
+    what: str = "nodes",
+) -> list[dict[str, Any]]:
+    """Time each of `calls` on each start in turn (start by start, so that they share the machine's
+    drifts); what a call returns is read after the clock stops (an HTTP call returns its response:
+    the client's JSON decoding is not the server's latency)."""
+    for _, call in calls:
+        call(starts[0])  # warm the path once
+    timings: list[list[float]] = [[] for _ in calls]
+    sizes: list[list[int]] = [[] for _ in calls]
+    truncated = [0 for _ in calls]
+    for start in starts:
+        for n, (_, call) in enumerate(calls):
+            began = time.perf_counter()
+            answer = call(start)
+            timings[n].append((time.perf_counter() - began) * 1000)
+            body = _answer(answer)
+            sizes[n].append(size(body))
+            truncated[n] += bool(body.get("truncated"))
+    return [_report(label, timings[n], sizes[n], truncated[n], what) for n, (label, _) in enumerate(calls)]
+
+
+def measure(label: str, call: Callable[[str], Any], starts: list[str], **options: Any) -> dict[str, Any]:
+    """Time `call` for each start (`measure_together` with one call)."""
+    return measure_together([(label, call)], starts, **options)[0]
+
+
+def ratio_print(label: str, numerator: dict[str, Any], denominator: dict[str, Any]) -> None:
+    print(
+        f"  {label:<38} p50 {numerator['p50'] / denominator['p50']:5.2f}x   "
+        f"p95 {numerator['p95'] / denominator['p95']:5.2f}x",
+        flush=True,
+    )
+
+
+OPS = ("lineage", "column", "impact", "diff")
+
+
 def main() -> None:
+    from bench.synthetic_graph import LAYERS
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", type=int, default=100_000)
     parser.add_argument("--jobs", type=int, default=100_000)
@@ -219,7 +270,12 @@ def main() -> None:
     parser.add_argument("--direction", default="both", choices=["upstream", "downstream", "both"])
     parser.add_argument("--heap", default="4g")
     parser.add_argument("--max-nodes", type=int, default=None, help="override LINEAGE_MAX_NODES")
+    parser.add_argument("--ops", default="lineage,column", help=f"what to time, of {','.join(OPS)}")
     parser.add_argument("--depths", default="5,10,20", help="dataset lineage depths to time")
+    parser.add_argument("--impact-depth", type=int, default=10)
+    parser.add_argument("--diff-depth", type=int, default=10)
+    parser.add_argument("--diff-from", type=float, default=LAYERS // 2, help="hours after the graph's first instant")
+    parser.add_argument("--diff-to", type=float, default=LAYERS, help="hours after the graph's first instant")
     parser.add_argument(
         "--cache",
         type=Path,
@@ -228,6 +284,9 @@ def main() -> None:
     )
     stack_options_add(parser)
     args = parser.parse_args()
+    ops = args.ops.split(",")
+    if unknown := set(ops) - set(OPS):
+        parser.error(f"unknown --ops {','.join(sorted(unknown))}")
     print(stack_options_describe(args))
     cache = args.cache or Path(tempfile.gettempdir()) / f"tributary-bench-{args.datasets}-{args.jobs}-{args.seed}"
     ensure_loaded(cache=cache, datasets=args.datasets, jobs=args.jobs, seed=args.seed, heap=args.heap, stack=args)
@@ -260,32 +319,98 @@ def main() -> None:
             assert response.status_code == 200, response.content[:300]
             return response
 
+        def lineage_selector(n: str, d: int) -> Any:
+            return lineage_for_node(node_id=n, depth=d, direction=args.direction)
+
+        def lineage_http(n: str, d: int) -> Any:
+            return http("lineage", nodeId=n, depth=d, direction=args.direction)
+
         print(
             f"\n{args.datasets} datasets, {args.jobs} jobs, {edge_count} edges; {args.samples} random "
             f"starts; direction={args.direction}; node budget {getattr(settings, 'LINEAGE_MAX_NODES', 2000)}"
         )
-        results = []
-        for depth in [int(d) for d in args.depths.split(",")]:
+        if "lineage" in ops:
+            for depth in [int(d) for d in args.depths.split(",")]:
+                measure(f"lineage depth {depth:>2} (selector)", partial(lineage_selector, d=depth), dataset_starts)
+                measure(f"lineage depth {depth:>2} (HTTP)", partial(lineage_http, d=depth), dataset_starts)
+        if "column" in ops:
+            for depth in (5, 10):
 
-            def lineage_selector(n: str, d: int = depth) -> Any:
-                return lineage_for_node(node_id=n, depth=d, direction=args.direction)
+                def column_selector(n: str, d: int = depth) -> Any:
+                    return column_lineage_for_node(node_id=n, depth=d, direction=args.direction)
 
-            def lineage_http(n: str, d: int = depth) -> Any:
-                return http("lineage", nodeId=n, depth=d, direction=args.direction)
+                def column_http(n: str, d: int = depth) -> Any:
+                    return http("column-lineage", nodeId=n, depth=d, direction=args.direction)
 
-            results.append(measure(f"lineage depth {depth:>2} (selector)", lineage_selector, dataset_starts))
-            results.append(measure(f"lineage depth {depth:>2} (HTTP)", lineage_http, dataset_starts))
-        for depth in (5, 10):
+                measure(f"column lineage depth {depth:>2} (selector)", column_selector, field_starts)
+                measure(f"column lineage depth {depth:>2} (HTTP)", column_http, field_starts)
+        if "impact" in ops:
 
-            def column_selector(n: str, d: int = depth) -> Any:
-                return column_lineage_for_node(node_id=n, depth=d, direction=args.direction)
+            def impact_http(n: str) -> Any:
+                return http("impact", nodeId=n, depth=args.impact_depth)
 
-            def column_http(n: str, d: int = depth) -> Any:
-                return http("column-lineage", nodeId=n, depth=d, direction=args.direction)
+            def impact_assets(body: dict[str, Any]) -> int:
+                return int(body["summary"]["total"])
 
-            results.append(measure(f"column lineage depth {depth:>2} (selector)", column_selector, field_starts))
-            results.append(measure(f"column lineage depth {depth:>2} (HTTP)", column_http, field_starts))
+            measure(
+                f"impact depth {args.impact_depth:>2} (HTTP)",
+                impact_http,
+                dataset_starts,
+                size=impact_assets,
+                what="assets",
+            )
+        if "diff" in ops:
+            depth = args.diff_depth
+            plain = partial(lineage_selector, d=depth), partial(lineage_http, d=depth)
+            diff_measure(args, http, *plain, dataset_starts)
         print("\ntargets: lineage p95 < 150 ms at depth 10, column lineage p95 < 200 ms")
+
+
+def diff_measure(
+    args: argparse.Namespace,
+    http: Callable[..., Any],
+    lineage_selector: Callable[[str], Any],
+    lineage_http: Callable[[str], Any],
+    starts: list[str],
+) -> None:
+    """`lineage_diff` (selector and `GET /api/v1/lineage/diff`) between two instants of the synthetic
+    graph, each start timed next to a plain lineage read (`lineage_selector`, `lineage_http`) at the same depth."""
+    from bench.synthetic_graph import T0
+    from lineage_app.explorer.selectors.lineage_diff import lineage_diff
+
+    depth = args.diff_depth
+    since, until = T0 + timedelta(hours=args.diff_from), T0 + timedelta(hours=args.diff_to)
+
+    def diff_selector(n: str) -> Any:
+        return lineage_diff(
+            node_id=n, depth=depth, direction=args.direction, level="application", since=since, until=until
+        )
+
+    def diff_http(n: str) -> Any:
+        instants = {"from": since.isoformat(), "to": until.isoformat()}
+        return http("lineage/diff", nodeId=n, depth=depth, direction=args.direction, **instants)
+
+    print(f"\nlineage diff from {since.isoformat()} to {until.isoformat()}, each start next to a plain lineage read")
+    checked = [diff_selector(n)["changes"] for n in starts[:20]]
+    print(
+        "  changes, first 20 starts (p50 / max): "
+        + ", ".join(
+            f"{name} {statistics.median(len(c[name]) for c in checked):.0f} / {max(len(c[name]) for c in checked)}"
+            for name in ("addedNodes", "removedNodes", "addedEdges", "removedEdges")
+        )
+    )
+    for way, diff_call, plain in (
+        ("selector", diff_selector, lineage_selector),
+        ("HTTP", diff_http, lineage_http),
+    ):
+        diff, lineage = measure_together(
+            [
+                (f"lineage diff depth {depth:>2} ({way})", diff_call),
+                (f"lineage depth {depth:>2} ({way})", plain),
+            ],
+            starts,
+        )
+        ratio_print(f"diff / lineage ({way})", diff, lineage)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from lineage_app.graph.node_ids import node_id
 from lineage_app.graph.run_state import STATE_AFTER, TERMINAL, run_fold
 
 NAMESPACES = 20
-SYNTHETIC_MODEL = 3  # bumped when the graph model changes, so cached benchmark graphs are loaded again
+SYNTHETIC_MODEL = 4  # bumped when the graph model changes, so cached benchmark graphs are loaded again
 LAYERS = 25
 BATCH = 5000
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
