@@ -32,7 +32,7 @@ from lineage_app.graph.node_ids import node_id
 from lineage_app.graph.run_state import STATE_AFTER, TERMINAL, run_fold
 
 NAMESPACES = 20
-SYNTHETIC_MODEL = 4  # bumped when the graph model changes, so cached benchmark graphs are loaded again
+SYNTHETIC_MODEL = 5  # bumped when the graph model changes, so cached benchmark graphs are loaded again
 LAYERS = 25
 BATCH = 5000
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -180,10 +180,7 @@ CREATE (a)-[:{rel} {{firstSeen: row.first, lastSeen: row.last{extra}}}]->(b)
 
 
 # A job edge its run confirmed, as `graph.validity` leaves it (current: no later run left it out).
-_CONFIRMED = (
-    ", confirmedOrder: row.confirmedOrder, confirmedBy: row.confirmedBy, confirmedAt: row.confirmedAt, "
-    "settledSince: row.confirmedOrder"
-)
+_CONFIRMED = ", confirmedOrder: row.confirmedOrder, confirmedBy: row.confirmedBy, confirmedAt: row.confirmedAt"
 LOAD_INPUT_TO = _load_edges(Label.DATASET, Rel.INPUT_TO, Label.JOB, extra=_CONFIRMED)
 LOAD_OUTPUTS = _load_edges(Label.JOB, Rel.OUTPUTS, Label.DATASET, extra=_CONFIRMED)
 LOAD_READ = _load_edges(Label.RUN, Rel.READ, Label.DATASET, start_key="runId")

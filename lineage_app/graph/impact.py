@@ -228,7 +228,13 @@ def impact_traverse(*, starts: list[NodeRef], depth: int, moment: Moment, roll_u
         if any(ref[0] is Label.FIELD for ref in starts):
             _owners_of_fields(tx, traversal)
         if not moment.stale:
-            traversal.stale_left_out = _stale_edges_from(tx, traversal.element_ids, moment)
+            # Only from nodes the walk went on from: a stale edge beyond the depth was never a path.
+            inner = [
+                i
+                for ref, i in traversal.element_ids.items()
+                if ref in traversal.seen and traversal.seen[ref].distance < depth
+            ]
+            traversal.stale_left_out = _stale_edges_from(tx, inner, moment)
         _find_applications(tx, traversal)
         if roll_up:
             # The actions stay in `seen` (a path may pass through one); `assets` and `node_id` fold them.
@@ -241,8 +247,8 @@ def impact_traverse(*, starts: list[NodeRef], depth: int, moment: Moment, roll_u
     return graph_read(work)
 
 
-def _stale_edges_from(tx: ManagedTransaction, reached: ElementIds, moment: Moment) -> int:
-    ids = sorted(reached.values())
+def _stale_edges_from(tx: ManagedTransaction, reached: list[str], moment: Moment) -> int:
+    ids = sorted(reached)
     return sum(records(tx, q.STALE_EDGES_FROM, ids=chunk, at=moment.at)[0]["stale"] for chunk in chunks(ids))
 
 

@@ -112,7 +112,7 @@ _VALIDITY = "e.confirmedOrder, e.lastSeen, e.staleSince, e.settledSince, d.dropp
 
 READ_JOB_INPUT_VALIDITY = f"""
 UNWIND $keys AS k
-MATCH (d:{Label.DATASET})-[e:{Rel.INPUT_TO}]->(j:{Label.JOB} {{key: k}})
+MATCH (j:{Label.JOB} {{key: k}})<-[e:{Rel.INPUT_TO}]-(d:{Label.DATASET})
 RETURN collect([k, j.namespace, d.key, null, null, null, {_VALIDITY}, null, null]) AS rows
 """
 

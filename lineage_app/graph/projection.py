@@ -240,23 +240,40 @@ def _confirmations(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
     """The job inputs, outputs and derivations each confirmation's events name (all of a completed run's
     events, not only the batch's), each kept with the latest confirmation naming it."""
-    found: tuple[dict[tuple[Any, ...], dict[str, Any]], ...] = ({}, {}, {})
+    found: tuple[dict[tuple[str, ...], dict[str, Any]], ...] = ({}, {}, {})
+    names = (("datasetKey", "jobKey"), ("jobKey", "datasetKey"), ("sourceKey", "targetKey", "job"))
     for order, time, run_id, events in confirming:
-        seen = _EventRowsBuilder()
-        for event in events:
-            _project_event(seen, _stamped(event), resolve)
         stamp = {"confirmedOrder": order, "confirmedBy": run_id, "confirmedAt": time}
-        named = (
-            (seen.job_inputs, ("datasetKey", "jobKey")),
-            (seen.job_outputs, ("jobKey", "datasetKey")),
-            (seen.derivations, ("sourceKey", "targetKey", "job")),
-        )
-        for kept, (rows, identity) in zip(found, named, strict=True):
-            for row in rows.rows():
-                key = tuple(row[name] for name in identity)
+        for kept, keys, identity in zip(found, _named_edges(events, resolve), names, strict=True):
+            for key in keys:
                 if key not in kept or order > kept[key]["confirmedOrder"]:
-                    kept[key] = {**{name: row[name] for name in identity}, **stamp}
+                    kept[key] = {**dict(zip(identity, key, strict=True)), **stamp}
     inputs, outputs, derivations = (list(kept.values()) for kept in found)
+    return inputs, outputs, derivations
+
+
+def _named_edges(events: Iterable[EventRecord], resolve: Resolve) -> tuple[set[tuple[str, ...]], ...]:
+    """The job edges `events` name, by key: (dataset, job) inputs, (job, dataset) outputs, and (source
+    field, target field, job id) derivations; only what confirming them needs, not the events' rows."""
+    inputs: set[tuple[str, ...]] = set()
+    outputs: set[tuple[str, ...]] = set()
+    derivations: set[tuple[str, ...]] = set()
+    for event in events:
+        job = event.payload.get("job")
+        if not job:
+            continue
+        job_key, job_id = (
+            natural_key(job["namespace"], job["name"]),
+            node_id(NodeType.JOB, job["namespace"], job["name"]),
+        )
+        for dataset in event.payload.get("inputs") or []:
+            inputs.add((natural_key(*resolve(dataset["namespace"], dataset["name"])), job_key))
+        for dataset in event.payload.get("outputs") or []:
+            namespace, name = resolve(dataset["namespace"], dataset["name"])
+            outputs.add((job_key, natural_key(namespace, name)))
+            for output_field, source in column_sources(dataset):
+                source_key = natural_key(*resolve(source["namespace"], source["name"]), source["field"])
+                derivations.add((source_key, natural_key(namespace, name, output_field), job_id))
     return inputs, outputs, derivations
 
 
@@ -606,16 +623,26 @@ def _add_column_lineage(
         return
     namespace, name = resolve(dataset["namespace"], dataset["name"])
     job_id = node_id(NodeType.JOB, job["namespace"], job["name"])
+    for output_field in facet.get("fields") or {}:
+        _add_field(built, event, namespace, name, output_field)
+    for output_field, source in column_sources(dataset):
+        _add_derivation(built, event, source, natural_key(namespace, name, output_field), job_id, resolve)
+
+
+def column_sources(dataset: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each (output field, input field it derives from) a dataset's `columnLineage` facet declares: its
+    field mappings, then its whole-dataset dependencies (filters, joins, grouping), which reach every
+    output field. Nothing for a deleted facet."""
+    facet = (dataset.get("facets") or {}).get("columnLineage")
+    if not facet or _is_deleted(facet):
+        return
     output_fields = facet.get("fields") or {}
     for output_field, mapping in output_fields.items():
-        target = _add_field(built, event, namespace, name, output_field)
         for source in mapping.get("inputFields") or []:
-            _add_derivation(built, event, source, target, job_id, resolve)
-    # Whole-dataset dependencies (filters, joins, grouping) reach every output field.
+            yield output_field, source
     for source in facet.get("dataset") or []:
         for output_field in output_fields:
-            target = natural_key(namespace, name, output_field)
-            _add_derivation(built, event, source, target, job_id, resolve)
+            yield output_field, source
 
 
 def _add_derivation(

@@ -116,10 +116,11 @@ def job_lineage_traverse(
         graph.applications = {ref: app for ref, (app, _) in applications.items()}
         if roll_up:
             apps = graph.applications
-            graph.edges = edge_times_merge(
-                (application_of(origin, apps), application_of(destination, apps), properties)
-                for origin, destination, properties in graph.edges
-            )
+            if apps:  # without actions to fold, every edge stands as it is
+                graph.edges = edge_times_merge(
+                    (application_of(origin, apps), application_of(destination, apps), properties)
+                    for origin, destination, properties in graph.edges
+                )
             reached = applications_roll_up(reached, apps, own=dict(applications.values()))
         elif actions and not any(start in (origin, destination) for origin, destination, _ in graph.edges):
             del reached[start]
@@ -367,28 +368,27 @@ def _double_hop_rows(
 
 
 def _times(values: list[Any]) -> tuple[tuple[str, Any], ...]:
-    """An edge's `reads.EDGE_TIMES` as the properties a lineage edge carries."""
-    return tuple(zip(reads.EDGE_TIMES, values, strict=True))
+    """An edge's `reads.EDGE_TIMES` (first seen, last seen, stale since) as the properties a lineage edge
+    carries, always first. Built directly: a large answer makes hundreds of thousands of them."""
+    return (("firstSeen", values[0]), ("lastSeen", values[1]), ("staleSince", values[2]))
 
 
 def edge_times_merge(edges: Iterable[Edge]) -> set[Edge]:
     """`edges` with those between the same two nodes made one (an application's actions rolled up into it):
     first seen the earliest, last seen the latest, stale only if all were, since the latest of them."""
-    merged: dict[tuple[NodeRef, NodeRef], list[dict[str, Any]]] = {}
+    merged: dict[tuple[NodeRef, NodeRef], list[tuple[tuple[str, Any], ...]]] = {}
     for origin, destination, properties in edges:
-        merged.setdefault((origin, destination), []).append(dict(properties))
+        merged.setdefault((origin, destination), []).append(properties)
     result: set[Edge] = set()
     for (origin, destination), found in merged.items():
-        if len(found) == 1:
-            result.add((origin, destination, tuple(found[0].items())))
+        if len(found) == 1 or len(set(found)) == 1:
+            result.add((origin, destination, found[0]))
             continue
-        stale: list[str] = [p["staleSince"] for p in found if p.get("staleSince")]
-        times = {
-            "firstSeen": min((p["firstSeen"] for p in found if p.get("firstSeen")), default=None),
-            "lastSeen": max((p["lastSeen"] for p in found if p.get("lastSeen")), default=None),
-            "staleSince": max(stale) if len(stale) == len(found) else None,
-        }
-        result.add((origin, destination, tuple((name, times[name]) for name in reads.EDGE_TIMES)))
+        times = [dict(properties) for properties in found]
+        stale: list[str] = [t["staleSince"] for t in times if t.get("staleSince")]
+        first = min((t["firstSeen"] for t in times if t.get("firstSeen")), default=None)
+        last = max((t["lastSeen"] for t in times if t.get("lastSeen")), default=None)
+        result.add((origin, destination, _times([first, last, max(stale) if len(stale) == len(times) else None])))
     return result
 
 

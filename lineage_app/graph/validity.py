@@ -111,9 +111,9 @@ def validity_settle(tx: ManagedTransaction, *, job_keys: Sequence[str], grace_fo
     """Work out `staleSince` again for every edge of the jobs in `job_keys`, from their completed runs
     in the graph, and write the edges whose value changed (three reads, one more for the runs).
 
-    Only the runs that can matter are read: those after an edge's last confirmation or sighting, and,
-    for an edge already stale whose sighting has not moved since it was settled (`settledSince`), only
-    those up to its `staleSince` (a run ending later cannot retire it sooner). So a long-stale edge of
+    Only the runs that can matter are read: those after an edge's last confirmation or sighting, and, for
+    an edge already stale whose sighting has not moved since it was settled (`settledSince`, kept on stale
+    edges only), only those up to its `staleSince` (a run ending later cannot retire it sooner). So a long-stale edge of
     a job that runs every minute costs a few runs, not its whole history.
     """
     if not job_keys:
@@ -150,8 +150,10 @@ def validity_settle(tx: ManagedTransaction, *, job_keys: Sequence[str], grace_fo
                 if edge[order]
             ],
         )
-        if value != edge["staleSince"] or since != edge["settledSince"]:
+        # Only a stale edge keeps the moment it was settled at (what bounds the runs its next settle reads).
+        settled = since if value is not None else None
+        if value != edge["staleSince"] or settled != edge["settledSince"]:
             identity = {name: edge[name] for name in kind.identity}
-            changed[kind].append({**identity, "staleSince": value, "settledSince": since or None})
+            changed[kind].append({**identity, "staleSince": value, "settledSince": settled})
     for kind, rows in changed.items():
         tx.run(kind.write, rows=rows).consume()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
@@ -53,17 +53,12 @@ def column_lineage_for_node(*, node_id: str, depth: int, direction: str, moment:
     return _graph_body(graph, start, depth=depth, direction=direction, edge_fields=True)
 
 
-def edge_validity(properties: Iterable[tuple[str, Any]]) -> dict[str, Any]:
+def edge_validity(properties: Sequence[tuple[str, Any]]) -> dict[str, Any]:
     """When an edge held, as every lineage-shaped answer gives it: first and last seen, whether it is
-    current (no later completed run of its job left it out) and, if not, since when it is stale."""
-    found = dict(properties)
-    stale = found.get("staleSince")
-    return {
-        "firstSeen": found.get("firstSeen"),
-        "lastSeen": found.get("lastSeen"),
-        "current": stale is None,
-        "staleSince": stale,
-    }
+    current (no later completed run of its job left it out) and, if not, since when it is stale. The
+    times are an edge's first three properties (`traversal._times`)."""
+    (_, first), (_, last), (_, stale) = properties[:3]
+    return {"firstSeen": first, "lastSeen": last, "current": stale is None, "staleSince": stale}
 
 
 def _application_data(graph: LineageGraph, level: str) -> dict[NodeRef, dict[str, Any]]:
@@ -87,7 +82,9 @@ def _edges(
     """Each node's incoming and outgoing edges, in a stable order; with `edge_fields`, each edge's properties too."""
     in_edges: dict[NodeRef, list[dict[str, Any]]] = defaultdict(list)
     out_edges: dict[NodeRef, list[dict[str, Any]]] = defaultdict(list)
-    for origin, destination, properties in sorted(graph.edges, key=lambda e: (e[0], e[1], str(e[2]) if e[2] else "")):
+    # Two nodes have one dataset-lineage edge; column lineage may have one per job deriving the field.
+    order = (lambda e: (e[0], e[1], str(e[2]))) if edge_fields else (lambda e: (e[0], e[1]))
+    for origin, destination, properties in sorted(graph.edges, key=order):
         edge: dict[str, Any] = {"origin": ids[origin], "destination": ids[destination], **edge_validity(properties)}
         if edge_fields:
             edge.update((name, value) for name, value in properties if name not in EDGE_TIMES)
