@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -339,7 +339,7 @@ def graph_writes_for(events: Iterable[EventRecord], folds: Iterable[RunFold]) ->
     writes = GraphWrites(events=list(events))
     for event in writes.events:
         _add_spellings(writes, _stamped(event))
-    writes_add_runs(writes, folds)
+    writes_add_runs(writes, folds, spelled={event.content_hash for event in writes.events})
     return writes
 
 
@@ -387,12 +387,15 @@ def _add_spellings(writes: GraphWrites, event: _Stamped) -> None:
             spelling(item["namespace"], item["name"], "dataset")
 
 
-def writes_add_runs(writes: GraphWrites, folds: Iterable[RunFold]) -> None:
+def writes_add_runs(writes: GraphWrites, folds: Iterable[RunFold], *, spelled: Set[str] = frozenset()) -> None:
+    """The run nodes of `folds`; a confirming run's events join the alias registry's spellings (the names
+    its confirmations spell resolve like the batch's), but for those in `spelled` (content hashes) already."""
     for fold in folds:
         if fold.confirmation is not None:
             writes.confirming.append(fold)
-            for event in fold.confirmation[2]:  # the names its confirmations spell resolve like the batch's
-                _add_spellings(writes, _stamped(event))
+            for event in fold.confirmation[2]:
+                if event.content_hash not in spelled:
+                    _add_spellings(writes, _stamped(event))
         writes.runs.append(
             {
                 "runId": fold.run_id,

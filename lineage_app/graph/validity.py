@@ -79,7 +79,7 @@ def stale_since(
 def _retired_by_runs(since: str, later_runs: Sequence[tuple[str, str]], grace: StaleGrace) -> str | None:
     since_time = since.split(KEY_SEPARATOR, 1)[0]
     not_before = _plus_days(since_time, grace.days) if grace.days > 0 else ""
-    start = bisect_right([order for order, _ in later_runs], since)
+    start = bisect_right(later_runs, (since, "\uffff"))  # the first confirmation ordered after `since`
     for position, (_, ended_at) in enumerate(later_runs[start:], start=1):
         if position >= grace.runs and ended_at >= not_before:
             return ended_at
@@ -124,18 +124,24 @@ def validity_settle(tx: ManagedTransaction, *, job_keys: Sequence[str], grace_fo
         for values in records(tx, kind.read, keys=keys)[0]["rows"]:
             edge = dict(zip(lookups.VALIDITY_COLUMNS, values, strict=True))
             found.append((kind, edge, _since(edge["confirmedOrder"], edge["lastSeen"])))
-    ranges = {
-        (edge["jobKey"], since, edge["staleSince"] if since == edge["settledSince"] else None)
-        for _, edge, since in found
-        if since
-    }
+    # One range of runs per job, covering every edge's: reading a job's runs walks all of them anyway.
+    ranges: dict[str, tuple[str, str | None]] = {}
+    for _, edge, since in found:
+        if not since:
+            continue
+        until = edge["staleSince"] if since == edge["settledSince"] else None
+        if edge["jobKey"] in ranges:
+            after, widest = ranges[edge["jobKey"]]
+            until = None if until is None or widest is None else max(until, widest)
+            since = min(since, after)
+        ranges[edge["jobKey"]] = (since, until)
     if not ranges:
         return
-    asked = [{"key": key, "after": after, "until": until} for key, after, until in sorted(ranges, key=str)]
-    later: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    asked = [{"key": key, "after": after, "until": until} for key, (after, until) in sorted(ranges.items())]
+    later: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for statement in (lookups.READ_JOB_COMPLETED_RUNS, lookups.READ_JOB_DECLARATIONS):
         for key, order, at in records(tx, statement, rows=asked)[0]["rows"]:
-            later[key].add((order, at))
+            later[key].append((order, at))
     ordered = {key: sorted(runs) for key, runs in later.items()}
     changed: dict[_Kind, list[dict[str, Any]]] = defaultdict(list)
     for kind, edge, since in found:
