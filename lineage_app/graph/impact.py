@@ -152,7 +152,9 @@ def _breadth_first(
             if target in fresh and target not in traversal.seen:
                 traversal.seen[target] = Reach(distance, source, edge)
 
-    graph_walk(tx, Walk(reached=reached), starts=seeds, depth=depth, direction=direction, moment=moment, on_hop=reach)
+    # Paths need only what each node was reached by: no edge's times.
+    walk = Walk(reached=reached)
+    graph_walk(tx, walk, starts=seeds, depth=depth, direction=direction, moment=moment, on_hop=reach, times=False)
 
 
 def _field_seeds(tx: ManagedTransaction, datasets: list[str]) -> list[NodeRef]:

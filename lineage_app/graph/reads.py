@@ -38,13 +38,14 @@ _FILTERS = {
     (True, False): "WHERE {e}.firstSeen <= $at AND ({e}.staleSince IS NULL OR {e}.staleSince > $at) ",
     (True, True): "WHERE {e}.firstSeen <= $at ",
 }
-# Every (at, stale) pair a `Moment` can be.
-WINDOWS = tuple(_FILTERS)
+# Every (at, stale) pair a `Moment` can be, and whether the hop answers each edge's times: a lineage answer
+# shows them, a walk that only needs what it reaches (impact, root cause, a path's length) leaves them out.
+WINDOWS = tuple((at, stale, times) for at, stale in _FILTERS for times in (True, False))
 
 
-def window(moment: Moment) -> tuple[bool, bool]:
-    """The key of the statements that follow the edges `moment` names."""
-    return (moment.at is not None, moment.stale)
+def window(moment: Moment, *, times: bool = True) -> tuple[bool, bool, bool]:
+    """The key of the statements that follow the edges `moment` names (with each edge's times or not)."""
+    return (moment.at is not None, moment.stale, times)
 
 
 def _filter(var: str, at: bool, stale: bool) -> str:
@@ -82,44 +83,48 @@ def _frontier(label: Label) -> str:
     return f"UNWIND $ids AS i MATCH (a:{label}) WHERE elementId(a) = i "
 
 
-def _hop(direction: str, start: Label, at: bool, stale: bool) -> str:
-    """Each edge one hop from the frontier as a list of `HOP_COLUMNS` (all of them for DERIVES)."""
+def _hop(direction: str, start: Label, at: bool, stale: bool, times: bool) -> str:
+    """Each edge one hop from the frontier as a list of `HOP_COLUMNS` (all of them for DERIVES; the times
+    null unless `times`)."""
     rel, end = _STEPS[(direction, start)]
     pattern = f"(a)-[e:{rel}]->(b:{end})" if direction == "downstream" else f"(a)<-[e:{rel}]-(b:{end})"
     columns = HOP_COLUMNS if rel is Rel.DERIVES else HOP_COLUMNS[: 3 + len(EDGE_TIMES)]
-    values = ", ".join(_HOP_VALUES[name] for name in columns)
+    values = ", ".join(_HOP_VALUES[name] if times or name not in EDGE_TIMES else "null" for name in columns)
     return f"{_frontier(start)}MATCH {pattern} {_filter('e', at, stale)}RETURN collect([{values}]) AS pairs"
 
 
 # One hop, keyed by (direction, frontier label, `window(moment)`); the value names the next label.
-HOPS: dict[tuple[str, Label, tuple[bool, bool]], tuple[str, Label]] = {
+HOPS: dict[tuple[str, Label, tuple[bool, bool, bool]], tuple[str, Label]] = {
     (direction, start, key): (_hop(direction, start, *key), _STEPS[(direction, start)][1])
     for direction, start in _STEPS
     for key in WINDOWS
 }
 
 
-def _double_hop(direction: str, start: Label, at: bool, stale: bool) -> str:
+def _double_hop(direction: str, start: Label, at: bool, stale: bool, times: bool) -> str:
     """Two hops in one round trip, Dataset -> Job -> Dataset or Job -> Dataset -> Job: a list of
-    `TWO_HOP_COLUMNS` for each middle node (one with nothing beyond it has empty far lists)."""
+    `TWO_HOP_COLUMNS` for each middle node (one with nothing beyond it has empty far lists; the times
+    lists are empty unless `times`)."""
     first_rel, middle = _STEPS[(direction, start)]
     second_rel, end = _STEPS[(direction, middle)]
 
     def arrow(var: str, rel: Rel) -> str:
         return f"-[{var}:{rel}]->" if direction == "downstream" else f"<-[{var}:{rel}]-"
 
+    source_times = f"collect({_TIMES.format(e='e')})" if times else "[]"
+    target_times = f"collect(CASE WHEN c IS NULL THEN null ELSE {_TIMES.format(e='f')} END)" if times else "[]"
     return (
         f"{_frontier(start)}MATCH (a){arrow('e', first_rel)}(b:{middle}) {_filter('e', at, stale)}"
-        f"WITH b, collect(a.key) AS sources, collect({_TIMES.format(e='e')}) AS sourceTimes "
+        f"WITH b, collect(a.key) AS sources, {source_times} AS sourceTimes "
         f"OPTIONAL MATCH (b){arrow('f', second_rel)}(c:{end}) {_filter('f', at, stale)}"
         f"WITH b, sources, sourceTimes, collect(c.key) AS targets, collect(elementId(c)) AS targetIds, "
-        f"collect(CASE WHEN c IS NULL THEN null ELSE {_TIMES.format(e='f')} END) AS targetTimes "
+        f"{target_times} AS targetTimes "
         f"RETURN collect([{', '.join(_TWO_HOP_VALUES[name] for name in TWO_HOP_COLUMNS)}]) AS rows"
     )
 
 
 # Two hops, keyed like HOPS; the value names the middle and far labels.
-DOUBLE_HOPS: dict[tuple[str, Label, tuple[bool, bool]], tuple[str, Label, Label]] = {
+DOUBLE_HOPS: dict[tuple[str, Label, tuple[bool, bool, bool]], tuple[str, Label, Label]] = {
     (direction, start, key): (
         _double_hop(direction, start, *key),
         _STEPS[(direction, start)][1],

@@ -236,8 +236,11 @@ def graph_walk(
     direction: str,
     moment: Moment,
     on_hop: Hop,
+    times: bool = True,
 ) -> None:
-    """Breadth-first from `starts` (those in `state.reached`) up to `depth` hops in `direction`.
+    """Breadth-first from `starts` (those in `state.reached`) up to `depth` hops in `direction`, over the
+    edges `moment` names; each edge with its times unless `times` is false (a walk that needs only what
+    it reaches).
 
     Each hop takes the nodes not reached before in key order, up to the budget (the rest are left
     out and `truncated` set, which ends the walk), then tells `on_hop` the hop's edges, the nodes
@@ -248,13 +251,13 @@ def graph_walk(
     frontier, distance = {ref for ref in starts if ref in state.reached}, 0
     while frontier and distance < depth and state.goal not in state.reached:
         if depth - distance >= 2 and all(ref[0] is not Label.FIELD for ref in frontier):
-            first, beyond, found = _double_hop(tx, state, frontier, direction, moment)
+            first, beyond, found = _double_hop(tx, state, frontier, direction, moment, times)
             middle = _advance(state, first, found, distance + 1, on_hop)
             second = [row for row in beyond if row[0] in middle]
             frontier = _advance(state, second, found, distance + 2, on_hop) if middle else set()
             distance += 2
         else:
-            rows, found = _hop(tx, state, frontier, direction, moment)
+            rows, found = _hop(tx, state, frontier, direction, moment, times)
             frontier = _advance(state, rows, found, distance + 1, on_hop)
             distance += 1
 
@@ -273,7 +276,9 @@ def path_length_find(*, start: NodeRef, goal: NodeRef, depth: int) -> int | None
             if goal in new:
                 found.append(distance)
 
-        graph_walk(tx, state, starts=[start], depth=depth, direction="downstream", moment=NOW, on_hop=reach)
+        graph_walk(
+            tx, state, starts=[start], depth=depth, direction="downstream", moment=NOW, on_hop=reach, times=False
+        )
         return found[0] if found else None
 
     return graph_read(work)
@@ -287,25 +292,27 @@ def _chunks(state: Walk, frontier: set[NodeRef]) -> Iterator[tuple[Label, list[s
 
 
 def _hop(
-    tx: ManagedTransaction, state: Walk, frontier: set[NodeRef], direction: str, moment: Moment
+    tx: ManagedTransaction, state: Walk, frontier: set[NodeRef], direction: str, moment: Moment, times: bool
 ) -> tuple[list[Edge], ElementIds]:
     rows: list[Edge] = []
     found: ElementIds = {}
     for label, ids in _chunks(state, frontier):
-        hop, reached = _hop_rows(tx, label=label, ids=ids, direction=direction, moment=moment)
+        hop, reached = _hop_rows(tx, label=label, ids=ids, direction=direction, moment=moment, times=times)
         rows.extend(hop)
         found.update(reached)
     return rows, found
 
 
 def _double_hop(
-    tx: ManagedTransaction, state: Walk, frontier: set[NodeRef], direction: str, moment: Moment
+    tx: ManagedTransaction, state: Walk, frontier: set[NodeRef], direction: str, moment: Moment, times: bool
 ) -> tuple[list[Edge], list[Edge], ElementIds]:
     first: list[Edge] = []
     beyond: list[Edge] = []
     found: ElementIds = {}
     for label, ids in _chunks(state, frontier):
-        hop_one, hop_two, reached = _double_hop_rows(tx, label=label, ids=ids, direction=direction, moment=moment)
+        hop_one, hop_two, reached = _double_hop_rows(
+            tx, label=label, ids=ids, direction=direction, moment=moment, times=times
+        )
         first.extend(hop_one)
         beyond.extend(hop_two)
         found.update(reached)
@@ -326,14 +333,14 @@ def _advance(state: Walk, rows: list[Edge], found: ElementIds, distance: int, on
 
 
 def _hop_rows(
-    tx: ManagedTransaction, *, label: Label, ids: list[str], direction: str, moment: Moment
+    tx: ManagedTransaction, *, label: Label, ids: list[str], direction: str, moment: Moment, times: bool
 ) -> tuple[list[Edge], ElementIds]:
     """Every edge one hop from the `label` nodes with element ids `ids`, in one round trip; and
     the element id of every node the hop reached."""
-    query, end = reads.HOPS[(direction, label, reads.window(moment))]
+    query, end = reads.HOPS[(direction, label, reads.window(moment, times=times))]
     rows: list[Edge] = []
     found: ElementIds = {}
-    carried = (*reads.EDGE_TIMES, *reads.EDGE_PROPERTIES) if label is Label.FIELD else reads.EDGE_TIMES
+    carried = (*(reads.EDGE_TIMES if times else ()), *(reads.EDGE_PROPERTIES if label is Label.FIELD else ()))
     properties = [(name, _HOP[name]) for name in carried]
     source, target, target_id = _HOP["source"], _HOP["target"], _HOP["targetId"]
     for pair in records(tx, query, ids=ids, at=moment.at)[0]["pairs"]:
@@ -344,12 +351,12 @@ def _hop_rows(
 
 
 def _double_hop_rows(
-    tx: ManagedTransaction, *, label: Label, ids: list[str], direction: str, moment: Moment
+    tx: ManagedTransaction, *, label: Label, ids: list[str], direction: str, moment: Moment, times: bool
 ) -> tuple[list[Edge], list[Edge], ElementIds]:
     """Dataset / job lineage two hops from the `label` nodes with element ids `ids`, in one round
     trip: the first hop's edges, every edge one hop beyond each node the first hop reached, and
     the element id of every node either hop reached."""
-    query, middle, end = reads.DOUBLE_HOPS[(direction, label, reads.window(moment))]
+    query, middle, end = reads.DOUBLE_HOPS[(direction, label, reads.window(moment, times=times))]
     first: list[Edge] = []
     beyond: list[Edge] = []
     found: ElementIds = {}
@@ -359,11 +366,13 @@ def _double_hop_rows(
     for row in records(tx, query, ids=ids, at=moment.at)[0]["rows"]:
         via = (middle, row[key])
         found[via] = row[key_id]
-        for source, times in zip(row[sources], row[source_times], strict=True):
-            first.append(((label, source), via, _times(times)))
-        for target, target_id, times in zip(row[targets], row[target_ids], row[target_times], strict=True):
+        # Without times the statement answers empty times lists: each edge then carries no properties.
+        held = [_times(t) for t in row[source_times]] if times else [()] * len(row[sources])
+        first.extend(((label, source), via, h) for source, h in zip(row[sources], held, strict=True))
+        far = [_times(t) for t in row[target_times]] if times else [()] * len(row[targets])
+        for target, target_id, h in zip(row[targets], row[target_ids], far, strict=True):
             found[(end, target)] = target_id
-            beyond.append((via, (end, target), _times(times)))
+            beyond.append((via, (end, target), h))
     return first, beyond, found
 
 
