@@ -339,6 +339,7 @@ SPECTACULAR_SETTINGS = {
         "FailureClassificationEnum": "lineage_app.graph.failure_cause.CLASSIFICATIONS",
         "LineageNodeTypeEnum": "lineage_app.graph.model.LINEAGE_NODE_TYPES",
         "AssetTypeEnum": "lineage_app.graph.model.ASSET_TYPES",
+        "FieldNodeTypeEnum": "lineage_app.graph.model.FIELD_NODE_TYPES",
     },
 }
 

@@ -74,6 +74,8 @@ API_TYPES: dict[Label, str] = {label: node_type.name for label, node_type in NOD
 # The API types read endpoints answer with: lineage graphs hold datasets and jobs, assets fields too.
 LINEAGE_NODE_TYPES: tuple[str, ...] = (NodeType.DATASET.name, NodeType.JOB.name)
 ASSET_TYPES: tuple[str, ...] = (*LINEAGE_NODE_TYPES, NodeType.DATASET_FIELD.name)
+# The one node type of column lineage, as API choices name it.
+FIELD_NODE_TYPES: tuple[str, ...] = (NodeType.DATASET_FIELD.name,)
 
 # What owners are assigned to, by the name ownership uses for each (`namespace:<name>` ids included).
 OWNED_TARGETS: dict[str, Label] = {

@@ -586,7 +586,7 @@ export interface components {
         };
         ColumnLineageDiffNode: {
             id: string;
-            type: components["schemas"]["TypeBdeEnum"];
+            type: components["schemas"]["FieldNodeTypeEnum"];
             data: components["schemas"]["ColumnLineageGraphFieldData"];
             inEdges: components["schemas"]["ColumnLineageDiffEdge"][];
             outEdges: components["schemas"]["ColumnLineageDiffEdge"][];
@@ -614,7 +614,7 @@ export interface components {
         };
         ColumnLineageGraphFieldNode: {
             id: string;
-            type: components["schemas"]["TypeBdeEnum"];
+            type: components["schemas"]["FieldNodeTypeEnum"];
             data: components["schemas"]["ColumnLineageGraphFieldData"];
             inEdges: components["schemas"]["FieldEdge"][];
             outEdges: components["schemas"]["FieldEdge"][];
@@ -935,6 +935,11 @@ export interface components {
             subtype: string | null;
             indirect: boolean;
         };
+        /**
+         * @description * `DATASET_FIELD` - DATASET_FIELD
+         * @enum {string}
+         */
+        FieldNodeTypeEnum: "DATASET_FIELD";
         /** @description A job that used to read (or write) the dataset: its edge to it is stale. */
         FormerJob: {
             /** @description the job's id */
@@ -1571,11 +1576,6 @@ export interface components {
          * @enum {string}
          */
         TargetTypeEnum: "namespace" | "dataset" | "job";
-        /**
-         * @description * `DATASET_FIELD` - DATASET_FIELD
-         * @enum {string}
-         */
-        TypeBdeEnum: "DATASET_FIELD";
         /**
          * @description * `VERIFIED` - VERIFIED
          *     * `UNSIGNED` - UNSIGNED

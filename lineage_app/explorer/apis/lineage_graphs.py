@@ -21,7 +21,7 @@ from lineage_app.api_support import (
 )
 from lineage_app.explorer.apis.shared import NodeInput, response_read, responses_documented
 from lineage_app.explorer.selectors.lineage import DIRECTIONS, column_lineage_for_node, lineage_for_node
-from lineage_app.graph.model import LEVELS, LINEAGE_NODE_TYPES, NodeType
+from lineage_app.graph.model import FIELD_NODE_TYPES, LEVELS, LINEAGE_NODE_TYPES
 
 
 class GraphInput(NodeInput, MomentInput):
@@ -155,7 +155,7 @@ class ColumnLineageGraphApi(APIView):
                 type = serializers.CharField(allow_null=True)
 
             id = serializers.CharField()
-            type = serializers.ChoiceField(choices=[NodeType.DATASET_FIELD.name])
+            type = serializers.ChoiceField(choices=FIELD_NODE_TYPES)
             data = FieldDataSerializer()  # type: ignore[assignment]  # the API's `data` shadows DRF's
             inEdges = FieldEdgeSerializer(many=True)
             outEdges = FieldEdgeSerializer(many=True)
