@@ -106,20 +106,24 @@ VALIDITY_COLUMNS = (
     "droppedAt",
     "deletedOrder",
     "deletedAt",
+    "declaredOrder",
+    "declaredAt",
 )
 # What decides a job edge's validity; `d` is its dataset (a derivation's: the one it derives into).
 _VALIDITY = "e.confirmedOrder, e.lastSeen, e.staleSince, e.settledSince, d.droppedOrder, d.droppedAt"
+# The job's latest JobEvent (static lineage), which retires edges as a completed run does.
+_DECLARED = "j.declaredOrder, j.declaredAt"
 
 READ_JOB_INPUT_VALIDITY = f"""
 UNWIND $keys AS k
 MATCH (j:{Label.JOB} {{key: k}})<-[e:{Rel.INPUT_TO}]-(d:{Label.DATASET})
-RETURN collect([k, j.namespace, d.key, null, null, null, {_VALIDITY}, null, null]) AS rows
+RETURN collect([k, j.namespace, d.key, null, null, null, {_VALIDITY}, null, null, {_DECLARED}]) AS rows
 """
 
 READ_JOB_OUTPUT_VALIDITY = f"""
 UNWIND $keys AS k
 MATCH (j:{Label.JOB} {{key: k}})-[e:{Rel.OUTPUTS}]->(d:{Label.DATASET})
-RETURN collect([k, j.namespace, d.key, null, null, null, {_VALIDITY}, null, null]) AS rows
+RETURN collect([k, j.namespace, d.key, null, null, null, {_VALIDITY}, null, null, {_DECLARED}]) AS rows
 """
 
 # A job's derivations end in fields of the datasets it outputs (column lineage comes with an output).
@@ -128,8 +132,8 @@ UNWIND $keys AS k
 MATCH (j:{Label.JOB} {{key: k}})-[:{Rel.OUTPUTS}]->(d:{Label.DATASET})-[:{Rel.HAS_FIELD}]->(t:{Label.FIELD})
       <-[e:{Rel.DERIVES}]-(s:{Label.FIELD})
 WHERE e.job = j.nodeId
-RETURN collect([k, j.namespace, null, s.key, t.key, e.job, {_VALIDITY}, d.lineageDeletedOrder, d.lineageDeletedAt])
-       AS rows
+RETURN collect([k, j.namespace, null, s.key, t.key, e.job, {_VALIDITY}, d.lineageDeletedOrder, d.lineageDeletedAt,
+                {_DECLARED}]) AS rows
 """
 
 # Each job's confirming runs (completed, or a running one's latest complete snapshot) after `row.after`
@@ -147,13 +151,4 @@ READ_JOBS_OF_DATASETS = f"""
 UNWIND $keys AS k
 MATCH (:{Label.DATASET} {{key: k}})-[:{Rel.INPUT_TO}|{Rel.OUTPUTS}]-(j:{Label.JOB})
 RETURN collect(DISTINCT j.key) AS keys
-"""
-
-# Each job's latest JobEvent (its declared lineage) when after `row.after` (and, with `row.until`, no
-# later than it), as [job key, declaredOrder, declaredAt]: it retires edges as a completed run does.
-READ_JOB_DECLARATIONS = f"""
-UNWIND $rows AS row
-MATCH (j:{Label.JOB} {{key: row.key}})
-WHERE j.declaredOrder > row.after AND (row.until IS NULL OR j.declaredAt <= row.until)
-RETURN collect([row.key, j.declaredOrder, j.declaredAt]) AS rows
 """

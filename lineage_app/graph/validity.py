@@ -139,9 +139,13 @@ def validity_settle(tx: ManagedTransaction, *, job_keys: Sequence[str], grace_fo
         return
     asked = [{"key": key, "after": after, "until": until} for key, (after, until) in sorted(ranges.items())]
     later: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for statement in (lookups.READ_JOB_COMPLETED_RUNS, lookups.READ_JOB_DECLARATIONS):
-        for key, order, at in records(tx, statement, rows=asked)[0]["rows"]:
-            later[key].append((order, at))
+    for key, order, at in records(tx, lookups.READ_JOB_COMPLETED_RUNS, rows=asked)[0]["rows"]:
+        later[key].append((order, at))
+    # A job's latest JobEvent comes with its edges: one more confirmation, as a completed run is.
+    declared = {edge["jobKey"]: (edge["declaredOrder"], edge["declaredAt"]) for _, edge, _ in found}
+    for key, declaration in declared.items():
+        if declaration[0]:
+            later[key].append(declaration)
     ordered = {key: sorted(runs) for key, runs in later.items()}
     changed: dict[_Kind, list[dict[str, Any]]] = defaultdict(list)
     for kind, edge, since in found:
