@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -32,6 +34,17 @@ class DiffInput(NodeInput):
     # `from` after `to` is a diff backwards in time: what `to` lacks shows as `added`, and so on.
     vars()["from"] = InstantField(help_text="ISO 8601: the graph compared from (usually the earlier instant)")
     to = InstantField(help_text="ISO 8601: the graph compared to (usually the later instant)")
+
+
+def _diff_arguments(data: dict[str, Any]) -> dict[str, Any]:
+    """What both diffs take of a validated `DiffInput`, as their selectors name it."""
+    return {
+        "node_id": data["nodeId"],
+        "depth": data["depth"],
+        "direction": data["direction"],
+        "since": data["from"],
+        "until": data["to"],
+    }
 
 
 class ChangesSerializer(ResponseSerializer):
@@ -118,14 +131,7 @@ class LineageDiffApi(APIView):
         data = query_params(self.InputSerializer, request)
         return response_read(
             serializer=self.OutputSerializer,
-            read=lambda: lineage_diff(
-                node_id=data["nodeId"],
-                depth=data["depth"],
-                direction=data["direction"],
-                level=data["level"],
-                since=data["from"],
-                until=data["to"],
-            ),
+            read=lambda: lineage_diff(**_diff_arguments(data), level=data["level"]),
         )
 
 
@@ -160,11 +166,5 @@ class ColumnLineageDiffApi(APIView):
         data = query_params(self.InputSerializer, request)
         return response_read(
             serializer=self.OutputSerializer,
-            read=lambda: column_lineage_diff(
-                node_id=data["nodeId"],
-                depth=data["depth"],
-                direction=data["direction"],
-                since=data["from"],
-                until=data["to"],
-            ),
+            read=lambda: column_lineage_diff(**_diff_arguments(data)),
         )
