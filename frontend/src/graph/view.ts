@@ -155,19 +155,21 @@ export class GraphView {
     const text = String(node.data("title") ?? "");
     if (!text) return;
     const p = node.renderedPosition();
-    this.tooltip.textContent = text;
-    this.tooltip.style.left = `${Math.round(p.x + 12)}px`;
-    this.tooltip.style.top = `${Math.round(p.y + node.renderedOuterHeight() / 2 + 6)}px`;
-    this.tooltip.hidden = false;
+    this.placeTooltip(text, p.x + 12, p.y + node.renderedOuterHeight() / 2 + 6);
   }
 
+  /** When an edge held (first / last seen, stale since) beside its middle. */
   private showEdgeTooltip(edge: cytoscape.EdgeSingular): void {
     const text = String(edge.data("title") ?? "");
     if (!text) return;
     const p = edge.renderedMidpoint();
+    this.placeTooltip(text, p.x + 12, p.y + 12);
+  }
+
+  private placeTooltip(text: string, x: number, y: number): void {
     this.tooltip.textContent = text;
-    this.tooltip.style.left = `${Math.round(p.x + 12)}px`;
-    this.tooltip.style.top = `${Math.round(p.y + 12)}px`;
+    this.tooltip.style.left = `${Math.round(x)}px`;
+    this.tooltip.style.top = `${Math.round(y)}px`;
     this.tooltip.hidden = false;
   }
 
