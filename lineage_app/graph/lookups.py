@@ -146,6 +146,32 @@ WHERE confirmed > row.after AND (row.until IS NULL OR at <= row.until)
 RETURN collect([row.key, confirmed, at]) AS rows
 """
 
+# Each job's namespace and newest confirmation on record (`graph.validity`), as [key, namespace, order].
+READ_JOB_LATEST_CONFIRMATIONS = f"""
+UNWIND $keys AS k
+MATCH (j:{Label.JOB} {{key: k}})
+RETURN collect([k, j.namespace, j.latestConfirmation]) AS rows
+"""
+
+# Each job's newest confirmation found in the graph itself, for jobs with none on record (new ones, or a
+# graph written before it was kept): [key, newest confirming run's order, latest JobEvent's order].
+READ_JOB_NEWEST_CONFIRMATIONS = f"""
+UNWIND $keys AS k
+MATCH (j:{Label.JOB} {{key: k}})
+OPTIONAL MATCH (j)-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
+WITH k, j, max(coalesce(r.completedOrder, r.snapshotOrder)) AS ran
+RETURN collect([k, ran, j.declaredOrder]) AS rows
+"""
+
+# The datasets among `$keys` that a DROP or a deleted `columnLineage` facet has retired edges of, as
+# [key, latest drop's order, latest deletion's order].
+READ_DATASET_RETIREMENTS = f"""
+UNWIND $keys AS k
+MATCH (d:{Label.DATASET} {{key: k}})
+WHERE d.droppedOrder IS NOT NULL OR d.lineageDeletedOrder IS NOT NULL
+RETURN collect([k, d.droppedOrder, d.lineageDeletedOrder]) AS rows
+"""
+
 # The jobs that read or write any of the datasets `$keys` (after an alias merge moved edges onto them).
 READ_JOBS_OF_DATASETS = f"""
 UNWIND $keys AS k

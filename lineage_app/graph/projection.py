@@ -7,7 +7,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, NamedTuple
 
 from lineage_app.graph import writes as statements
 from lineage_app.graph.events import EventRecord
@@ -99,6 +99,21 @@ class _Rows:
     def rows(self) -> list[dict[str, Any]]:
         return list(self._rows.values())
 
+    def confirmed(
+        self,
+        confirmations: Mapping[tuple[Any, ...], dict[str, Any]],
+        identity: Callable[[dict[str, Any]], tuple[Any, ...]],
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The rows, each with the confirmation of its edge among `confirmations` (by `identity`), or
+        none; and the confirmations of edges no row writes."""
+        rows = [{**_UNCONFIRMED, **row, **confirmations.get(identity(row), {})} for row in self._rows.values()]
+        written = {identity(row) for row in rows}
+        return rows, [row for key, row in confirmations.items() if key not in written]
+
+
+# A job edge's row when the batch sees it but no confirming run names it.
+_UNCONFIRMED = {"confirmedOrder": None, "confirmedBy": None, "confirmedAt": None}
+
 
 @dataclass
 class GraphWrites:
@@ -176,6 +191,8 @@ class EventRows:
     input_confirmations: list[dict[str, Any]]
     output_confirmations: list[dict[str, Any]]
     derivation_confirmations: list[dict[str, Any]]
+    # Every confirmation the batch brings, by job: its order key, time, and whether a completed run's.
+    job_confirmations: list[dict[str, Any]]
 
     def retiring_datasets(self) -> list[str]:
         """The datasets the batch drops or deletes the column lineage of: the jobs around them settle their
@@ -204,17 +221,34 @@ def rows_resolve(writes: GraphWrites, *, canonical: Mapping[str, Identity]) -> E
     built = _EventRowsBuilder()
     for event in writes.events:
         _project_event(built, _stamped(event), resolve)
-    confirmations = _confirmations(_confirming(writes), resolve)
+    confirming = list(_confirming(writes))
+    inputs, outputs, derivations = _confirmations(confirming, resolve)
+    # An edge the batch both sees and confirms is written once, confirmation and all.
+    job_inputs, input_confirmations = built.job_inputs.confirmed(inputs, _job_input_identity)
+    job_outputs, output_confirmations = built.job_outputs.confirmed(outputs, _job_output_identity)
+    derived, derivation_confirmations = built.derivations.confirmed(derivations, _derivation_identity)
     return EventRows(
-        **{item.name: getattr(built, item.name).rows() for item in fields(built)},
-        input_confirmations=confirmations[0],
-        output_confirmations=confirmations[1],
-        derivation_confirmations=confirmations[2],
+        **{item.name: getattr(built, item.name).rows() for item in fields(built)}
+        | {"job_inputs": job_inputs, "job_outputs": job_outputs, "derivations": derived},
+        input_confirmations=input_confirmations,
+        output_confirmations=output_confirmations,
+        derivation_confirmations=derivation_confirmations,
+        job_confirmations=[
+            {"jobKey": c.job_key, "order": c.order, "at": c.time, "completed": c.completed} for c in confirming
+        ],
     )
 
 
-# One set of job edges confirmed together: (order key, time, the confirming run's id or None, its events).
-_Confirming = tuple[str, str, str | None, Iterable[EventRecord]]
+class _Confirming(NamedTuple):
+    """One set of job edges confirmed together: by a confirming run (its id) or a JobEvent (None)."""
+
+    order: str
+    time: str
+    run_id: str | None
+    job_key: str
+    # A completed run's confirmation, not a running one's snapshot or a JobEvent's declaration.
+    completed: bool
+    events: Iterable[EventRecord]
 
 
 def _confirming(writes: GraphWrites) -> Iterator[_Confirming]:
@@ -223,10 +257,13 @@ def _confirming(writes: GraphWrites) -> Iterator[_Confirming]:
     for fold in writes.confirming:
         if fold.confirmation is not None:
             order, time, events = fold.confirmation
-            yield order, time, fold.run_id, events
+            job_key = natural_key(fold.job_namespace, fold.job_name)
+            yield _Confirming(order, time, fold.run_id, job_key, order == fold.completed_order, events)
     for event in writes.events:
-        if "run" not in event.payload and event.payload.get("job"):
-            yield declaration_order(event.time, event.content_hash), event.time, None, (event,)
+        job = event.payload.get("job")
+        if "run" not in event.payload and job:
+            order = declaration_order(event.time, event.content_hash)
+            yield _Confirming(order, event.time, None, natural_key(job["namespace"], job["name"]), False, (event,))
 
 
 def declaration_order(time: str, content_hash: str) -> str:
@@ -235,21 +272,35 @@ def declaration_order(time: str, content_hash: str) -> str:
     return run_order_key(time, content_hash)
 
 
+def _job_input_identity(row: Mapping[str, Any]) -> tuple[str, ...]:
+    return row["datasetKey"], row["jobKey"]
+
+
+def _job_output_identity(row: Mapping[str, Any]) -> tuple[str, ...]:
+    return row["jobKey"], row["datasetKey"]
+
+
+def _derivation_identity(row: Mapping[str, Any]) -> tuple[str, ...]:
+    return row["sourceKey"], row["targetKey"], row["job"]
+
+
+_Confirmations = dict[tuple[str, ...], dict[str, Any]]
+
+
 def _confirmations(
     confirming: Iterable[_Confirming], resolve: Resolve
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[_Confirmations, _Confirmations, _Confirmations]:
     """The job inputs, outputs and derivations each confirmation's events name (all of a completed run's
-    events, not only the batch's), each kept with the latest confirmation naming it."""
-    found: tuple[dict[tuple[str, ...], dict[str, Any]], ...] = ({}, {}, {})
+    events, not only the batch's), by edge, each kept with the latest confirmation naming it."""
+    found: tuple[_Confirmations, _Confirmations, _Confirmations] = ({}, {}, {})
     names = (("datasetKey", "jobKey"), ("jobKey", "datasetKey"), ("sourceKey", "targetKey", "job"))
-    for order, time, run_id, events in confirming:
+    for order, time, run_id, _, _, events in confirming:
         stamp = {"confirmedOrder": order, "confirmedBy": run_id, "confirmedAt": time}
         for kept, keys, identity in zip(found, _named_edges(events, resolve), names, strict=True):
             for key in keys:
                 if key not in kept or order > kept[key]["confirmedOrder"]:
                     kept[key] = {**dict(zip(identity, key, strict=True)), **stamp}
-    inputs, outputs, derivations = (list(kept.values()) for kept in found)
-    return inputs, outputs, derivations
+    return found
 
 
 def _named_edges(events: Iterable[EventRecord], resolve: Resolve) -> tuple[set[tuple[str, ...]], ...]:

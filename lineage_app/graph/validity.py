@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -107,18 +107,128 @@ _KINDS = (
 )
 
 
-def validity_settle(tx: ManagedTransaction, *, job_keys: Sequence[str], grace_for: GraceFor) -> None:
-    """Work out `staleSince` again for every edge of the jobs in `job_keys`, from their completed runs
-    in the graph, and write the edges whose value changed (three reads, one more for the runs).
+@dataclass(frozen=True, slots=True)
+class BatchEdges:
+    """What a batch brought its jobs: every confirmation (rows of `jobKey`, `order`, `at` and `completed`,
+    true for a completed run's), the jobs its events name (rows of `key` and `first`, the earliest event's
+    time), and every job input and output it saw or confirmed (rows of `jobKey` and `datasetKey`)."""
+
+    confirmations: Sequence[dict[str, Any]] = ()
+    jobs: Sequence[dict[str, Any]] = ()
+    edges: Sequence[dict[str, Any]] = ()
+
+
+def validity_settle(
+    tx: ManagedTransaction,
+    *,
+    job_keys: Sequence[str],
+    batch: BatchEdges,
+    grace_for: GraceFor,
+    in_full: Collection[str] = (),
+) -> None:
+    """Bring `staleSince` up to date on the edges of the jobs in `job_keys` (which the batch's write
+    statements have just marked current where it saw or confirmed them), and of those in `in_full`
+    (around datasets a merge moved edges onto, or a DROP retired).
+
+    Most batches bring a job only news newer than anything it had: at most one completed run, later than
+    the job's newest confirmation on record (`latestConfirmation`), sightings after it, no DROP or deleted
+    column lineage it has not heard of, and the default grace. Then nothing stale can change, and the
+    job's current edges that run left out turn stale at its end: three set-based statements, whatever the
+    job's history. Any other job has all its edges worked out again from its confirmations in the graph
+    (`_settle_in_full`). Either way the graph comes out the same, whatever order the events arrived in.
+    """
+    keys = sorted({*job_keys, *in_full})
+    if not keys:
+        return
+    on_record = {
+        key: (namespace, latest) for key, namespace, latest in _rows(tx, lookups.READ_JOB_LATEST_CONFIRMATIONS, keys)
+    }
+    newest = _newest_news(tx, batch=batch, on_record=on_record, in_full=set(in_full), grace_for=grace_for)
+    full = [key for key in keys if key not in newest]
+    _settle_in_full(tx, keys=full, grace_for=grace_for)
+    retiring = [{"jobKey": key, "order": c["order"], "at": c["at"]} for key, c in sorted(newest.items()) if c]
+    if retiring:
+        for statement in (writes.RETIRE_DERIVATIONS, writes.RETIRE_JOB_INPUTS, writes.RETIRE_JOB_OUTPUTS):
+            tx.run(statement, rows=retiring, separator=KEY_SEPARATOR).consume()
+    _latest_confirmations_write(tx, on_record=on_record, newest=newest, in_full=[k for k in full if k in on_record])
+
+
+def _rows(tx: ManagedTransaction, statement: str, keys: Sequence[str]) -> list[list[Any]]:
+    return records(tx, statement, keys=keys)[0]["rows"] if keys else []
+
+
+def _newest_news(
+    tx: ManagedTransaction,
+    *,
+    batch: BatchEdges,
+    on_record: dict[str, tuple[str, str | None]],
+    in_full: set[str],
+    grace_for: GraceFor,
+) -> dict[str, dict[str, Any] | None]:
+    """The jobs to which the batch brings only news newer than their newest confirmation on record,
+    each with the completed run it brings (or None: sightings only)."""
+    confirmations: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in batch.confirmations:
+        confirmations[row["jobKey"]].append(row)
+    edges: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in batch.edges:
+        edges[row["jobKey"]].append(row)
+    earliest = {row["key"]: row["first"] for row in batch.jobs}
+    candidates: dict[str, dict[str, Any] | None] = {}
+    for key, (namespace, latest) in on_record.items():
+        confirmed = confirmations.get(key, [])
+        if latest is None or key in in_full or grace_for(namespace) != StaleGrace() or len(confirmed) > 1:
+            continue
+        if confirmed and not (confirmed[0]["completed"] and confirmed[0]["order"] > latest):
+            continue
+        if key in earliest and run_order_key(earliest[key], "") <= latest:
+            continue
+        candidates[key] = confirmed[0] if confirmed else None
+    # A DROP or deleted column lineage newer than a job's latest confirmation may postdate what it saw.
+    datasets = sorted({row["datasetKey"] for key in candidates for row in edges.get(key, [])})
+    retired = {
+        key: max(dropped or "", deleted or "")
+        for key, dropped, deleted in _rows(tx, lookups.READ_DATASET_RETIREMENTS, datasets)
+    }
+    return {
+        key: confirmation
+        for key, confirmation in candidates.items()
+        if all(retired.get(row["datasetKey"], "") <= (on_record[key][1] or "") for row in edges.get(key, []))
+    }
+
+
+def _latest_confirmations_write(
+    tx: ManagedTransaction,
+    *,
+    on_record: dict[str, tuple[str, str | None]],
+    newest: dict[str, dict[str, Any] | None],
+    in_full: Sequence[str],
+) -> None:
+    """Keep each job's `latestConfirmation` exact: the completed run a job's newest news brought, and for a
+    job settled in full, its newest confirmation in the graph (its runs and JobEvent, the batch's written)."""
+    latest = {key: confirmation["order"] for key, confirmation in newest.items() if confirmation}
+    for key, ran, declared in _rows(tx, lookups.READ_JOB_NEWEST_CONFIRMATIONS, in_full):
+        latest[key] = max(ran or "", declared or "") or None
+    rows = [
+        {"jobKey": key, "latest": order}
+        for key, order in sorted(latest.items())
+        if key in on_record and order != on_record[key][1]
+    ]
+    if rows:
+        tx.run(writes.SET_JOB_LATEST_CONFIRMATIONS, rows=rows).consume()
+
+
+def _settle_in_full(tx: ManagedTransaction, *, keys: Sequence[str], grace_for: GraceFor) -> None:
+    """Work out `staleSince` again for every edge of the jobs `keys`, from their confirmations in the
+    graph, and write the edges whose value changed (three reads, one more for the runs).
 
     Only the runs that can matter are read: those after an edge's last confirmation or sighting, and, for
     an edge already stale whose sighting has not moved since it was settled (`settledSince`, kept on stale
     edges only), only those up to its `staleSince` (a run ending later cannot retire it sooner). So a long-stale edge of
     a job that runs every minute costs a few runs, not its whole history.
     """
-    if not job_keys:
+    if not keys:
         return
-    keys = sorted(set(job_keys))
     found: list[tuple[_Kind, dict[str, Any], str]] = []
     for kind in _KINDS:
         for values in records(tx, kind.read, keys=keys)[0]["rows"]:

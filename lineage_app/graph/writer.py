@@ -13,7 +13,7 @@ from lineage_app.graph.alias_registry import AliasRegistryRace, identity_settle
 from lineage_app.graph.driver import graph_write, records
 from lineage_app.graph.model import natural_key
 from lineage_app.graph.projection import GraphWrites, field_candidates, rows_resolve, write_statements
-from lineage_app.graph.validity import GraceFor, no_grace, validity_settle
+from lineage_app.graph.validity import BatchEdges, GraceFor, no_grace, validity_settle
 
 # Two workers that MERGE the same new node at once (a Namespace, a DatasetAlias) both try to create
 # it; the engine refuses the later create with a ConstraintError. Run again, the MERGE finds the
@@ -48,7 +48,12 @@ def graph_writes_apply(plan: GraphWrites, *, grace_for: GraceFor = no_grace) -> 
         _settle_current_versions(tx, sorted({*unsettled, *merged}))
         around = sorted({*merged, *rows.retiring_datasets()})  # edges moved onto them, or a DROP retiring them
         neighbours = records(tx, lookups.READ_JOBS_OF_DATASETS, keys=around)[0]["keys"] if around else []
-        validity_settle(tx, job_keys=[*rows.settled_jobs(plan), *neighbours], grace_for=grace_for)
+        batch = BatchEdges(
+            confirmations=rows.job_confirmations,
+            jobs=rows.jobs,
+            edges=[*rows.job_inputs, *rows.job_outputs, *rows.input_confirmations, *rows.output_confirmations],
+        )
+        validity_settle(tx, job_keys=rows.settled_jobs(plan), batch=batch, grace_for=grace_for, in_full=neighbours)
 
     for attempt in range(CONSTRAINT_RACE_TRIES):
         try:

@@ -125,12 +125,20 @@ MERGE_RUN_WRITES = _merge_run_io(Rel.WROTE)
 SET_RUN_READ_STATISTICS = _set_run_io_statistics(Rel.READ)
 SET_RUN_WRITE_STATISTICS = _set_run_io_statistics(Rel.WROTE)
 
+# A job edge seen or confirmed is current until `graph.validity.validity_settle`, later in the same
+# transaction, says otherwise: it retires what the batch's completed runs left out, and works a job's
+# edges out again in full when the batch is not simply its newest news.
+_CURRENT = "e.staleSince = null, e.settledSince = null"
+# The latest completed run that confirmed a job edge (a maximum: any order, same result); a row the batch
+# only saw carries none, which changes nothing.
+_CONFIRMED = _latest("e", "confirmedBy", "confirmedAt", guard="confirmedOrder", order="row.confirmedOrder")
+
 MERGE_JOB_INPUTS = f"""
 UNWIND $rows AS row
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
 MATCH (j:{Label.JOB} {{key: row.jobKey}})
 MERGE (d)-[e:{Rel.INPUT_TO}]->(j)
-SET {seen("e")}
+SET {seen("e")}, {_CURRENT}, {_CONFIRMED}
 """
 
 MERGE_JOB_OUTPUTS = f"""
@@ -138,7 +146,7 @@ UNWIND $rows AS row
 MATCH (j:{Label.JOB} {{key: row.jobKey}})
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
 MERGE (j)-[e:{Rel.OUTPUTS}]->(d)
-SET {seen("e")}
+SET {seen("e")}, {_CURRENT}, {_CONFIRMED}
 """
 
 # A sighting of a schema version: its creating run is the earliest event's, its last key the newest.
@@ -181,7 +189,7 @@ UNWIND $rows AS row
 MATCH (s:{Label.FIELD} {{key: row.sourceKey}})
 MATCH (t:{Label.FIELD} {{key: row.targetKey}})
 MERGE (s)-[e:{Rel.DERIVES} {{job: row.job}}]->(t)
-SET {seen("e")},
+SET {seen("e")}, {_CURRENT}, {_CONFIRMED},
     {_latest("e", "transformation", "subtype", "indirect", "description", "masking", "transformationsJson")}
 """
 
@@ -259,11 +267,11 @@ SET o.kind = row.kind, o.contact = row.contact
 
 
 def _confirm(pattern: str) -> str:
-    """Keep on the edge the latest completed run that confirmed it (a maximum: any order, same result)."""
+    """Confirm edges the batch does not see again (a run's earlier events named them)."""
     return f"""
 UNWIND $rows AS row
 MATCH {pattern}
-SET {_latest("e", "confirmedBy", "confirmedAt", guard="confirmedOrder", order="row.confirmedOrder")}
+SET {_CONFIRMED}, {_CURRENT}
 """
 
 
@@ -290,6 +298,47 @@ SET e.staleSince = row.staleSince, e.settledSince = row.settledSince
 SET_JOB_INPUT_STALE_SINCE = _set_stale_since(_JOB_INPUT)
 SET_JOB_OUTPUT_STALE_SINCE = _set_stale_since(_JOB_OUTPUT)
 SET_DERIVATION_STALE_SINCE = _set_stale_since(_DERIVATION)
+
+# Where an edge's validity counts from: its latest confirmation or its last sighting (as an order key,
+# `$separator` after the time), whichever is later; "" for neither.
+_SINCE = (
+    "CASE WHEN e.lastSeen IS NULL OR coalesce(e.confirmedOrder, '') > e.lastSeen + $separator "
+    "THEN coalesce(e.confirmedOrder, '') ELSE e.lastSeen + $separator END"
+)
+
+
+def _retire(pattern: str, where: str = "") -> str:
+    """Each current edge of `row.jobKey` last confirmed or seen before its newest completed run
+    (`row.order`) turns stale at that run's end (`row.at`): the run left it out."""
+    return f"""
+UNWIND $rows AS row
+MATCH {pattern}
+WHERE {where}e.staleSince IS NULL
+WITH row, e, {_SINCE} AS since
+WHERE since <> '' AND since < row.order
+SET e.staleSince = row.at, e.settledSince = since
+"""
+
+
+RETIRE_JOB_INPUTS = _retire(f"(:{Label.JOB} {{key: row.jobKey}})<-[e:{Rel.INPUT_TO}]-(:{Label.DATASET})")
+RETIRE_JOB_OUTPUTS = _retire(f"(:{Label.JOB} {{key: row.jobKey}})-[e:{Rel.OUTPUTS}]->(:{Label.DATASET})")
+# A job's derivations end in fields of what it outputs; those into a dataset its output edge to is stale
+# already are stale too (never confirmed or seen later than that edge), so only current outputs are walked.
+# Run before RETIRE_JOB_OUTPUTS, while the outputs it retires are still current.
+RETIRE_DERIVATIONS = _retire(
+    f"(j:{Label.JOB} {{key: row.jobKey}})-[o:{Rel.OUTPUTS}]->(d:{Label.DATASET})\n"
+    f"WHERE o.staleSince IS NULL\n"
+    f"WITH row, j, d\n"
+    f"MATCH (d)-[:{Rel.HAS_FIELD}]->(:{Label.FIELD})<-[e:{Rel.DERIVES}]-(:{Label.FIELD})",
+    where="e.job = j.nodeId AND ",
+)
+
+# The newest confirmation a job's edges have had (`graph.validity`): an order key, only ever raised.
+SET_JOB_LATEST_CONFIRMATIONS = f"""
+UNWIND $rows AS row
+MATCH (j:{Label.JOB} {{key: row.jobKey}})
+SET j.latestConfirmation = row.latest
+"""
 
 # A job's latest JobEvent (static lineage): its time, kept as a maximum; the edges it did not declare are
 # retired by it like by a completed run (`graph.validity`).
