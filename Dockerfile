@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # One runtime image for web, worker and beat (the command differs per service in docker-compose.yml),
 # built in three stages: the UI bundle (Node), the two wheels (the server's, with that UI inside it, and
-# the agent's, which carries the `spark_agent.protocol` the server imports), and the runtime: the runtime
+# the agent's, which carries the relay and the `lineage_protocol` the server imports), and the runtime: the runtime
 # requirements and the two wheels installed, no source tree. Django, DRF, Celery, the neo4j driver and
 # the PostgreSQL client only: no pyspark, no embedded graph engine, no JVM; it runs as a non-root user.
 # `make dist` builds the same wheels without Docker; tests/deploy checks this file.
@@ -17,6 +17,8 @@ FROM python:3.11-slim AS wheels
 WORKDIR /src
 COPY packaging/ packaging/
 COPY requirements/runtime.txt requirements/runtime.txt
+COPY lineage_protocol/ lineage_protocol/
+COPY lineage_relay/ lineage_relay/
 COPY spark_agent/ spark_agent/
 COPY lineage_app/ lineage_app/
 COPY --from=ui /ui/dist/ frontend/dist/

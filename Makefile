@@ -121,8 +121,9 @@ lint: $(STAMP) frontend/node_modules/.package-lock.json
 	cd frontend && npm run --silent typecheck && npm run --silent check:api
 
 # What a deployment installs, built as the Dockerfile's stages build it, in dist/: the server's wheel
-# (with the built UI inside it; `tributary-server` is its manage.py), the agent's wheel (for Spark
-# clusters and for the server, which imports its protocol) and the UI bundle alone (for a proxy or CDN).
+# (with the built UI inside it; `tributary-server` is its manage.py), the agent's wheel (spark_agent,
+# lineage_relay and lineage_protocol: for Spark clusters, edge nodes and the server, which imports the
+# protocol) and the UI bundle alone (for a proxy or CDN).
 # `make dist DIST=<dir>` writes them elsewhere (tests/deploy installs from there).
 DIST ?= dist
 dist: $(STAMP) frontend/dist/index.html

@@ -2,7 +2,7 @@
 
 Starts its own server on free loopback ports (private SQLite, Redis, gunicorn with the product's
 own settings; no graph engine and no worker: accepting and storing is what is measured) and a
-relay (`python -m spark_agent relay`) in front of it, then prints:
+relay (`python -m lineage_relay`) in front of it, then prints:
 
 - accept latency, one event per request on a keep-alive connection, as a producer's HTTP transport
   posts: the relay (sign + durable commit to its buffer) and the server (validate + store), the
@@ -107,7 +107,7 @@ class Bench:
 
         self.token = token_create(name="bench", scope="ingest")[1]
         subprocess.run(
-            [py, "-m", "spark_agent", "keygen", "--out", str(self.tmp), "--name", "relay"],
+            [py, "-m", "lineage_protocol.keygen", "--out", str(self.tmp), "--name", "relay"],
             cwd=ROOT,
             check=True,
             capture_output=True,
@@ -120,7 +120,7 @@ class Bench:
         self, *, buffer: Path, server_url: str | None, output_dir: Path | None = None
     ) -> tuple[subprocess.Popen[bytes], str]:
         port = free_port()
-        argv = [sys.executable, "-m", "spark_agent", "relay", "--port", str(port), "--buffer", str(buffer)]
+        argv = [sys.executable, "-m", "lineage_relay", "--port", str(port), "--buffer", str(buffer)]
         if output_dir is not None:
             argv += ["--output-dir", str(output_dir)]
         else:

@@ -16,7 +16,7 @@ from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from spark_agent.protocol import (
+from lineage_protocol import (
     Signature,
     canonical_bytes,
     generate_private_key,

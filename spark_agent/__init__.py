@@ -9,7 +9,7 @@ __all__ = ["Agent", "__version__", "counters", "current_agent", "install", "with
 
 
 def __getattr__(name: str) -> Any:
-    # Imported lazily so that the signing tools (`python -m spark_agent verify`) work on
+    # Imported lazily so that `import spark_agent` (its `__version__`, `python -m spark_agent --help`) works on
     # machines without pyspark.
     if name in __all__:
         from spark_agent import lifecycle

@@ -5,13 +5,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from lineage_protocol import COUNTERS_FACET, STREAMING_FACET
 from spark_agent import __version__
 from spark_agent.owners import DeclaredOwner
 from spark_agent.plan.model import ActionFacts, DatasetInfo, ErrorInfo
-from spark_agent.protocol import COUNTERS_FACET, STREAMING_FACET
 
 PRODUCER = f"https://github.com/tributary/tributary/tree/v{__version__}/spark_agent"
 EVENT_SCHEMA_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
+# The schemas' `$id`s as first published; the files are in `lineage_protocol/schemas/` (`lineage_protocol.SCHEMA_URL`).
 COUNTERS_SCHEMA_URL = (
     "https://github.com/tributary/tributary/blob/main/spark_agent/schemas/"
     "TributaryCountersRunFacet.json#/$defs/TributaryCountersRunFacet"

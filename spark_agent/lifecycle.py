@@ -12,17 +12,17 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from lineage_protocol import EventType
 from spark_agent import facets, hooks, listener, streaming
 from spark_agent.actions import ActionAssembler
 from spark_agent.config import AgentConfig, resolve_config
 from spark_agent.counters import Counters
+from spark_agent.emitter import build_emitter
 from spark_agent.ids import new_run_id
 from spark_agent.naming import child_job_name, path_tail
 from spark_agent.owners import DeclaredOwner, OwnerRules, parse_owner_rules
 from spark_agent.plan.extract import ExtractContext, extract
 from spark_agent.plan.model import ActionFacts, DatasetInfo, ErrorInfo
-from spark_agent.protocol import EventType
-from spark_agent.transports.factory import build_emitter
 
 log = logging.getLogger("spark_agent")
 RUN_ID_COLUMN = "tributary_run_id"
@@ -244,7 +244,7 @@ class Agent:
     def _emit(self, event: dict[str, Any]) -> None:
         if self._signing_key is not None:
             try:
-                from spark_agent.protocol import sign_event
+                from lineage_protocol import sign_event
 
                 event = sign_event(event, self._signing_key)
             except Exception:
@@ -320,7 +320,7 @@ def _load_signing_key(path: str | None) -> Any:
     if not path:
         return None
     try:
-        from spark_agent.protocol import load_private_key
+        from lineage_protocol import load_private_key
 
         return load_private_key(path)
     except Exception:

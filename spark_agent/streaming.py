@@ -15,13 +15,13 @@ from typing import Any
 from pyspark.sql import SparkSession
 from pyspark.sql.streaming import StreamingQueryListener
 
+from lineage_protocol import EventType
 from spark_agent import facets
 from spark_agent.counters import Counters
 from spark_agent.ids import new_run_id
 from spark_agent.naming import StreamEndpoint, child_job_name, job_segment, path_tail, stream_endpoint
 from spark_agent.plan import jvm
 from spark_agent.plan.model import DatasetInfo, ErrorInfo
-from spark_agent.protocol import EventType
 
 log = logging.getLogger("spark_agent")
 Emit = Callable[[dict[str, Any]], None]

@@ -11,7 +11,7 @@ from lineage_app.graph.events import EventRecord
 from lineage_app.graph.failure_cause import CANCELLED, failure_cause
 from lineage_app.graph.model import FAILED_STATES, RunState, json_property, run_order_key
 from lineage_app.instants import utc_text
-from spark_agent.protocol import EventType
+from lineage_protocol import EventType
 
 STATE_AFTER = {
     EventType.START: RunState.RUNNING.value,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from itertools import accumulate
 
-from spark_agent.protocol import outside_strings
+from lineage_protocol import outside_strings
 
 # Bytes, not text: in UTF-8 every byte of a multi-byte character is 0x80 or above, so `"`, `\`
 # and the brackets are found byte by byte, and `bytes.translate` / `bytes.replace` run at C speed.

@@ -20,7 +20,7 @@ from lineage_app.ingest.models import FacetPolicy, GraphCheck, LineageEvent, Sta
 from lineage_app.ingest.validation import CheckedEvent, EventInvalid, event_check
 from lineage_app.instants import utc_text
 from lineage_app.observability.exposition import EventLogGauges, GraphCheckGauges
-from spark_agent.protocol import STREAMING_FACET
+from lineage_protocol import STREAMING_FACET
 
 
 def applyable_event_ids(*, event_ids: Sequence[int]) -> list[int]:

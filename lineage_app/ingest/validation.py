@@ -17,7 +17,7 @@ from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
-from spark_agent.protocol import canonical_json, content_hash, facet_schema
+from lineage_protocol import canonical_json, content_hash, facet_schema
 
 SPEC_DIR = Path(__file__).parent / "openlineage_spec"
 SPEC_ID = "https://openlineage.io/spec/2-0-2/OpenLineage.json"

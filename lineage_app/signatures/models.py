@@ -9,8 +9,8 @@ from django.core.exceptions import ValidationError
 from django.db import models
 
 from lineage_app.namespace_policy import NamespacePolicy
-from spark_agent.protocol import VerificationStatus, load_public_key
-from spark_agent.protocol import key_id as signing_key_id
+from lineage_protocol import VerificationStatus, load_public_key
+from lineage_protocol import key_id as signing_key_id
 
 
 def pem_key_id(pem: str) -> str:

@@ -11,7 +11,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from django.conf import settings
 
 from lineage_app.signatures.models import ProducerKey, SignaturePolicy
-from spark_agent.protocol import SignatureFormatError, VerificationStatus, check_event, load_public_key, read_signature
+from lineage_protocol import SignatureFormatError, VerificationStatus, check_event, load_public_key, read_signature
 
 # Worst first: a run shows the worst status among its events. Blank (not checked yet) ranks
 # just above VERIFIED, so a run is VERIFIED only when every event was checked and passed.

@@ -36,11 +36,11 @@ AGENT_LINE = re.compile(
 
 
 def example_signing_key(*, keys_dir: Path) -> tuple[Path, ProducerKey]:
-    """The example's private key (made once with `python -m spark_agent keygen`), its public key registered."""
+    """The example's private key (made once with `python -m lineage_protocol.keygen`), its public key registered."""
     private, public = keys_dir / f"{KEY_NAME}.key", keys_dir / f"{KEY_NAME}.pub.pem"
     if not private.exists():
         result = subprocess.run(
-            [sys.executable, "-m", "spark_agent", "keygen", "--out", str(keys_dir), "--name", KEY_NAME],
+            [sys.executable, "-m", "lineage_protocol.keygen", "--out", str(keys_dir), "--name", KEY_NAME],
             capture_output=True,
             text=True,
             check=False,

@@ -1,6 +1,6 @@
 """The server wheel's dependencies, read when it is built: requirements/runtime.txt (the one list of what
 the server runs on, which the image and development install too) and the agent's distribution, pinned to
-the version packaging/agent builds (the server imports its `spark_agent.protocol`)."""
+the version packaging/agent builds (the server imports its `lineage_protocol`)."""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,16 @@ def test_the_image_builds_the_ui_in_a_node_stage_into_the_server_wheel_and_serve
     builds = [v for v in wheels if "pip wheel" in v]
     assert len(builds) == 1 and builds[0].endswith("-w /wheels packaging/agent packaging/server")
     assert any(i["instruction"] == "RUN" and "collectstatic" in i["value"] for i in stages["runtime"])
+
+
+def test_the_wheels_stage_copies_every_folder_the_two_wheels_are_built_from() -> None:
+    """A folder a wheel includes (packaging/*/pyproject.toml) that the stage does not copy fails only in a Docker
+    build: the packages the agent's wheel carries (the agent, the relay, the protocol) and the server's."""
+    copied = {i["value"].split()[-1].rstrip("/") for i in _stages()["wheels"] if i["instruction"] == "COPY"}
+    for project in ("agent", "server"):
+        build = tomllib.loads((ROOT / f"packaging/{project}/pyproject.toml").read_text())["tool"]["hatch"]["build"]
+        folders = [source.removeprefix("../../") for source in build["targets"]["wheel"]["force-include"]]
+        assert folders and not [f for f in folders if f not in copied], (project, folders, copied)
 
 
 def test_the_runtime_stage_installs_only_the_runtime_requirements_and_the_wheels_and_runs_unprivileged() -> None:

@@ -63,7 +63,7 @@ def test_the_runtime_is_the_installed_wheels_with_no_spark_no_embedded_engine_an
         ("pyspark", "arcadedb_embedded", "openlineage", "pytest", "playwright", "hypothesis", "hatchling")
     )
     assert run_ok(python, "-c", probe, cwd=work, env={"PATH": os.environ["PATH"]}).stdout.strip() == "[]"
-    where = "import lineage_app, spark_agent.protocol, django, celery, neo4j, psycopg; print(lineage_app.__file__)"
+    where = "import lineage_app, lineage_protocol, django, celery, neo4j, psycopg; print(lineage_app.__file__)"
     installed = Path(run_ok(python, "-c", where, cwd=work, env={"PATH": os.environ["PATH"]}).stdout.strip())
     assert installed.is_relative_to(python.parent.parent / "lib"), installed
     run_ok(python, "-m", "pip", "check", cwd=work)

@@ -15,7 +15,7 @@ from lineage_app.graph.driver import graph_read, records
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
 from lineage_app.signatures.models import ProducerKey, SignaturePolicy
-from spark_agent.protocol import generate_private_key, private_key_pem, public_key_pem
+from lineage_protocol import generate_private_key, private_key_pem, public_key_pem
 from tests.browser.example_pipeline import (
     CLEAN_ORDERS_ACTION,
     CLEAN_ORDERS_ADDED_INPUT,

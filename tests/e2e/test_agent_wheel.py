@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import textwrap
 import zipfile
@@ -13,7 +14,8 @@ import pytest
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
 from lineage_app.signatures.models import ProducerKey, SignaturePolicy
-from spark_agent.protocol import generate_private_key, private_key_pem, public_key_pem
+from lineage_protocol import generate_private_key, key_id, load_public_key, private_key_pem, public_key_pem
+from tests.conftest import ROOT
 from tests.packaging import agent_wheel_build, run_ok
 
 pytestmark = [pytest.mark.spark, pytest.mark.django_db(transaction=True)]
@@ -26,11 +28,22 @@ def agent_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return agent_wheel_build(tmp_path_factory.mktemp("wheel"))
 
 
-def test_the_wheel_holds_the_agent_and_the_protocol_and_nothing_of_the_server(agent_wheel: Path) -> None:
+def test_the_wheel_holds_the_agent_the_relay_and_the_protocol_and_nothing_of_the_server(agent_wheel: Path) -> None:
     names = zipfile.ZipFile(agent_wheel).namelist()
-    assert "spark_agent/protocol/__init__.py" in names
+    tracked = subprocess.run(
+        ["git", "ls-files", "spark_agent", "lineage_relay", "lineage_protocol"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert "lineage_protocol/__init__.py" in names
     assert "spark_agent/lifecycle.py" in names
-    assert "spark_agent/schemas/TributarySignatureRunFacet.json" in names
+    assert "lineage_protocol/schemas/TributarySignatureRunFacet.json" in names
+    assert "lineage_relay/command.py" in names
+    assert not set(tracked) - set(names)
+    packages = {n.split("/", 1)[0] for n in names if ".dist-info/" not in n}
+    assert packages == {"spark_agent", "lineage_relay", "lineage_protocol"}
     assert not [n for n in names if n.startswith(("lineage_app/", "tests/")) or "__pycache__" in n]
     metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
     requires = [
@@ -39,6 +52,19 @@ def test_the_wheel_holds_the_agent_and_the_protocol_and_nothing_of_the_server(ag
         if line.startswith("Requires-Dist:") and "extra ==" not in line
     ]
     assert sorted(r.split(">")[0].split("=")[0].split("<")[0] for r in requires) == ["cryptography", "rfc8785"]
+
+
+def test_the_wheel_installs_a_command_for_the_agent_the_relay_ship_keygen_and_verify(agent_wheel: Path) -> None:
+    wheel = zipfile.ZipFile(agent_wheel)
+    entry_points = wheel.read(next(n for n in wheel.namelist() if n.endswith(".dist-info/entry_points.txt")))
+    scripts = [line for line in entry_points.decode().splitlines() if " = " in line]
+    assert sorted(scripts) == [
+        "tributary-agent = spark_agent.__main__:main",
+        "tributary-keygen = lineage_protocol.keygen:main",
+        "tributary-relay = lineage_relay.command:main",
+        "tributary-ship = lineage_relay.ship:main",
+        "tributary-verify = lineage_protocol.verify:main",
+    ]
 
 
 def test_a_job_run_through_the_installed_wheel_lands_verified(  # type: ignore[no-untyped-def]
@@ -56,6 +82,11 @@ def test_a_job_run_through_the_installed_wheel_lands_verified(  # type: ignore[n
         cwd=tmp_path,  # not the repository, whose lineage_app/ would be found from the working directory
     )
     assert probe.stdout.strip() == "[]"
+    # The relay's and the protocol's tools came with it, each as its command.
+    made = run_ok(venv / "bin/tributary-keygen", "--out", tmp_path / "keys", cwd=tmp_path).stdout.strip()
+    assert made == key_id(load_public_key(tmp_path / "keys/agent.pub.pem"))
+    assert "--server-url" in run_ok(venv / "bin/tributary-relay", "--help", cwd=tmp_path).stdout
+    assert "--url" in run_ok(venv / "bin/tributary-ship", "--help", cwd=tmp_path).stdout
 
     key = generate_private_key()
     key_path = tmp_path / "agent.key"

@@ -617,7 +617,7 @@ def with_duplicate(event: dict[str, Any], parent: tuple[str, ...], name: str, fi
 def test_an_event_naming_a_member_twice_is_rejected_with_the_path_of_the_repeat_and_nothing_is_stored(
     ingest_client: APIClient, parent: tuple[str, ...], name: str, first: Any, path: str
 ) -> None:
-    from spark_agent.protocol import EventParseError, parse_event
+    from lineage_protocol import EventParseError, parse_event
 
     body = with_duplicate(run_event("START", run_id=new_run_id()), parent, name, first)
     before = LineageEvent.objects.count()

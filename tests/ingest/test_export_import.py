@@ -18,7 +18,7 @@ from django.core.management import call_command
 from lineage_app.graph.writer import graph_wipe
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.signatures.models import ProducerKey, SignaturePolicy
-from spark_agent.protocol import VerificationStatus, generate_private_key, public_key_pem, sign_event
+from lineage_protocol import VerificationStatus, generate_private_key, public_key_pem, sign_event
 from tests.apply import accept_and_apply, as_json
 from tests.conftest import ROOT, graph_env
 from tests.events import new_run_id, run_event, run_lifecycle

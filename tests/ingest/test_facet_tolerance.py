@@ -23,7 +23,7 @@ from lineage_app.ingest.models import FacetPolicy, LineageEvent
 from lineage_app.ingest.selectors import facet_warning_counts
 from lineage_app.ingest.services import events_apply
 from lineage_app.signatures.models import ProducerKey
-from spark_agent.protocol import VerificationStatus, canonical_json, generate_private_key, public_key_pem, sign_event
+from lineage_protocol import VerificationStatus, canonical_json, generate_private_key, public_key_pem, sign_event
 from tests.events import PRODUCER, T0, facet, new_run_id, run_event
 from tests.graph_dump import graph_dump
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lineage_app.ingest.json_text import nesting_depth_bound
-from spark_agent.protocol import outside_strings
+from lineage_protocol import outside_strings
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(st.sampled_from('ab[]{}"\\é\n'), max_size=6),

@@ -2,13 +2,12 @@
 
 These values are pinned on purpose. If one changes, events that producers already signed stop
 verifying, or the server's event log stops recognising a re-posted event as a duplicate: a change
-to `spark_agent.protocol` that breaks one of these is a protocol change, not a refactor.
+to `lineage_protocol` that breaks one of these is a protocol change, not a refactor.
 """
 
 from __future__ import annotations
 
 import configparser
-import pkgutil
 import subprocess
 import sys
 from copy import deepcopy
@@ -17,10 +16,9 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.urls import reverse
 
-import spark_agent
+import lineage_protocol
 from lineage_app.ingest.validation import event_check
-from spark_agent import protocol
-from spark_agent.protocol import (
+from lineage_protocol import (
     BATCH_PATH,
     EVENT_PATH,
     SIGNATURE_FACET,
@@ -114,25 +112,38 @@ def test_the_paths_producers_post_to_are_the_servers_routes() -> None:
     assert (reverse("lineage"), reverse("lineage-ingest-batch")) == (EVENT_PATH, BATCH_PATH)
 
 
-@pytest.mark.parametrize("name", protocol.__all__)
+@pytest.mark.parametrize("name", lineage_protocol.__all__)
 def test_every_public_name_is_importable_from_the_package(name: str) -> None:
-    assert getattr(protocol, name) is not None
+    assert getattr(lineage_protocol, name) is not None
 
 
-def test_the_protocol_needs_neither_django_nor_pyspark() -> None:
+def test_the_protocol_needs_neither_django_nor_pyspark_nor_the_relay_or_the_agent() -> None:
     probe = (
-        "import sys, spark_agent.protocol; "
-        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'django', 'pyspark', 'rest_framework', 'neo4j'}); "
+        "import sys, lineage_protocol; "
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'django', 'pyspark', 'rest_framework', 'neo4j', 'lineage_app', 'lineage_relay', 'spark_agent'}); "
         "print(','.join(heavy))"
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == ""
 
 
-def test_the_import_contract_keeps_the_protocol_from_every_other_agent_module() -> None:
-    """`.importlinter` forbids the protocol each agent module by name; a new module must be added there."""
+def test_the_import_contracts_put_every_package_in_its_place_with_the_protocol_at_the_bottom() -> None:
+    """`.importlinter`: the producers' packages in layers (the agent, the relay, the protocol: the protocol imports
+    neither), the server forbidden every one of them but the protocol; a new top-level package must be placed."""
     contracts = configparser.ConfigParser()
     contracts.read(ROOT / ".importlinter")
-    forbidden = set(contracts["importlinter:contract:protocol-stands-alone"]["forbidden_modules"].split())
-    modules = {f"spark_agent.{m.name}" for m in pkgutil.iter_modules(spark_agent.__path__)} - {"spark_agent.protocol"}
-    assert forbidden == modules
+    roots = set(contracts["importlinter"]["root_packages"].split())
+    layers = contracts["importlinter:contract:producers-import-downwards"]["layers"].split()
+    server = contracts["importlinter:contract:server-imports-only-the-protocol"]
+    producers = contracts["importlinter:contract:producers-never-import-the-server"]
+    assert layers == ["spark_agent", "lineage_relay", "lineage_protocol"]
+    assert roots == {"lineage_app", *layers}
+    assert (server["source_modules"].split(), set(server["forbidden_modules"].split())) == (
+        ["lineage_app"],
+        roots - {"lineage_app", "lineage_protocol"},
+    )
+    assert (set(producers["source_modules"].split()), producers["forbidden_modules"].split()) == (
+        set(layers),
+        ["lineage_app"],
+    )

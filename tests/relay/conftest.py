@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from spark_agent.protocol import generate_private_key, private_key_pem
+from lineage_protocol import generate_private_key, private_key_pem
 from tests.conftest import ROOT, free_port, wait_until
 from tests.events import T0, new_run_id, run_event
 
@@ -62,7 +62,7 @@ def metrics_of(text: str) -> dict[str, float]:
 
 
 class RelayProcess:
-    """`python -m spark_agent relay` in a subprocess, on a fixed port and buffer so it can be restarted."""
+    """`python -m lineage_relay` in a subprocess, on a fixed port and buffer so it can be restarted."""
 
     def __init__(
         self,
@@ -79,8 +79,7 @@ class RelayProcess:
         self.argv = [
             sys.executable,
             "-m",
-            "spark_agent",
-            "relay",
+            "lineage_relay",
             "--port",
             str(self.port),
             "--buffer",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from spark_agent.relay.config import DEFAULT_PORT, relay_config_parse
+from lineage_relay.config import DEFAULT_PORT, relay_config_parse
 
 
 def test_flags_win_over_relay_variables_which_win_over_the_agents() -> None:

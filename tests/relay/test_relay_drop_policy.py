@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from spark_agent.relay.buffer import EventBuffer
-from spark_agent.relay.forwarder import Forwarder, ServerClient, ServerStatus
-from spark_agent.relay.server import Relay, RelayHttpServer
+from lineage_relay.buffer import EventBuffer
+from lineage_relay.forwarder import Forwarder, ServerClient, ServerStatus
+from lineage_relay.server import Relay, RelayHttpServer
 from tests.conftest import free_port
 from tests.events import dataset, new_run_id, run_event
 from tests.relay.conftest import RelayProcess, http_call, metrics_of, post_json

@@ -1,5 +1,5 @@
 """File mode, for sites with no way to the server: the relay writes what it accepts to rotated JSON-Lines files,
-which are carried across and loaded (`python -m spark_agent ship`, `manage.py import_events`), landing verified."""
+which are carried across and loaded (`python -m lineage_relay.ship`, `manage.py import_events`), landing verified."""
 
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ from django.core.management import call_command
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
 from lineage_app.signatures.models import ProducerKey
-from spark_agent.protocol import public_key_pem, sign_event
-from spark_agent.relay.config import relay_config_parse
-from spark_agent.relay.writer import OPEN_NAME, event_line, output_sink
+from lineage_protocol import public_key_pem, sign_event
+from lineage_relay.config import relay_config_parse
+from lineage_relay.writer import OPEN_NAME, event_line, output_sink
 from tests.conftest import ROOT, wait_until
 from tests.events import new_run_id, run_event
 from tests.relay.conftest import EventKey, Producer, RelayProcess, http_call, post_json
@@ -49,7 +49,7 @@ def _key(event: dict[str, object]) -> EventKey:
 
 def _ship(directory: Path, url: str, token: str) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "spark_agent", "ship", str(directory), "--url", url, "--token", token],
+        [sys.executable, "-m", "lineage_relay.ship", str(directory), "--url", url, "--token", token],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -156,7 +156,7 @@ def test_a_second_relay_on_the_same_directory_is_refused(relay_key: tuple[Ed2551
     first.start()
     try:
         second = subprocess.run(
-            [sys.executable, "-m", "spark_agent", "relay", "--output-dir", str(out), "--buffer", str(tmp_path / "b")],
+            [sys.executable, "-m", "lineage_relay", "--output-dir", str(out), "--buffer", str(tmp_path / "b")],
             cwd=ROOT,
             env={**os.environ, "TRIBUTARY_SIGNING_KEY": str(relay_key[1])},
             capture_output=True,

@@ -18,7 +18,7 @@ from lineage_app.explorer.selectors.jobs_and_runs import run_for_id
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
 from lineage_app.signatures.models import ProducerKey, SignaturePolicy
-from spark_agent.protocol import key_id, public_key_pem, sign_event
+from lineage_protocol import key_id, public_key_pem, sign_event
 from tests.conftest import wait_until
 from tests.events import new_run_id, run_event
 from tests.relay.conftest import RelayProcess, post_json

@@ -16,7 +16,7 @@ from lineage_app.graph.traversal import run_find
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply, events_reverify
 from lineage_app.signatures.models import ProducerKey, SignaturePolicy
-from spark_agent.protocol import VerificationStatus, generate_private_key, public_key_pem, sign_event
+from lineage_protocol import VerificationStatus, generate_private_key, public_key_pem, sign_event
 from tests.apply import accept, as_json
 from tests.events import PRODUCER, T0, new_run_id, run_event
 from tests.graph_dump import graph_dump
@@ -203,7 +203,7 @@ def test_the_admin_rejects_a_public_key_that_is_not_ed25519_pem_with_a_clear_err
 
 
 def test_the_key_id_is_computed_from_the_pem(key):  # type: ignore[no-untyped-def]
-    from spark_agent.protocol import key_id
+    from lineage_protocol import key_id
 
     assert register(key).key_id == key_id(key.public_key())
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lineage_app.signatures.selectors import SEVERITY
-from spark_agent.protocol import VerificationStatus
+from lineage_protocol import VerificationStatus
 
 
 def test_every_status_has_a_severity_so_the_worst_of_any_statuses_can_be_found() -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from spark_agent.protocol import generate_private_key
+from lineage_protocol import generate_private_key
 
 PRODUCER = "https://github.com/tributary/tributary/tree/0.1.0/spark_agent"
 RUN_EVENT_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"

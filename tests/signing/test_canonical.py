@@ -10,7 +10,7 @@ import rfc8785
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from spark_agent.protocol import canonical_json, canonical_json_of_any
+from lineage_protocol import canonical_json, canonical_json_of_any
 from tests.events import new_run_id, run_event
 
 # Every code point, lone surrogates included; and ASCII alone, so the C-encoder path is taken often.

@@ -7,7 +7,7 @@ import struct
 
 import pytest
 
-from spark_agent.protocol import CanonicalizationError, canonical_bytes
+from lineage_protocol import CanonicalizationError, canonical_bytes
 
 
 def jcs(text: str) -> bytes:

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from spark_agent import keygen
-from spark_agent.protocol import key_id, load_private_key, load_public_key
+from lineage_protocol import key_id, keygen, load_private_key, load_public_key
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -83,7 +82,7 @@ def test_keygen_rejects_a_name_that_is_not_a_plain_file_name(
 
 
 def test_keygen_runs_as_a_module(tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "spark_agent.keygen", "--out", str(tmp_path)]
+    command = [sys.executable, "-m", "lineage_protocol.keygen", "--out", str(tmp_path)]
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == key_id(load_public_key(tmp_path / "agent.pub.pem"))

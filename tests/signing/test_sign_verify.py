@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from spark_agent.protocol import (
+from lineage_protocol import (
     ALGORITHM,
     DEFAULT_PRODUCER,
     SCHEMA_URL,

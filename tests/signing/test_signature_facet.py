@@ -15,8 +15,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-import spark_agent
-from spark_agent.protocol import (
+import lineage_protocol
+from lineage_protocol import (
     SCHEMA_URL,
     SIGNATURE_FACET,
     Signature,
@@ -33,7 +33,7 @@ from spark_agent.protocol import (
 )
 
 OPENLINEAGE_SPEC = Path(__file__).resolve().parents[2] / "lineage_app/ingest/openlineage_spec/OpenLineage.json"
-FACET_SCHEMA = Path(spark_agent.__file__).parent / "schemas" / "TributarySignatureRunFacet.json"
+FACET_SCHEMA = Path(lineage_protocol.__file__).parent / "schemas" / "TributarySignatureRunFacet.json"
 
 
 def test_key_id_is_a_truncated_sha256_of_the_raw_public_key(private_key: Ed25519PrivateKey) -> None:

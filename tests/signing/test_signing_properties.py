@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from spark_agent.protocol import SIGNATURE_FACET, sign_event, verify_event
+from lineage_protocol import SIGNATURE_FACET, sign_event, verify_event
 
 MAX_SAFE_INTEGER = 2**53 - 1
 

@@ -11,8 +11,9 @@ from urllib.parse import urlsplit
 from jsonschema import Draft202012Validator, FormatChecker
 from referencing import Registry, Resource
 
-SCHEMAS = Path(__file__).resolve().parents[2] / "spark_agent" / "schemas"
-OL = SCHEMAS / "openlineage"
+ROOT = Path(__file__).resolve().parents[2]
+OL = ROOT / "spark_agent" / "schemas" / "openlineage"
+TRIBUTARY_FACETS = ROOT / "lineage_protocol" / "schemas"
 
 
 def _format_checker() -> FormatChecker:
@@ -34,7 +35,7 @@ class EventValidator:
 
     def __init__(self) -> None:
         docs = [json.loads(OL.joinpath("OpenLineage.json").read_text())]
-        facet_files = sorted(OL.joinpath("facets").glob("*.json")) + sorted(SCHEMAS.glob("*.json"))
+        facet_files = sorted(OL.joinpath("facets").glob("*.json")) + sorted(TRIBUTARY_FACETS.glob("*.json"))
         facet_docs = [json.loads(p.read_text()) for p in facet_files]
         registry = Registry().with_resources((d["$id"], Resource.from_contents(d)) for d in docs + facet_docs)
         checker = _format_checker()

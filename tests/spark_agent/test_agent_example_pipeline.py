@@ -10,8 +10,8 @@ import pytest
 from agent_support import EventValidator, read_events, schema
 
 from examples import pipeline
-from spark_agent.keygen import main as keygen
-from spark_agent.protocol import VerificationStatus, check_event, key_id, load_public_key
+from lineage_protocol import VerificationStatus, check_event, key_id, load_public_key
+from lineage_protocol.keygen import main as keygen
 from tests.browser.example_pipeline import (
     CLEAN_ORDERS_ACTION,
     CLEAN_ORDERS_ADDED_INPUT,

@@ -223,7 +223,7 @@ def test_a_dead_backend_spills_events_to_the_file(
 
 
 def test_events_are_signed_when_a_key_is_configured(spark: Any, record: Any, seed: str, tmp_path: Path) -> None:
-    signing = pytest.importorskip("spark_agent.protocol")
+    signing = pytest.importorskip("lineage_protocol")
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 

@@ -10,10 +10,10 @@ from typing import Any
 
 from agent_support import read_events
 
+from lineage_relay.transports.file import FileSink
+from lineage_relay.transports.http import HttpSink, retry_after_seconds
 from spark_agent.counters import Counters
-from spark_agent.transports.file import FileSink
-from spark_agent.transports.http import HttpSink, retry_after_seconds
-from spark_agent.transports.queue import AsyncEmitter
+from spark_agent.emitter import AsyncEmitter
 from tests.recording_server import RecordingServer
 
 

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from agent_support import read_events
 
+from lineage_relay.transports import Deadline, Event, Outcome
+from lineage_relay.transports.file import FileSink
+from lineage_relay.transports.http import HttpSink
 from spark_agent.counters import Counters
-from spark_agent.transports import Deadline, Event, Outcome
-from spark_agent.transports.file import FileSink
-from spark_agent.transports.http import HttpSink
-from spark_agent.transports.queue import AsyncEmitter
+from spark_agent.emitter import AsyncEmitter
 from tests.conftest import wait_until
 from tests.recording_server import RecordingServer
 from tests.relay.conftest import Cable

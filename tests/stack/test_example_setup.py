@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from lineage_app.signatures.models import ProducerKey
 from lineage_app.signatures.services import producer_key_register
 from lineage_app.stack.example import EXAMPLE_PRODUCER, ExampleReport, example_signing_key
-from spark_agent.protocol import key_id, load_private_key
+from lineage_protocol import key_id, load_private_key
 
 
 @pytest.mark.django_db

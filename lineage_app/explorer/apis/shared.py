@@ -13,7 +13,7 @@ from lineage_app.api_support import ERRORS, PageInput, QueryInput, ResponseSeria
 from lineage_app.explorer.selectors.datasets import VersionNotFound
 from lineage_app.explorer.selectors.near_miss import NodeParameterNotFound
 from lineage_app.graph.node_ids import NodeNotFound
-from spark_agent.protocol import VerificationStatus
+from lineage_protocol import VerificationStatus
 
 # An event's (or the worst of a run's events') signature status.
 VERIFICATIONS = [status.value for status in VerificationStatus]

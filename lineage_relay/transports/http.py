@@ -13,10 +13,10 @@ import urllib.request
 from datetime import UTC
 from typing import Any
 
-from spark_agent.protocol import BATCH_PATH
-from spark_agent.transports import Deadline, Event, Outcome
+from lineage_protocol import BATCH_PATH
+from lineage_relay.transports import Deadline, Event, Outcome
 
-log = logging.getLogger("spark_agent")
+log = logging.getLogger("lineage_relay.transports")
 _RETRYABLE_4XX = (408, 429)
 # Answers that refuse the batch itself (malformed, too large, invalid): a smaller one may pass.
 _CONTENT_REFUSED = (400, 413, 422)

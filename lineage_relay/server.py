@@ -12,15 +12,15 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from spark_agent.protocol import BATCH_PATH, EVENT_PATH
-from spark_agent.relay.buffer import BufferRefused, EventBuffer
-from spark_agent.relay.drain import Drain
-from spark_agent.relay.events import EventRefused, NotABatch, batch_items, event_signed
-from spark_agent.relay.forwarder import ServerStatus
-from spark_agent.relay.metrics import CONTENT_TYPE, health_body, metrics_text
-from spark_agent.relay.writer import OutputStatus
+from lineage_protocol import BATCH_PATH, EVENT_PATH
+from lineage_relay.buffer import BufferRefused, EventBuffer
+from lineage_relay.drain import Drain
+from lineage_relay.events import EventRefused, NotABatch, batch_items, event_signed
+from lineage_relay.forwarder import ServerStatus
+from lineage_relay.metrics import CONTENT_TYPE, health_body, metrics_text
+from lineage_relay.writer import OutputStatus
 
-log = logging.getLogger("spark_agent.relay")
+log = logging.getLogger("lineage_relay")
 
 _IDLE_CONNECTION_S = 60.0  # a keep-alive connection the producer leaves idle this long is closed
 

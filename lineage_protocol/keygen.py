@@ -1,4 +1,5 @@
-"""`keygen`: create an agent's Ed25519 signing key pair and print its key id."""
+"""`python -m lineage_protocol.keygen` (`tributary-keygen`): create a producer's Ed25519 signing key pair (the
+agent's, a relay's) and print its key id."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from spark_agent.protocol import generate_private_key, key_id, private_key_pem, public_key_pem
+from lineage_protocol import generate_private_key, key_id, private_key_pem, public_key_pem
 
 DEFAULT_NAME = "agent"
 
@@ -20,7 +21,7 @@ def _key_name(value: str) -> str:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m spark_agent keygen",
+        prog="python -m lineage_protocol.keygen",
         description=(
             "Write DIR/NAME.key (private key, PKCS#8 PEM, mode 0600) and DIR/NAME.pub.pem "
             "(public key, PEM), then print the key id on stdout."
@@ -36,7 +37,7 @@ def _create(path: Path, mode: int) -> int:
     return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     private_path = args.out / f"{args.name}.key"
     public_path = args.out / f"{args.name}.pub.pem"

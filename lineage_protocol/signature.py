@@ -18,10 +18,12 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from rfc8785 import CanonicalizationError
 
-from spark_agent.protocol.canonical import canonical_json_of_any
+from lineage_protocol.canonical import canonical_json_of_any
 
 SIGNATURE_FACET = "tributary_signature"
 ALGORITHM = "Ed25519"
+# Identifiers that signed events carry: they name `spark_agent/`, where the protocol was first published, and
+# stay so (the schema now lives in `lineage_protocol/schemas/`); changing them is a protocol change.
 DEFAULT_PRODUCER = "https://github.com/tributary/tributary/tree/0.1.0/spark_agent"
 SCHEMA_URL = "https://github.com/tributary/tributary/blob/main/spark_agent/schemas/TributarySignatureRunFacet.json"
 

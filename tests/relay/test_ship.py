@@ -1,4 +1,4 @@
-"""`python -m spark_agent ship`: the file transport's rotated files reach a live server, each event once."""
+"""`python -m lineage_relay.ship`: the file transport's rotated files reach a live server, each event once."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from django.test import Client
 
 from lineage_app.accounts.services import token_create
 from lineage_app.ingest.models import LineageEvent
-from spark_agent.__main__ import main as agent_main
-from spark_agent.ship import STATE_NAME, directory_ship
-from spark_agent.transports import Deadline, Event, Outcome
-from spark_agent.transports.file import FileSink
-from spark_agent.transports.http import HttpSink
+from lineage_relay.ship import STATE_NAME, directory_ship
+from lineage_relay.ship import main as ship_main
+from lineage_relay.transports import Deadline, Event, Outcome
+from lineage_relay.transports.file import FileSink
+from lineage_relay.transports.http import HttpSink
 from tests.events import run_lifecycle
 from tests.observability.scrape import samples_of, value
 
@@ -45,7 +45,7 @@ def _events(runs: int) -> Iterator[dict[str, Any]]:
 
 
 def _ship(directory: Path, url: str, token: str, capsys: pytest.CaptureFixture[str], *extra: str) -> str:
-    code = agent_main(["ship", str(directory), "--url", url, "--token", token, "--batch-size", "4", *extra])
+    code = ship_main([str(directory), "--url", url, "--token", token, "--batch-size", "4", *extra])
     out = capsys.readouterr()
     assert code == 0, out.err
     return out.out.strip()
@@ -97,12 +97,12 @@ def test_bad_lines_are_reported_and_skipped_and_a_refused_token_stops_with_nothi
     lines = [json.dumps(start), "{not json", json.dumps(invalid), json.dumps(complete)]
     (tmp_path / "agent.jsonl").write_text("\n".join(lines) + "\n")
 
-    code = agent_main(["ship", str(tmp_path), "--url", live_server.url, "--token", "wrong", "--retries", "0"])
+    code = ship_main([str(tmp_path), "--url", live_server.url, "--token", "wrong", "--retries", "0"])
     assert code == 1
     assert "run again to resume" in capsys.readouterr().err
     assert LineageEvent.objects.count() == 0
 
-    code = agent_main(["ship", str(tmp_path), "--url", live_server.url, "--token", ingest_token])
+    code = ship_main([str(tmp_path), "--url", live_server.url, "--token", ingest_token])
     out, err = capsys.readouterr()
     assert code == 0
     assert (

@@ -1,4 +1,5 @@
-"""Transports: where events go (HTTP batch endpoint, JSON-Lines file, or HTTP with a file spill)."""
+"""Transports: where events go (HTTP batch endpoint, JSON-Lines file, or HTTP with a file spill); the Spark agent's
+emitter, the relay and `ship` send through them."""
 
 from __future__ import annotations
 

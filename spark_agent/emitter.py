@@ -1,4 +1,5 @@
-"""A bounded in-memory queue drained by one background sender thread, which also replays the spill file."""
+"""The agent's emitter: a bounded in-memory queue drained by one background sender thread, which also replays the
+spill file, over the sinks of `lineage_relay.transports` that the configuration asks for."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ import threading
 import time
 from collections import deque
 
+from lineage_relay.transports import Event, Outcome, Sink
+from lineage_relay.transports.file import FileSink
+from lineage_relay.transports.http import HttpSink
+from spark_agent.config import AgentConfig
 from spark_agent.counters import Counters
-from spark_agent.transports import Event, Outcome, Sink
-from spark_agent.transports.file import FileSink
 
 log = logging.getLogger("spark_agent")
 
@@ -133,3 +136,32 @@ class AsyncEmitter:
         spilled = self._spill.write(outcome.failed) if self._spill is not None else 0
         self._counters.add("events_spilled_total", spilled)
         self._counters.add("events_dropped_total", len(outcome.failed) - spilled)
+
+
+def build_emitter(config: AgentConfig, counters: Counters) -> AsyncEmitter:
+    """An `AsyncEmitter` over the configured sink; no sink (all events dropped) when the
+    configuration is unusable."""
+    sink: Sink | None = None
+    spill: FileSink | None = None
+    transport = config.resolved_transport
+    if not config.problems():
+        if transport in ("http", "http+spill") and config.url:
+            sink = HttpSink(
+                config.url,
+                config.token,
+                timeout_s=config.http_timeout_s,
+                max_retries=config.http_max_retries,
+            )
+        if config.file_path and transport in ("file", "http+spill"):
+            file_sink = FileSink(config.file_path, config.file_max_bytes, config.file_backups)
+            if transport == "file":
+                sink = file_sink
+            else:
+                spill = file_sink
+    return AsyncEmitter(
+        sink,
+        counters,
+        spill=spill,
+        capacity=config.queue_capacity,
+        batch_size=config.batch_size,
+    )

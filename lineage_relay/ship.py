@@ -1,6 +1,6 @@
-"""`ship`: send every complete line of the JSON-Lines files in a directory (the `file` transport's output,
-rotated files included) to the server's batch endpoint, once; what was delivered is recorded in the directory,
-so a later run resumes where this one stopped."""
+"""`python -m lineage_relay.ship` (`tributary-ship`): send every complete line of the JSON-Lines files in a
+directory (the `file` transport's output, rotated files included) to the server's batch endpoint, once; what was
+delivered is recorded in the directory, so a later run resumes where this one stopped."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from contextlib import suppress
 from pathlib import Path
 from stat import S_ISREG
 
-from spark_agent.transports import Sink
-from spark_agent.transports.http import HttpSink
-from spark_agent.transports.ledger import Delivery, Ledger, file_deliver, file_key
+from lineage_relay.transports import Sink
+from lineage_relay.transports.http import HttpSink
+from lineage_relay.transports.ledger import Delivery, Ledger, file_deliver, file_key
 
 STATE_NAME = ".tributary-ship.json"
 
@@ -53,7 +53,7 @@ def directory_ship(directory: Path, *, sink: Sink, pattern: str = "*", batch_siz
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m spark_agent ship",
+        prog="python -m lineage_relay.ship",
         description=(
             "Send each complete line of the JSON-Lines files in DIR to the Tributary batch endpoint, once. "
             f"Progress is kept in DIR/{STATE_NAME} (per file, surviving rotation renames): run it again "
@@ -70,7 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if not args.url:
         print("ship: give --url or set TRIBUTARY_URL", file=sys.stderr)

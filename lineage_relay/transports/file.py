@@ -12,10 +12,10 @@ from contextlib import suppress
 from datetime import UTC, datetime
 from pathlib import Path
 
-from spark_agent.transports import Deadline, Event, Outcome, Sink
-from spark_agent.transports.ledger import Delivery, FileEnd, Ledger, file_deliver, file_key
+from lineage_relay.transports import Deadline, Event, Outcome, Sink
+from lineage_relay.transports.ledger import Delivery, FileEnd, Ledger, file_deliver, file_key
 
-log = logging.getLogger("spark_agent")
+log = logging.getLogger("lineage_relay.transports")
 
 
 class FileSink:

@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from spark_agent.protocol import BATCH_PATH
-from spark_agent.relay.buffer import Pending, Rejection
-from spark_agent.relay.drain import Drain
-from spark_agent.transports.http import RETRY_AFTER_MAX_S, retry_after_seconds
+from lineage_protocol import BATCH_PATH
+from lineage_relay.buffer import Pending, Rejection
+from lineage_relay.drain import Drain
+from lineage_relay.transports.http import RETRY_AFTER_MAX_S, retry_after_seconds
 
-log = logging.getLogger("spark_agent.relay")
+log = logging.getLogger("lineage_relay")
 
 # The server refuses a whole batch with these when one of its events is the problem (a body it cannot
 # read, or too large): halving the batch finds that event, and only that one is recorded as rejected.

@@ -10,9 +10,9 @@ import sqlite3
 import threading
 from abc import ABC, abstractmethod
 
-from spark_agent.relay.buffer import EventBuffer, Pending
+from lineage_relay.buffer import EventBuffer, Pending
 
-log = logging.getLogger("spark_agent.relay")
+log = logging.getLogger("lineage_relay")
 
 
 class Drain(ABC):

@@ -1,4 +1,5 @@
-"""`verify`: check every line of file-transport JSON-Lines output offline, against public keys."""
+"""`python -m lineage_protocol.verify` (`tributary-verify`): check every line of JSON-Lines event files (the agent's
+file transport, the relay's file mode) offline, against public keys."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from spark_agent.protocol import (
+from lineage_protocol import (
     EventParseError,
     SignatureProblem,
     VerificationStatus,
@@ -33,7 +34,7 @@ REASONS = {
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m spark_agent verify",
+        prog="python -m lineage_protocol.verify",
         description=(
             "Verify the signature of every line of JSON-Lines event files (plain or .gz). "
             "Exit 0 only if every line verifies, 1 if any does not, 2 on a usage or I/O error."
@@ -83,7 +84,7 @@ def _summary(counts: Counter[str], files: int) -> str:
     )
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     keys: dict[str, Ed25519PublicKey] = {}
     for path in args.public_key:

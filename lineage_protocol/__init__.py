@@ -6,17 +6,19 @@
 - strict parsing of one serialised event;
 - the names both sides spell alike: facet keys, the ingest paths, the OpenLineage event types.
 
-This is a stable API: the agent, the edge tools and the server import it from here, and only from
-here (`lint-imports` enforces it for the server). Its contract tests (`tests/protocol`) pin the
-bytes, hashes and signatures of fixed events, so a change made for one side cannot silently change
-what the other stores or accepts. It needs `cryptography` and `rfc8785`, never pyspark or Django.
+This is a stable API: the Spark agent, the relay and the server import it from here, and only from
+here; it imports none of them (`lint-imports` enforces both). Its contract tests (`tests/protocol`)
+pin the bytes, hashes and signatures of fixed events, so a change made for one side cannot silently
+change what the other stores or accepts. It needs `cryptography` and `rfc8785`, never pyspark or
+Django. Beside the API, two commands on it: `python -m lineage_protocol.keygen` (a key pair) and
+`python -m lineage_protocol.verify` (check recorded events offline).
 """
 
 from __future__ import annotations
 
-from spark_agent.protocol.canonical import canonical_json, canonical_json_of_any, content_hash, outside_strings
-from spark_agent.protocol.facet_schemas import facet_schema
-from spark_agent.protocol.signature import (
+from lineage_protocol.canonical import canonical_json, canonical_json_of_any, content_hash, outside_strings
+from lineage_protocol.facet_schemas import facet_schema
+from lineage_protocol.signature import (
     ALGORITHM,
     DEFAULT_PRODUCER,
     SCHEMA_URL,
@@ -41,7 +43,7 @@ from spark_agent.protocol.signature import (
     sign_event,
     verify_event,
 )
-from spark_agent.protocol.wire import BATCH_PATH, COUNTERS_FACET, EVENT_PATH, STREAMING_FACET, EventType
+from lineage_protocol.wire import BATCH_PATH, COUNTERS_FACET, EVENT_PATH, STREAMING_FACET, EventType
 
 __all__ = [
     "ALGORITHM",

@@ -9,7 +9,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from spark_agent.protocol import SIGNATURE_FACET, parse_event, sign_event
+from lineage_protocol import SIGNATURE_FACET, parse_event, sign_event
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from spark_agent import audit
-from spark_agent.protocol import SIGNATURE_FACET, public_key_pem, sign_event
+from lineage_protocol import SIGNATURE_FACET, public_key_pem, sign_event, verify
 
 REPO = Path(__file__).resolve().parents[2]
 EVENT_TYPES = ["START", "RUNNING", "RUNNING", "COMPLETE", "START", "FAIL"]
@@ -46,7 +45,7 @@ def lines(event: dict, private_key: Ed25519PrivateKey) -> list[str]:
 
 
 def run_verify(capsys: pytest.CaptureFixture[str], *argv: Path | str) -> tuple[int, list[str]]:
-    code = audit.main([str(arg) for arg in argv])
+    code = verify.main([str(arg) for arg in argv])
     return code, capsys.readouterr().out.splitlines()
 
 
@@ -159,7 +158,7 @@ def test_an_empty_file_verifies_nothing_and_exits_1(
     tmp_path: Path, pub: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     empty = write_lines(tmp_path / "events.jsonl", [])
-    assert audit.main(["--public-key", str(pub), str(empty)]) == 1
+    assert verify.main(["--public-key", str(pub), str(empty)]) == 1
     captured = capsys.readouterr()
     assert captured.out.startswith("1 file(s), 0 line(s): 0 verified, 0 failed")
     assert "no events found" in captured.err
@@ -169,18 +168,18 @@ def test_an_unreadable_events_file_or_key_is_a_usage_error(
     tmp_path: Path, pub: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     events = write_lines(tmp_path / "events.jsonl", ["{}"])
-    assert audit.main(["--public-key", str(pub), str(tmp_path / "missing.jsonl")]) == 2
+    assert verify.main(["--public-key", str(pub), str(tmp_path / "missing.jsonl")]) == 2
     assert "cannot read" in capsys.readouterr().err
     garbage = tmp_path / "garbage.pem"
     garbage.write_text("not a key")
-    assert audit.main(["--public-key", str(garbage), str(events)]) == 2
+    assert verify.main(["--public-key", str(garbage), str(events)]) == 2
     assert "cannot load public key" in capsys.readouterr().err
 
 
 def test_the_verifier_runs_as_a_module(tmp_path: Path, pub: Path, lines: list[str]) -> None:
     lines[4] = lines[4].replace('"eventType": "START"', '"eventType": "COMPLETE"')
     events = write_lines(tmp_path / "events.jsonl", lines)
-    command = [sys.executable, "-m", "spark_agent.audit", "--public-key", str(pub), str(events)]
+    command = [sys.executable, "-m", "lineage_protocol.verify", "--public-key", str(pub), str(events)]
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=False)
     assert done.returncode == 1, done.stderr
     report = done.stdout.splitlines()

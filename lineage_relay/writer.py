@@ -1,5 +1,5 @@
 """File mode: the relay writes its buffered events, in arrival order, to rotated JSON-Lines files that are
-carried to a connected site and loaded there (`python -m spark_agent ship`, `manage.py import_events`)."""
+carried to a connected site and loaded there (`python -m lineage_relay.ship`, `manage.py import_events`)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from spark_agent.relay.buffer import Pending
-from spark_agent.relay.drain import Drain
-from spark_agent.transports.file import FileSink
+from lineage_relay.buffer import Pending
+from lineage_relay.drain import Drain
+from lineage_relay.transports.file import FileSink
 
-log = logging.getLogger("spark_agent.relay")
+log = logging.getLogger("lineage_relay")
 
 # The file being written is hidden (ship and `ls` pass it by); each closed file is `relay-<UTC time>.jsonl`.
 OPEN_NAME = ".relay.jsonl"

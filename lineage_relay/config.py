@@ -88,7 +88,7 @@ _OPTIONS = {
         ("TRIBUTARY_RELAY_SIGNING_KEY", "TRIBUTARY_SIGNING_KEY"),
         Path,
         None,
-        "the node's Ed25519 private key (PKCS#8 PEM, from `python -m spark_agent keygen`)",
+        "the node's Ed25519 private key (PKCS#8 PEM, from `python -m lineage_protocol.keygen`)",
     ),
     "host": _Option("--host", ("TRIBUTARY_RELAY_HOST",), str, "127.0.0.1", "address to listen on"),
     "port": _Option("--port", ("TRIBUTARY_RELAY_PORT",), int, DEFAULT_PORT, "port to listen on"),
@@ -149,7 +149,7 @@ FORWARD_BATCH_BYTES = 4 * 1024**2
 def relay_config_parse(*, argv: list[str], environ: Mapping[str, str]) -> RelayConfig:
     """Flags win over variables, variables over defaults; exits with status 2 and a message when unusable."""
     parser = argparse.ArgumentParser(
-        prog="python -m spark_agent relay",
+        prog="python -m lineage_relay",
         allow_abbrev=False,  # a flag is given in full (file mode checks whether --server-url was)
         description="An OpenLineage HTTP endpoint (POST /api/v1/lineage and /api/v1/lineage/batch) that signs each "
         "event with this node's key, keeps it in a local SQLite buffer and forwards it to the Tributary server "

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from spark_agent.transports import Deadline, Event, Outcome, Sink
+from lineage_relay.transports import Deadline, Event, Outcome, Sink
 
-log = logging.getLogger("spark_agent")
+log = logging.getLogger("lineage_relay.transports")
 # A batch stays well under the server's default request limit (16 MiB).
 MAX_BATCH_BYTES = 8 * 2**20
 

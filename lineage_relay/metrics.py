@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from spark_agent.relay.buffer import EventBuffer
-from spark_agent.relay.forwarder import ServerStatus
-from spark_agent.relay.writer import OutputStatus
+from lineage_relay.buffer import EventBuffer
+from lineage_relay.forwarder import ServerStatus
+from lineage_relay.writer import OutputStatus
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 

@@ -1,4 +1,4 @@
-"""`python -m spark_agent relay`: run the edge relay in the foreground until SIGTERM or SIGINT."""
+"""`python -m lineage_relay` (`tributary-relay`): run the edge relay in the foreground until SIGTERM or SIGINT."""
 
 from __future__ import annotations
 
@@ -11,22 +11,22 @@ import threading
 from types import FrameType
 from typing import Any
 
-from spark_agent.protocol import key_id, load_private_key
-from spark_agent.relay.buffer import EventBuffer
-from spark_agent.relay.config import FORWARD_BATCH_BYTES, RelayConfig, relay_config_parse
-from spark_agent.relay.drain import Drain
-from spark_agent.relay.forwarder import Forwarder, ServerClient, ServerStatus
-from spark_agent.relay.server import Relay, RelayHttpServer
-from spark_agent.relay.writer import FileWriter, OutputStatus, directory_lock, output_sink
+from lineage_protocol import key_id, load_private_key
+from lineage_relay.buffer import EventBuffer
+from lineage_relay.config import FORWARD_BATCH_BYTES, RelayConfig, relay_config_parse
+from lineage_relay.drain import Drain
+from lineage_relay.forwarder import Forwarder, ServerClient, ServerStatus
+from lineage_relay.server import Relay, RelayHttpServer
+from lineage_relay.writer import FileWriter, OutputStatus, directory_lock, output_sink
 
-log = logging.getLogger("spark_agent.relay")
+log = logging.getLogger("lineage_relay")
 
 _STOP_TIMEOUT_S = 60.0  # how long the batch in flight may take to be answered at shutdown
 _BACKOFF_BASE_S = 0.2
 
 
-def main(argv: list[str]) -> int:
-    config = relay_config_parse(argv=argv, environ=os.environ)
+def main(argv: list[str] | None = None) -> int:
+    config = relay_config_parse(argv=sys.argv[1:] if argv is None else argv, environ=os.environ)
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
     try:
         key = load_private_key(config.signing_key)

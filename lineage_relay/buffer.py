@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-log = logging.getLogger("spark_agent.relay")
+log = logging.getLogger("lineage_relay")
 
 # Why a producer's events were refused (answered 503) instead of being buffered.
 DROP_REASONS = ("buffer_full", "disk_full", "storage_error")

@@ -1,1 +1,0 @@
-"""The edge relay: an OpenLineage HTTP endpoint that signs, durably buffers and forwards any producer's events."""
