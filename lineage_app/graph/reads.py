@@ -76,7 +76,13 @@ _HOP_VALUES = {"source": "a.key", "target": "b.key", "targetId": "elementId(b)"}
 # rows, so they pair up).
 TWO_HOP_COLUMNS = ("sources", "sourceTimes", "middle", "middleId", "targets", "targetIds", "targetTimes")
 _TWO_HOP_VALUES = {name: name for name in TWO_HOP_COLUMNS} | {"middle": "b.key", "middleId": "elementId(b)"}
-_TIMES = "[{e}.firstSeen, {e}.lastSeen, {e}.staleSince]"
+_TIMES = "[{e}.firstSeen, {e}.lastSeen, {stale}]"
+
+
+def _stale_since(var: str, at: bool, stale: bool) -> str:
+    """What a hop answers as an edge's `staleSince`: null outright when it follows current edges only
+    (every such edge's is null, and reading it would cost the engine one more property lookup per edge)."""
+    return "null" if not at and not stale else f"{var}.staleSince"
 
 
 def _frontier(label: Label) -> str:
@@ -89,7 +95,8 @@ def _hop(direction: str, start: Label, at: bool, stale: bool, times: bool) -> st
     rel, end = _STEPS[(direction, start)]
     pattern = f"(a)-[e:{rel}]->(b:{end})" if direction == "downstream" else f"(a)<-[e:{rel}]-(b:{end})"
     columns = HOP_COLUMNS if rel is Rel.DERIVES else HOP_COLUMNS[: 3 + len(EDGE_TIMES)]
-    values = ", ".join(_HOP_VALUES[name] if times or name not in EDGE_TIMES else "null" for name in columns)
+    hop_values = _HOP_VALUES | {"staleSince": _stale_since("e", at, stale)}
+    values = ", ".join(hop_values[name] if times or name not in EDGE_TIMES else "null" for name in columns)
     return f"{_frontier(start)}MATCH {pattern} {_filter('e', at, stale)}RETURN collect([{values}]) AS pairs"
 
 
@@ -111,8 +118,12 @@ def _double_hop(direction: str, start: Label, at: bool, stale: bool, times: bool
     def arrow(var: str, rel: Rel) -> str:
         return f"-[{var}:{rel}]->" if direction == "downstream" else f"<-[{var}:{rel}]-"
 
-    source_times = f"collect({_TIMES.format(e='e')})" if times else "[]"
-    target_times = f"collect(CASE WHEN c IS NULL THEN null ELSE {_TIMES.format(e='f')} END)" if times else "[]"
+    source_times = f"collect({_TIMES.format(e='e', stale=_stale_since('e', at, stale))})" if times else "[]"
+    target_times = (
+        f"collect(CASE WHEN c IS NULL THEN null ELSE {_TIMES.format(e='f', stale=_stale_since('f', at, stale))} END)"
+        if times
+        else "[]"
+    )
     return (
         f"{_frontier(start)}MATCH (a){arrow('e', first_rel)}(b:{middle}) {_filter('e', at, stale)}"
         f"WITH b, collect(a.key) AS sources, {source_times} AS sourceTimes "

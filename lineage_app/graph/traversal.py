@@ -367,9 +367,18 @@ def _double_hop_rows(
         via = (middle, row[key])
         found[via] = row[key_id]
         # Without times the statement answers empty times lists: each edge then carries no properties.
-        held = [_times(t) for t in row[source_times]] if times else [()] * len(row[sources])
+        # (`_times`, spelled out: this is the hot path of every large lineage answer.)
+        held = (
+            [(("firstSeen", a), ("lastSeen", b), ("staleSince", c)) for a, b, c in row[source_times]]
+            if times
+            else [()] * len(row[sources])
+        )
         first.extend(((label, source), via, h) for source, h in zip(row[sources], held, strict=True))
-        far = [_times(t) for t in row[target_times]] if times else [()] * len(row[targets])
+        far = (
+            [(("firstSeen", a), ("lastSeen", b), ("staleSince", c)) for a, b, c in row[target_times]]
+            if times
+            else [()] * len(row[targets])
+        )
         for target, target_id, h in zip(row[targets], row[target_ids], far, strict=True):
             found[(end, target)] = target_id
             beyond.append((via, (end, target), h))
