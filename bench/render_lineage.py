@@ -318,15 +318,17 @@ def first_render(browser: Any, url: str, body: str) -> float:
     return rendered
 
 
+def json_reply(body: str, route: Any) -> None:
+    """Answer an intercepted request with `body` as JSON."""
+    route.fulfill(status=200, content_type="application/json", body=body)
+
+
 def column_first_render(browser: Any, url: str, answer: dict[str, Any], detail: dict[str, Any], fields: int) -> float:
     """Milliseconds from navigation to the first frame of the column view of `answer` (every field drawn)."""
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     page = context.new_page()
     for pattern, reply in (("**/api/v1/column-lineage?*", answer), ("**/api/v1/datasets/detail?*", detail)):
-        body = json.dumps(reply)
-        page.route(
-            pattern, lambda route, body=body: route.fulfill(status=200, content_type="application/json", body=body)
-        )
+        page.route(pattern, partial(json_reply, json.dumps(reply)))
     page.goto(url)
     page.wait_for_function("() => window.__tributaryRendered !== undefined", timeout=60_000)
     rendered = float(page.evaluate("window.__tributaryRendered"))

@@ -66,7 +66,7 @@ async function noPathExplain({ store, status, signal }: ExplorerParts, a: string
 
 /**
  * Draw the graph again after it changed shape, keeping selection, roots and path (in the column view, the drawn field
- * and the traced path); then centre `centre` (if any).
+ * and the traced path); fitted afresh, or with the viewport kept and then centred on `centre` (if any).
  */
 export async function redraw(parts: ExplorerParts, centre: string, keepViewport = false): Promise<void> {
   const { graph, store } = parts;
@@ -79,7 +79,8 @@ export async function redraw(parts: ExplorerParts, centre: string, keepViewport 
     graph.mark(roots, focus && store.model.nodes.has(focus) ? focus : null);
     pathHighlight(parts);
   }
-  if (centre) graph.center(centre);
+  // A fitted graph is all in view: centring one node would push the ends of a graph that fills the canvas out of it.
+  if (centre && keepViewport) graph.center(centre);
 }
 
 /** The column view's marks: its own field, the traced field's path (the rest faded), and that field in the side panel. */
