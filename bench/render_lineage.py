@@ -16,9 +16,12 @@ Each run opens a fresh browser context on `/lineage?nodeId=...&depth=20&all=1` (
 and reads `window.__tributaryRendered`: the `performance.now()` (milliseconds since navigation
 start) at the first frame drawn after the preset layout was applied. It prints every run and the
 median (>= 5 runs), then the frame intervals while wheel-zooming the drawn graph, then the same
-first-render time for the default view of such an answer (grouped into clusters).
+first-render time for the default view of such an answer (grouped into clusters), then the column view's: a
+synthetic column lineage of 200 fields across 20 datasets (`GET /api/v1/column-lineage` and the dataset's
+`GET /api/v1/datasets/detail` answered in the page the same way), from navigation to its cards drawn.
 
     .venv/bin/python bench/render_lineage.py [--nodes 1000] [--runs 7] [--names real|short] [--dist DIR]
+        [--fields 200] [--datasets 20]
 
 `--dist` serves another build (for example one of an earlier commit) to compare in the same run: a test
 build (`npm run build:test`), or a production build of a commit from before the hooks left it.
@@ -124,6 +127,77 @@ def synthetic_lineage(nodes: int, names: str = "real") -> dict[str, Any]:
     return {"nodeId": ids[0], "depth": 20, "direction": "both", "graph": graph}
 
 
+COLUMN_SUBTYPES = (
+    ("DIRECT", "IDENTITY"),
+    ("DIRECT", "TRANSFORMATION"),
+    ("INDIRECT", "JOIN"),
+    ("DIRECT", "AGGREGATION"),
+)
+
+
+def synthetic_column_lineage(fields: int, datasets: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A column-lineage answer of `fields` fields spread over `datasets` datasets in layers of four, each field past
+    the first layer derived from two fields of the layer before (transformations of every kind), and the detail of
+    the dataset its root field belongs to."""
+    per = fields // datasets
+    names = [f"{LAKE}/{LAYERS[d // 4 % len(LAYERS)]}/table_{d:02d}" for d in range(datasets)]
+    field_ids = [[f"datasetField:file:{names[d]}:column_{f:03d}" for f in range(per)] for d in range(datasets)]
+    ins: dict[str, list[dict[str, Any]]] = {fid: [] for ids in field_ids for fid in ids}
+    outs: dict[str, list[dict[str, Any]]] = {fid: [] for ids in field_ids for fid in ids}
+    for d in range(4, datasets):
+        for f in range(per):
+            for k, source_dataset in enumerate((d - 4, (d // 4 - 1) * 4 + (d + f) % 4)):
+                kind, subtype = COLUMN_SUBTYPES[(d + f + k) % len(COLUMN_SUBTYPES)]
+                origin, destination = field_ids[source_dataset][(f + k) % per], field_ids[d][f]
+                edge: dict[str, Any] = {
+                    "origin": origin,
+                    "destination": destination,
+                    "job": f"job:spark:{APPS[d % len(APPS)]}",
+                    "transformation": kind,
+                    "subtype": subtype,
+                    "indirect": kind == "INDIRECT",
+                    "firstSeen": "2026-01-05T08:00:00Z",
+                    "lastSeen": "2026-01-05T08:00:00Z",
+                    "current": True,
+                    "staleSince": None,
+                }
+                if edge not in ins[destination]:
+                    ins[destination].append(edge)
+                    outs[origin].append(edge)
+    graph = [
+        {
+            "id": fid,
+            "type": "DATASET_FIELD",
+            "data": {"namespace": "file", "dataset": names[d], "name": fid.rsplit(":", 1)[1], "type": "string"},
+            "inEdges": ins[fid],
+            "outEdges": outs[fid],
+        }
+        for d in range(datasets)
+        for fid in field_ids[d]
+    ]
+    root = len(names) // 2
+    answer = {"nodeId": field_ids[root][0], "depth": 20, "direction": "both", "truncated": False, "graph": graph}
+    detail = {
+        "id": f"dataset:file:{names[root]}",
+        "namespace": "file",
+        "name": names[root],
+        "facets": {},
+        "currentVersion": "v1",
+        "fields": [
+            {"id": fid, "name": fid.rsplit(":", 1)[1], "type": "string", "current": True} for fid in field_ids[root]
+        ],
+        "versions": [],
+        "owners": [],
+        "producers": [],
+        "consumers": [],
+        "formerProducers": [],
+        "formerConsumers": [],
+        "lastRuns": [],
+        "aliases": [],
+    }
+    return answer, detail
+
+
 class AppHandler(SimpleHTTPRequestHandler):
     """`/static/...` from the build, `index.html` for every other path (the SPA's routes)."""
 
@@ -147,6 +221,10 @@ def main() -> None:
     parser.add_argument(
         "--dist", type=Path, default=DIST, help="the UI test build to serve (default frontend/dist-test)"
     )
+    parser.add_argument("--fields", type=int, default=200, help="the column view's fields")
+    parser.add_argument(
+        "--datasets", type=int, default=20, help="the datasets the column view's fields are spread over"
+    )
     options = parser.parse_args()
     if not (options.dist / "index.html").exists():
         raise SystemExit(f"{options.dist} is not built: run `make frontend`")
@@ -161,7 +239,13 @@ def main() -> None:
 
     times: list[float] = []
     grouped: list[float] = []
+    columns: list[float] = []
     frames: list[float] = []
+    column_answer, column_detail = synthetic_column_lineage(options.fields, options.datasets)
+    column_url = (
+        f"http://127.0.0.1:{server.server_port}/lineage?nodeId={quote(column_detail['id'], safe='')}"
+        f"&view=column&field={column_answer['graph'][0]['data']['name']}&depth=20&direction=both"
+    )
     with sync_playwright() as playwright:
         browser = chromium_launch(playwright)
         print(
@@ -197,6 +281,7 @@ def main() -> None:
                 ).exists() else None
             context.close()
             grouped.append(first_render(browser, f"{base}&direction=both", body))
+            columns.append(column_first_render(browser, column_url, column_answer, column_detail, options.fields))
         browser.close()
     server.shutdown()
     print(
@@ -206,6 +291,11 @@ def main() -> None:
     print(
         f"default view of the same answer (grouped into clusters when large): median "
         f"{statistics.median(grouped):.0f} ms (min {min(grouped):.0f}, max {max(grouped):.0f}) to first drawn"
+    )
+    print(
+        f"column view, {options.fields} fields across {options.datasets} datasets: median "
+        f"{statistics.median(columns):.0f} ms (min {min(columns):.0f}, max {max(columns):.0f}) "
+        "from navigation to first drawn"
     )
     if frames:
         print(
@@ -224,6 +314,26 @@ def first_render(browser: Any, url: str, body: str) -> float:
     page.goto(url)
     page.wait_for_function("() => window.__tributaryRendered !== undefined", timeout=60_000)
     rendered = float(page.evaluate("window.__tributaryRendered"))
+    context.close()
+    return rendered
+
+
+def json_reply(body: str, route: Any) -> None:
+    """Answer an intercepted request with `body` as JSON."""
+    route.fulfill(status=200, content_type="application/json", body=body)
+
+
+def column_first_render(browser: Any, url: str, answer: dict[str, Any], detail: dict[str, Any], fields: int) -> float:
+    """Milliseconds from navigation to the first frame of the column view of `answer` (every field drawn)."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    for pattern, reply in (("**/api/v1/column-lineage?*", answer), ("**/api/v1/datasets/detail?*", detail)):
+        page.route(pattern, partial(json_reply, json.dumps(reply)))
+    page.goto(url)
+    page.wait_for_function("() => window.__tributaryRendered !== undefined", timeout=60_000)
+    rendered = float(page.evaluate("window.__tributaryRendered"))
+    drawn = page.evaluate("window.__tributaryGraph.nodeIds().filter(id => id.startsWith('datasetField:')).length")
+    assert drawn == fields, f"the column view drew {drawn} fields, expected {fields}"
     context.close()
     return rendered
 

@@ -51,3 +51,13 @@ export function svg(tag: string, attrs: Record<string, string | number> = {}, ..
 export function link(href: string, ...children: (Child | Child[])[]): HTMLAnchorElement {
   return h("a", { href, "data-link": "" }, ...children);
 }
+
+/**
+ * A name that may wrap only after its separators (`.`, `/`, `_`): a `<wbr>` after each, and CSS (`.name-breaks`)
+ * keeps every other run of it whole.
+ */
+export function nameBreaks(text: string, attrs: Attrs = {}): HTMLSpanElement {
+  const parts = text.split(/(?<=[./_])/);
+  return h("span", { ...attrs, class: `name-breaks${attrs.class ? ` ${String(attrs.class)}` : ""}` },
+    parts.flatMap((part, i) => (i ? [document.createElement("wbr"), part] : [part])));
+}

@@ -67,17 +67,28 @@ describe("place transitions", () => {
 describe("clicks", () => {
   const model = emptyModel();
   model.nodes.set("datasetField:ns:clean:id", { id: "datasetField:ns:clean:id", type: "DATASET_FIELD", label: "id", parent: CLEAN, data: { name: "id" } });
+  model.nodes.set(`card:${CLEAN}`, { id: `card:${CLEAN}`, type: "CARD_HEAD", label: "clean", parent: CLEAN, data: {} });
+  const onPath = () => "path" as const;
 
   it("opens a cluster, selects a node or marks a path end in the table view", () => {
-    expect(tapIntent(place(), model, "cluster:0", false)).toEqual({ kind: "open-cluster", id: "cluster:0" });
-    expect(tapIntent(place(), model, RAW, false)).toEqual({ kind: "select", id: RAW });
-    expect(tapIntent(place(), model, RAW, true)).toEqual({ kind: "path-end", id: RAW });
+    expect(tapIntent(place(), model, "cluster:0", false, onPath)).toEqual({ kind: "open-cluster", id: "cluster:0" });
+    expect(tapIntent(place(), model, RAW, false, onPath)).toEqual({ kind: "select", id: RAW });
+    expect(tapIntent(place(), model, RAW, true, onPath)).toEqual({ kind: "path-end", id: RAW });
   });
 
-  it("picks a field in the column view, and ignores its dataset box", () => {
+  it("traces a field in the column view, shows more of a card on a click on its head, and ignores the card's box", () => {
     const columns = place("view=column&focus=dataset%3Ans%3Aclean");
-    expect(tapIntent(columns, model, "datasetField:ns:clean:id", false)).toEqual({ kind: "show-field", datasetId: CLEAN, field: "id" });
-    expect(tapIntent(columns, model, CLEAN, false)).toBeNull();
+    expect(tapIntent(columns, model, "datasetField:ns:clean:id", false, onPath)).toEqual({ kind: "trace", id: "datasetField:ns:clean:id" });
+    expect(tapIntent(columns, model, `card:${CLEAN}`, false, onPath)).toEqual({ kind: "card-mode", card: CLEAN, mode: "all" });
+    expect(tapIntent(columns, model, `card:${CLEAN}`, false, () => "name")).toEqual({ kind: "card-mode", card: CLEAN, mode: "path" });
+    expect(tapIntent(columns, model, CLEAN, false, onPath)).toBeNull();
+  });
+
+  it("draws a field's own column lineage on a double click in the column view", () => {
+    const store = new ExplorerStore(place("view=column&focus=dataset%3Ans%3Aclean"));
+    store.modelShow(model);
+    expect(store.doubleTapIntent("datasetField:ns:clean:id")).toEqual({ kind: "show-field", datasetId: CLEAN, field: "id" });
+    expect(store.doubleTapIntent(`card:${CLEAN}`)).toBeNull();
   });
 
   it("keeps two path ends: a click again drops one, a third replaces the oldest", () => {

@@ -83,8 +83,8 @@ describe("explorer graph", () => {
     graph.markPath([RAW, "job:ns:j"], { kind: "path", nodes: [RAW, "job:ns:j"], edges: [`${RAW}->job:ns:j`] });
     expect(surface().classes).toMatchObject({ root: [RAW], "path-end": [RAW, "job:ns:j"], "on-path": [RAW, "job:ns:j", `${RAW}->job:ns:j`] });
     expect(surface().selected).toBe(RAW);
-    graph.markField("datasetField:ns:raw:id");
-    expect(surface().classes.focus).toEqual(["datasetField:ns:raw:id"]);
+    graph.markFields("datasetField:ns:raw:id", { path: ["datasetField:ns:raw:id"], rest: ["datasetField:ns:raw:x"] });
+    expect(surface().classes).toMatchObject({ focus: ["datasetField:ns:raw:id"], traced: ["datasetField:ns:raw:id"], faded: ["datasetField:ns:raw:x"] });
     expect(surface().selected).toBeNull();
     picture.viewport = { zoom: 1, pan: { x: 0, y: 0 } };
     graph.pictureRemember(picture);

@@ -27,8 +27,12 @@ function group(overrides: Partial<FailureGroup> = {}): FailureGroup {
       datasets: [
         { id: "dataset:db:quality.orders_checked", namespace: "db", name: "quality.orders_checked", distance: 0, owners: [] },
         { id: "dataset:db:quality.report", namespace: "db", name: "quality.report", distance: 2, owners: ["user:ana"] },
+        {
+          id: "dataset:file:/tmp/pytest-of-root/pytest-130/example0/lake/gold/daily_revenue", namespace: "file",
+          name: "/tmp/pytest-of-root/pytest-130/example0/lake/gold/daily_revenue", distance: 3, owners: [],
+        },
       ],
-      owners: ["user:ana"], total: 2, truncated: false, depth: 6,
+      owners: ["user:ana"], total: 3, truncated: false, depth: 6,
     },
     ...overrides,
   };
@@ -93,9 +97,11 @@ describe("failure rendering", () => {
     expect(causeHeadline(null, "Aborted (no error reported)").textContent).toBe("Aborted (no error reported)");
   });
 
-  it("shows the blast radius as dataset and owner chips linking to the impact report", () => {
+  it("shows the blast radius as dataset chips by short name (full name on hover) and owner chips linking to the impact report", () => {
     const el = blastRadius(group().blastRadius, failure());
-    expect([...el.querySelectorAll(".chip-dataset")].map((c) => c.textContent)).toEqual(["quality.orders_checked", "quality.report"]);
+    const chips = [...el.querySelectorAll<HTMLElement>(".chip-dataset")];
+    expect(chips.map((c) => c.textContent)).toEqual(["quality.orders_checked", "quality.report", "gold/daily_revenue"]);
+    expect(chips[2].title).toContain("file:/tmp/pytest-of-root/pytest-130/example0/lake/gold/daily_revenue · 3 hops");
     expect([...el.querySelectorAll(".chip-owner")].map((c) => c.textContent)).toEqual(["user:ana"]);
     const impact = new URL(el.querySelector<HTMLAnchorElement>(".blast-impact")!.href, "http://x");
     expect(impact.pathname).toBe("/impact");

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { ColumnLineageResponse, LineageNode, LineageNodeData, LineageResponse } from "../src/api/types";
-import { columnModel, columnSides, emptyModel, mergeLineage, pathEdgeIds, shortestPath, transformationLabel } from "../src/graph/model";
+import { cardsShown } from "../src/graph/columnCards";
+import {
+  cardFieldsMerge, columnModel, columnSides, emptyModel, fieldTrace, mergeLineage, pathEdgeIds, shortestPath,
+} from "../src/graph/model";
+import { transformationLabel, transformationOf, transformationText } from "../src/graph/transformations";
 import { CURRENT } from "./current";
 
 function node(id: string, edges: { in?: string[]; out?: string[] } = {}, data: Partial<LineageNodeData> = {}): LineageNode {
@@ -98,11 +102,36 @@ describe("column lineage", () => {
     graph: [col("raw", "amount", [], [e1]), col("raw", "status", [], [e3]), col("clean", "amount_eur", [e1, e3], [e2]), col("report", "total", [e2], [])],
   };
 
-  it("groups fields under one compound node per dataset", () => {
+  it("puts each dataset's fields in one card under its head row, edges field to field with no label", () => {
     const model = columnModel(res);
     expect(model.nodes.get("dataset:db:raw")!.type).toBe("DATASET_GROUP");
-    expect(model.nodes.get(field("raw", "amount"))!.parent).toBe("dataset:db:raw");
-    expect(model.edges.get(`${field("raw", "status")}->${field("clean", "amount_eur")}`)!.label).toBe("INDIRECT/FILTER");
+    expect(model.nodes.get("card:dataset:db:raw")).toMatchObject({ type: "CARD_HEAD", parent: "dataset:db:raw", label: "raw" });
+    expect(model.nodes.get(field("raw", "amount"))).toMatchObject({ parent: "dataset:db:raw", data: { onPath: true } });
+    const filter = model.edges.get(`${field("raw", "status")}->${field("clean", "amount_eur")}`)!;
+    expect(filter.label).toBeUndefined();
+    expect(filter.data).toMatchObject({ transformation: "INDIRECT", subtype: "FILTER" });
+  });
+
+  it("shows a card's fields on the path, all of them once merged in, or its name alone with its edges at its head", () => {
+    const model = columnModel(res);
+    expect(cardFieldsMerge(model, "dataset:db:raw", [{ name: "amount", type: "double" }, { name: "country", type: "string" }])).toBe(1);
+    expect(model.nodes.get("dataset:db:raw")!.data.allFields).toBe(true);
+    const country = field("raw", "country");
+    expect(cardsShown(model, () => "path").nodes.has(country)).toBe(false);
+    expect(cardsShown(model, () => "all").nodes.get(country)!.data.onPath).toBe(false);
+    const named = cardsShown(model, (card) => (card === "dataset:db:raw" ? "name" : "path"));
+    expect(named.nodes.has(field("raw", "amount"))).toBe(false);
+    expect(named.nodes.get("card:dataset:db:raw")!.label).toBe("raw (2 fields)");
+    // Both raw fields' edges into amount_eur end at raw's head now: drawn once.
+    expect([...named.edges.keys()]).toEqual([`card:dataset:db:raw->${field("clean", "amount_eur")}`, `${field("clean", "amount_eur")}->${field("report", "total")}`]);
+  });
+
+  it("traces a field's whole path, upstream and downstream, and nothing beside it", () => {
+    const model = columnModel(res);
+    const status = fieldTrace(model, field("raw", "status"));
+    expect(status.nodes.sort()).toEqual([field("clean", "amount_eur"), field("raw", "status"), field("report", "total")].sort());
+    expect(status.edges).toEqual([`${field("raw", "status")}->${field("clean", "amount_eur")}`, `${field("clean", "amount_eur")}->${field("report", "total")}`]);
+    expect(fieldTrace(model, field("report", "total")).nodes).toHaveLength(4);
   });
 
   it("splits the edges into upstream and downstream of the chosen field", () => {
@@ -111,8 +140,14 @@ describe("column lineage", () => {
     expect(sides.downstream).toEqual([e2]);
   });
 
-  it("labels transformations with their subtype", () => {
+  it("labels transformations with their subtype, and tells each kind and subtype apart by colour and in words", () => {
     expect(transformationLabel({ transformation: "DIRECT", subtype: "IDENTITY", indirect: false })).toBe("DIRECT/IDENTITY");
     expect(transformationLabel({ transformation: null, subtype: null, indirect: true })).toBe("INDIRECT");
+    const join = transformationOf({ transformation: "INDIRECT", subtype: "JOIN", indirect: true });
+    const aggregation = transformationOf({ transformation: "DIRECT", subtype: "AGGREGATION", indirect: false });
+    expect(join.kind).toBe("INDIRECT");
+    expect(join.color).not.toBe(aggregation.color);
+    expect(transformationText({ transformation: "INDIRECT", subtype: "GROUP_BY", indirect: true })).toBe("indirect · group by: decides the groups");
+    expect(transformationOf({ transformation: null, subtype: "MASKED", indirect: false })).toMatchObject({ kind: "DIRECT", subtype: "MASKED" });
   });
 });

@@ -73,10 +73,13 @@ describe("computeLayout", () => {
     expect(Object.keys(result.positions)).toHaveLength(1000);
   });
 
-  it("positions fields inside compound dataset nodes", () => {
+  it("positions fields inside compound dataset nodes (the cards are drawn around them)", () => {
     const result = computeLayout({
       id: 3, compound: true,
-      nodes: [{ id: "d1", width: 0, height: 0 }, { id: "f1", width: 60, height: 20, parent: "d1" }, { id: "f2", width: 60, height: 20 }],
+      nodes: [
+        { id: "d1", width: 0, height: 0 }, { id: "f1", width: 60, height: 20, parent: "d1" },
+        { id: "d2", width: 0, height: 0 }, { id: "f2", width: 60, height: 20, parent: "d2" },
+      ],
       edges: [{ source: "f1", target: "f2" }],
     });
     expect(Object.keys(result.positions).sort()).toEqual(["f1", "f2"]);

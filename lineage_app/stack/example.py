@@ -35,8 +35,8 @@ AGENT_LINE = re.compile(
 )
 
 
-def example_signing_key(*, keys_dir: Path) -> tuple[Path, ProducerKey]:
-    """The example's private key (made once with `python -m lineage_protocol.keygen`), its public key registered."""
+def example_key_pair(*, keys_dir: Path) -> tuple[Path, Path]:
+    """The example's private and public key files, made once with `python -m lineage_protocol.keygen`."""
     private, public = keys_dir / f"{KEY_NAME}.key", keys_dir / f"{KEY_NAME}.pub.pem"
     if not private.exists():
         result = subprocess.run(
@@ -48,6 +48,12 @@ def example_signing_key(*, keys_dir: Path) -> tuple[Path, ProducerKey]:
         )
         if result.returncode != 0:
             raise RuntimeError(f"could not create the example's signing key: {result.stderr.strip()}")
+    return private, public
+
+
+def example_signing_key(*, keys_dir: Path) -> tuple[Path, ProducerKey]:
+    """The example's private key (`example_key_pair`), its public key registered."""
+    private, public = example_key_pair(keys_dir=keys_dir)
     key, _ = producer_key_register(
         producer=EXAMPLE_PRODUCER,
         public_key=public.read_text(),

@@ -9,6 +9,7 @@ from urllib.parse import quote
 import pytest
 
 from tests.apply import accept_and_apply
+from tests.browser.column_view import READABLE_PX, assert_column_view_readable, field_path, inside, traced
 from tests.browser.conftest import shot
 from tests.browser.example_pipeline import (
     CLEAN_ORDERS_ADDED_INPUT,
@@ -20,9 +21,6 @@ from tests.browser.test_explorer import click_node, graph_ready, node_ids, open_
 from tests.events import dataset, run_event
 
 pytestmark = [pytest.mark.browser, pytest.mark.spark, pytest.mark.django_db(transaction=True)]
-
-# Under this many pixels on screen a label is not something a person reads at a glance.
-READABLE_PX = 9.0
 
 
 @pytest.fixture(scope="session")
@@ -166,18 +164,75 @@ def test_the_side_panel_shows_the_owners_the_pipeline_declared_and_its_full_name
     click_node(page, silver)
     page.locator("#side-panel ul.owners").get_by_text("team:data-platform").wait_for()
     assert page.locator("#side-panel h2.node-name").inner_text() == str(example.lake / "silver/orders_clean")
+    # Its latest run was signed with the example's key, as `make run` signs it.
+    page.locator("#side-panel .latest-verification [data-verification='VERIFIED']").wait_for()
     shot(page, "example-side-panel", readme="side-panel")
 
 
-def test_column_lineage_of_the_daily_revenue_traces_revenue_back_to_the_raw_amount(
+def revenue_column_lineage(page: Any, live_server: Any, example: ExamplePipeline) -> tuple[str, dict[str, Any]]:
+    """The column view of `daily_revenue.revenue`'s upstream at depth 6, drawn; the field's id and the API's answer."""
+    revenue = example.dataset_id("warehouse/daily_revenue")
+    open_lineage(page, live_server, revenue, depth=6, direction="upstream", view="column", field="revenue")
+    field = f"datasetField:{revenue.removeprefix('dataset:')}:revenue"
+    answer = page.request.get(
+        f"{live_server.url}/api/v1/column-lineage?nodeId={quote(field, safe='')}&depth=6&direction=upstream"
+    ).json()
+    return field, answer
+
+
+def test_the_column_view_of_revenue_draws_every_upstream_dataset_card_inside_the_viewport_with_nothing_overlapping(
     logged_in: Any, live_server: Any, example: ExamplePipeline
 ) -> None:
     page = logged_in
-    revenue = example.dataset_id("warehouse/daily_revenue")
-    open_lineage(page, live_server, revenue, depth=6, direction="upstream", view="column", field="revenue")
+    field, answer = revenue_column_lineage(page, live_server, example)
+    boxes = assert_column_view_readable(page)
+    datasets = {f"dataset:{n['data']['namespace']}:{n['data']['dataset']}" for n in answer["graph"]}
+    assert len(datasets) >= 5 and example.dataset_id("raw/orders.csv") in datasets
+    cards = {n["id"]: n["box"] for n in boxes["nodes"] if n["kind"] == "DATASET_GROUP"}
+    assert set(cards) == datasets
+    for card, box in cards.items():
+        assert inside(box, boxes["canvas"]), f"{card} is not wholly inside the viewport at the fit zoom: {box}"
+    # Only the fields on the path: one row per field of the answer, under each card's head.
+    fields = {n["id"] for n in boxes["nodes"] if n["kind"] == "DATASET_FIELD"}
+    assert fields == {n["id"] for n in answer["graph"]}
+    # The transformation is told by the edge's style, not a label: the aggregation into revenue is solid, a join dashed.
+    amount = f"datasetField:{example.dataset_id('silver/orders_clean').removeprefix('dataset:')}:amount"
+    assert page.evaluate("id => window.__tributaryGraph.edgeLine(id)", f"{amount}->{field}")["style"] == "solid"
+    joins = [
+        f"{e['origin']}->{e['destination']}" for n in answer["graph"] for e in n["inEdges"] if e["subtype"] == "JOIN"
+    ]
+    assert joins and page.evaluate("id => window.__tributaryGraph.edgeLine(id)", joins[0])["style"] == "dashed"
+    assert "Direct" in page.inner_text("#transformation-legend") and "join" in page.inner_text("#transformation-legend")
+    shot(page, "example-column-lineage", readme="column-lineage")
+    # The field table waits in a closed drawer; open, it leaves the graph drawn whole above it.
+    assert page.locator("#field-drawer-body").is_hidden()
+    page.click("#field-drawer-toggle")
     upstream = page.locator("#upstream-fields").inner_text()
     assert "orders_clean.amount" in upstream and "AGGREGATION" in upstream
-    shot(page, "example-column-lineage", readme="column-lineage")
+    canvas = page.locator("#graph canvas").first.bounding_box()
+    graph = page.locator("#graph").bounding_box()
+    assert abs(canvas["height"] - graph["height"]) <= 1 and graph["height"] >= 300
+    shot(page, "example-column-lineage-drawer-open")
+
+
+def test_clicking_a_field_in_the_column_view_highlights_exactly_its_path(
+    logged_in: Any, live_server: Any, example: ExamplePipeline
+) -> None:
+    page = logged_in
+    field, answer = revenue_column_lineage(page, live_server, example)
+    country = f"datasetField:{example.dataset_id('silver/orders_clean').removeprefix('dataset:')}:country"
+    click_node(page, country)
+    page.wait_for_selector(f"#side-panel .traced-field[data-field-id='{country}']")
+    assert traced(page) == field_path(answer, country)
+    assert field_path(answer, country) < field_path(answer, field)  # the rest is drawn faded
+    faded = next(iter(field_path(answer, field) - field_path(answer, country)))
+    assert "faded" in page.evaluate("id => window.__tributaryGraph.classes(id)", faded)
+    # Its edges in words in the side panel: where it comes from, by which transformation and job.
+    assert "indirect · group by" in page.inner_text("#field-feeds")
+    shot(page, "example-column-lineage-traced")
+    click_node(page, field)
+    page.wait_for_selector(f"#side-panel .traced-field[data-field-id='{field}']")
+    assert traced(page) == field_path(answer, field)
 
 
 def test_two_datasets_with_no_path_between_them_say_why_they_are_not_connected(

@@ -12,21 +12,29 @@ export interface LayeredInput {
 }
 
 /** Each node's successors and predecessors. */
-interface Adjacency {
+export interface Adjacency {
   out: number[][];
   into: number[][];
 }
 
 export function layeredLayout(input: LayeredInput): Record<string, { x: number; y: number }> {
-  const graph = adjacency(input);
-  const dag = withoutBackEdges(graph.out);
-  const layers = rankedLayers(dag);
-  orderBySweeps(layers, graph, input.nodes.length, input.sweeps ?? 4);
+  const { layers, graph } = orderedLayers(input);
   const x = columnXs(layers, input.nodes.map((node) => node.width), input.ranksep ?? 70);
   const y = rowYs(layers, graph.into, input.nodes.map((node) => node.height), input.nodesep ?? 16);
   const positions: Record<string, { x: number; y: number }> = {};
   input.nodes.forEach((node, v) => { positions[node.id] = { x: x[v], y: y[v] }; });
   return positions;
+}
+
+/**
+ * The nodes (by their place in the input) in layers from upstream to downstream, each layer ordered to cross few
+ * edges, with the graph they were ranked by.
+ */
+export function orderedLayers(input: LayeredInput): { layers: number[][]; graph: Adjacency } {
+  const graph = adjacency(input);
+  const layers = rankedLayers(withoutBackEdges(graph.out));
+  orderBySweeps(layers, graph, input.nodes.length, input.sweeps ?? 4);
+  return { layers, graph };
 }
 
 /** The edges between known nodes, each pair once, without self loops. */

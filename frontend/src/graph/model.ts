@@ -3,13 +3,13 @@
 import type {
   Change, ColumnEdge, ColumnLineageDiff, ColumnLineageResponse, EdgeValidity, LineageNodeData, LineageResponse, NodeType,
 } from "../api/types";
-import { datasetShortName, jobShortName } from "./names";
+import { datasetShortName, jobShortName, middleEllipsis } from "./names";
 
 export type { Change, EdgeValidity };
 
 export interface GraphNode {
   id: string;
-  type: NodeType | "DATASET_FIELD" | "DATASET_GROUP" | "CLUSTER";
+  type: NodeType | "DATASET_FIELD" | "DATASET_GROUP" | "CARD_HEAD" | "CLUSTER";
   label: string;
   data: Record<string, unknown>;
   parent?: string;
@@ -189,20 +189,22 @@ export function collapseApplication(model: GraphModel, app: GraphNode): string[]
   return actions;
 }
 
-/** The column-lineage graph: one compound node per dataset holding its fields, edges labelled by transformation. */
+/** The id of a dataset card's head (its name row, which expands and collapses the card). */
+export function cardHeadId(datasetId: string): string {
+  return `card:${datasetId}`;
+}
+
+/**
+ * The column-lineage graph: one card per dataset (a compound node holding its head and its fields), edges field to
+ * field with their transformation, job and validity. Every field of the answer is on the path (`data.onPath`).
+ */
 export function columnModel(response: ColumnLineageResponse | ColumnLineageDiff, at: string | null = null): GraphModel {
   const model = emptyModel();
   const graph: ColumnLike[] = response.graph;
   for (const node of graph) {
-    const group = `dataset:${node.data.namespace}:${node.data.dataset}`;
-    if (!model.nodes.has(group)) {
-      model.nodes.set(group, {
-        id: group, type: "DATASET_GROUP", label: datasetShortName(node.data.namespace, node.data.dataset),
-        data: { namespace: node.data.namespace, name: node.data.dataset },
-      });
-    }
+    const card = cardAdd(model, node.data.namespace, node.data.dataset);
     model.nodes.set(node.id, {
-      id: node.id, type: "DATASET_FIELD", label: node.data.name, parent: group, data: { ...node.data },
+      id: node.id, type: "DATASET_FIELD", label: fieldLabel(node.data.name), parent: card, data: { ...node.data, onPath: true },
       ...(node.change ? { change: node.change } : {}),
     });
   }
@@ -212,13 +214,53 @@ export function columnModel(response: ColumnLineageResponse | ColumnLineageDiff,
       const id = edgeId(edge.origin, edge.destination);
       if (!model.edges.has(id)) {
         model.edges.set(id, {
-          id, source: edge.origin, target: edge.destination, label: transformationLabel(edge), data: { ...edge },
+          id, source: edge.origin, target: edge.destination, data: { ...edge },
           ...validityFields(edgeValidity(edge), at), ...(edge.change ? { change: edge.change } : {}),
         });
       }
     }
   }
   return model;
+}
+
+/** A field's drawn label: its name, a long one cut in the middle (the full name is in its tooltip). */
+function fieldLabel(name: string): string {
+  return middleEllipsis(name, 40);
+}
+
+/** The card of a dataset in a column model (added with its head row when missing); its id. */
+function cardAdd(model: GraphModel, namespace: string, dataset: string): string {
+  const id = `dataset:${namespace}:${dataset}`;
+  if (!model.nodes.has(id)) {
+    const label = datasetShortName(namespace, dataset);
+    const data = { namespace, name: dataset };
+    model.nodes.set(id, { id, type: "DATASET_GROUP", label, data });
+    model.nodes.set(cardHeadId(id), { id: cardHeadId(id), type: "CARD_HEAD", label, parent: id, data: { ...data, card: id } });
+  }
+  return id;
+}
+
+/**
+ * Add a dataset's other fields to its card in a column model (in place), as fields on no path of the answer; the
+ * fields already there stay as they are, and the card is marked as holding all its fields (`data.allFields`). Returns
+ * how many came.
+ */
+export function cardFieldsMerge(model: GraphModel, datasetId: string, fields: { name: string; type: string | null }[]): number {
+  const card = model.nodes.get(datasetId);
+  if (!card || card.type !== "DATASET_GROUP") return 0;
+  const namespace = String(card.data.namespace), dataset = String(card.data.name);
+  let added = 0;
+  for (const field of fields) {
+    const id = `datasetField:${namespace}:${dataset}:${field.name}`;
+    if (model.nodes.has(id)) continue;
+    model.nodes.set(id, {
+      id, type: "DATASET_FIELD", label: fieldLabel(field.name), parent: datasetId,
+      data: { namespace, dataset, name: field.name, type: field.type, onPath: false },
+    });
+    added++;
+  }
+  card.data = { ...card.data, allFields: true };
+  return added;
 }
 
 type ColumnEdgeLike = ColumnEdge & Partial<EdgeValidity> & { change?: Change };
@@ -228,34 +270,43 @@ type ColumnLike = Omit<ColumnLineageResponse["graph"][number], "inEdges" | "outE
   outEdges: ColumnEdgeLike[];
 };
 
-export function transformationLabel(edge: Pick<ColumnEdge, "transformation" | "subtype" | "indirect">): string {
-  const kind = edge.transformation ?? (edge.indirect ? "INDIRECT" : "DIRECT");
-  return edge.subtype ? `${kind}/${edge.subtype}` : kind;
+/** The edges reached from `start` along `edges`, following data flow (`forward`) or against it. */
+export function reach<E extends { source: string; target: string }>(edges: E[], start: string, forward: boolean): E[] {
+  const leaving = new Map<string, E[]>();
+  for (const edge of edges) {
+    const from = forward ? edge.source : edge.target;
+    (leaving.get(from) ?? leaving.set(from, []).get(from)!).push(edge);
+  }
+  const seen = new Set([start]);
+  const found: E[] = [];
+  for (let queue = [start], i = 0; i < queue.length; i++) {
+    for (const edge of leaving.get(queue[i]) ?? []) {
+      found.push(edge);
+      const to = forward ? edge.target : edge.source;
+      if (!seen.has(to)) { seen.add(to); queue.push(to); }
+    }
+  }
+  return found;
 }
 
 /** The column edges that feed or leave `fieldId`, directly or through other fields, split by side. */
 export function columnSides(response: ColumnLineageResponse): { upstream: ColumnEdge[]; downstream: ColumnEdge[] } {
-  const edges = new Map<string, ColumnEdge>();
-  for (const node of response.graph) for (const e of [...node.inEdges, ...node.outEdges]) edges.set(edgeId(e.origin, e.destination), e);
+  const edges = new Map<string, { source: string; target: string; edge: ColumnEdge }>();
+  for (const node of response.graph) {
+    for (const e of [...node.inEdges, ...node.outEdges]) edges.set(edgeId(e.origin, e.destination), { source: e.origin, target: e.destination, edge: e });
+  }
   const all = [...edges.values()];
-  const reach = (forward: boolean): ColumnEdge[] => {
-    const seen = new Set([response.nodeId]);
-    const found: ColumnEdge[] = [];
-    let frontier = [response.nodeId];
-    while (frontier.length) {
-      const next: string[] = [];
-      for (const edge of all) {
-        const [from, to] = forward ? [edge.origin, edge.destination] : [edge.destination, edge.origin];
-        if (frontier.includes(from)) {
-          if (!found.includes(edge)) found.push(edge);
-          if (!seen.has(to)) { seen.add(to); next.push(to); }
-        }
-      }
-      frontier = next;
-    }
-    return found;
-  };
-  return { upstream: reach(false), downstream: reach(true) };
+  const side = (forward: boolean) => reach(all, response.nodeId, forward).map((each) => each.edge);
+  return { upstream: side(false), downstream: side(true) };
+}
+
+/** A field's whole path in a graph: the field, every field upstream and downstream of it, and the edges between. */
+export function fieldTrace(model: GraphModel, fieldId: string): { nodes: string[]; edges: string[] } {
+  const all = [...model.edges.values()];
+  const edges = [...reach(all, fieldId, false), ...reach(all, fieldId, true)];
+  const nodes = new Set([fieldId]);
+  for (const edge of edges) { nodes.add(edge.source); nodes.add(edge.target); }
+  return { nodes: [...nodes], edges: edges.map((edge) => edge.id) };
 }
 
 /**

@@ -26,8 +26,21 @@ declare global {
       classes(id: string): string[] | null;
       /** How an edge is drawn: its line style (`solid`, `dashed`, `dotted`) and colour. */
       edgeLine(id: string): { style: string; color: string } | null;
+      /**
+       * Where everything is drawn, in page coordinates: each node's box (a card's around its rows) and each label drawn
+       * (of nodes and edges: an edge drawn without a label has none), with the canvas's own box.
+       */
+      boxes(): { canvas: Box; nodes: { id: string; kind: string; box: Box }[]; labels: { id: string; box: Box }[] };
     };
   }
+}
+
+/** A box on the page: left, top, right, bottom. */
+export interface Box {
+  x1: number;
+  y1: number;
+  x2: number;
+  y2: number;
 }
 
 /** Let tests ask `cy`, drawn in `container`, which nodes it shows, where and how labelled. */
@@ -67,6 +80,18 @@ export function graphHooksExpose(cy: cytoscape.Core, container: HTMLElement): vo
       const edge = cy.getElementById(id);
       if (edge.empty() || !edge.isEdge()) return null;
       return { style: String(edge.style("line-style")), color: String(edge.style("line-color")) };
+    },
+    boxes: () => {
+      const frame = container.getBoundingClientRect();
+      const onPage = (b: cytoscape.BoundingBox12): Box => ({ x1: frame.left + b.x1, y1: frame.top + b.y1, x2: frame.left + b.x2, y2: frame.top + b.y2 });
+      const nodes = cy.nodes().map((n) => ({
+        id: n.id(), kind: String(n.data("kind")), box: onPage(n.renderedBoundingBox({ includeLabels: false, includeOverlays: false })),
+      }));
+      const labels = cy.elements().filter((e) => String(e.style("label") ?? "") !== "").map((e) => ({
+        id: e.id(),
+        box: onPage(e.renderedBoundingBox({ includeNodes: false, includeEdges: false, includeLabels: true, includeOverlays: false })),
+      }));
+      return { canvas: { x1: frame.left, y1: frame.top, x2: frame.right, y2: frame.bottom }, nodes, labels };
     },
   };
 }

@@ -3,9 +3,10 @@
 import cytoscape from "cytoscape";
 import { formatTime, idLabel, stateKey } from "../format";
 import { segmentsFor, type Point } from "./bands";
-import { layoutOffMainThread, nodeSize } from "./layout";
+import { layoutOffMainThread, nodeSizes, type Size } from "./layout";
 import { fullName, type Change, type GraphEdge, type GraphModel, type GraphNode } from "./model";
 import { namespaceChip } from "./names";
+import { transformationOf, transformationText, type TransformationEdge } from "./transformations";
 import { graphStyle, nodeColors } from "./renderers";
 import { graphHooksExpose, graphHooksRemove, graphRenderedMark } from "./testHooks";
 
@@ -32,9 +33,24 @@ export function drawnLabel(node: GraphNode, showNamespace: boolean): string {
   return showNamespace && typeof namespace === "string" && namespace ? `${label}\n${namespaceChip(namespace)}` : label;
 }
 
-/** What an edge's tooltip says: its ends, and when it held (or, in a diff, whether it came or went). */
+/** A column edge's data: its transformation and the job that derives it. */
+type ColumnEdgeData = TransformationEdge & { job?: string | null };
+
+/** Whether an edge is a column edge (field to field), which carries its transformation. */
+function isColumnEdge(data: Record<string, unknown> | undefined): data is ColumnEdgeData & Record<string, unknown> {
+  return data !== undefined && "indirect" in data;
+}
+
+/**
+ * What an edge's tooltip says: its ends, a column edge's transformation and job, and when it held (or, in a diff,
+ * whether it came or went).
+ */
 export function edgeTitle(edge: GraphEdge): string {
   const lines = [`${idLabel(edge.source)} → ${idLabel(edge.target)}`];
+  if (isColumnEdge(edge.data)) {
+    lines.push(transformationText(edge.data));
+    if (edge.data.job) lines.push(`by ${idLabel(edge.data.job)}`);
+  }
   if (edge.change === "added") lines.push("added: in the later graph, not in the earlier one");
   if (edge.change === "removed") lines.push("removed: in the earlier graph, not in the later one");
   if (edge.change === "unchanged") lines.push("unchanged: in both graphs");
@@ -62,19 +78,30 @@ export function spansNamespaces(model: GraphModel): boolean {
   return seen.DATASET.size > 1 || seen.JOB.size > 1;
 }
 
-function nodeElement(node: GraphNode, position: Point | undefined, showNamespace: boolean): cytoscape.ElementDefinition {
-  const label = drawnLabel(node, showNamespace && (node.type === "DATASET" || node.type === "JOB"));
-  const size = nodeSize(label, node.type);
+/** The label a node is drawn with: none on a card (its head row names it). */
+function nodeText(node: GraphNode, showNamespace: boolean): string {
+  if (node.type === "DATASET_GROUP") return "";
+  return drawnLabel(node, showNamespace && (node.type === "DATASET" || node.type === "JOB"));
+}
+
+/** The tooltip of a node: its full name; a card's head also says what a click on it does. */
+function nodeTitle(node: GraphNode): string {
+  if (node.type === "CARD_HEAD") return `${fullName(node)}\nclick: all fields · name only · fields on the path`;
+  if (node.type === "DATASET_FIELD" && node.data.type) return `${fullName(node)}\n${String(node.data.type)}`;
+  return fullName(node);
+}
+
+function nodeElement(node: GraphNode, position: Point | undefined, label: string, size: Size): cytoscape.ElementDefinition {
   const state = node.type === "JOB" ? node.data.latestRunState : node.data.lastRunState;
   return {
     group: "nodes",
     data: {
-      id: node.id, label, title: fullName(node), kind: node.type, state: stateKey(state as string | null),
+      id: node.id, label, title: nodeTitle(node), kind: node.type, state: stateKey(state as string | null),
       ...(nodeColors[node.type]?.(node) ?? {}),
       w: size.width, h: size.height, ...(node.parent ? { parent: node.parent } : {}),
     },
     ...(position ? { position: { ...position } } : {}),
-    classes: timeClasses(node).join(" ").trim(),
+    classes: [...timeClasses(node), node.data.onPath === false ? "off-path" : ""].join(" ").trim(),
   };
 }
 
@@ -82,17 +109,23 @@ function edgeElement(edge: GraphEdge, placement: Placement, large: boolean): cyt
   const route = placement.routes[edge.id];
   const from = placement.positions[edge.source], to = placement.positions[edge.target];
   const segments = route && from && to ? segmentsFor(from, to, route) : null;
+  const transformation = isColumnEdge(edge.data) ? transformationOf(edge.data) : null;
   return {
     group: "edges",
     data: {
-      id: edge.id, source: edge.source, target: edge.target, ...(edge.label ? { label: edge.label } : {}),
+      id: edge.id, source: edge.source, target: edge.target,
       title: edgeTitle(edge),
+      ...(transformation ? { color: transformation.color } : {}),
       ...(segments ? { sw: segments.weights, sd: segments.distances } : {}),
     },
-    classes: [edge.data?.indirect ? "indirect" : "", large ? "fast" : "", segments ? "routed" : "", ...timeClasses(edge)].join(" ").replace(/\s+/g, " ").trim(),
+    classes: [
+      transformation ? `field-edge ${transformation.kind.toLowerCase()}` : "", large ? "fast" : "", segments ? "routed" : "", ...timeClasses(edge),
+    ].join(" ").replace(/\s+/g, " ").trim(),
   };
 }
 
+/** The column view's smallest fit zoom: its 12 px field names are 9 px on screen there. */
+const READABLE_CARD_ZOOM = 0.75;
 /** Below this zoom a 12 px label is under 7 px on screen and is not drawn anyway. */
 const LABEL_ZOOM = 0.6;
 const NO_LABELS: cytoscape.StylesheetJson = [{ selector: "node[kind = 'DATASET'], node[kind = 'JOB']", style: { label: "" } }];
@@ -116,6 +149,9 @@ export class GraphView {
   private generation = 0;
   private large = false;
   private labelsHidden = false;
+  /** Whether the graph drawn is the column view's cards, which fit no smaller than their fields read. */
+  private cards = false;
+  private readonly resizes: ResizeObserver;
 
   constructor(readonly container: HTMLElement, events: GraphViewEvents = {}) {
     markCytoscapeStylesheet();
@@ -147,6 +183,9 @@ export class GraphView {
     this.cy.on("mouseover", "edge", (event) => this.showEdgeTooltip(event.target));
     this.cy.on("mouseout", "edge", () => { this.tooltip.hidden = true; });
     this.cy.on("viewport", () => { this.tooltip.hidden = true; });
+    // The canvas changes size with the page (the column view's drawer opening and closing): draw it at its new size.
+    this.resizes = new ResizeObserver(() => this.cy.resize());
+    this.resizes.observe(container);
     graphHooksExpose(this.cy, container);
   }
 
@@ -183,12 +222,15 @@ export class GraphView {
     const compound = [...model.nodes.values()].some((n) => n.parent);
     const nodes = [...model.nodes.values()];
     const showNamespace = spansNamespaces(model);
+    const labels = new Map(nodes.map((n) => [n.id, nodeText(n, showNamespace)]));
+    const sizes = nodeSizes(nodes, labels);
     let placement = options.reuse;
     const positions = placement?.positions;
-    if (!positions || nodes.some((n) => !n.parent && !positions[n.id] && !nodes.some((c) => c.parent === n.id))) {
+    // A card is placed by its rows: a graph is laid out again when a node other than a card has no place yet.
+    if (!positions || nodes.some((n) => n.type !== "DATASET_GROUP" && !positions[n.id])) {
       performance.mark("tributary:layout-start");
       const result = await layoutOffMainThread({
-        nodes: nodes.map((n) => ({ id: n.id, parent: n.parent, ...nodeSize(drawnLabel(n, showNamespace), n.type) })),
+        nodes: nodes.map((n) => ({ id: n.id, parent: n.parent, head: n.type === "CARD_HEAD", ...sizes.get(n.id)! })),
         edges: [...model.edges.values()].map((e) => ({ source: e.source, target: e.target })),
         rankdir: options.rankdir ?? "LR",
         compound,
@@ -208,8 +250,8 @@ export class GraphView {
       cy.elements().remove();
       cy.add([
         // parents first, so children can name them
-        ...nodes.filter((n) => !n.parent).map((n) => nodeElement(n, placement!.positions[n.id], showNamespace)),
-        ...nodes.filter((n) => n.parent).map((n) => nodeElement(n, placement!.positions[n.id], showNamespace)),
+        ...nodes.filter((n) => !n.parent).map((n) => nodeElement(n, placement!.positions[n.id], labels.get(n.id)!, sizes.get(n.id)!)),
+        ...nodes.filter((n) => n.parent).map((n) => nodeElement(n, placement!.positions[n.id], labels.get(n.id)!, sizes.get(n.id)!)),
         ...[...model.edges.values()].map((e) => edgeElement(e, placement!, large)),
       ]);
     });
@@ -218,6 +260,7 @@ export class GraphView {
     renderer.renderer().hideEdgesOnViewport = large;
     renderer.renderer().textureOnViewport = large;
     this.large = large;
+    this.cards = compound;
     if (options.keepViewport) cy.viewport(viewport);
     else if (options.fit !== false) this.fit();
     this.updateLabels();
@@ -287,7 +330,11 @@ export class GraphView {
     cy.zoom({ level: cy.zoom() * factor, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } });
   }
 
-  /** Fit the graph in view from node boxes alone (Cytoscape's own fit measures every label first). */
+  /**
+   * Fit the graph in view from node boxes alone (Cytoscape's own fit measures every label first), at most 1:1. The
+   * column view's cards are never drawn smaller than their fields read: a graph too large for that is shown from its
+   * top left corner (or centred along the axis it fits), to pan from there.
+   */
   fit(padding = 30): void {
     const cy = this.cy;
     if (cy.nodes().empty()) return;
@@ -297,8 +344,8 @@ export class GraphView {
       const node = nodes[i];
       const p = node.position();
       const group = node.data("kind") === "DATASET_GROUP"; // compound: sized by its children
-      const w = group ? node.width() : Number(node.data("w"));
-      const h = group ? node.height() + 20 : Number(node.data("h"));
+      const w = group ? node.outerWidth() : Number(node.data("w"));
+      const h = group ? node.outerHeight() : Number(node.data("h"));
       x1 = Math.min(x1, p.x - w / 2); x2 = Math.max(x2, p.x + w / 2);
       y1 = Math.min(y1, p.y - h / 2); y2 = Math.max(y2, p.y + h / 2);
     }
@@ -309,8 +356,11 @@ export class GraphView {
       }
     });
     const width = cy.width(), height = cy.height();
-    const zoom = Math.max(cy.minZoom(), Math.min(1.6, (width - 2 * padding) / (x2 - x1 || 1), (height - 2 * padding) / (y2 - y1 || 1)));
-    cy.viewport({ zoom, pan: { x: (width - zoom * (x1 + x2)) / 2, y: (height - zoom * (y1 + y2)) / 2 } });
+    const fitting = Math.min(1, (width - 2 * padding) / (x2 - x1 || 1), (height - 2 * padding) / (y2 - y1 || 1));
+    const zoom = Math.max(this.cards ? READABLE_CARD_ZOOM : cy.minZoom(), fitting);
+    const pan = (size: number, low: number, high: number) =>
+      zoom * (high - low) <= size - 2 * padding ? (size - zoom * (low + high)) / 2 : padding - zoom * low;
+    cy.viewport({ zoom, pan: { x: pan(width, x1, x2), y: pan(height, y1, y2) } });
   }
 
   viewport(): { zoom: number; pan: { x: number; y: number } } {
@@ -333,6 +383,7 @@ export class GraphView {
 
   destroy(): void {
     this.generation++;
+    this.resizes.disconnect();
     this.cy.destroy();
     graphHooksRemove();
   }

@@ -1,7 +1,7 @@
 // Small shared pieces: state and verification badges, messages, node links.
 
 import { ApiError } from "../api/client";
-import { h, link } from "../dom";
+import { h, link, nameBreaks } from "../dom";
 import { idLabel, idType, stateKey } from "../format";
 
 export function stateBadge(state: string | null | undefined): HTMLElement {
@@ -38,13 +38,16 @@ export function loading(text = "Loading…"): HTMLElement {
   return h("div", { class: "message loading" }, text);
 }
 
-/** A link to the page that best shows a node id: datasets to the dataset page, jobs to their runs. */
+/**
+ * A link to the page that best shows a node id (datasets to the dataset page, jobs to their runs), named by the id
+ * without its type, which wraps only at its separators.
+ */
 export function nodeLink(id: string): HTMLElement {
   const type = idType(id);
   const href = type === "dataset" ? `/dataset?nodeId=${encodeURIComponent(id)}`
     : type === "job" ? `/job?nodeId=${encodeURIComponent(id)}` : null;
-  const text = idLabel(id);
-  return href ? link(href, text) : h("span", {}, text);
+  const text = nameBreaks(idLabel(id));
+  return href ? link(href, text) : text;
 }
 
 export function lineageHref(nodeIds: string[], options: { depth?: number; direction?: string; view?: string; field?: string } = {}): string {

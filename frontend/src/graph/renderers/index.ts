@@ -4,7 +4,7 @@ import type cytoscape from "cytoscape";
 import type { GraphNode } from "../model";
 import { clusterColors, clusterStyle } from "./cluster";
 import { datasetColors, datasetStyle } from "./dataset";
-import { fieldStyle } from "./field";
+import { fieldEdgeStyle, fieldStyle } from "./field";
 import { jobColors, jobStyle } from "./job";
 import { timeStyle } from "./time";
 
@@ -46,6 +46,7 @@ export const graphStyle: cytoscape.StylesheetJson = [
       "segment-distances": "data(sd)",
     } as cytoscape.Css.Edge,
   },
+  ...fieldEdgeStyle,
   ...timeStyle,
   { selector: "node.root", style: { "underlay-color": "#8250df", "underlay-opacity": 0.25, "underlay-padding": 8 } },
   { selector: "node:selected", style: { "overlay-color": "#0969da", "overlay-opacity": 0.18, "overlay-padding": 6 } },

@@ -5,6 +5,7 @@ import { api } from "../../api/client";
 import type { BlastRadius, Failure, FailureGroup } from "../../api/types";
 import { h, link, replace } from "../../dom";
 import { formatTime, idLabel } from "../../format";
+import { datasetShortName } from "../../graph/names";
 import { navigate } from "../../router";
 import { errorMessage, lineageHref, loading, nodeLink, stateBadge } from "../../shell/widgets";
 import { impactPageHref } from "../impact/model";
@@ -133,7 +134,7 @@ export function blastRadius(radius: BlastRadius, failure: Pick<Failure, "job" | 
   return h("div", { class: "blast-radius" },
     h("div", { class: "chips" }, radius.datasets.map((d) =>
       h("a", { href: impact, "data-link": "", class: "chip chip-dataset",
-        title: `${d.id} · ${d.distance} hops · owners: ${d.owners.join(", ") || "none"}` }, d.name))),
+        title: `${idLabel(d.id)} · ${d.distance} hops · owners: ${d.owners.join(", ") || "none"}` }, datasetShortName(d.namespace, d.name)))),
     radius.owners.length ? h("div", { class: "chips" }, radius.owners.map((o) => h("span", { class: "chip chip-owner", title: o }, o))) : null,
     h("a", { href: impact, "data-link": "", class: "blast-impact" },
       radius.truncated ? `Impact report (${radius.total} datasets)` : "Impact report"));

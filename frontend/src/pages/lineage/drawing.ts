@@ -6,6 +6,7 @@ import { setQuery } from "../../router";
 import { isAbort, nearMissLoad } from "./loaders";
 import type { ExplorerParts } from "./parts";
 import { changeCounts, changeList } from "./panels/changesPanel";
+import { fieldPanel } from "./panels/fieldPanel";
 import { staleShown, stateParams } from "./state";
 import { timeText } from "./time";
 import { pathState } from "./store";
@@ -31,8 +32,10 @@ export function countsShow({ store, status }: ExplorerParts, extra = ""): void {
     ...(staleShown(place) ? [`${stale} stale edge${stale === 1 ? "" : "s"}`] : []),
     ...(changes ? [`${changes.added} added, ${changes.removed} removed`] : []),
   ].join(", ");
+  const columns = place.view === "column";
   status.counts({
-    nodes: model.nodes.size,
+    nodes: columns ? [...model.nodes.values()].filter((node) => node.type === "DATASET_FIELD").length : model.nodes.size,
+    ...(columns ? { unit: "fields" } : {}),
     edges: model.edges.size,
     folded: store.clustered() ? store.grouping.folded() : 0,
     regroupable: place.all && model.nodes.size > COLLAPSE_ABOVE,
@@ -61,13 +64,31 @@ async function noPathExplain({ store, status, signal }: ExplorerParts, a: string
   }
 }
 
-/** Draw the graph again after it changed shape, keeping selection, roots and path; then centre `centre` (if any). */
+/**
+ * Draw the graph again after it changed shape, keeping selection, roots and path (in the column view, the drawn field
+ * and the traced path); fitted afresh, or with the viewport kept and then centred on `centre` (if any).
+ */
 export async function redraw(parts: ExplorerParts, centre: string, keepViewport = false): Promise<void> {
   const { graph, store } = parts;
   if (!graph.drawn) return;
   await graph.redraw(store.displayed(), store.picture(), keepViewport);
-  const { focus, roots } = store.place;
-  graph.mark(roots, focus && store.model.nodes.has(focus) ? focus : null);
-  pathHighlight(parts);
-  if (centre) graph.center(centre);
+  if (store.place.view === "column") {
+    columnMarksShow(parts);
+  } else {
+    const { focus, roots } = store.place;
+    graph.mark(roots, focus && store.model.nodes.has(focus) ? focus : null);
+    pathHighlight(parts);
+  }
+  // A fitted graph is all in view: centring one node would push the ends of a graph that fills the canvas out of it.
+  if (centre && keepViewport) graph.center(centre);
+}
+
+/** The column view's marks: its own field, the traced field's path (the rest faded), and that field in the side panel. */
+export function columnMarksShow({ graph, store, side, emit }: ExplorerParts): void {
+  const { columnRoot, traced, columnDetail } = store;
+  if (!columnRoot) return;
+  graph.markFields(columnRoot, store.traceMarks());
+  if (!columnDetail) return;
+  const panel = traced && store.model.nodes.has(traced) ? fieldPanel({ model: store.model, fieldId: traced, root: columnRoot, emit }) : null;
+  side.fieldPicker(columnDetail, store.place.field, panel);
 }

@@ -23,10 +23,11 @@ export class ExplorerGraph {
   ) {
     const send = (intent: Intent | null) => { if (intent) emit(intent); };
     this.events = {
-      onTap: (id, event) => send(tapIntent(store.place, store.model, id, event.shift)),
+      onTap: (id, event) => send(tapIntent(store.place, store.model, id, event.shift, (card) => store.cardMode(card))),
       // Double-click an application to see its actions, an action to fold them back.
       onDoubleTap: (id) => send(store.doubleTapIntent(id)),
-      onBackgroundTap: () => send(store.place.view === "table" ? { kind: "deselect" } : null),
+      // A click beside the graph: nothing selected; in the column view, the drawn field's own path traced again.
+      onBackgroundTap: () => send(store.place.view === "table" ? { kind: "deselect" } : { kind: "trace", id: null }),
     };
   }
 
@@ -94,10 +95,15 @@ export class ExplorerGraph {
     this.surface?.setClass("on-path", path.kind === "path" ? [...path.nodes, ...path.edges] : []);
   }
 
-  /** Mark the field whose column lineage is drawn (nothing is selected in the column view). */
-  markField(fieldId: string): void {
+  /**
+   * Mark the field whose column lineage is drawn (nothing is selected in the column view) and the traced path, fading
+   * the rest (`marks` null: nothing traced).
+   */
+  markFields(fieldId: string, marks: { path: string[]; rest: string[] } | null): void {
     this.surface?.setClass("focus", [fieldId]);
     this.surface?.select(null);
+    this.surface?.setClass("traced", marks?.path ?? []);
+    this.surface?.setClass("faded", marks?.rest ?? []);
   }
 
   center(id: string): void {

@@ -3,9 +3,11 @@
 
 import { idLabel } from "../../format";
 import { setQuery } from "../../router";
-import { countsShow, pathHighlight, pictureRemember, placeSave, redraw } from "./drawing";
+import type { CardMode } from "../../graph/columnCards";
+import { cardFieldsMerge } from "../../graph/model";
+import { columnMarksShow, countsShow, pathHighlight, pictureRemember, placeSave, redraw } from "./drawing";
 import { placeLoad } from "./loading";
-import { isAbort, neighboursLoad, placeWhen } from "./loaders";
+import { columnDatasetLoad, isAbort, neighboursLoad, placeWhen } from "./loaders";
 import type { ExplorerParts } from "./parts";
 import { stateParams } from "./state";
 import { isPlaceIntent, placeAfter, type Intent, type PlaceIntent } from "./store";
@@ -23,6 +25,9 @@ export async function intentDo(parts: ExplorerParts, intent: Intent): Promise<vo
     case "collapse-application": return actionsFold(parts, intent.id);
     case "open-cluster": return clusterOpen(parts, intent.id);
     case "show-all": return everythingShow(parts, intent.all);
+    case "trace": store.traceSet(intent.id); columnMarksShow(parts); return;
+    case "card-mode": return cardsShow(parts, intent.mode, [intent.card]);
+    case "cards-mode": return cardsShow(parts, intent.mode);
   }
 }
 
@@ -112,4 +117,21 @@ async function everythingShow(parts: ExplorerParts, all: boolean): Promise<void>
   placeSave(parts);
   await redraw(parts, store.place.focus ?? store.place.roots[0] ?? "");
   countsShow(parts);
+}
+
+/**
+ * Show the column view's `cards` (every card with none named) as `mode` says; a card that shows all its fields for the
+ * first time brings its dataset's other fields in first.
+ */
+async function cardsShow(parts: ExplorerParts, mode: CardMode, cards?: string[]): Promise<void> {
+  const { store, status } = parts;
+  const opened = store.cardModeSet(mode, cards);
+  try {
+    const missing = opened.filter((card) => store.model.nodes.get(card)?.data.allFields !== true);
+    const details = await Promise.all(missing.map((datasetId) => columnDatasetLoad({ datasetId })));
+    missing.forEach((card, i) => cardFieldsMerge(store.model, card, details[i].fields));
+  } catch (error) {
+    if (!isAbort(error)) status.error(error);
+  }
+  await redraw(parts, "");
 }

@@ -2,12 +2,13 @@
 // picture when the place was seen before; a load overtaken by a newer one draws nothing.
 
 import { replace } from "../../dom";
-import { columnModel, emptyModel } from "../../graph/model";
+import { columnModel, columnSides, emptyModel } from "../../graph/model";
 import { datasetShortName } from "../../graph/names";
-import { countsShow, pathHighlight } from "./drawing";
+import { columnMarksShow, countsShow, pathHighlight } from "./drawing";
 import { columnDatasetLoad, columnLineageLoad, isAbort, tableLineageLoad } from "./loaders";
 import { changesPanel } from "./panels/changesPanel";
 import { columnTables } from "./panels/columnTables";
+import { fieldDrawer } from "./panels/fieldDrawer";
 import type { ExplorerParts } from "./parts";
 import { columnDataset, placeAt } from "./state";
 import { pictureKey, pictureNew, placeHasSubject, type Picture } from "./store";
@@ -16,9 +17,10 @@ const TRUNCATED = "truncated: the server's node budget was reached; lower the de
 
 /** Load and draw the store's place; `data-graph-ready` on the body names the view once it is drawn. */
 export async function placeLoad(parts: ExplorerParts): Promise<void> {
-  const { store, graph, status, side, below, loads } = parts;
+  const { store, graph, status, side, columnBar, below, loads } = parts;
   const turn = loads.start();
   replace(below);
+  columnBar.hidden = store.place.view !== "column";
   document.body.removeAttribute("data-graph-ready");
   if (!placeHasSubject(store.place)) {
     status.message("");
@@ -86,6 +88,7 @@ async function columnsLoad(parts: ExplorerParts, turn: number): Promise<void> {
   const detail = await columnDatasetLoad({ datasetId });
   if (loads.stale(turn)) return;
   const field = store.place.field;
+  store.columnDetail = detail;
   side.fieldPicker(detail, field);
   if (!field) {
     graph.clear();
@@ -98,8 +101,10 @@ async function columnsLoad(parts: ExplorerParts, turn: number): Promise<void> {
   const { fieldId, answer } = await columnLineageLoad({ place: store.place, detail, field, signal });
   if (loads.stale(turn)) return;
   const picture = kept ?? pictureNew(key, columnModel(answer, placeAt(store.place)), answer.truncated);
+  store.columnsReset(fieldId);
   if (!(await pictureShow(parts, picture, turn))) return;
-  graph.markField(fieldId);
+  columnMarksShow(parts);
   countsShow(parts, `column lineage of ${datasetShortName(detail.namespace, detail.name)}.${field}${answer.truncated ? ` · ${TRUNCATED}` : ""}`);
-  replace(below, columnTables(answer, fieldId));
+  const sides = columnSides({ ...answer, nodeId: fieldId });
+  replace(below, fieldDrawer(`${sides.upstream.length} upstream, ${sides.downstream.length} downstream`, columnTables(answer, fieldId)));
 }

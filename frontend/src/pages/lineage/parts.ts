@@ -3,6 +3,7 @@
 
 import { h, replace } from "../../dom";
 import { ExplorerGraph } from "./graphView";
+import { columnBar } from "./panels/columnBar";
 import { SidePanel } from "./panels/sidePanel";
 import { StatusBar } from "./panels/statusBar";
 import { Toolbar } from "./panels/toolbar";
@@ -34,7 +35,9 @@ export interface ExplorerParts {
   readonly status: StatusBar;
   readonly side: SidePanel;
   readonly toolbar: Toolbar;
-  /** Under the graph: the column view's tables of upstream and downstream fields. */
+  /** Above the graph in the column view: how its edges are drawn and what its dataset cards show. */
+  readonly columnBar: HTMLElement;
+  /** Under the graph: the column view's drawer with the tables of upstream and downstream fields. */
   readonly below: HTMLElement;
   readonly signal: AbortSignal;
   readonly loads: LoadTurns;
@@ -62,12 +65,16 @@ export function partsCreate(store: ExplorerStore, emit: (intent: Intent) => void
   const side = new SidePanel(panelActions(store, emit), emit);
   const toolbar = new Toolbar(store.place, emit, graph);
   const below = h("div", { class: "below-graph" });
-  return { store, graph, status, side, toolbar, below, signal, loads: new LoadTurns(), emit };
+  return { store, graph, status, side, toolbar, columnBar: columnBar(emit), below, signal, loads: new LoadTurns(), emit };
 }
 
-/** Lay the explorer out in `root`: the toolbar above, the graph with its status line beside the side panel, the tables below. */
-export function partsShow(root: HTMLElement, { store, graph, status, side, toolbar, below }: ExplorerParts): void {
+/**
+ * Lay the explorer out in `root`: the toolbar above, the graph (under the column view's bar) with its status line beside
+ * the side panel, the column view's drawer below.
+ */
+export function partsShow(root: HTMLElement, { store, graph, status, side, toolbar, columnBar, below }: ExplorerParts): void {
   toolbar.rootsShow(store.place.roots, store.model);
+  columnBar.hidden = store.place.view !== "column";
   replace(root, h("div", { class: "explorer" }, toolbar.element, h("div", { class: "explorer-main" },
-    h("div", { class: "graph-wrap" }, graph.element, h("div", { class: "graph-foot" }, status.status, status.pathInfo)), side.element), below));
+    h("div", { class: "graph-wrap" }, columnBar, graph.element, h("div", { class: "graph-foot" }, status.status, status.pathInfo)), side.element), below));
 }

@@ -1,9 +1,10 @@
 // The explorer's state (its place, graph, path ends, expanded applications, grouping) and the transitions that change it.
 
-import type { Direction, Level, LineageResponse, SchemaChange } from "../../api/types";
+import type { DatasetDetail, Direction, Level, LineageResponse, SchemaChange } from "../../api/types";
 import { CLUSTER_PREFIX, COLLAPSE_ABOVE, Grouping } from "../../graph/clusters";
+import { cardModeNext, cardsShown, type CardMode } from "../../graph/columnCards";
 import {
-  collapseApplication, emptyModel, expandApplication, mergeLineage, pathEdgeIds, shortestPath, type GraphModel, type GraphNode,
+  cardHeadId, collapseApplication, edgeId, emptyModel, expandApplication, fieldTrace, mergeLineage, pathEdgeIds, shortestPath, type GraphModel, type GraphNode,
 } from "../../graph/model";
 import type { Placement } from "../../graph/view";
 import { columnDataset, placeAt, staleShown, tableKey, type ExplorerState, type View } from "./state";
@@ -27,7 +28,10 @@ export type Intent =
   | { kind: "expand-application"; id: string }
   | { kind: "collapse-application"; id: string }
   | { kind: "open-cluster"; id: string }
-  | { kind: "show-all"; all: boolean };
+  | { kind: "show-all"; all: boolean }
+  | { kind: "trace"; id: string | null }
+  | { kind: "card-mode"; card: string; mode: CardMode }
+  | { kind: "cards-mode"; mode: CardMode };
 
 /** The intents that move the explorer to another place: a new history entry and a fresh load. */
 export type PlaceIntent = Extract<Intent, { kind: "depth" | "direction" | "level" | "view" | "time" | "stale" | "open-root" | "show-field" }>;
@@ -55,12 +59,17 @@ export function placeHasSubject(place: ExplorerState): boolean {
   return place.roots.length > 0 || (place.view === "column" && columnDataset(place) !== null);
 }
 
-/** What a click on a drawn node asks for: open a cluster, pick a field, mark a path end (shift) or select it. */
-export function tapIntent(place: ExplorerState, model: GraphModel, id: string, shift: boolean): Intent | null {
+/**
+ * What a click on a drawn node asks for: open a cluster, mark a path end (shift) or select it; in the column view,
+ * trace a field's path, or show more or less of a card (a click on its head).
+ */
+export function tapIntent(place: ExplorerState, model: GraphModel, id: string, shift: boolean, cardMode: (card: string) => CardMode): Intent | null {
   if (id.startsWith(CLUSTER_PREFIX)) return { kind: "open-cluster", id };
   if (place.view === "column") {
     const node = model.nodes.get(id);
-    return id.startsWith("datasetField:") && node ? { kind: "show-field", datasetId: String(node.parent), field: String(node.data.name) } : null;
+    if (node?.type === "DATASET_FIELD") return { kind: "trace", id };
+    if (node?.type === "CARD_HEAD" && node.parent) return { kind: "card-mode", card: node.parent, mode: cardModeNext(cardMode(node.parent)) };
+    return null;
   }
   return shift ? { kind: "path-end", id } : { kind: "select", id };
 }
@@ -119,6 +128,13 @@ export class ExplorerStore {
   private readonly expanded = new Map<string, GraphNode>();
   /** Very large answers are drawn grouped into clusters; the ones the user opened are drawn as their nodes. */
   readonly grouping = new Grouping();
+  /** The column view: what each dataset card shows (the fields on the path unless set), and the field whose path is traced. */
+  private readonly cardModes = new Map<string, CardMode>();
+  /** The column view's field (whose lineage is drawn), and the field whose path is traced (that one unless another was clicked). */
+  columnRoot: string | null = null;
+  traced: string | null = null;
+  /** The column view's dataset (its fields to pick from). */
+  columnDetail: DatasetDetail | null = null;
 
   constructor(public place: ExplorerState) {}
 
@@ -165,10 +181,58 @@ export class ExplorerStore {
     return this.place.view === "table" && !this.place.all && this.model.nodes.size > COLLAPSE_ABOVE;
   }
 
-  /** What is drawn: the model, or the model with its unopened clusters folded. */
+  /** What is drawn: the model, with its unopened clusters folded, or in the column view each card as its mode shows it. */
   displayed(): GraphModel {
+    if (this.place.view === "column") return cardsShown(this.model, (card) => this.cardMode(card));
     const keep = new Set([...this.place.roots, ...(this.place.focus ? [this.place.focus] : [])]);
     return this.clustered() ? this.grouping.shown(this.model, keep) : this.model;
+  }
+
+  cardMode(card: string): CardMode {
+    return this.cardModes.get(card) ?? "path";
+  }
+
+  /** Set what `cards` show (every card with none named); the cards that newly show all their fields. */
+  cardModeSet(mode: CardMode, cards: string[] = this.cards()): string[] {
+    const opened = cards.filter((card) => mode === "all" && this.cardMode(card) !== "all");
+    for (const card of cards) this.cardModes.set(card, mode);
+    return opened;
+  }
+
+  /** The column view's dataset cards. */
+  cards(): string[] {
+    return [...this.model.nodes.values()].filter((node) => node.type === "DATASET_GROUP").map((node) => node.id);
+  }
+
+  /** A fresh column view of `field`: every card shows its fields on the path, and `field`'s path is traced. */
+  columnsReset(field: string | null): void {
+    this.cardModes.clear();
+    this.columnRoot = field;
+    this.traced = field;
+  }
+
+  /** Trace the path of `field` (null: of the column view's own field). */
+  traceSet(field: string | null): void {
+    this.traced = field ?? this.columnRoot;
+  }
+
+  /**
+   * The traced field's path as drawn (a field its card does not show stands there as the card's head), and what else is
+   * drawn, to fade; null when no field is traced.
+   */
+  traceMarks(): { path: string[]; rest: string[] } | null {
+    if (!this.traced || !this.model.nodes.has(this.traced)) return null;
+    const shown = this.displayed();
+    const drawnAs = (id: string) => shown.nodes.has(id) ? id : cardHeadId(String(this.model.nodes.get(id)?.parent));
+    const trace = fieldTrace(this.model, this.traced);
+    const path = new Set(trace.nodes.map(drawnAs));
+    for (const id of trace.edges) {
+      const edge = this.model.edges.get(id)!;
+      path.add(edgeId(drawnAs(edge.source), drawnAs(edge.target)));
+    }
+    const rest = [...shown.nodes.values()].filter((n) => n.type === "DATASET_FIELD" && !path.has(n.id)).map((n) => n.id);
+    rest.push(...[...shown.edges.keys()].filter((id) => !path.has(id)));
+    return { path: [...path], rest };
   }
 
   /** Draw every node (`all`) or group a very large answer again. */
@@ -229,9 +293,16 @@ export class ExplorerStore {
     return app;
   }
 
-  /** What a double click on a drawn node asks for: fold an action into its application, or expand an application. */
+  /**
+   * What a double click on a drawn node asks for: fold an action into its application, or expand an application; in
+   * the column view, draw a field's own column lineage.
+   */
   doubleTapIntent(id: string): Intent | null {
-    if (this.place.view !== "table" || this.comparing()) return null;
+    const node = this.model.nodes.get(id);
+    if (this.place.view === "column") {
+      return node?.type === "DATASET_FIELD" ? { kind: "show-field", datasetId: String(node.parent), field: String(node.data.name) } : null;
+    }
+    if (this.comparing()) return null;
     const app = this.applicationOf(id);
     if (app) return { kind: "collapse-application", id: app };
     return this.actionsOf(id).length ? { kind: "expand-application", id } : null;

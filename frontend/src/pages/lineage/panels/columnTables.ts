@@ -1,10 +1,12 @@
-// Under the column view's graph: the fields upstream and downstream of the drawn field, with transformation and job.
+// The column view's field table (in the drawer under its graph): the fields upstream and downstream of the drawn field,
+// with transformation and job; names wrap only at their separators.
 
 import type { Change, ColumnEdge, ColumnLineageDiff, ColumnLineageResponse } from "../../../api/types";
 import { changeBadge } from "./changesPanel";
-import { h } from "../../../dom";
+import { h, nameBreaks } from "../../../dom";
 import { idLabel } from "../../../format";
-import { columnSides, transformationLabel } from "../../../graph/model";
+import { columnSides } from "../../../graph/model";
+import { transformationLabel } from "../../../graph/transformations";
 import { datasetShortName, idShortName } from "../../../graph/names";
 import { nodeLink } from "../../../shell/widgets";
 
@@ -22,9 +24,9 @@ export function columnTables(answer: ColumnLineageResponse | ColumnLineageDiff, 
         h("thead", {}, h("tr", {}, comparing ? h("th", {}, "Change") : null,
           h("th", {}, "From field"), h("th", {}, "To field"), h("th", {}, "Transformation"), h("th", {}, "Job"))),
         h("tbody", {}, edges.map((edge) => h("tr", edge.change ? { "data-change": edge.change } : {}, changeCell(edge),
-          h("td", { title: idLabel(edge.origin) }, names.get(edge.origin) ?? idShortName(edge.origin)),
-          h("td", { title: idLabel(edge.destination) }, names.get(edge.destination) ?? idShortName(edge.destination)),
-          h("td", { class: "mono" }, transformationLabel(edge)),
+          h("td", { title: idLabel(edge.origin) }, nameBreaks(names.get(edge.origin) ?? idShortName(edge.origin))),
+          h("td", { title: idLabel(edge.destination) }, nameBreaks(names.get(edge.destination) ?? idShortName(edge.destination))),
+          h("td", { class: "mono" }, nameBreaks(transformationLabel(edge))),
           h("td", {}, edge.job ? nodeLink(edge.job) : "—")))))
       : h("p", { class: "muted" }, "None."));
   return h("div", { class: "column-tables" },

@@ -2,7 +2,7 @@
 
 import { api } from "../../../api/client";
 import type { DatasetDetail } from "../../../api/types";
-import { h, link, replace } from "../../../dom";
+import { h, link, nameBreaks, replace } from "../../../dom";
 import { formatTime } from "../../../format";
 import { errorMessage, loading, nodeLink, section, stateBadge, verificationBadge } from "../../../shell/widgets";
 import type { PanelActions } from "./types";
@@ -36,7 +36,7 @@ function datasetSections(detail: DatasetDetail, actions: PanelActions): HTMLElem
   return [
     h("div", { class: "panel-head" },
       h("span", { class: "tag tag-dataset" }, "dataset"),
-      h("h2", { class: "node-name" }, detail.name),
+      h("h2", { class: "node-name" }, nameBreaks(detail.name)),
       h("div", { class: "muted" }, detail.namespace)),
     h("div", { class: "panel-actions" },
       h("button", { type: "button", onclick: () => actions.expand(detail.id) }, "Expand neighbours"),

@@ -2,7 +2,7 @@
 
 import { api } from "../../../api/client";
 import type { JobDetail, RunPage } from "../../../api/types";
-import { h, link, replace } from "../../../dom";
+import { h, link, nameBreaks, replace } from "../../../dom";
 import { formatDuration, formatTime, idLabel } from "../../../format";
 import { errorMessage, loading, nodeLink, section, stateBadge, verificationBadge } from "../../../shell/widgets";
 import { streamingSummary } from "../../runs/streaming";
@@ -47,7 +47,7 @@ function jobSections(detail: JobDetail, runs: RunPage, actions: PanelActions): H
   return [
     h("div", { class: "panel-head" },
       h("span", { class: "tag tag-job" }, "job"),
-      h("h2", { class: "node-name" }, detail.name),
+      h("h2", { class: "node-name" }, nameBreaks(detail.name)),
       h("div", { class: "muted" }, detail.namespace, detail.jobType ? ` · ${detail.jobType}` : "")),
     h("div", { class: "panel-actions" },
       h("button", { type: "button", onclick: () => actions.expand(detail.id) }, "Expand neighbours"),

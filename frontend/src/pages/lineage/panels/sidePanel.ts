@@ -1,7 +1,7 @@
 // The explorer's side panel: the selected node's details, or in the column view the fields of the dataset to pick from.
 
 import type { DatasetDetail } from "../../../api/types";
-import { h, link, replace } from "../../../dom";
+import { h, link, nameBreaks, replace } from "../../../dom";
 import { fieldIdOf, idLabel, idType } from "../../../format";
 import { impactPageHref } from "../../impact/model";
 import type { Intent } from "../store";
@@ -36,12 +36,12 @@ export class SidePanel {
     replace(this.element, back, panel ? panel(id, this.actions) : h("p", {}, idLabel(id)));
   }
 
-  /** The fields of the column view's dataset, `field` marked as the one drawn. */
-  fieldPicker(detail: DatasetDetail, field: string | null): void {
-    replace(this.element, h("div", { class: "side-panel-content field-picker" },
+  /** The traced field's details (when one is traced), then the fields of the column view's dataset, `field` marked as the one drawn. */
+  fieldPicker(detail: DatasetDetail, field: string | null, traced: HTMLElement | null = null): void {
+    replace(this.element, traced, h("div", { class: "side-panel-content field-picker" },
       h("div", { class: "panel-head" },
         h("span", { class: "tag tag-dataset" }, "dataset"),
-        h("h2", { class: "node-name" }, detail.name),
+        h("h2", { class: "node-name" }, nameBreaks(detail.name)),
         h("div", { class: "muted" }, detail.namespace)),
       h("h3", {}, "Fields"),
       detail.fields.length

@@ -11,7 +11,9 @@ const PATH_HINT = "Shift-click two nodes to highlight the path between them.";
 
 /** What the graph's status line counts: nodes and edges, clusters drawn folded, whether it could be grouped again. */
 export interface Counts {
+  /** What is counted: nodes (`unit`: the column view counts fields). */
   nodes: number;
+  unit?: string;
   edges: number;
   folded: number;
   regroupable: boolean;
@@ -52,7 +54,7 @@ export class StatusBar {
       : counts.regroupable
         ? [" · ", h("button", { type: "button", class: "link-button", id: "group-again", onclick: () => this.emit({ kind: "show-all", all: false }) }, "group into clusters")]
         : [];
-    replace(this.status, h("span", { id: "graph-count" }, `${counts.nodes} nodes, ${counts.edges} edges`),
+    replace(this.status, h("span", { id: "graph-count" }, `${counts.nodes} ${counts.unit ?? "nodes"}, ${counts.edges} edges`),
       counts.when ? [" · ", h("span", { id: "graph-when" }, counts.when)] : "", ...groups, extra ? ` · ${extra}` : "");
   }
 

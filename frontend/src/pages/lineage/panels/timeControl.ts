@@ -2,23 +2,14 @@
 // whether stale edges are drawn, and the legend of how edges and changes are drawn. Instants are typed in UTC,
 // as every time in the UI is shown.
 
-import { h, replace, svg } from "../../../dom";
+import { h, replace } from "../../../dom";
 import { TIME_COLORS } from "../../../graph/renderers/time";
 import type { ExplorerState } from "../state";
 import type { Intent } from "../store";
+import { edgeSample, legendItem } from "./legend";
 import { inputInstant, inputValue, instantText, type TimeKind } from "../time";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** A short line drawn as an edge is: its colour, dash and opacity, for the legend. */
-function edgeSample(color: string, dash: string | null, opacity = 1): SVGElement {
-  return svg("svg", { width: 28, height: 10, viewBox: "0 0 28 10", "aria-hidden": "true", class: "edge-sample" },
-    svg("line", { x1: 1, y1: 5, x2: 27, y2: 5, stroke: color, "stroke-width": 2.5, opacity, ...(dash ? { "stroke-dasharray": dash } : {}) }));
-}
-
-function legendItem(sample: Node, text: string, id: string): HTMLElement {
-  return h("span", { class: "legend-item", "data-legend": id }, sample, text);
-}
 
 export class TimeControl {
   readonly element: HTMLElement;
