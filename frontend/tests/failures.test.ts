@@ -142,6 +142,18 @@ describe("failure rendering", () => {
     expect(cards[1].querySelector(".failure-cause")!.textContent).toBe("Aborted (no error reported)");
     expect(cards[1].querySelector("details")).toBeNull();
   });
+
+  it("names what a failed run should have written by its short name, the full name on hover", async () => {
+    const path = "dataset:file:/tmp/pytest-of-root/pytest-26/example0/lake/quality/orders_checked";
+    serve({ "/failures/jobs": { count: 0, results: [] }, "/failures": { count: 1, results: [failure({ outputs: [path] })] } });
+    const root = document.createElement("div");
+    FailuresPage(root, new URL("http://x/failures"));
+    await settle();
+    const written = root.querySelector<HTMLAnchorElement>("article.failure .failure-outputs a")!;
+    expect(written.textContent).toBe("quality/orders_checked");
+    expect(written.querySelector("span")!.title).toBe(path.slice("dataset:".length));
+    expect(written.getAttribute("href")).toBe(`/dataset?nodeId=${encodeURIComponent(path)}`);
+  });
 });
 
 describe("run history", () => {

@@ -3,6 +3,7 @@
 import { ApiError } from "../api/client";
 import { h, link, nameBreaks } from "../dom";
 import { idLabel, idType, stateKey } from "../format";
+import { idShortName } from "../graph/names";
 
 export function stateBadge(state: string | null | undefined): HTMLElement {
   const key = stateKey(state);
@@ -43,11 +44,22 @@ export function loading(text = "Loading…"): HTMLElement {
  * without its type, which wraps only at its separators.
  */
 export function nodeLink(id: string): HTMLElement {
-  const type = idType(id);
-  const href = type === "dataset" ? `/dataset?nodeId=${encodeURIComponent(id)}`
-    : type === "job" ? `/job?nodeId=${encodeURIComponent(id)}` : null;
+  const href = nodeHref(id);
   const text = nameBreaks(idLabel(id));
   return href ? link(href, text) : text;
+}
+
+/** A dataset's or job's short name (the full one on hover), linking to its page. */
+export function nodeShortLink(id: string): HTMLElement {
+  const href = nodeHref(id);
+  const text = h("span", { title: idLabel(id) }, idShortName(id));
+  return href ? link(href, text) : text;
+}
+
+function nodeHref(id: string): string | null {
+  const type = idType(id);
+  return type === "dataset" ? `/dataset?nodeId=${encodeURIComponent(id)}`
+    : type === "job" ? `/job?nodeId=${encodeURIComponent(id)}` : null;
 }
 
 export function lineageHref(nodeIds: string[], options: { depth?: number; direction?: string; view?: string; field?: string } = {}): string {

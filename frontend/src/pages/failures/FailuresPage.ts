@@ -7,7 +7,7 @@ import { h, link, replace } from "../../dom";
 import { formatTime, idLabel } from "../../format";
 import { datasetShortName } from "../../graph/names";
 import { navigate } from "../../router";
-import { errorMessage, lineageHref, loading, nodeLink, stateBadge } from "../../shell/widgets";
+import { errorMessage, lineageHref, loading, nodeLink, nodeShortLink, stateBadge } from "../../shell/widgets";
 import { impactPageHref } from "../impact/model";
 import {
   CLASSIFICATIONS, classificationLabel, failureFilters, failuresHref, rootCauseWalkHref, sinceLastSuccessText, splitCause,
@@ -157,7 +157,7 @@ function failureCard(failure: Failure): HTMLElement {
         failure.stackTrace ? h("pre", { class: "stack-trace" }, failure.stackTrace) : null)
       : null,
     h("div", { class: "failure-outputs" }, "Should have written: ",
-      failure.outputs.length ? failure.outputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—"),
+      failure.outputs.length ? failure.outputs.flatMap((id, i) => [i ? ", " : "", nodeShortLink(id)]) : "—"),
     h("div", { class: "failure-links" },
       link(rootCauseWalkHref(failure.job), "Root cause walk"),
       link(lineageHref([failure.job], { depth: 2, direction: "both" }), "Lineage"),
