@@ -12,7 +12,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.parsers import BaseParser
-from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -31,6 +31,7 @@ from lineage_app.api_support import (
 )
 from lineage_app.graph.model import ASSET_TYPES, FAILED_STATES, LEVELS, LINEAGE_NODE_TYPES
 from lineage_app.graph.node_ids import NodeNotFound
+from lineage_app.json_renderer import FastJSONRenderer
 from lineage_app.ownership.apis import EffectiveOwnerOutput
 from lineage_app.reports import exports, selectors
 
@@ -73,7 +74,7 @@ class ImpactInput(MomentInput):
 
 class _ReportApi(APIView):
     permission_classes = [CanRead]
-    renderer_classes = [JSONRenderer]
+    renderer_classes = [FastJSONRenderer]
     content_negotiation_class = JsonOnly
 
     def _report(self, request: Request, serializer: type[serializers.Serializer]) -> tuple[Any, dict[str, Any]]:
