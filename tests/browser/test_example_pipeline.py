@@ -215,6 +215,10 @@ def test_the_column_view_of_revenue_draws_every_upstream_dataset_card_inside_the
     shot(page, "example-column-lineage-drawer-open")
 
 
+# Whether the renderer draws a node as on the traced path (the panel can show a field a frame before).
+TRACED = "id => window.__tributaryGraph.classes(id).includes('traced')"
+
+
 def test_clicking_a_field_in_the_column_view_highlights_exactly_its_path(
     logged_in: Any, live_server: Any, example: ExamplePipeline
 ) -> None:
@@ -223,6 +227,7 @@ def test_clicking_a_field_in_the_column_view_highlights_exactly_its_path(
     country = f"datasetField:{example.dataset_id('silver/orders_clean').removeprefix('dataset:')}:country"
     click_node(page, country)
     page.wait_for_selector(f"#side-panel .traced-field[data-field-id='{country}']")
+    page.wait_for_function(TRACED, arg=country)
     assert traced(page) == field_path(answer, country)
     assert field_path(answer, country) < field_path(answer, field)  # the rest is drawn faded
     faded = next(iter(field_path(answer, field) - field_path(answer, country)))
@@ -232,6 +237,7 @@ def test_clicking_a_field_in_the_column_view_highlights_exactly_its_path(
     shot(page, "example-column-lineage-traced")
     click_node(page, field)
     page.wait_for_selector(f"#side-panel .traced-field[data-field-id='{field}']")
+    page.wait_for_function(TRACED, arg=field)
     assert traced(page) == field_path(answer, field)
 
 
