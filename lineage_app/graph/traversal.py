@@ -367,28 +367,24 @@ def _double_hop_rows(
         via = (middle, row[key])
         found[via] = row[key_id]
         # Without times the statement answers empty times lists: each edge then carries no properties.
-        # (`_times`, spelled out: this is the hot path of every large lineage answer.)
-        held = (
-            [(("firstSeen", a), ("lastSeen", b), ("staleSince", c)) for a, b, c in row[source_times]]
-            if times
-            else [()] * len(row[sources])
-        )
+        held = _times_each(row[source_times]) if times else [()] * len(row[sources])
         first.extend(((label, source), via, h) for source, h in zip(row[sources], held, strict=True))
-        far = (
-            [(("firstSeen", a), ("lastSeen", b), ("staleSince", c)) for a, b, c in row[target_times]]
-            if times
-            else [()] * len(row[targets])
-        )
+        far = _times_each(row[target_times]) if times else [()] * len(row[targets])
         for target, target_id, h in zip(row[targets], row[target_ids], far, strict=True):
             found[(end, target)] = target_id
             beyond.append((via, (end, target), h))
     return first, beyond, found
 
 
+def _times_each(rows: list[list[Any]]) -> list[tuple[tuple[str, Any], ...]]:
+    """Each edge's `reads.EDGE_TIMES` (first seen, last seen, stale since) as the properties a lineage edge
+    carries, always first. One comprehension for a whole list: a large answer makes tens of thousands."""
+    return [(("firstSeen", first), ("lastSeen", last), ("staleSince", stale)) for first, last, stale in rows]
+
+
 def _times(values: list[Any]) -> tuple[tuple[str, Any], ...]:
-    """An edge's `reads.EDGE_TIMES` (first seen, last seen, stale since) as the properties a lineage edge
-    carries, always first. Built directly: a large answer makes hundreds of thousands of them."""
-    return (("firstSeen", values[0]), ("lastSeen", values[1]), ("staleSince", values[2]))
+    """One edge's `_times_each`."""
+    return _times_each([values])[0]
 
 
 def edge_times_merge(edges: Iterable[Edge]) -> set[Edge]:

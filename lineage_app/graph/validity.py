@@ -231,7 +231,7 @@ def _settle_in_full(tx: ManagedTransaction, *, keys: Sequence[str], grace_for: G
         return
     found: list[tuple[_Kind, dict[str, Any], str]] = []
     for kind in _KINDS:
-        for values in records(tx, kind.read, keys=keys)[0]["rows"]:
+        for values in _rows(tx, kind.read, keys):
             edge = dict(zip(lookups.VALIDITY_COLUMNS, values, strict=True))
             found.append((kind, edge, _since(edge["confirmedOrder"], edge["lastSeen"])))
     # One range of runs per job, covering every edge's: reading a job's runs walks all of them anyway.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -54,14 +53,6 @@ def column_lineage_for_node(*, node_id: str, depth: int, direction: str, moment:
     return _graph_body(graph, start, depth=depth, direction=direction, edge_fields=True)
 
 
-def edge_validity(properties: Sequence[tuple[str, Any]]) -> dict[str, Any]:
-    """When an edge held, as every lineage-shaped answer gives it: first and last seen, whether it is
-    current (no later completed run of its job left it out) and, if not, since when it is stale. The
-    times are an edge's first three properties (`traversal._times`)."""
-    (_, first), (_, last), (_, stale) = properties[:3]
-    return {"firstSeen": first, "lastSeen": last, "current": stale is None, "staleSince": stale}
-
-
 def _application_data(graph: LineageGraph, level: str) -> dict[NodeRef, dict[str, Any]]:
     """What application / action job nodes add to their `data` at `level`: an application job its
     `actions` (the ids of its action jobs this answer reached) and `level`; an action job (action
@@ -86,7 +77,7 @@ def _edges(
     # Two nodes have one dataset-lineage edge; column lineage may have one per job deriving the field.
     order = (lambda e: (e[0], e[1], str(e[2]))) if edge_fields else itemgetter(0, 1)
     for origin, destination, properties in sorted(graph.edges, key=order):
-        # `edge_validity`, spelled out: a 2,000-node answer has tens of thousands of edges.
+        # When the edge held: its first three properties (`traversal._times`); current unless stale.
         (_, first), (_, last), (_, stale) = properties[:3]
         edge: dict[str, Any] = {
             "origin": ids[origin],
