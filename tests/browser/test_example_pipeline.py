@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 
@@ -244,6 +244,30 @@ def test_clicking_a_field_in_the_column_view_highlights_exactly_its_path(
     page.wait_for_selector(f"#side-panel .traced-field[data-field-id='{field}']")
     page.wait_for_function(TRACED, arg=sorted(field_path(answer, field)), timeout=10_000)
     assert traced(page) == field_path(answer, field)
+
+
+def test_two_quick_clicks_on_two_fields_trace_the_second_and_only_a_double_click_opens_a_field(
+    logged_in: Any, live_server: Any, example: ExamplePipeline
+) -> None:
+    page = logged_in
+    _, answer = revenue_column_lineage(page, live_server, example)
+    clean = example.dataset_id("silver/orders_clean").removeprefix("dataset:")
+    country, amount = f"datasetField:{clean}:country", f"datasetField:{clean}:amount"
+    drawn_at = page.url
+    # Two clicks on two fields faster than a double click: the second field is traced, and nothing opens.
+    click_node(page, country)
+    click_node(page, amount)
+    page.wait_for_function(TRACED, arg=sorted(field_path(answer, amount)))
+    page.wait_for_timeout(600)  # past the double-click window and a page load's first frame
+    assert page.url == drawn_at
+    assert traced(page) == field_path(answer, amount)
+    # A double click on one field opens that field's own column lineage.
+    point = page.evaluate("id => window.__tributaryGraph.nodePoint(id)", amount)
+    page.mouse.dblclick(point["x"], point["y"])
+    page.wait_for_url("**field=amount**")
+    graph_ready(page, "column")
+    opened = parse_qs(urlparse(page.url).query)
+    assert opened["focus"] == [example.dataset_id("silver/orders_clean")] and opened["field"] == ["amount"]
 
 
 def test_two_datasets_with_no_path_between_them_say_why_they_are_not_connected(

@@ -168,7 +168,11 @@ export class GraphView {
       const original = event.originalEvent as MouseEvent | undefined;
       events.onTap?.(event.target.id(), { shift: Boolean(original?.shiftKey || original?.ctrlKey || original?.metaKey) });
     });
-    this.cy.on("dbltap", "node", (event) => events.onDoubleTap?.(event.target.id()));
+    // Cytoscape calls any two clicks in quick succession a double tap, even on two different nodes: clicking one field
+    // and then another at once would open the second one's lineage. A double tap is two taps on the same node.
+    let tapped: [string | null, string | null] = [null, null];
+    this.cy.on("tap", (event) => { tapped = [tapped[1], event.target === this.cy ? null : event.target.id()]; });
+    this.cy.on("dbltap", "node", (event) => { if (tapped[0] === event.target.id()) events.onDoubleTap?.(event.target.id()); });
     this.cy.on("tap", (event) => { if (event.target === this.cy) events.onBackgroundTap?.(); });
     this.cy.on("zoom", () => this.updateLabels());
     // A node moved by hand no longer fits the bends its edges were routed with.
