@@ -148,26 +148,44 @@ DOUBLE_HOPS: dict[tuple[str, Label, tuple[bool, bool, bool]], tuple[str, Label, 
 
 
 # ---- applications: jobs whose runs are the parents (ParentRunFacet, `CHILD_OF`) of other jobs' runs ----
-# A job's application is the job of its latest run's parent run (Spark: the application run is the
-# parent of each action's run; Airflow: the DAG run of each task's run). Only the latest run is
-# asked, by the `latestRunId` the writes keep on the job: a seek per job, however many runs it has.
+# A job's application is the job of its latest run's parent run, when that parent is an application whose
+# children are its internals: a Spark application (its actions) or a Flink job (its operators), as its
+# `jobType` facet says (`jobType` APPLICATION, or integration SPARK or FLINK), or, when the parent sent no
+# `jobType` of its own (known only as its children's parent), as the child's says (a Spark or Flink step that
+# is no application itself: a Spark application's parent is the orchestrator task that ran it). An orchestrator's run (a
+# dbt run, an Airflow DAG or task) is the parent of the pipeline's own steps, with their datasets in between:
+# rolled up, it would stand as one job reading and writing its own intermediates, so it never is. Only the
+# latest run is asked, by the `latestRunId` the writes keep on the job: a seek per job, however many runs it has.
+INTERNAL_STEP_INTEGRATIONS = ("SPARK", "FLINK")
+
+
+def _rolls_up(app: str, child: str) -> str:
+    """The condition on job variables `app` (the parent run's job) and `child` under which `child` is one of
+    `app`'s internal steps."""
+    integrations = "[" + ", ".join(f"'{name}'" for name in INTERNAL_STEP_INTEGRATIONS) + "]"
+    return (
+        f"({app}.jobType = 'APPLICATION' OR {app}.integration IN {integrations}"
+        f" OR ({app}.jobType IS NULL AND {app}.integration IS NULL AND {child}.integration IN {integrations}"
+        f" AND coalesce({child}.jobType, '') <> 'APPLICATION'))"
+    )
+
 
 # Each job named by element id in `$ids` that is part of an application, as
 # {job (key), application (key), applicationId (element id)}.
 JOB_APPLICATIONS = f"""
 UNWIND $ids AS i MATCH (j:{Label.JOB}) WHERE elementId(j) = i
 MATCH (r:{Label.RUN} {{runId: j.latestRunId}})-[:{Rel.CHILD_OF}]->(:{Label.RUN})<-[:{Rel.HAS_RUN}]-(app:{Label.JOB})
-WHERE app.key <> j.key
+WHERE app.key <> j.key AND {_rolls_up("app", "j")}
 RETURN collect({{job: j.key, application: app.key, applicationId: elementId(app)}}) AS rows
 """
 
 # The jobs that are part of each application job in `$keys` (their latest run's parent run is one of
-# its runs), as {application (key), job (key), jobId (element id)}.
+# its runs, and they are its internal steps), as {application (key), job (key), jobId (element id)}.
 APPLICATION_ACTIONS = f"""
 UNWIND $keys AS k
-MATCH (:{Label.JOB} {{key: k}})-[:{Rel.HAS_RUN}]->(:{Label.RUN})<-[:{Rel.CHILD_OF}]-(r:{Label.RUN})
+MATCH (app:{Label.JOB} {{key: k}})-[:{Rel.HAS_RUN}]->(:{Label.RUN})<-[:{Rel.CHILD_OF}]-(r:{Label.RUN})
       <-[:{Rel.HAS_RUN}]-(j:{Label.JOB})
-WHERE r.runId = j.latestRunId AND j.key <> k
+WHERE r.runId = j.latestRunId AND j.key <> k AND {_rolls_up("app", "j")}
 RETURN collect({{application: k, job: j.key, jobId: elementId(j)}}) AS rows
 """
 

@@ -7,7 +7,9 @@
     airflow DAG nightly_export (run DAG_RUN, known only as the tasks' parent):
       gold/daily_revenue --nightly_export.upload--> s3://exports revenue.parquet
 
-Action events carry the parent facet on every event, as the Spark agent and Airflow send them.
+Action events carry the parent facet on every event, and every job its `jobType` facet, as the Spark agent
+and Airflow send them: the application APPLICATION and its actions SQL_JOB (integration SPARK), the DAG's task
+TASK (integration AIRFLOW).
 """
 
 from __future__ import annotations
@@ -49,6 +51,10 @@ def parent(run_id: str, namespace: str, name: str) -> dict[str, Any]:
     return {"parent": facet(run={"runId": run_id}, job={"namespace": namespace, "name": name})}
 
 
+def job_type(integration: str, kind: str) -> dict[str, Any]:
+    return {"jobType": facet(processingType="BATCH", integration=integration, jobType=kind)}
+
+
 def run(
     run_id: str,
     job: str,
@@ -56,12 +62,13 @@ def run(
     namespace: str = "spark",
     minutes: int = 0,
     parent_of: dict[str, Any] | None = None,
+    typed: dict[str, Any] | None = None,
     inputs: list[dict[str, Any]] | None = None,
     outputs: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
-    """A run's START and COMPLETE, both with the parent facet when it has one."""
+    """A run's START and COMPLETE, both with the parent facet when it has one and the job's `typed` facet."""
     at = T0 + timedelta(minutes=minutes)
-    return [
+    events = [
         run_event(
             kind,
             run_id=run_id,
@@ -74,18 +81,22 @@ def run(
         )
         for kind, moment in (("START", at), ("COMPLETE", at + timedelta(minutes=1)))
     ]
+    for event in events:
+        event["job"]["facets"].update(typed or {})
+    return events
 
 
 def build_application_graph() -> None:
     app = parent(APP_RUN, "spark", "daily_revenue")
     dag = parent(DAG_RUN, "airflow", "nightly_export")
     accept_and_apply(
-        *run(APP_RUN, "daily_revenue", minutes=0),
+        *run(APP_RUN, "daily_revenue", minutes=0, typed=job_type("SPARK", "APPLICATION")),
         *run(
             WRITE_RUN,
             "daily_revenue.write_parquet.orders_clean",
             minutes=1,
             parent_of=app,
+            typed=job_type("SPARK", "SQL_JOB"),
             inputs=[lake("bronze/orders")],
             outputs=[lake("silver/orders_clean")],
         ),
@@ -94,6 +105,7 @@ def build_application_graph() -> None:
             "daily_revenue.create_table.daily_revenue",
             minutes=3,
             parent_of=app,
+            typed=job_type("SPARK", "SQL_JOB"),
             inputs=[lake("silver/orders_clean")],
             outputs=[lake("gold/daily_revenue")],
         ),
@@ -110,6 +122,7 @@ def build_application_graph() -> None:
             namespace="airflow",
             minutes=20,
             parent_of=dag,
+            typed=job_type("AIRFLOW", "TASK"),
             inputs=[lake("gold/daily_revenue")],
             outputs=[dataset("s3://exports", "revenue.parquet")],
         ),

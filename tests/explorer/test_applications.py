@@ -53,12 +53,12 @@ def test_an_application_job_carries_the_lineage_of_its_actions_by_default(
     body = lineage(read_client, nodeId=APP, depth=2)
     assert (body["nodeId"], body["level"], body["truncated"]) == (APP, "application", False)
     found = nodes(body)
-    assert set(found) == {APP, BRONZE, SILVER, GOLD, PUBLISH, DAG}
-    assert edges(body) == {(BRONZE, APP), (APP, SILVER), (SILVER, APP), (APP, GOLD), (GOLD, PUBLISH), (GOLD, DAG)}
+    assert set(found) == {APP, BRONZE, SILVER, GOLD, PUBLISH, UPLOAD}
+    assert edges(body) == {(BRONZE, APP), (APP, SILVER), (SILVER, APP), (APP, GOLD), (GOLD, PUBLISH), (GOLD, UPLOAD)}
     assert found[APP]["actions"] == [TABLE, WRITE]
     assert found[APP]["level"] == "application"
     assert found[APP]["name"] == "daily_revenue"
-    assert found[DAG]["actions"] == [UPLOAD]
+    assert "application" not in found[UPLOAD]  # an Airflow task: a step of the pipeline, never rolled up
     assert [node["id"] for node in body["graph"]] == sorted(found)
 
 
@@ -88,7 +88,7 @@ def test_action_level_shows_action_jobs_each_naming_its_application(pipeline: No
         (GOLD, UPLOAD),
     }
     assert found[WRITE]["application"] == APP and found[TABLE]["application"] == APP
-    assert found[UPLOAD]["application"] == DAG
+    assert "application" not in found[UPLOAD]
     assert "application" not in found[PUBLISH] and "actions" not in found[PUBLISH]
     assert "application" not in found[GOLD]
 
@@ -102,19 +102,18 @@ def test_a_job_with_no_parent_and_no_children_is_unchanged(pipeline: None, read_
         assert not {"actions", "application", "level"} & set(found[PUBLISH])
 
 
-def test_an_airflow_dag_known_only_as_its_tasks_parent_rolls_up_the_same_way(
+def test_an_airflow_dag_is_an_orchestrator_whose_tasks_are_never_rolled_up(
     pipeline: None, read_client: APIClient
 ) -> None:
-    upstream = lineage(read_client, nodeId=EXPORT, depth=2, direction="upstream")
-    assert set(nodes(upstream)) == {EXPORT, DAG, GOLD}
-    assert edges(upstream) == {(GOLD, DAG), (DAG, EXPORT)}
+    # Its task is a step of the pipeline, not an internal of the DAG: drawn as itself at either level.
+    for level in ("application", "action"):
+        upstream = lineage(read_client, nodeId=EXPORT, depth=2, direction="upstream", level=level)
+        assert set(nodes(upstream)) == {EXPORT, UPLOAD, GOLD}
+        assert edges(upstream) == {(GOLD, UPLOAD), (UPLOAD, EXPORT)}
+        assert "application" not in nodes(upstream)[UPLOAD]
     opened = lineage(read_client, nodeId=DAG, depth=2, direction="downstream")
-    assert set(nodes(opened)) == {DAG, EXPORT}
-    assert nodes(opened)[DAG]["latestRunState"] == "NEW"  # its run is known only as the task's parent
-    assert nodes(opened)[DAG]["actions"] == [UPLOAD]
-    tasks = lineage(read_client, nodeId=DAG, depth=2, direction="downstream", level="action")
-    assert set(nodes(tasks)) == {UPLOAD, EXPORT}
-    assert nodes(tasks)[UPLOAD]["application"] == DAG
+    assert set(nodes(opened)) == {DAG}  # known only as the task's parent: no lineage of its own
+    assert not nodes(opened)[DAG].get("actions")
 
 
 def test_an_action_job_opened_at_application_level_is_drawn_as_its_application(
@@ -191,7 +190,7 @@ def test_an_application_jobs_detail_rolls_up_its_actions_inputs_and_outputs(
     assert (action["actions"], action["application"]) == ([], APP)
     assert (action["inputs"], action["outputs"]) == ([BRONZE], [SILVER])
     dag = get(read_client, "jobs/detail", nodeId=DAG)
-    assert (dag["actions"], dag["inputs"], dag["outputs"]) == ([UPLOAD], [GOLD], [EXPORT])
+    assert (dag["actions"], dag["inputs"], dag["outputs"]) == ([], [], [])  # an orchestrator: its task is no action
     plain = get(read_client, "jobs/detail", nodeId=PUBLISH)
     assert (plain["actions"], plain["application"], plain["inputs"]) == ([], None, [GOLD])
 
@@ -204,4 +203,4 @@ def test_search_finds_the_application_first_and_says_it_is_one(pipeline: None, r
     assert (by_id[WRITE]["actionCount"], by_id[WRITE]["application"]) == (0, APP)
     assert "actionCount" not in by_id[GOLD]
     jobs = get(read_client, "search", q="nightly", types="job")["results"]
-    assert [(hit["id"], hit["actionCount"], hit["application"]) for hit in jobs] == [(DAG, 1, None), (UPLOAD, 0, DAG)]
+    assert [(hit["id"], hit["actionCount"], hit["application"]) for hit in jobs] == [(DAG, 0, None), (UPLOAD, 0, None)]

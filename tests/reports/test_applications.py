@@ -14,7 +14,6 @@ from rest_framework.test import APIClient
 from tests.explorer.application_graph import (
     APP,
     BRONZE,
-    DAG,
     EXPORT,
     GOLD,
     PUBLISH,
@@ -53,19 +52,19 @@ def test_an_application_appears_once_with_its_actions_and_paths_name_it(pipeline
         (APP, 1),
         (SILVER, 2),
         (GOLD, 4),
-        (DAG, 5),
+        (UPLOAD, 5),
         (PUBLISH, 5),
         (REPORT, 6),
         (EXPORT, 6),
     ]
     found = {a["id"]: a for a in body["assets"]}
     assert (found[APP]["actions"], found[APP]["application"]) == ([TABLE, WRITE], None)
-    assert found[DAG]["actions"] == [UPLOAD]
+    assert found[UPLOAD]["actions"] == []  # an Airflow task: never rolled up into its DAG
     assert found[PUBLISH]["actions"] == []
     assert "actions" not in found[GOLD]
     assert found[APP]["path"] == [BRONZE, APP]
     assert found[GOLD]["path"] == [BRONZE, APP, SILVER, APP, GOLD]
-    assert found[EXPORT]["path"] == [BRONZE, APP, SILVER, APP, GOLD, DAG, EXPORT]
+    assert found[EXPORT]["path"] == [BRONZE, APP, SILVER, APP, GOLD, UPLOAD, EXPORT]
     assert found[APP]["lastRunState"] == "COMPLETED"  # the application's own run
     assert body["summary"]["total"] == 7 and body["summary"]["byType"] == {"DATASET": 4, "JOB": 3}
 
@@ -88,7 +87,7 @@ def test_at_action_level_each_action_job_is_a_row_naming_its_application(
     found = {a["id"]: a for a in body["assets"]}
     assert (found[WRITE]["application"], found[UPLOAD]["application"], found[PUBLISH]["application"]) == (
         APP,
-        DAG,
+        None,
         None,
     )
     assert found[GOLD]["path"] == [BRONZE, WRITE, SILVER, TABLE, GOLD]
@@ -100,22 +99,22 @@ def test_the_impact_of_an_application_starts_from_its_actions(pipeline: None, re
     assert [(a["id"], a["distance"]) for a in body["assets"]] == [
         (GOLD, 1),
         (SILVER, 1),
-        (DAG, 2),
+        (UPLOAD, 2),
         (PUBLISH, 2),
         (REPORT, 3),
         (EXPORT, 3),
     ]
     found = {a["id"]: a for a in body["assets"]}
     assert found[GOLD]["path"] == [APP, GOLD]
-    assert found[EXPORT]["path"] == [APP, GOLD, DAG, EXPORT]
+    assert found[EXPORT]["path"] == [APP, GOLD, UPLOAD, EXPORT]
 
 
 def test_every_export_folds_the_actions_the_same_way(pipeline: None, read_client: APIClient) -> None:
     rows = list(csv.DictReader(io.StringIO(download(read_client, "csv").decode("utf-8"))))
-    assert [row["id"] for row in rows] == [APP, SILVER, GOLD, DAG, PUBLISH, REPORT, EXPORT]
+    assert [row["id"] for row in rows] == [APP, SILVER, GOLD, UPLOAD, PUBLISH, REPORT, EXPORT]
     found = {row["id"]: row for row in rows}
     assert found[APP]["actions"] == f"{TABLE}; {WRITE}"
-    assert found[DAG]["actions"] == UPLOAD and found[GOLD]["actions"] == ""
+    assert found[UPLOAD]["actions"] == "" and found[GOLD]["actions"] == ""
     assert found[GOLD]["path"] == " > ".join([BRONZE, APP, SILVER, APP, GOLD])
     html = download(read_client, "html").decode("utf-8")
     assert f"actions: {TABLE}, {WRITE}" in html and "application level" in html
