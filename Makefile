@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+VENV_DBT := .venv-dbt
+STAMP_DBT := $(VENV_DBT)/.installed
 
 .PHONY: run test test-neo4j test-postgres test-spark4 lint dist frontend bench-ingest bench-render screenshots clean
 
@@ -56,7 +58,7 @@ run: $(STAMP) frontend/dist/index.html
 # (test-neo4j), then the agent's tests and the example pipeline on Spark 4 (test-spark4); last, each
 # run's counts side by side.
 RESULTS := $(or $(TRIBUTARY_VAR_DIR),var)/test-results
-test: $(STAMP) frontend lint
+test: $(STAMP) $(STAMP_DBT) frontend lint
 	bash scripts/test_services.sh
 	cd frontend && npm test
 	@rm -rf $(RESULTS)
@@ -72,7 +74,7 @@ test: $(STAMP) frontend lint
 # is its own (var/neo4j-tests), so it can run beside `make test`.
 NEO4J_SERVE ?= $(abspath ..)/shared/neo4j/serve.sh
 NEO4J_VAR := $(or $(TRIBUTARY_VAR_DIR),var)/neo4j-tests
-test-neo4j: $(STAMP) frontend/dist/index.html frontend/dist-test/index.html
+test-neo4j: $(STAMP) $(STAMP_DBT) frontend/dist/index.html frontend/dist-test/index.html
 	bash scripts/test_services.sh
 	@if [ -n "$$NEO4J_URI" ]; then \
 		echo "graph tests on the Neo4j at $$NEO4J_URI (database $${NEO4J_DATABASE:-lineage}, which they wipe)"; \
@@ -90,6 +92,15 @@ POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/tributary
 test-postgres: $(STAMP)
 	bash scripts/test_services.sh
 	DATABASE_URL=$(POSTGRES_URL) $(PY) -m pytest tests/ingest
+
+# A real dbt project run by OpenLineage's own dbt integration (tests/dbt), in a venv of its own from
+# requirements/dbt.txt: dbt pins packages of its own that the server's venv must not have to agree with.
+$(STAMP_DBT): requirements/dbt.txt
+	test -x $(VENV_DBT)/bin/python || $(PYTHON) -m venv $(VENV_DBT)
+	echo '*' > $(VENV_DBT)/.gitignore
+	$(VENV_DBT)/bin/python -m pip install --quiet --upgrade pip
+	$(VENV_DBT)/bin/python -m pip install --quiet -r requirements/dbt.txt
+	touch $(STAMP_DBT)
 
 # The agent's tests and the example pipeline end to end on Spark 4 as well (`make test` runs them on
 # Spark 3.5), in a venv of their own from requirements/spark4.txt: requirements.txt with pyspark 4.x,

@@ -1,0 +1,109 @@
+"""A real dbt project (tests/dbt/shop: two seeds, three models, tests of which one fails) run through OpenLineage's own
+dbt integration, `dbt-ol seed`, `run` and `test`, posting over HTTP to the live server: what an analytics engineer
+who runs dbt every hour meets in Tributary."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lineage_app.explorer.selectors.lineage import lineage_for_node
+from lineage_app.graph.driver import graph_read, records
+from lineage_app.ingest.models import LineageEvent
+from lineage_app.ingest.services import events_apply
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+DBT_BIN = ROOT / ".venv-dbt" / "bin"
+PROJECT = Path(__file__).parent / "shop"
+
+
+def dbt_ol(command: str, project: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(DBT_BIN / "dbt-ol"), command, "--profiles-dir", ".", "--project-dir", "."],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+@pytest.fixture
+def shop(graph: Any, live_server: Any, ingest_token: str, tmp_path: Path) -> str:
+    """The shop project built and tested by dbt-ol against the live server, its events applied; the dataset
+    namespace its tables are named in."""
+    if not (DBT_BIN / "dbt-ol").exists():
+        pytest.skip(f"{DBT_BIN / 'dbt-ol'} is missing: `make test` builds .venv-dbt from requirements/dbt.txt")
+    project = tmp_path / "shop"
+    shutil.copytree(PROJECT, project)
+    database = tmp_path / "shop.duckdb"
+    env = {
+        **os.environ,
+        "PATH": f"{DBT_BIN}{os.pathsep}{os.environ['PATH']}",  # dbt-ol runs `dbt`
+        "SHOP_DUCKDB": str(database),
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+        "OPENLINEAGE__TRANSPORT__TYPE": "http",
+        "OPENLINEAGE__TRANSPORT__URL": live_server.url,
+        "OPENLINEAGE__TRANSPORT__ENDPOINT": "api/v1/lineage",
+        "OPENLINEAGE__TRANSPORT__AUTH__TYPE": "api_key",
+        "OPENLINEAGE__TRANSPORT__AUTH__APIKEY": ingest_token,
+    }
+    for command, exit_code in (("seed", 0), ("run", 0), ("test", 1)):  # one accepted_values test fails
+        finished = dbt_ol(command, project, env)
+        assert finished.returncode == exit_code, (command, finished.stdout[-3000:], finished.stderr[-3000:])
+        assert "Emitted" in finished.stderr + finished.stdout, (command, finished.stderr[-3000:])
+    ids = list(LineageEvent.objects.order_by("event_time", "id").values_list("id", flat=True))
+    assert len(ids) == 16  # seed 2, run 8 (the run job and three models), test 6 (the run job and two tests)
+    events_apply(event_ids=ids)
+    assert set(LineageEvent.objects.values_list("status", flat=True)) == {"applied"}
+    return f"duckdb://{database}"
+
+
+def drawn(body: dict[str, Any]) -> tuple[set[str], set[tuple[str, str]]]:
+    nodes = {node["id"] for node in body["graph"]}
+    edges = {(e["origin"], e["destination"]) for node in body["graph"] for e in node["outEdges"]}
+    return nodes, edges
+
+
+def test_a_dbt_project_built_and_tested_by_dbt_ol_reads_as_its_engineer_expects(shop: str) -> None:
+    """One build of the project (dbt is slow to start: each command costs seconds), every point checked on it."""
+    table = {name: f"dataset:{shop}:shop.main.{name}" for name in ("stg_orders", "stg_customers", "fct_orders")}
+    model = {name: f"job:dbt:shop.main.shop.{name}" for name in table}
+
+    # The models with their tables between them, at either level: the dbt run job is an orchestrator, whose
+    # models are the pipeline's steps, so it is never drawn as one job reading and writing the staging tables.
+    for level in ("application", "action"):
+        nodes, edges = drawn(lineage_for_node(node_id=table["fct_orders"], depth=6, direction="upstream", level=level))
+        assert edges == {
+            (model["stg_orders"], table["stg_orders"]),
+            (model["stg_customers"], table["stg_customers"]),
+            (table["stg_orders"], model["fct_orders"]),
+            (table["stg_customers"], model["fct_orders"]),
+            (model["fct_orders"], table["fct_orders"]),
+        }, level
+        assert "job:dbt:dbt-run-shop" not in nodes
+        jobs_reading = {(job, source) for source, job in edges}
+        assert not any((job, target) in jobs_reading for job, target in edges if job.startswith("job:"))
+
+    # The failed test is a failed run of its own test job; the models it tested stay built.
+    states = graph_read(
+        lambda tx: records(
+            tx,
+            "MATCH (j:Job {namespace: 'dbt'}) RETURN j.name AS name, j.latestRunState AS state ORDER BY name",
+        )
+    )
+    assert {row["name"]: row["state"] for row in states} == {
+        "dbt-run-shop": "FAILED",
+        "shop.main.shop.fct_orders": "COMPLETED",
+        "shop.main.shop.stg_customers": "COMPLETED",
+        "shop.main.shop.stg_customers.test": "COMPLETED",
+        "shop.main.shop.stg_orders": "COMPLETED",
+        "shop.main.shop.stg_orders.test": "FAILED",
+    }
