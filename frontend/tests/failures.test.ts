@@ -159,7 +159,7 @@ describe("failure rendering", () => {
 describe("run history", () => {
   it("shows a failed run's classification and cause, the full error in the title", () => {
     const run: RunSummary = { runId: "r", state: "FAILED", startedAt: null, endedAt: null, durationMs: null,
-      errorMessage: "Py4JJavaError: …", cause: CAUSE, classification: "data_validation", verification: null };
+      errorMessage: "Py4JJavaError: …", cause: CAUSE, classification: "data_validation", verification: null, command: null };
     const cell = runCause(run) as HTMLElement;
     expect(cell.querySelector(".failure-class")!.textContent).toBe("Data validation");
     expect(cell.querySelector(".ellipsis")!.textContent).toBe(CAUSE);

@@ -141,6 +141,17 @@ def job_run_page(*, key: str, limit: int, offset: int) -> tuple[int, Rows]:
     return graph_read(work)
 
 
+def run_step_kinds(*, run_ids: Sequence[str]) -> dict[str, Rows]:
+    """The kinds of step each of `run_ids` ran (its child runs' jobs' integration and job type, with how many
+    child runs of each), by run id; a run with no children is left out."""
+    if not run_ids:
+        return {}
+    found: dict[str, Rows] = {}
+    for row in graph_read(lambda tx: records(tx, reads.RUN_STEP_KINDS, runIds=list(run_ids))):
+        found.setdefault(row.pop("runId"), []).append(row)
+    return found
+
+
 def _with_children(tx: ManagedTransaction, rows: Rows, states: Sequence[str]) -> Rows:
     """Each failure row with `children`: its failed child (action) runs, the first to end first."""
     run_ids = [row["runId"] for row in rows]

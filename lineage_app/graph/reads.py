@@ -390,6 +390,16 @@ RETURN {_RUN_FIELDS} {_RUN_NEWEST_FIRST} SKIP $offset LIMIT $limit
 """
 
 
+# The kinds of step each run of `$runIds` ran: the integration and job type of its child runs' jobs, as
+# {runId, integration, jobType, steps (how many child runs)}, one row per kind (none for a run with no children).
+RUN_STEP_KINDS = f"""
+UNWIND $runIds AS id
+MATCH (c:{Label.RUN})-[:{Rel.CHILD_OF}]->(:{Label.RUN} {{runId: id}})
+MATCH (cj:{Label.JOB})-[:{Rel.HAS_RUN}]->(c)
+RETURN id AS runId, cj.integration AS integration, cj.jobType AS jobType, count(c) AS steps
+"""
+
+
 # ---- failures: failed / aborted runs, by the time they ended ----
 # A run's class (`failureClass`, folded from its error) decides `$classification`; an application run
 # whose own error says nothing (no class, or `unknown`) matches by the classes of its failed child

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from lineage_app.explorer.selectors.jobs_and_runs import job_detail, job_run_list
 from lineage_app.explorer.selectors.lineage import lineage_for_node
 from lineage_app.graph.driver import graph_read, records
 from lineage_app.ingest.models import LineageEvent
@@ -107,3 +108,17 @@ def test_a_dbt_project_built_and_tested_by_dbt_ol_reads_as_its_engineer_expects(
         "shop.main.shop.stg_orders": "COMPLETED",
         "shop.main.shop.stg_orders.test": "FAILED",
     }
+
+    # One job name carries seed, run and test: each run says which it ran (dbt-ol seed reports no step of its
+    # own, so it names none), and the job keeps each command's own latest status.
+    runs = job_run_list(node_id="job:dbt:dbt-run-shop", limit=10, offset=0)["results"]
+    assert [(run["command"], run["state"]) for run in runs] == [
+        ("test", "FAILED"),
+        ("run", "COMPLETED"),
+        (None, "COMPLETED"),
+    ]
+    by_command = job_detail(node_id="job:dbt:dbt-run-shop")["latestByCommand"]
+    assert [(entry["command"], entry["run"]["state"]) for entry in by_command] == [
+        ("run", "COMPLETED"),
+        ("test", "FAILED"),
+    ]

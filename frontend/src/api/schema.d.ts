@@ -619,6 +619,11 @@ export interface components {
             inEdges: components["schemas"]["FieldEdge"][];
             outEdges: components["schemas"]["FieldEdge"][];
         };
+        CommandRun: {
+            command: string;
+            /** @description the job's latest run of that command */
+            run: components["schemas"]["RunSummary"];
+        };
         DatasetDetail: {
             id: string;
             namespace: string;
@@ -1026,6 +1031,8 @@ export interface components {
             /** @description what it wrote once and its latest completed runs no longer do */
             formerOutputs: string[];
             latestRun: components["schemas"]["RunSummary"] | null;
+            /** @description the latest run of each command among its newest runs (a dbt project's `run` and `test` each with its own status); empty when its runs name none */
+            latestByCommand: components["schemas"]["CommandRun"][];
             /** @description its latest run's, when that is a streaming query */
             streaming?: components["schemas"]["Streaming"];
             /** @description the job ids whose latest run's parent run is a run of this job (nested ones too); empty unless this is an application job */
@@ -1383,6 +1390,8 @@ export interface components {
              */
             failureClass?: (components["schemas"]["FailureClassificationEnum"] | components["schemas"]["NullEnum"]) | null;
             parentRunId?: string | null;
+            /** @description what an orchestrator's run ran, from its steps (dbt's `run`, `test`, …) */
+            command: string | null;
             eventCount?: number;
             lastEventTime?: string;
             /** @description a completed run's place among its job's completed runs (its end, then its runId); the order that decides which edges are current (docs/time.md) */
@@ -1523,6 +1532,8 @@ export interface components {
             verification: (components["schemas"]["VerificationEnum"] | components["schemas"]["NullEnum"]) | null;
             /** @description a streaming query's run only: its live progress */
             streaming?: components["schemas"]["Streaming"];
+            /** @description what an orchestrator's run ran, from its steps: dbt's `seed`, `run`, `test`, `snapshot` or `build`; null for other runs (docs/api.md) */
+            command: string | null;
         };
         SchemaChange: {
             datasetId: string;

@@ -55,6 +55,16 @@ class RunSummarySerializer(ResponseSerializer):
         choices=VERIFICATIONS, allow_null=True, help_text="the worst signature status of the run's events"
     )
     streaming = StreamingSerializer(required=False, help_text="a streaming query's run only: its live progress")
+    command = serializers.CharField(
+        allow_null=True,
+        help_text="what an orchestrator's run ran, from its steps: dbt's `seed`, `run`, `test`, `snapshot` or "
+        "`build`; null for other runs (docs/api.md)",
+    )
+
+
+class CommandRunSerializer(ResponseSerializer):
+    command = serializers.CharField()
+    run = RunSummarySerializer(help_text="the job's latest run of that command")
 
 
 class JobListApi(APIView):
@@ -120,6 +130,11 @@ class JobDetailApi(APIView):
             child=serializers.CharField(), help_text="what it wrote once and its latest completed runs no longer do"
         )
         latestRun = RunSummarySerializer(allow_null=True)
+        latestByCommand = CommandRunSerializer(
+            many=True,
+            help_text="the latest run of each command among its newest runs (a dbt project's `run` and `test` each "
+            "with its own status); empty when its runs name none",
+        )
         streaming = StreamingSerializer(required=False, help_text="its latest run's, when that is a streaming query")
         actions = serializers.ListField(
             child=serializers.CharField(),
@@ -215,6 +230,9 @@ class RunDetailApi(APIView):
             help_text="a failed / aborted run's kind of failure",
         )
         parentRunId = serializers.CharField(allow_null=True, required=False)
+        command = serializers.CharField(
+            allow_null=True, help_text="what an orchestrator's run ran, from its steps (dbt's `run`, `test`, …)"
+        )
         eventCount = serializers.IntegerField(required=False)
         lastEventTime = serializers.CharField(required=False)
         completedOrder = serializers.CharField(

@@ -8,6 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
+from lineage_app.explorer.selectors.run_commands import run_command
 from lineage_app.graph import listings
 from lineage_app.graph.model import Label, NodeType, RunState
 from lineage_app.graph.node_ids import NodeNotFound, node_id, node_ref_id
@@ -16,6 +17,9 @@ from lineage_app.graph.run_state import STATE_AFTER
 from lineage_app.graph.traversal import run_find
 from lineage_app.ingest.selectors import run_events, run_streaming_latest, run_verification_statuses
 from lineage_app.signatures.selectors import verification_worst
+
+# How many of a job's newest runs `latestByCommand` looks through for each command's latest.
+COMMAND_RUNS = 50
 
 
 def job_list(*, namespace: str | None, q: str | None, limit: int, offset: int) -> dict[str, Any]:
@@ -69,6 +73,7 @@ def job_detail(*, node_id: str) -> dict[str, Any]:
         "formerInputs": sorted(stale_inputs - inputs),
         "formerOutputs": sorted(stale_outputs - outputs),
         "latestRun": latest,
+        "latestByCommand": _latest_by_command(key),
         **({"streaming": latest["streaming"]} if latest and "streaming" in latest else {}),
         "actions": sorted(node_ref_id((Label.JOB, action)) for action in found["actions"]),
         "application": node_ref_id((Label.JOB, application)) if application else None,
@@ -99,6 +104,7 @@ def run_for_id(*, run_id: str) -> dict[str, Any]:
         "inputs": sorted(found["inputs"]),
         "outputs": sorted(found["outputs"]),
         "children": sorted(found["children"]),
+        "command": run_command(listings.run_step_kinds(run_ids=[run["runId"]]).get(run["runId"], [])),
         "verification": verification_worst(statuses=[event["verification"] or "" for event in events]),
         "events": events,
         **({"streaming": streaming[run["runId"]]} if streaming else {}),
@@ -131,18 +137,32 @@ def run_streaming(*, run_ids: list[str]) -> dict[str, dict[str, Any]]:
 
 
 def _run_summaries(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Runs as listed, each with its worst signature status and, when it streams, its `streaming` block."""
+    """Runs as listed, each with its worst signature status, the command it ran (`run_commands`) and, when it
+    streams, its `streaming` block."""
     run_ids = [row["runId"] for row in rows]
     verified = _verifications(run_ids)
     live = run_streaming(run_ids=run_ids)
+    steps = listings.run_step_kinds(run_ids=run_ids)
     return [
         {
             **row,
             "verification": verified[row["runId"]],
+            "command": run_command(steps.get(row["runId"], [])),
             **({"streaming": live[row["runId"]]} if row["runId"] in live else {}),
         }
         for row in rows
     ]
+
+
+def _latest_by_command(key: str) -> list[dict[str, Any]]:
+    """The latest run of each command among a job's `COMMAND_RUNS` newest runs, by command: a dbt project's
+    failed `test` beside its completed `run`, rather than one status for both."""
+    _, rows = listings.job_run_page(key=key, limit=COMMAND_RUNS, offset=0)
+    latest: dict[str, dict[str, Any]] = {}
+    for run in _run_summaries(rows):  # newest first
+        if run["command"] is not None:
+            latest.setdefault(run["command"], run)
+    return [{"command": command, "run": run} for command, run in sorted(latest.items())]
 
 
 def _verifications(run_ids: list[str]) -> dict[str, str | None]:

@@ -73,6 +73,10 @@ function jobHead(job: JobDetail): HTMLElement {
     h("h1", { class: "node-name" }, job.name),
     h("div", { class: "muted" }, job.namespace, job.jobType ? ` · ${job.jobType}` : ""),
     job.streaming ? h("div", { class: "job-streaming" }, streamingSummary(job.streaming, job.latestRun?.state)) : null,
+    job.latestByCommand.length
+      ? h("div", { class: "job-commands", id: "job-commands", title: "each command's latest run: a failed test does not make the build fail" },
+        "Latest: ", ...job.latestByCommand.flatMap(({ command, run }, i) => [i ? " · " : "", h("span", { "data-command": command }, command, " ", stateBadge(run.state))]))
+      : null,
     h("div", { class: "io" },
       h("span", {}, "Reads: ", idLinks(job.inputs)),
       h("span", {}, " · Writes: ", idLinks(job.outputs))),
@@ -86,6 +90,11 @@ function jobHead(job: JobDetail): HTMLElement {
       link(lineageHref([job.id]), "Lineage"),
       link(`/failures?job=${encodeURIComponent(job.id)}`, "Failures of this job"),
       link(rootCauseWalkHref(job.id), "Root cause walk")));
+}
+
+/** What an orchestrator's run ran (dbt's `run`, `test`, …), beside its state; nothing for other runs. */
+function commandChip(command: string | null): HTMLElement | null {
+  return command ? h("span", { class: "tag tag-command", title: "the command this run ran" }, command) : null;
 }
 
 function runRows(run: RunSummary): HTMLElement[] {
@@ -113,7 +122,8 @@ function runRows(run: RunSummary): HTMLElement[] {
   });
   return [
     h("tr", { "data-run": run.runId },
-      h("td", {}, stateBadge(run.state), run.streaming ? h("div", {}, streamingSummary(run.streaming, run.state)) : null),
+      h("td", {}, stateBadge(run.state), commandChip(run.command),
+        run.streaming ? h("div", {}, streamingSummary(run.streaming, run.state)) : null),
       h("td", {}, formatTime(run.startedAt)),
       h("td", {}, formatTime(run.endedAt)),
       h("td", {}, formatDuration(run.durationMs)),
