@@ -1,0 +1,134 @@
+// Markdown (the common part: headings, paragraphs, lists, quotes, code, emphasis, links) built as DOM nodes.
+// Safe by construction: every piece of the source becomes a text node or one of a fixed set of elements, no
+// attribute but a link's checked `href` is ever set from it, and HTML in the source is shown as the text it is.
+
+import { h } from "../dom";
+import { highlight } from "./highlight";
+
+type Inline = Node | string;
+
+/** A link target a producer sent, when it is an absolute http, https or mailto URL; anything else is null. */
+export function safeHref(url: string | null | undefined): string | null {
+  if (!url) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(url.trim());
+  } catch {
+    return null;
+  }
+  return ["http:", "https:", "mailto:"].includes(parsed.protocol) ? parsed.href : null;
+}
+
+/** A link out of the app (a new tab, no referrer), or its text alone when `url` is not a safe target. */
+export function externalLink(url: string | null | undefined, ...text: Inline[]): HTMLElement {
+  const href = safeHref(url);
+  const children = text.length ? text : [url ?? ""];
+  return href
+    ? h("a", { href, target: "_blank", rel: "noopener noreferrer nofollow", class: "external" }, ...children)
+    : h("span", { class: "unsafe-link", title: "not an http(s) or mailto link, so not a link" }, ...children);
+}
+
+/** `source` rendered as Markdown into a `div.markdown`. */
+export function markdown(source: string): HTMLElement {
+  return h("div", { class: "markdown" }, blocks(source.replace(/\r\n?/g, "\n").split("\n")));
+}
+
+function blocks(lines: string[]): HTMLElement[] {
+  const out: HTMLElement[] = [];
+  let i = 0;
+  while (i < lines.length) {
+    const line = lines[i];
+    const fence = /^\s*(```|~~~)\s*([\w+-]*)/.exec(line);
+    const heading = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
+    if (!line.trim()) {
+      i += 1;
+    } else if (fence) {
+      const body: string[] = [];
+      i += 1;
+      while (i < lines.length && !lines[i].trim().startsWith(fence[1])) body.push(lines[i++]);
+      i += 1;
+      out.push(h("pre", { class: "code" }, highlight(body.join("\n"), fence[2] || null)));
+    } else if (heading) {
+      // Headings in a description sit under the page's own: `#` is the smallest heading the page does not use.
+      const level = Math.min(6, heading[1].length + 3) as 4 | 5 | 6;
+      out.push(h(`h${level}`, {}, inline(heading[2])));
+      i += 1;
+    } else if (/^\s{0,3}([-*_])(\s*\1){2,}\s*$/.test(line)) {
+      out.push(h("hr"));
+      i += 1;
+    } else if (/^\s{0,3}>/.test(line)) {
+      const quoted: string[] = [];
+      while (i < lines.length && /^\s{0,3}>/.test(lines[i])) quoted.push(lines[i++].replace(/^\s{0,3}>\s?/, ""));
+      out.push(h("blockquote", {}, blocks(quoted)));
+    } else if (listItem(line)) {
+      const ordered = listItem(line)!.ordered;
+      const items: string[][] = [];
+      while (i < lines.length && (listItem(lines[i])?.ordered === ordered || (items.length && /^\s{2,}\S/.test(lines[i])))) {
+        const item = listItem(lines[i]);
+        if (item && item.ordered === ordered) items.push([item.text]);
+        else items[items.length - 1].push(lines[i].trim());
+        i += 1;
+      }
+      out.push(h(ordered ? "ol" : "ul", {}, items.map((item) => h("li", {}, inline(item.join(" "))))));
+    } else {
+      const paragraph: string[] = [];
+      while (i < lines.length && lines[i].trim() && !startsBlock(lines[i])) paragraph.push(lines[i++].trim());
+      out.push(h("p", {}, inline(paragraph.join("\n"))));
+    }
+  }
+  return out;
+}
+
+function listItem(line: string): { ordered: boolean; text: string } | null {
+  const match = /^\s{0,3}([-*+]|\d{1,9}[.)])\s+(.*)$/.exec(line);
+  return match ? { ordered: /\d/.test(match[1]), text: match[2] } : null;
+}
+
+function startsBlock(line: string): boolean {
+  return /^\s*(```|~~~)/.test(line) || /^\s{0,3}(#{1,6}\s|>)/.test(line) || listItem(line) !== null;
+}
+
+/** Inline Markdown: code spans, links, strong and emphasis; a line break inside a paragraph stays a space. */
+export function inline(text: string): Inline[] {
+  const out: Inline[] = [];
+  let plain = "";
+  const flush = () => { if (plain) { out.push(plain); plain = ""; } };
+  let i = 0;
+  while (i < text.length) {
+    const rest = text.slice(i);
+    const code = /^(`+)([\s\S]+?)\1(?!`)/.exec(rest);
+    const link = /^\[([^\]]*)\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*\)/.exec(rest);
+    const strong = /^(\*\*|__)(?=\S)([\s\S]+?\S)\1/.exec(rest);
+    const emphasis = /^([*_])(?=\S)([\s\S]+?\S)\1(?![*_])/.exec(rest);
+    const auto = /^<((?:https?|mailto):[^\s>]+)>/.exec(rest);
+    if (code) {
+      flush();
+      out.push(h("code", {}, code[2].trim() || code[2]));
+      i += code[0].length;
+    } else if (link) {
+      flush();
+      out.push(externalLink(link[2], ...inline(link[1] || link[2])));
+      i += link[0].length;
+    } else if (auto) {
+      flush();
+      out.push(externalLink(auto[1]));
+      i += auto[0].length;
+    } else if (strong) {
+      flush();
+      out.push(h("strong", {}, inline(strong[2])));
+      i += strong[0].length;
+    } else if (emphasis && (emphasis[1] === "*" || !/\w/.test(text[i - 1] ?? ""))) {
+      flush();
+      out.push(h("em", {}, inline(emphasis[2])));
+      i += emphasis[0].length;
+    } else if (text[i] === "\\" && /[\\`*_[\]()#+\-.!<>]/.test(text[i + 1] ?? "")) {
+      plain += text[i + 1];
+      i += 2;
+    } else {
+      plain += text[i] === "\n" ? " " : text[i];
+      i += 1;
+    }
+  }
+  flush();
+  return out;
+}
