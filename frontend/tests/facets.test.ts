@@ -51,6 +51,9 @@ describe("markdown", () => {
   it("keeps backslash-escaped markup characters as text", () => {
     expect(markdown("\\*not emphasis\\* snake_case_name").textContent).toBe("*not emphasis* snake_case_name");
     expect(markdown("snake_case_name").querySelector("em")).toBeNull();
+    const names = markdown("window.__pwned = 1 and [x](javascript:a.__b) and __strong__ and _em_");
+    expect([...names.querySelectorAll("strong, em")].map((e) => `${e.tagName}:${e.textContent}`)).toEqual(["STRONG:strong", "EM:em"]);
+    expect(names.querySelector(".unsafe-link")?.textContent).toBe("x");
   });
 });
 

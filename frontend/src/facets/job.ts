@@ -40,7 +40,7 @@ function sourceLocation(facet: Record<string, unknown> | null): HTMLElement | nu
   return facts([
     ["Code", url ? externalLink(url, text(facet?.path) ?? url) : null],
     ["Repository", repo ? externalLink(repo) : null],
-    ["Path", text(facet?.path)],
+    ["Path", url ? null : text(facet?.path)],
     ["Commit", version ? h("span", { class: "mono", title: version }, version.length > 12 ? version.slice(0, 12) : version) : null],
     ["Tag", text(facet?.tag)],
     ["Branch", text(facet?.branch)],

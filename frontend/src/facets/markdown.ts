@@ -98,8 +98,11 @@ export function inline(text: string): Inline[] {
     const rest = text.slice(i);
     const code = /^(`+)([\s\S]+?)\1(?!`)/.exec(rest);
     const link = /^\[([^\]]*)\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*\)/.exec(rest);
-    const strong = /^(\*\*|__)(?=\S)([\s\S]+?\S)\1/.exec(rest);
-    const emphasis = /^([*_])(?=\S)([\s\S]+?\S)\1(?![*_])/.exec(rest);
+    // Underscores emphasise only at word edges, so `snake_case` and `__dunder__`-like names inside words stay text.
+    const wordBefore = /\w/.test(text[i - 1] ?? "");
+    // The text between delimiters holds no delimiter of the same kind: a closer pairs with the nearest opener.
+    const strong = /^(\*\*|__)(?=\S)((?:(?!\1)[\s\S])+?\S)\1(?!\w)/.exec(rest);
+    const emphasis = /^([*_])(?=\S)((?:(?!\1)[\s\S])+?\S)\1(?![*_\w])/.exec(rest);
     const auto = /^<((?:https?|mailto):[^\s>]+)>/.exec(rest);
     if (code) {
       flush();
@@ -113,11 +116,11 @@ export function inline(text: string): Inline[] {
       flush();
       out.push(externalLink(auto[1]));
       i += auto[0].length;
-    } else if (strong) {
+    } else if (strong && (strong[1] === "**" || !wordBefore)) {
       flush();
       out.push(h("strong", {}, inline(strong[2])));
       i += strong[0].length;
-    } else if (emphasis && (emphasis[1] === "*" || !/\w/.test(text[i - 1] ?? ""))) {
+    } else if (emphasis && (emphasis[1] === "*" || !wordBefore)) {
       flush();
       out.push(h("em", {}, inline(emphasis[2])));
       i += emphasis[0].length;
