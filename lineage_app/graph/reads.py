@@ -327,11 +327,11 @@ LIMIT $limit
 
 # The rows and bytes each run wrote to the dataset (its `outputStatistics`, kept on the WROTE edge), newest first.
 DATASET_WRITE_STATISTICS = f"""
-MATCH (:{Label.DATASET} {{key: $key}})<-[w:{Rel.WROTE}]-(r:{Label.RUN})
+MATCH (r:{Label.RUN})-[w:{Rel.WROTE}]->(:{Label.DATASET} {{key: $key}})
+WITH r, w, coalesce(r.endedAt, r.startedAt, r.lastEventTime) AS at
 WHERE w.rowCount IS NOT NULL OR w.bytes IS NOT NULL OR w.fileCount IS NOT NULL
-RETURN r.runId AS runId, r.state AS state, coalesce(r.endedAt, r.startedAt, r.lastEventTime) AS at,
-       w.rowCount AS rowCount, w.bytes AS bytes, w.fileCount AS fileCount
-ORDER BY coalesce(r.endedAt, r.startedAt, r.lastEventTime, '') DESC, runId
+RETURN r.runId AS runId, r.state AS state, at, w.rowCount AS rowCount, w.bytes AS bytes, w.fileCount AS fileCount
+ORDER BY coalesce(at, '') DESC, runId
 LIMIT $limit
 """
 

@@ -25,17 +25,18 @@ export function runFacetSections(facets: Facets): HTMLElement[] {
       ["Query id", text(external?.externalQueryId)],
     ])),
     sectionOf("Parameters", "executionParameters", table(records(facetOf(facets, "executionParameters")?.parameters),
-      [["Key", "key"], ["Name", "name"], ["Value", "value"], ["Description", "description"]], "parameters")),
+      [["Key", "key"], ["Name", "name"], ["Value", "value"], ["Description", "description"]], "parameters", "key")),
     sectionOf("Environment variables", "environmentVariables",
-      table(records(facetOf(facets, "environmentVariables")?.environmentVariables), [["Name", "name"], ["Value", "value"]], "environment")),
+      table(records(facetOf(facets, "environmentVariables")?.environmentVariables), [["Name", "name"], ["Value", "value"]], "environment", "name")),
   ].filter((element): element is HTMLElement => element !== null);
 }
 
-/** Rows as a table of the given columns (a column no row fills is left out); null when there are no rows. */
-function table(rows: Record<string, unknown>[], columns: [string, string][], id: string): HTMLElement | null {
+/** Rows as a table of the given columns (a column no row fills is left out), the `code` column in monospace; null
+ *  when there are no rows. */
+function table(rows: Record<string, unknown>[], columns: [string, string][], id: string, code: string): HTMLElement | null {
   if (!rows.length) return null;
   const shown = columns.filter(([, key]) => rows.some((row) => text(row[key]) !== null));
   return h("table", { class: "grid facet-table", "data-table": id },
     h("thead", {}, h("tr", {}, shown.map(([title]) => h("th", {}, title)))),
-    h("tbody", {}, rows.map((row) => h("tr", {}, shown.map(([, key]) => h("td", { class: key === "key" || key === "name" ? "mono" : "" }, text(row[key]) ?? ""))))));
+    h("tbody", {}, rows.map((row) => h("tr", {}, shown.map(([, key]) => h("td", { class: key === code ? "mono" : null }, text(row[key]) ?? ""))))));
 }
