@@ -2,7 +2,7 @@
 
 import { h } from "../dom";
 import { externalLink } from "./markdown";
-import { type Facets, documentation, facetOf, facts, records, sectionOf, tagChips, text } from "./parts";
+import { type Facets, documentation, facetOf, facts, present, records, sectionOf, tagChips, text } from "./parts";
 
 /** The dataset's facet sections (only those its facets fill), for the dataset page. */
 export function datasetFacetSections(facets: Facets): HTMLElement[] {
@@ -13,7 +13,7 @@ export function datasetFacetSections(facets: Facets): HTMLElement[] {
   const sourceUri = text(source?.uri);
   const metadataUri = text(catalog?.metadataUri);
   const warehouseUri = text(catalog?.warehouseUri);
-  return [
+  return present([
     sectionOf("Documentation", "documentation", documentation(facetOf(facets, "documentation"))),
     sectionOf("Tags", "tags", tagChips(facetOf(facets, "tags"))),
     sectionOf("About", "about", facts([
@@ -28,7 +28,7 @@ export function datasetFacetSections(facets: Facets): HTMLElement[] {
       ["Warehouse", warehouseUri ? externalLink(warehouseUri) : null],
       ["Catalog source", text(catalog?.source)],
     ], { id: "dataset-about" })),
-  ].filter((element): element is HTMLElement => element !== null);
+  ]);
 }
 
 /** Where the dataset sits, outermost first: `DATABASE sales › TABLE orders`. */

@@ -2,7 +2,7 @@
 
 import { h } from "../dom";
 import { externalLink } from "./markdown";
-import { type Facets, codeBlock, documentation, facetOf, facts, sectionOf, tagChips, text } from "./parts";
+import { type Facets, codeBlock, documentation, facetOf, facts, present, sectionOf, tagChips, text } from "./parts";
 
 /** The job's facet sections (only those its facets fill), for the job page and the explorer's job panel. */
 export function jobFacetSections(facets: Facets): HTMLElement[] {
@@ -12,7 +12,7 @@ export function jobFacetSections(facets: Facets): HTMLElement[] {
   const source = text(code?.sourceCode);
   const dialect = text(sql?.dialect);
   const language = text(code?.language);
-  return [
+  return present([
     sectionOf("Job type", "jobType", jobType(facetOf(facets, "jobType"))),
     sectionOf("Tags", "tags", tagChips(facetOf(facets, "tags"))),
     sectionOf("Documentation", "documentation", documentation(facetOf(facets, "documentation"))),
@@ -20,7 +20,7 @@ export function jobFacetSections(facets: Facets): HTMLElement[] {
     sectionOf(dialect ? `SQL · ${dialect}` : "SQL", "sql", query ? codeBlock(query, dialect ?? "sql", "SQL") : null),
     sectionOf(language ? `Source code · ${language}` : "Source code", "sourceCode",
       source ? codeBlock(source, language, "source code") : null),
-  ].filter((element): element is HTMLElement => element !== null);
+  ]);
 }
 
 /** BATCH / STREAMING / SERVICE, the integration that ran it, and its kind within that integration. */

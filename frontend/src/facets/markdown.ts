@@ -89,7 +89,7 @@ function startsBlock(line: string): boolean {
 }
 
 /** Inline Markdown: code spans, links, strong and emphasis; a line break inside a paragraph stays a space. */
-export function inline(text: string): Inline[] {
+function inline(text: string): Inline[] {
   const out: Inline[] = [];
   let plain = "";
   const flush = () => { if (plain) { out.push(plain); plain = ""; } };

@@ -76,6 +76,11 @@ export function facts(pairs: [string, Node | string | null][], attrs: Record<str
     shown.flatMap(([label, value]) => [h("dt", {}, label), h("dd", {}, value)]));
 }
 
+/** The sections that are there, in order. */
+export function present(sections: (HTMLElement | null)[]): HTMLElement[] {
+  return sections.filter((element): element is HTMLElement => element !== null);
+}
+
 /** A titled section, or nothing when every part of its body is empty. */
 export function sectionOf(title: string, id: string, ...body: (Node | null)[]): HTMLElement | null {
   if (!body.some(Boolean)) return null;

@@ -3,7 +3,7 @@
 
 import { h } from "../dom";
 import { formatTime } from "../format";
-import { type Facets, facetOf, facts, records, sectionOf, tagChips, text } from "./parts";
+import { type Facets, facetOf, facts, present, records, sectionOf, tagChips, text } from "./parts";
 
 /** The run's facet sections (only those its facets fill), for the runs on a job's page. */
 export function runFacetSections(facets: Facets): HTMLElement[] {
@@ -12,7 +12,7 @@ export function runFacetSections(facets: Facets): HTMLElement[] {
   const external = facetOf(facets, "externalQuery");
   const start = text(nominal?.nominalStartTime);
   const end = text(nominal?.nominalEndTime);
-  return [
+  return present([
     sectionOf("Scheduled for", "nominalTime",
       start ? h("div", { class: "nominal-time" }, formatTime(start), end ? ` → ${formatTime(end)}` : null) : null),
     sectionOf("Tags", "tags", tagChips(facetOf(facets, "tags"))),
@@ -28,7 +28,7 @@ export function runFacetSections(facets: Facets): HTMLElement[] {
       [["Key", "key"], ["Name", "name"], ["Value", "value"], ["Description", "description"]], "parameters", "key")),
     sectionOf("Environment variables", "environmentVariables",
       table(records(facetOf(facets, "environmentVariables")?.environmentVariables), [["Name", "name"], ["Value", "value"]], "environment", "name")),
-  ].filter((element): element is HTMLElement => element !== null);
+  ]);
 }
 
 /** Rows as a table of the given columns (a column no row fills is left out), the `code` column in monospace; null
