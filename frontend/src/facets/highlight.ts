@@ -73,14 +73,13 @@ export function tokenize(code: string, language: string | null | undefined): Tok
   };
   let i = 0;
   while (i < code.length) {
-    const rest = code.slice(i, i + 2);
     const char = code[i];
     if (lang.lineComments.some((start) => code.startsWith(start, i))) {
       const end = code.indexOf("\n", i);
       const stop = end < 0 ? code.length : end;
       push("comment", code.slice(i, stop));
       i = stop;
-    } else if (lang.blockComments && rest === "/*") {
+    } else if (lang.blockComments && code.startsWith("/*", i)) {
       const end = code.indexOf("*/", i + 2);
       const stop = end < 0 ? code.length : end + 2;
       push("comment", code.slice(i, stop));
@@ -90,11 +89,11 @@ export function tokenize(code: string, language: string | null | undefined): Tok
       push(lang.strings.includes(char) ? "string" : "quoted", code.slice(i, stop));
       i = stop;
     } else if (/[0-9]/.test(char) && !/[\w$]/.test(code[i - 1] ?? "")) {
-      const number = /^[0-9][0-9_]*(\.[0-9]+)?([eE][+-]?[0-9]+)?[lLfFdD]?/.exec(code.slice(i))![0];
+      const number = matchAt(NUMBER, code, i);
       push("number", number);
       i += number.length;
     } else if (/[A-Za-z_]/.test(char)) {
-      const word = /^[A-Za-z_][\w$]*/.exec(code.slice(i))![0];
+      const word = matchAt(WORD, code, i);
       if (lang.keywords.has(lang.caseless ? word.toLowerCase() : word)) push("keyword", word);
       else plain += word;
       i += word.length;
@@ -105,6 +104,16 @@ export function tokenize(code: string, language: string | null | undefined): Tok
   }
   if (plain) tokens.push({ kind: "text", text: plain });
   return tokens;
+}
+
+// Sticky, so each is matched where the tokenizer is, without copying the rest of the code.
+const NUMBER = /[0-9][0-9_]*(\.[0-9]+)?([eE][+-]?[0-9]+)?[lLfFdD]?/y;
+const WORD = /[A-Za-z_][\w$]*/y;
+
+/** What `pattern` matches at `i` of `code` (the caller has seen it starts there). */
+function matchAt(pattern: RegExp, code: string, i: number): string {
+  pattern.lastIndex = i;
+  return pattern.exec(code)![0];
 }
 
 /** Where the literal opened by the quote at `start` ends: after its closing quote (a doubled or backslashed quote

@@ -88,6 +88,21 @@ function startsBlock(line: string): boolean {
   return /^\s*(```|~~~)/.test(line) || /^\s{0,3}(#{1,6}\s|>)/.test(line) || listItem(line) !== null;
 }
 
+// Inline constructs, each tried only where its first character is (sticky: matched at `lastIndex`, so a long text
+// is read once). The text between delimiters holds no delimiter of the same kind: a closer pairs with the nearest
+// opener, and an unmatched one costs a look as far as the next delimiter, never to the end of the text.
+const CODE = /(`+)((?:(?!\1)[\s\S])+?)\1(?!`)/y;
+const LINK = /\[([^\]]*)\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*\)/y;
+const AUTOLINK = /<((?:https?|mailto):[^\s>]+)>/y;
+const STRONG = /(\*\*|__)(?=\S)((?:(?!\1)[\s\S])+?\S)\1(?!\w)/y;
+const EMPHASIS = /([*_])(?=\S)((?:(?!\1)[\s\S])+?\S)\1(?![*_\w])/y;
+const ESCAPABLE = /[\\`*_[\]()#+\-.!<>]/;
+
+function at(pattern: RegExp, text: string, i: number): RegExpExecArray | null {
+  pattern.lastIndex = i;
+  return pattern.exec(text);
+}
+
 /** Inline Markdown: code spans, links, strong and emphasis; a line break inside a paragraph stays a space. */
 function inline(text: string): Inline[] {
   const out: Inline[] = [];
@@ -95,40 +110,31 @@ function inline(text: string): Inline[] {
   const flush = () => { if (plain) { out.push(plain); plain = ""; } };
   let i = 0;
   while (i < text.length) {
-    const rest = text.slice(i);
-    const code = /^(`+)([\s\S]+?)\1(?!`)/.exec(rest);
-    const link = /^\[([^\]]*)\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*\)/.exec(rest);
+    const char = text[i];
     // Underscores emphasise only at word edges, so `snake_case` and `__dunder__`-like names inside words stay text.
     const wordBefore = /\w/.test(text[i - 1] ?? "");
-    // The text between delimiters holds no delimiter of the same kind: a closer pairs with the nearest opener.
-    const strong = /^(\*\*|__)(?=\S)((?:(?!\1)[\s\S])+?\S)\1(?!\w)/.exec(rest);
-    const emphasis = /^([*_])(?=\S)((?:(?!\1)[\s\S])+?\S)\1(?![*_\w])/.exec(rest);
-    const auto = /^<((?:https?|mailto):[^\s>]+)>/.exec(rest);
-    if (code) {
+    let match: RegExpExecArray | null = null;
+    let element: Inline | null = null;
+    if (char === "`" && (match = at(CODE, text, i))) {
+      element = h("code", {}, match[2].trim() || match[2]);
+    } else if (char === "[" && (match = at(LINK, text, i))) {
+      element = externalLink(match[2], ...inline(match[1] || match[2]));
+    } else if (char === "<" && (match = at(AUTOLINK, text, i))) {
+      element = externalLink(match[1]);
+    } else if ((char === "*" || char === "_") && (match = at(STRONG, text, i)) && (char === "*" || !wordBefore)) {
+      element = h("strong", {}, inline(match[2]));
+    } else if ((char === "*" || char === "_") && (match = at(EMPHASIS, text, i)) && (char === "*" || !wordBefore)) {
+      element = h("em", {}, inline(match[2]));
+    }
+    if (match && element) {
       flush();
-      out.push(h("code", {}, code[2].trim() || code[2]));
-      i += code[0].length;
-    } else if (link) {
-      flush();
-      out.push(externalLink(link[2], ...inline(link[1] || link[2])));
-      i += link[0].length;
-    } else if (auto) {
-      flush();
-      out.push(externalLink(auto[1]));
-      i += auto[0].length;
-    } else if (strong && (strong[1] === "**" || !wordBefore)) {
-      flush();
-      out.push(h("strong", {}, inline(strong[2])));
-      i += strong[0].length;
-    } else if (emphasis && (emphasis[1] === "*" || !wordBefore)) {
-      flush();
-      out.push(h("em", {}, inline(emphasis[2])));
-      i += emphasis[0].length;
-    } else if (text[i] === "\\" && /[\\`*_[\]()#+\-.!<>]/.test(text[i + 1] ?? "")) {
+      out.push(element);
+      i += match[0].length;
+    } else if (char === "\\" && ESCAPABLE.test(text[i + 1] ?? "")) {
       plain += text[i + 1];
       i += 2;
     } else {
-      plain += text[i] === "\n" ? " " : text[i];
+      plain += char === "\n" ? " " : char;
       i += 1;
     }
   }
