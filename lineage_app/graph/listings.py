@@ -81,8 +81,9 @@ def job_page(*, namespace: str | None, q: str | None, limit: int, offset: int) -
     )
 
 
-def dataset_find(*, key: str, last_runs: int) -> dict[str, Any] | None:
-    """A dataset's node, fields, schema versions, owners, producers, consumers and latest writing runs."""
+def dataset_find(*, key: str, last_runs: int, write_statistics: int) -> dict[str, Any] | None:
+    """A dataset's node, fields, schema versions, owners, producers, consumers, latest writing runs and
+    what the latest `write_statistics` runs that reported it wrote (rows, bytes, files)."""
 
     def work(tx: ManagedTransaction) -> dict[str, Any] | None:
         nodes = records(tx, reads.DATASET_NODE, key=key)
@@ -96,6 +97,7 @@ def dataset_find(*, key: str, last_runs: int) -> dict[str, Any] | None:
             "producers": records(tx, reads.DATASET_PRODUCERS, key=key),
             "consumers": records(tx, reads.DATASET_CONSUMERS, key=key),
             "lastRuns": records(tx, reads.DATASET_LAST_RUNS, key=key, limit=last_runs),
+            "writeStatistics": records(tx, reads.DATASET_WRITE_STATISTICS, key=key, limit=write_statistics),
         }
 
     return graph_read(work)

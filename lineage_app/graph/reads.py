@@ -343,6 +343,16 @@ ORDER BY coalesce(r.startedAt, r.endedAt, r.lastEventTime, '') DESC, runId
 LIMIT $limit
 """
 
+# The rows and bytes each run wrote to the dataset (its `outputStatistics`, kept on the WROTE edge), newest first.
+DATASET_WRITE_STATISTICS = f"""
+MATCH (r:{Label.RUN})-[w:{Rel.WROTE}]->(:{Label.DATASET} {{key: $key}})
+WITH r, w, coalesce(r.endedAt, r.startedAt, r.lastEventTime) AS at
+WHERE w.rowCount IS NOT NULL OR w.bytes IS NOT NULL OR w.fileCount IS NOT NULL
+RETURN r.runId AS runId, r.state AS state, at, w.rowCount AS rowCount, w.bytes AS bytes, w.fileCount AS fileCount
+ORDER BY coalesce(at, '') DESC, runId
+LIMIT $limit
+"""
+
 DATASET_VERSION_FIELDS = f"""
 MATCH (:{Label.DATASET} {{key: $key}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
 WHERE v.version IN $versions

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,9 +35,13 @@ API_FIELDS = {
     "columnLineage": ("columnLineage",),
     "ownership": ("owners",),
     "inputStatistics": ("rowCount", "fileCount"),
-    "outputStatistics": ("rowCount", "fileCount"),
+    "outputStatistics": ("rowCount", "fileCount", "writeStatistics"),
 }
 UI_PAGES = ROOT / "frontend" / "src" / "pages"
+# The UI's facet views (`frontend/src/facets/`): one module per facet map reads its facets from a node's `facets` by
+# name (`facetOf(facets, "sql")`); a facet is shown by the pages that import the module reading it.
+UI_FACET_VIEWS = ROOT / "frontend" / "src" / "facets"
+FACET_VIEWS = {"facets.run": "run", "facets.job": "job", "facets.dataset": "dataset"}
 SECTION_NAMES = {
     "facets.run": "run",
     "facets.job": "job",
@@ -78,7 +83,9 @@ def facet_coverage() -> list[FacetCoverage]:
                     validated=(section, key) in validated,
                     read_by=tuple(read.get(key, ())),
                     kept_on=kept,
-                    shown_by=_pages_reading(API_FIELDS.get(key, ())),
+                    shown_by=tuple(
+                        sorted({*_pages_reading(API_FIELDS.get(key, ())), *_pages_showing_facet(section, key)})
+                    ),
                 )
             )
     return sorted(rows, key=lambda r: (list(SECTION_NAMES).index(r.section) if r.section else 9, r.key))
@@ -124,6 +131,23 @@ def _pages_reading(fields: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted(pages))
 
 
+def _pages_showing_facet(section: str, key: str) -> tuple[str, ...]:
+    """The pages that import the facet view of `section` when that view reads facet `key`."""
+    view = FACET_VIEWS.get(section)
+    if view is None or not re.search(
+        rf'facetOf\([^,()]+,\s*"{re.escape(key)}"\)', (UI_FACET_VIEWS / f"{view}.ts").read_text()
+    ):
+        return ()
+    imports = re.compile(rf'from\s+"(?:\.\./)+facets/{view}"')
+    return tuple(
+        sorted(
+            str(source.relative_to(UI_PAGES))
+            for source in UI_PAGES.rglob("*.ts")
+            if ".test." not in source.name and imports.search(source.read_text())
+        )
+    )
+
+
 def facet_coverage_markdown() -> str:
     """docs/facets.md, as `manage.py facet_coverage` writes it."""
     lines = [
@@ -143,7 +167,8 @@ def facet_coverage_markdown() -> str:
         f" ({', '.join(f'`{m}`' for m in READERS)}) and turn it into graph structure or node properties.",
         "- **Kept on node**: the facet is kept whole, as JSON, on that node (the read API's `facets`).",
         "- **Shown in the UI**: a page reads a read-API field the facet becomes"
-        " (the pages under `frontend/src/pages/`).",
+        " (the pages under `frontend/src/pages/`), or shows the facet itself through the facet view of its node"
+        " (`frontend/src/facets/`).",
         "- A facet with none of these is kept only in the stored event (the event log).",
         "",
         "| Facet | Section | Schema | Validated | Read by the graph | Kept on node | Shown in the UI |",

@@ -298,3 +298,27 @@ def test_two_datasets_with_no_path_between_them_say_why_they_are_not_connected(
     assert "No path between warehouse/daily_revenue and finance/daily_revenue" in page.inner_text("#path-result")
     assert "daily_revenue" in page.inner_text("#near-miss")
     shot(page, "example-near-miss")
+
+
+def test_the_pages_show_what_the_agent_s_facets_say_of_clean_orders_and_the_rows_each_run_wrote(
+    logged_in: Any, live_server: Any, example: ExamplePipeline
+) -> None:
+    page = logged_in
+    silver = example.dataset_id("silver/orders_clean")
+    sent = page.request.get(f"{live_server.url}/api/v1/datasets/detail?nodeId={quote(silver, safe='')}").json()
+    written = [(s["runId"], s["rowCount"]) for s in sent["writeStatistics"]]
+    assert len(written) == 2 and all(rows for _, rows in written)  # clean_orders ran twice
+    page.goto(f"{live_server.url}/dataset?nodeId={quote(silver, safe='')}")
+    bars = page.locator("#write-trend figure[data-measure='rowCount'] rect[data-run]")
+    bars.first.wait_for()
+    drawn = bars.evaluate_all("bars => bars.map(b => [b.dataset.run, Number(b.dataset.value)])")
+    assert [tuple(bar) for bar in drawn] == written
+    shot(page, "example-dataset-write-trend")
+
+    # The application job's type and, in its run's details, the Spark that ran it.
+    page.goto(f"{live_server.url}/job?nodeId={quote('job:spark:clean_orders', safe='')}")
+    page.locator("#job-facets [data-facets='jobType']").wait_for()
+    assert page.locator("#job-facets [data-facets='jobType'] li").all_inner_texts()[1:] == ["SPARK", "APPLICATION"]
+    page.locator("#runs button", has_text="details").first.click()
+    engine = page.locator(".run-facets [data-facets='processing_engine'] dd").first.inner_text()
+    assert engine.startswith("spark ") or engine.startswith("Spark ")

@@ -48,3 +48,12 @@ def test_every_facet_schema_file_is_covered_and_every_sectioned_facet_is_validat
     assert by_key[("facets.run", "processing_engine")].kept_on == "Run"
     assert by_key[("facets.dataset", "schema")].kept_on is None  # structure of its own, not a blob
     assert by_key[("inputFacets", "dataQualityMetrics")].kept_on is None
+
+
+def test_a_facet_shown_through_its_node_s_facet_view_names_the_pages_that_import_the_view() -> None:
+    shown = {(r.section, r.key): r.shown_by for r in facet_coverage()}
+    assert shown[("facets.job", "sql")] == ("lineage/panels/jobPanel.ts", "runs/JobRunsPage.ts")
+    assert shown[("facets.run", "tags")] == ("runs/JobRunsPage.ts",)  # the run view, not the job's
+    assert shown[("facets.dataset", "storage")] == ("dataset/DatasetPage.ts",)
+    assert shown[("outputFacets", "outputStatistics")] == ("dataset/DatasetPage.ts",)  # through `writeStatistics`
+    assert shown[("facets.run", "jobDependencies")] == ()  # kept on the run, read by no view

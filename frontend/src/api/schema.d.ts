@@ -646,6 +646,8 @@ export interface components {
             formerConsumers: components["schemas"]["FormerJob"][];
             /** @description the runs that wrote the dataset, newest first, at most 10 */
             lastRuns: components["schemas"]["DatasetDetailLastRun"][];
+            /** @description what each of the latest 50 runs that sent `outputStatistics` for it wrote, oldest first */
+            writeStatistics: components["schemas"]["DatasetWriteStatistics"][];
             /** @description other names of this dataset (docs/identity.md) */
             aliases: components["schemas"]["DatasetDetailAlias"][];
         };
@@ -759,6 +761,16 @@ export interface components {
             name: string;
             fromType: string;
             toType: string;
+        };
+        DatasetWriteStatistics: {
+            runId: string;
+            state: components["schemas"]["RunStateEnum"];
+            /** @description when the run ended (or started, if it has not) */
+            at: string | null;
+            rowCount: number | null;
+            /** @description the facet's `size` */
+            bytes: number | null;
+            fileCount: number | null;
         };
         /**
          * @description * `both` - both

@@ -70,3 +70,5 @@ export type SearchResponse = Schemas["NodeSearch"];
 export type RunDetail = Schemas["RunDetail"];
 /** `GET /jobs/runs/<runId>/lineage`: what a run read and wrote, and the change from the job's previous completed run. */
 export type RunLineage = Schemas["RunLineage"];
+/** What one run wrote to a dataset (its `outputStatistics`), on the dataset page's trend. */
+export type WriteStatistics = Schemas["DatasetWriteStatistics"];

@@ -116,6 +116,17 @@ class DatasetDetailApi(APIView):
             startedAt = serializers.CharField(allow_null=True)
             endedAt = serializers.CharField(allow_null=True)
 
+        class WriteStatisticsSerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "DatasetWriteStatistics"
+
+            runId = serializers.CharField()
+            state = serializers.ChoiceField(choices=RUN_STATES)
+            at = serializers.CharField(allow_null=True, help_text="when the run ended (or started, if it has not)")
+            rowCount = serializers.IntegerField(allow_null=True)
+            bytes = serializers.IntegerField(allow_null=True, help_text="the facet's `size`")
+            fileCount = serializers.IntegerField(allow_null=True)
+
         id = serializers.CharField()
         namespace = serializers.CharField()
         name = serializers.CharField()
@@ -155,6 +166,10 @@ class DatasetDetailApi(APIView):
             source = SourceSerializer(help_text="who named the dataset so first")  # type: ignore[assignment]  # the API's `source` shadows DRF's
 
         lastRuns = LastRunSerializer(many=True, help_text="the runs that wrote the dataset, newest first, at most 10")
+        writeStatistics = WriteStatisticsSerializer(
+            many=True,
+            help_text="what each of the latest 50 runs that sent `outputStatistics` for it wrote, oldest first",
+        )
         aliases = AliasSerializer(many=True, help_text="other names of this dataset (docs/identity.md)")
 
     @extend_schema(

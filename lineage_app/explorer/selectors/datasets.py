@@ -14,6 +14,8 @@ from lineage_app.graph.node_resolve import node_resolve
 from lineage_app.graph.traversal import lineage_traverse
 
 LAST_RUNS = 10
+# How many of the latest runs' write statistics the dataset page draws as a trend.
+WRITE_STATISTICS_RUNS = 50
 
 
 class VersionNotFound(LookupError):
@@ -42,9 +44,10 @@ def dataset_list(*, namespace: str | None, q: str | None, limit: int, offset: in
 
 
 def dataset_detail(*, node_id: str) -> dict[str, Any]:
-    """A dataset with its fields, schema versions (oldest first), owners, producers, consumers and last runs."""
+    """A dataset with its fields, schema versions (oldest first), owners, producers, consumers, last runs and
+    the rows and bytes its latest runs wrote (oldest first)."""
     _, key = node_resolve(node_id=node_id, kinds=(NodeType.DATASET,))
-    found = listings.dataset_find(key=key, last_runs=LAST_RUNS)
+    found = listings.dataset_find(key=key, last_runs=LAST_RUNS, write_statistics=WRITE_STATISTICS_RUNS)
     if found is None:
         raise NodeNotFound(f"no dataset with id {node_id!r}")
     return {
@@ -70,6 +73,7 @@ def dataset_detail(*, node_id: str) -> dict[str, Any]:
         "formerProducers": [job for job in found["producers"] if job["staleSince"] is not None],
         "formerConsumers": [job for job in found["consumers"] if job["staleSince"] is not None],
         "lastRuns": found["lastRuns"],
+        "writeStatistics": found["writeStatistics"][::-1],
         "aliases": [_alias(a) for a in listings.dataset_aliases(key=key)],
     }
 
@@ -96,7 +100,7 @@ def dataset_version_diff(*, node_id: str, from_version: str | None, to_version: 
     `to_version` defaults to the current version and `from_version` to the one before it.
     """
     start = node_resolve(node_id=node_id, kinds=(NodeType.DATASET,))
-    detail = listings.dataset_find(key=start[1], last_runs=0)
+    detail = listings.dataset_find(key=start[1], last_runs=0, write_statistics=0)
     assert detail is not None  # just resolved
     order = [v["version"] for v in detail["versions"]]
     to_version = to_version or detail["currentVersion"] or (order[-1] if order else None)

@@ -1,4 +1,5 @@
-// A dataset's schema versions, the diff between any two (schema drift), and the datasets it affects.
+// A dataset: what its facets say about it, the rows and bytes its runs wrote, its schema versions, the diff between
+// any two (schema drift), and the datasets it affects.
 
 import { api } from "../../api/client";
 import type { DatasetDetail, FormerJob, VersionDiff } from "../../api/types";
@@ -6,7 +7,9 @@ import { h, link, replace } from "../../dom";
 import { formatTime } from "../../format";
 import { setQuery } from "../../router";
 import { errorMessage, lineageHref, loading, nodeLink, stateBadge } from "../../shell/widgets";
+import { datasetFacetSections } from "../../facets/dataset";
 import { fieldId, impactPageHref } from "../impact/model";
+import { writeTrend } from "./writeTrend";
 
 export function DatasetPage(root: HTMLElement, url: URL): void {
   const nodeId = url.searchParams.get("nodeId");
@@ -51,6 +54,10 @@ function datasetView(detail: DatasetDetail, url: URL): HTMLElement {
         link(lineageHref([detail.id], { direction: "downstream", depth: 5 }), "Downstream impact"),
         link(lineageHref([detail.id], { view: "column" }), "Column lineage"),
         link(impactPageHref([detail.id]), "Impact report"))),
+    h("div", { class: "facet-sections", id: "dataset-facets" }, datasetFacetSections(detail.facets)),
+    h("h2", {}, "Rows and bytes written"),
+    writeTrend(detail.writeStatistics),
+    // The data-quality history goes here: after what the dataset is and how much its runs wrote, before its schema.
     h("div", { class: "two-columns" },
       h("section", {},
         h("h2", {}, `Current schema (${detail.fields.filter((f) => f.current).length} fields)`),

@@ -1,12 +1,14 @@
-// A job's run history: a timeline of runs, durations and states, with each run's error and stack trace, how its
-// reads and writes changed from the previous completed run, and the facets its events were applied without (they
-// failed their schema).
+// A job's page: what its facets say about it (type, tags, documentation, code location, SQL), and its run history: a
+// timeline of runs, durations and states, with each run's facets, error and stack trace, how its reads and writes
+// changed from the previous completed run, and the facets its events were applied without (they failed their schema).
 
 import { api } from "../../api/client";
 import type { Cleanup } from "../../router";
 import type { JobDetail, RunSummary } from "../../api/types";
 import { h, link, replace, svg } from "../../dom";
 import { STATE_COLORS, formatDuration, formatTime, stateKey } from "../../format";
+import { jobFacetSections } from "../../facets/job";
+import { runFacetSections } from "../../facets/run";
 import { errorMessage, lineageHref, loading, nodeLink, stateBadge, verificationBadge } from "../../shell/widgets";
 import { classificationChip } from "../failures/FailuresPage";
 import { rootCauseWalkHref } from "../failures/model";
@@ -89,7 +91,8 @@ function jobHead(job: JobDetail): HTMLElement {
     h("div", { class: "panel-actions" },
       link(lineageHref([job.id]), "Lineage"),
       link(`/failures?job=${encodeURIComponent(job.id)}`, "Failures of this job"),
-      link(rootCauseWalkHref(job.id), "Root cause walk")));
+      link(rootCauseWalkHref(job.id), "Root cause walk")),
+    h("div", { class: "facet-sections", id: "job-facets" }, jobFacetSections(job.facets)));
 }
 
 /** What an orchestrator's run ran (dbt's `run`, `test`, …), beside its state; nothing for other runs. */
@@ -112,6 +115,7 @@ function runRows(run: RunSummary): HTMLElement[] {
         h("div", { class: "mono muted" }, `run ${full.runId}`),
         full.errorMessage ? h("pre", { class: "error-text" }, full.errorMessage) : null,
         full.stackTrace ? h("details", { class: "stack" }, h("summary", {}, "Stack trace"), h("pre", { class: "stack-trace" }, full.stackTrace)) : null,
+        h("div", { class: "facet-sections run-facets" }, runFacetSections(full.facets)),
         h("div", {}, "Read: ", full.inputs.length ? full.inputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—"),
         h("div", {}, "Wrote: ", full.outputs.length ? full.outputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—"),
         eventWarnings(full.events),

@@ -1,9 +1,11 @@
-// Side panel for a job: its latest run with the signature status, recent runs, inputs and outputs.
+// Side panel for a job: its latest run with the signature status, recent runs, inputs and outputs, and what its facets
+// say about it (type, tags, documentation, code location, SQL).
 
 import { api } from "../../../api/client";
 import type { JobDetail, RunPage } from "../../../api/types";
 import { h, link, nameBreaks, replace } from "../../../dom";
 import { formatDuration, formatTime, idLabel } from "../../../format";
+import { jobFacetSections } from "../../../facets/job";
 import { errorMessage, loading, nodeLink, section, stateBadge, verificationBadge } from "../../../shell/widgets";
 import { streamingSummary } from "../../runs/streaming";
 import type { PanelActions } from "./types";
@@ -69,5 +71,6 @@ function jobSections(detail: JobDetail, runs: RunPage, actions: PanelActions): H
         : h("p", { class: "muted" }, "No runs.")),
     section("Reads", detail.inputs.length ? h("ul", {}, detail.inputs.map((id) => h("li", {}, nodeLink(id)))) : h("p", { class: "muted" }, "—")),
     section("Writes", detail.outputs.length ? h("ul", {}, detail.outputs.map((id) => h("li", {}, nodeLink(id)))) : h("p", { class: "muted" }, "—")),
+    ...jobFacetSections(detail.facets),
   ];
 }
