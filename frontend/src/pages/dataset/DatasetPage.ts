@@ -74,7 +74,7 @@ function datasetView(detail: DatasetDetail, url: URL): HTMLElement {
       h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "First seen"), h("th", {}, "Last seen"), h("th", {}, "Fields"), h("th", {}, "Created by run"))),
       h("tbody", {}, versions.map((v, i) => h("tr", {},
         h("td", {}, `v${i + 1}`), h("td", {}, formatTime(v.firstSeen)), h("td", {}, formatTime(v.lastSeen)),
-        h("td", {}, v.fields.map((f) => `${f.name}: ${f.type ?? "?"}`).join(", ")),
+        h("td", {}, v.fields.map((f) => `${f.name}: ${f.type || "?"}`).join(", ")),
         h("td", { class: "mono muted" }, v.createdByRun ?? "—"))))),
     h("h2", {}, "Schema drift"),
     versions.length >= 2
