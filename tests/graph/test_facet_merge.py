@@ -3,6 +3,7 @@ events arrive in; only a `_deleted` marker (itself ordered by event time) remove
 
 from __future__ import annotations
 
+import json
 import random
 from datetime import timedelta
 from io import StringIO
@@ -129,6 +130,15 @@ def test_an_older_or_repeated_sighting_changes_nothing_so_nothing_is_written() -
     assert not sightings_merge(held, {"sql": ("2026-01-14T08:00:00.000000Z|a", {"query": "select 1"})})
     assert sightings_merge(held, {"sql": ("2026-01-16T08:00:00.000000Z|c", None)})
     assert sightings_properties(held)["facetsJson"] == "{}"
+
+
+def test_facets_a_graph_kept_before_names_were_ordered_take_the_next_sighting_of_their_name() -> None:
+    held = sightings_stored('{"documentation":{"description":"old"},"sql":{"query":"select 1"}}', None)
+    assert sightings_merge(held, {"documentation": ("2026-01-15T08:00:00.000000Z|a", {"description": "new"})})
+    assert json.loads(sightings_properties(held)["facetsJson"]) == {
+        "documentation": {"description": "new"},
+        "sql": {"query": "select 1"},
+    }
 
 
 def _apply_in(order: list[int], cuts: list[int]) -> list[str]:
