@@ -51,15 +51,25 @@ def make_event(i: int, when: datetime, namespace: str = "bench") -> dict:
     run_id = str(uuid.uuid4())
     fields = [{"name": f"c{k}", "type": "string"} for k in range(12)]
     facet = {"_producer": "https://example.com/bench", "_schemaURL": "https://example.com/schema.json"}
+    # Descriptive facets, as Spark sends them: kept on the nodes, merged per facet name.
+    data_source = {**facet, "name": namespace, "uri": f"file:///warehouse/{namespace}"}
     return {
         "eventType": "COMPLETE",
         "eventTime": when.isoformat(),
         "producer": "https://example.com/bench",
         "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
         "run": {"runId": run_id, "facets": {}},
-        "job": {"namespace": namespace, "name": f"job_{i % 200}", "facets": {}},
+        "job": {
+            "namespace": namespace,
+            "name": f"job_{i % 200}",
+            "facets": {"jobType": {**facet, "processingType": "BATCH", "integration": "SPARK", "jobType": "JOB"}},
+        },
         "inputs": [
-            {"namespace": namespace, "name": f"table_{i % 500}", "facets": {"schema": {**facet, "fields": fields}}}
+            {
+                "namespace": namespace,
+                "name": f"table_{i % 500}",
+                "facets": {"schema": {**facet, "fields": fields}, "dataSource": data_source},
+            }
         ],
         "outputs": [
             {
@@ -67,6 +77,7 @@ def make_event(i: int, when: datetime, namespace: str = "bench") -> dict:
                 "name": f"table_{(i + 1) % 500}_out",
                 "facets": {
                     "schema": {**facet, "fields": fields},
+                    "dataSource": data_source,
                     "columnLineage": {
                         **facet,
                         "fields": {

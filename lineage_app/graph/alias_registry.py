@@ -18,8 +18,10 @@ from neo4j import ManagedTransaction
 
 from lineage_app.graph import identity_statements, lookups
 from lineage_app.graph.driver import records
+from lineage_app.graph.facet_store import facets_read, facets_settle
+from lineage_app.graph.facets import Sightings, sightings_merge
 from lineage_app.graph.identity import Identity, canonical_of, identity_key
-from lineage_app.graph.model import KEY_SEPARATOR, NodeType
+from lineage_app.graph.model import KEY_SEPARATOR, Label, NodeType
 from lineage_app.graph.node_ids import node_id
 
 
@@ -137,5 +139,11 @@ def _canonical_write(tx: ManagedTransaction, *, alias_rows: list[dict[str, str]]
     if alias_rows:
         tx.run(identity_statements.SET_ALIAS_CANONICAL, rows=alias_rows).consume()
     if merges:
+        moving = facets_read(tx, Label.DATASET, (row["fromKey"] for row in merges))
         for statement in identity_statements.MERGE_ALIAS_STATEMENTS:
             tx.run(statement, rows=merges).consume()
+        # The canonical node keeps the newest sighting of each facet name of the nodes merged into it.
+        absorbed: dict[str, Sightings] = {}
+        for row in merges:
+            sightings_merge(absorbed.setdefault(row["toKey"], {}), moving.get(row["fromKey"], {}))
+        facets_settle(tx, Label.DATASET, absorbed)

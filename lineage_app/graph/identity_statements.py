@@ -70,7 +70,6 @@ UNWIND $rows AS row
 MATCH (a:{Label.DATASET} {{key: row.fromKey}})
 MERGE (c:{Label.DATASET} {{key: row.toKey}})
 SET c.nodeId = row.toNodeId, c.namespace = row.toNamespace, c.name = row.toName, {_widen("c", "a")},
-    {_newer("c", "a", "facetsJson")},
     {_newer("c", "a", "latestRunId", "latestRunState", "latestRunTime", guard="latestRunOrder")}
 REMOVE c.currentVersion
 """
@@ -140,7 +139,8 @@ MATCH (c:{Label.DATASET} {{key: row.toKey}})
 MERGE (m:{Label.DATASET_VERSION} {{key: row.toKey + row.sep + v.version}})
 SET m.namespace = row.toNamespace, m.name = row.toName, m.version = v.version,
     m.fieldNames = coalesce(m.fieldNames, v.fieldNames), m.fieldTypes = coalesce(m.fieldTypes, v.fieldTypes),
-    m.fieldsJson = coalesce(m.fieldsJson, v.fieldsJson),
+    m.fieldDescriptions = CASE WHEN m.lastKey IS NULL OR v.lastKey > m.lastKey
+                               THEN v.fieldDescriptions ELSE m.fieldDescriptions END,
     m.fieldsExpanded = coalesce(m.fieldsExpanded, v.fieldsExpanded),
     m.createdByRun = CASE WHEN m.firstKey IS NULL OR v.firstKey < m.firstKey
                           THEN v.createdByRun ELSE m.createdByRun END,

@@ -22,6 +22,7 @@ from lineage_app.graph.driver import graph_read, records
 from lineage_app.graph.model import FAILED_STATES, KEY_SEPARATOR, NOW, Label, Moment, natural_key
 from lineage_app.graph.node_ids import node_id_candidate_keys, node_ref_id
 from lineage_app.graph.ownership import owners_for
+from lineage_app.graph.schema_fields import schema_change
 from lineage_app.graph.traversal import (
     CHUNK,
     Edge,
@@ -332,7 +333,9 @@ def root_cause_events(*, refs: list[NodeRef]) -> dict[NodeRef, list[dict[str, An
         for key, rows in versions.items():
             rows.sort(key=lambda row: (row["order"], row["firstSeen"] or "", row["version"]))
             for before, after in pairwise(rows):
-                events[(Label.DATASET, key)].append(_schema_change(before, after))
+                change = _schema_change(before, after)
+                if change is not None:
+                    events[(Label.DATASET, key)].append(change)
         for found in events.values():
             found.sort(key=lambda event: event["at"] or "", reverse=True)
         return events
@@ -340,12 +343,16 @@ def root_cause_events(*, refs: list[NodeRef]) -> dict[NodeRef, list[dict[str, An
     return graph_read(work)
 
 
-def _schema_change(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
-    old = dict(zip(before["fieldNames"] or [], before["fieldTypes"] or [], strict=False))
-    new = dict(zip(after["fieldNames"] or [], after["fieldTypes"] or [], strict=False))
-    added = [name for name in new if name not in old]
-    removed = [name for name in old if name not in new]
-    changed = [name for name in new if name in old and old[name] != new[name]]
+def _schema_change(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any] | None:
+    """A root-cause event for a dataset's version `after` following `before`, or None when it only fills
+    in types `before` left empty (`schema_change`)."""
+    change = schema_change(
+        list(zip(before["fieldNames"] or [], before["fieldTypes"] or [], strict=False)),
+        list(zip(after["fieldNames"] or [], after["fieldTypes"] or [], strict=False)),
+    )
+    if change is None:
+        return None
+    added, removed, changed = change.added, change.removed, change.retyped
     parts = [
         f"{label}: {', '.join(names)}"
         for label, names in (("added", added), ("removed", removed), ("retyped", changed))

@@ -46,6 +46,20 @@ RETURN k AS datasetKey, d.namespace AS namespace, d.name AS name, d.currentVersi
 """
 
 
+# The facets of each dataset (or job) named by `$keys` as the graph keeps them (`graph.facets`), read in
+# the write transaction after its node is written, so no other batch changes them until it commits.
+def _read_facets(label: Label) -> str:
+    return f"""
+UNWIND $keys AS k
+MATCH (x:{label} {{key: k}})
+RETURN k AS key, x.facetsJson AS facetsJson, x.facetOrdersJson AS facetOrdersJson
+"""
+
+
+READ_DATASET_FACETS = _read_facets(Label.DATASET)
+READ_JOB_FACETS = _read_facets(Label.JOB)
+
+
 # The OWNED_BY edges of each node named by `$keys`, one statement per label (namespaces by name),
 # answering one record: {key, name (the owner's), kind, contact, role, source} per edge.
 def _read_owners(label: Label, key: str) -> str:

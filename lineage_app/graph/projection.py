@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 from lineage_app.graph import writes as statements
 from lineage_app.graph.events import EventRecord
+from lineage_app.graph.facets import Sightings, is_deleted, sightings_merge, sightings_of
 from lineage_app.graph.identity import Identity, identity_key, identity_normalise, linked_identifiers
 from lineage_app.graph.model import (
     NodeType,
@@ -111,6 +112,24 @@ class _Rows:
         return rows, [row for key, row in confirmations.items() if key not in written]
 
 
+class _FacetRows:
+    """Each node's facet sightings in a batch, by node key: the newest per facet name (`graph.facets`),
+    merged with the graph's inside the write transaction (`graph.facet_store`)."""
+
+    def __init__(self) -> None:
+        self._nodes: dict[str, Sightings] = {}
+
+    def add(self, key: str, sightings: Sightings) -> None:
+        held = self._nodes.get(key)
+        if held is None:
+            self._nodes[key] = sightings
+        else:
+            sightings_merge(held, sightings)
+
+    def rows(self) -> dict[str, Sightings]:
+        return self._nodes
+
+
 # A job edge's row when the batch sees it but no confirming run names it.
 _UNCONFIRMED = {"confirmedOrder": None, "confirmedBy": None, "confirmedAt": None}
 
@@ -142,9 +161,9 @@ class _EventRowsBuilder:
 
     namespaces: _Rows = field(default_factory=_Rows)
     datasets: _Rows = field(default_factory=_Rows)
-    dataset_facets: _Rows = field(default_factory=_Rows)
+    dataset_facets: _FacetRows = field(default_factory=_FacetRows)
     jobs: _Rows = field(default_factory=_Rows)
-    job_facets: _Rows = field(default_factory=_Rows)
+    job_facets: _FacetRows = field(default_factory=_FacetRows)
     run_reads: _Rows = field(default_factory=_Rows)
     run_writes: _Rows = field(default_factory=_Rows)
     run_read_statistics: _Rows = field(default_factory=_Rows)
@@ -167,9 +186,10 @@ class EventRows:
 
     namespaces: list[dict[str, Any]]
     datasets: list[dict[str, Any]]
-    dataset_facets: list[dict[str, Any]]
+    # Each dataset's and job's facet sightings, by key (`graph.facet_store` merges them with the graph's).
+    dataset_facets: dict[str, Sightings]
     jobs: list[dict[str, Any]]
-    job_facets: list[dict[str, Any]]
+    job_facets: dict[str, Sightings]
     run_reads: list[dict[str, Any]]
     run_writes: list[dict[str, Any]]
     run_read_statistics: list[dict[str, Any]]
@@ -356,9 +376,7 @@ def write_statements(
     ordered = (
         (statements.MERGE_NAMESPACES, rows.namespaces),
         (statements.MERGE_DATASETS, rows.datasets),
-        (statements.SET_DATASET_FACETS, rows.dataset_facets),
         (statements.MERGE_JOBS, rows.jobs),
-        (statements.SET_JOB_FACETS, rows.job_facets),
         (statements.MERGE_RUNS, writes.runs),
         (statements.MERGE_RUN_PARENTS, writes.run_parents),
         (statements.MERGE_RUN_READS, rows.run_reads),
@@ -517,27 +535,11 @@ def _add_job(built: _EventRowsBuilder, event: _Stamped, job: dict[str, Any]) -> 
         event,
         fixed={"key": key, "nodeId": node_id(NodeType.JOB, namespace, name), "namespace": namespace, "name": name},
     )
-    facets = {name: value for name, value in (job.get("facets") or {}).items() if not _is_deleted(value)}
-    if facets or job.get("facets"):
-        job_type = facets.get("jobType") or {}
-        built.job_facets.add(
-            (key,),
-            event,
-            fixed={"key": key},
-            facts={
-                "facetsJson": json_property(facets),
-                "jobType": job_type.get("jobType"),
-                "processingType": job_type.get("processingType"),
-                "integration": job_type.get("integration"),
-            },
-        )
+    facets = job.get("facets") or {}
+    if facets:
+        built.job_facets.add(key, sightings_of(facets, event.order_key))
     _add_owners(built.job_owners, event, key, facets)
     return key
-
-
-def _is_deleted(facet: Any) -> bool:
-    """Whether a facet is a deletion marker (`{"_deleted": true}`): it deletes the facet it names."""
-    return isinstance(facet, dict) and facet.get("_deleted") is True
 
 
 def _add_dataset(
@@ -553,15 +555,14 @@ def _add_dataset(
         built.drops.add(
             (key,), event, fixed={"datasetKey": key}, facts={"droppedOrder": order, "droppedAt": event.time}
         )
-    deleted = {name for name, value in facets.items() if _is_deleted(value)}
-    if "columnLineage" in deleted:  # the derivations into its fields seen before this are retired
+    if is_deleted(facets.get("columnLineage")):  # the derivations into its fields seen before this are retired
         order = declaration_order(event.time, event.content_hash)
         built.lineage_deletions.add(
             (key,), event, fixed={"datasetKey": key}, facts={"deletedOrder": order, "lineageDeletedAt": event.time}
         )
-    descriptive = {k: v for k, v in facets.items() if k not in STRUCTURAL_DATASET_FACETS and k not in deleted}
-    if descriptive or deleted:  # a deletion leaves the facets without the one it names (the latest event's)
-        built.dataset_facets.add((key,), event, fixed={"key": key}, facts={"facetsJson": json_property(descriptive)})
+    descriptive = {name: value for name, value in facets.items() if name not in STRUCTURAL_DATASET_FACETS}
+    if descriptive:
+        built.dataset_facets.add(key, sightings_of(descriptive, event.order_key))
     schema_fields = (facets.get("schema") or {}).get("fields")
     if schema_fields is not None:
         _add_schema_version(built, event, namespace, name, key, schema_fields, run_id)
@@ -569,10 +570,11 @@ def _add_dataset(
     return key
 
 
-def _flatten_fields(fields: list[dict[str, Any]], prefix: str = "") -> Iterator[tuple[str, str]]:
+def _flatten_fields(fields: list[dict[str, Any]], prefix: str = "") -> Iterator[tuple[str, str, str]]:
+    """Each field, nested ones as `parent.child`, with its type and description ("" when not sent)."""
     for item in fields:
         name = f"{prefix}{item['name']}"
-        yield name, item.get("type") or ""
+        yield name, item.get("type") or "", item.get("description") or ""
         if item.get("fields"):
             yield from _flatten_fields(item["fields"], prefix=f"{name}.")
 
@@ -586,8 +588,7 @@ def _add_schema_version(
     schema_fields: list[dict[str, Any]],
     run_id: str | None,
 ) -> None:
-    fields_json = json_property(schema_fields)
-    version, field_names, field_types = _schema_shape(fields_json)
+    version, field_names, field_types, descriptions = _schema_shape(json_property(schema_fields))
     key = natural_key(namespace, name, version)
     # `fixed` is read only for the batch's first sighting of the version: later ones skip building it.
     fixed = (
@@ -601,21 +602,23 @@ def _add_schema_version(
             "version": version,
             "fieldNames": list(field_names),
             "fieldTypes": list(field_types),
-            "fieldsJson": fields_json,
             # A version's fields are created once, when the version is first seen (`field_candidates`).
             "fields": [_field_row(namespace, name, field_name) for field_name in field_names],
         }
     )
-    built.versions.add((key,), event, fixed=fixed, earliest={"createdByRun": run_id})
+    # Descriptions are no part of a version's identity: a version keeps those of its newest sighting.
+    built.versions.add(
+        (key,), event, fixed=fixed, facts={"fieldDescriptions": list(descriptions)}, earliest={"createdByRun": run_id}
+    )
 
 
 @functools.lru_cache(maxsize=4096)
-def _schema_shape(fields_json: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    """A schema's version (a hash of its flattened field names and types) and those names and types;
-    cached, as most events repeat a schema seen before."""
+def _schema_shape(fields_json: str) -> tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """A schema's version (a hash of its flattened field names and types), those names and types, and
+    their descriptions; cached, as most events repeat a schema seen before."""
     flat = list(_flatten_fields(json.loads(fields_json)))
-    version = hashlib.sha256(json_property(flat).encode()).hexdigest()[:16]
-    return version, tuple(n for n, _ in flat), tuple(t for _, t in flat)
+    version = hashlib.sha256(json_property([(n, t) for n, t, _ in flat]).encode()).hexdigest()[:16]
+    return version, tuple(n for n, _, _ in flat), tuple(t for _, t, _ in flat), tuple(d for _, _, d in flat)
 
 
 def _field_row(namespace: str, dataset: str, name: str) -> dict[str, str]:
@@ -673,7 +676,7 @@ def _add_column_lineage(
     built: _EventRowsBuilder, event: _Stamped, dataset: dict[str, Any], job: dict[str, Any], resolve: Resolve
 ) -> None:
     facet = (dataset.get("facets") or {}).get("columnLineage")
-    if not facet or _is_deleted(facet):
+    if not facet or is_deleted(facet):
         return
     namespace, name = resolve(dataset["namespace"], dataset["name"])
     job_id = node_id(NodeType.JOB, job["namespace"], job["name"])
@@ -688,7 +691,7 @@ def column_sources(dataset: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any
     field mappings, then its whole-dataset dependencies (filters, joins, grouping), which reach every
     output field. Nothing for a deleted facet."""
     facet = (dataset.get("facets") or {}).get("columnLineage")
-    if not facet or _is_deleted(facet):
+    if not facet or is_deleted(facet):
         return
     output_fields = facet.get("fields") or {}
     for output_field, mapping in output_fields.items():

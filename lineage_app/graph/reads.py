@@ -312,7 +312,8 @@ ORDER BY name, id
 DATASET_VERSIONS = f"""
 MATCH (:{Label.DATASET} {{key: $key}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
 RETURN v.version AS version, v.firstSeen AS firstSeen, v.lastSeen AS lastSeen,
-       v.createdByRun AS createdByRun, v.fieldNames AS fieldNames, v.fieldTypes AS fieldTypes
+       v.createdByRun AS createdByRun, v.fieldNames AS fieldNames, v.fieldTypes AS fieldTypes,
+       v.fieldDescriptions AS fieldDescriptions, v.lastKey AS lastKey
 ORDER BY coalesce(v.firstKey, ''), version
 """
 

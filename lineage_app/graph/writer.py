@@ -11,8 +11,10 @@ from neo4j.exceptions import ConstraintError
 from lineage_app.graph import lookups, writes
 from lineage_app.graph.alias_registry import AliasRegistryRace, identity_settle
 from lineage_app.graph.driver import graph_write, records
-from lineage_app.graph.model import natural_key
+from lineage_app.graph.facet_store import facets_settle
+from lineage_app.graph.model import Label, natural_key
 from lineage_app.graph.projection import GraphWrites, field_candidates, rows_resolve, write_statements
+from lineage_app.graph.schema_fields import fields_known
 from lineage_app.graph.validity import BatchEdges, GraceFor, no_grace, validity_settle
 
 # Two workers that MERGE the same new node at once (a Namespace, a DatasetAlias) both try to create
@@ -28,7 +30,8 @@ def graph_writes_apply(plan: GraphWrites, *, grace_for: GraceFor = no_grace) -> 
     datasets, merging any node an alias had until now (`alias_registry`); the projection turns the
     events into rows under those names (`rows_resolve`, pure: `plan` is never changed); two reads
     find the schema versions and fields the graph holds already; every statement runs with its
-    rows; the datasets whose versions changed re-derive their current schema; and the jobs whose edges
+    rows; the datasets' and jobs' facets merge per facet name with the graph's (`facets_settle`);
+    the datasets whose versions changed re-derive their current schema; and the jobs whose edges
     the batch saw or confirmed work out which of their edges are stale (`validity_settle`, with the
     grace `grace_for` gives each job's namespace).
     """
@@ -44,6 +47,8 @@ def graph_writes_apply(plan: GraphWrites, *, grace_for: GraceFor = no_grace) -> 
             plan, rows, known_versions=known_versions, new_fields=new_fields
         ):
             tx.run(statement, rows=statement_rows).consume()
+        facets_settle(tx, Label.DATASET, rows.dataset_facets)
+        facets_settle(tx, Label.JOB, rows.job_facets)
         unsettled = {v["datasetKey"] for v in rows.versions if v["key"] not in current_versions}
         _settle_current_versions(tx, sorted({*unsettled, *merged}))
         around = sorted({*merged, *rows.retiring_datasets()})  # edges moved onto them, or a DROP retiring them
@@ -84,7 +89,8 @@ def _existing_field_keys(tx: ManagedTransaction, keys: list[str]) -> set[str]:
 
 
 def _settle_current_versions(tx: ManagedTransaction, dataset_keys: list[str]) -> None:
-    """A dataset's current schema is the version seen last; its fields take their types from it.
+    """A dataset's current schema is the version seen last; its fields take their types from it, or
+    where it left a type empty, from the newest version that knew it (`schema_fields.fields_known`).
 
     Derived from the whole set of versions in the graph (not from the batch), so it comes
     out the same whichever order the versions arrived in.
@@ -104,26 +110,26 @@ def _settle_current_versions(tx: ManagedTransaction, dataset_keys: list[str]) ->
     for dataset_key, found in versions.items():
         if _is_current(found):
             continue
-        current = max(found, key=lambda v: v["lastKey"])
-        current_types = dict(zip(current["fieldNames"], current["fieldTypes"], strict=True))
+        by_sighting = sorted(found, key=lambda v: v["lastKey"])
+        current = by_sighting[-1]
+        current_names = set(current["fieldNames"])
         dataset_rows.append(
             {
                 "datasetKey": dataset_key,
                 "version": current["version"],
                 "versionCount": len(found),
-                "fieldCount": len(current_types),
+                "fieldCount": len(current_names),
             }
         )
-        last_types: dict[str, str] = {}
-        for version in sorted(found, key=lambda v: v["lastKey"]):
-            last_types.update(zip(version["fieldNames"], version["fieldTypes"], strict=True))
+        # A type a version left empty is unknown: the field keeps the newest type a version knew.
+        types = fields_known(zip(v["fieldNames"], v["fieldTypes"], strict=True) for v in by_sighting)
         namespace, name = current["namespace"], current["name"]
-        for field_name, field_type in last_types.items():
+        for field_name, field_type in types.items():
             field_rows.append(
                 {
                     "key": natural_key(namespace, name, field_name),
-                    "type": current_types.get(field_name, field_type),
-                    "current": field_name in current_types,
+                    "type": field_type,
+                    "current": field_name in current_names,
                 }
             )
     if dataset_rows:

@@ -49,11 +49,6 @@ MERGE (d:{Label.DATASET} {{key: row.key}})
 SET d.nodeId = row.nodeId, d.namespace = row.namespace, d.name = row.name, {seen("d")}
 """
 
-SET_DATASET_FACETS = f"""
-UNWIND $rows AS row
-MATCH (d:{Label.DATASET} {{key: row.key}})
-SET {_latest("d", "facetsJson")}
-"""
 
 MERGE_JOBS = f"""
 UNWIND $rows AS row
@@ -61,10 +56,19 @@ MERGE (j:{Label.JOB} {{key: row.key}})
 SET j.nodeId = row.nodeId, j.namespace = row.namespace, j.name = row.name, {seen("j")}
 """
 
+# A dataset's or job's facets merged with the newer sightings of a batch (`graph.facet_store`): only the
+# nodes whose facets changed have a row.
+SET_DATASET_FACETS = f"""
+UNWIND $rows AS row
+MATCH (d:{Label.DATASET} {{key: row.key}})
+SET d.facetsJson = row.facetsJson, d.facetOrdersJson = row.facetOrdersJson
+"""
+
 SET_JOB_FACETS = f"""
 UNWIND $rows AS row
 MATCH (j:{Label.JOB} {{key: row.key}})
-SET {_latest("j", "facetsJson", "jobType", "processingType", "integration")}
+SET j.facetsJson = row.facetsJson, j.facetOrdersJson = row.facetOrdersJson, j.jobType = row.jobType,
+    j.processingType = row.processingType, j.integration = row.integration
 """
 
 # A run's node takes a fold of at least as many events as it has: a run's applied events only grow,
@@ -149,9 +153,11 @@ MERGE (j)-[e:{Rel.OUTPUTS}]->(d)
 SET {seen("e")}, {_CURRENT}, {_CONFIRMED}
 """
 
-# A sighting of a schema version: its creating run is the earliest event's, its last key the newest.
+# A sighting of a schema version: its creating run is the earliest event's, its field descriptions and
+# last key the newest's.
 _VERSION_SIGHTING = f"""
-    v.fieldsJson = row.fieldsJson,
+    v.fieldDescriptions = CASE WHEN v.lastKey IS NULL OR row.order >= v.lastKey
+                               THEN row.fieldDescriptions ELSE v.fieldDescriptions END,
     v.createdByRun = CASE WHEN v.firstKey IS NULL OR row.firstOrder < v.firstKey
                           THEN row.createdByRun ELSE v.createdByRun END,
     v.firstKey = CASE WHEN v.firstKey IS NULL OR row.firstOrder < v.firstKey

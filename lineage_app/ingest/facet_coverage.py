@@ -19,6 +19,7 @@ DOC = ROOT / "docs" / "facets.md"
 # The modules that read event payloads when they are applied (after invalid facets are left out).
 READERS = (
     "lineage_app/graph/projection.py",
+    "lineage_app/graph/facets.py",
     "lineage_app/graph/identity.py",
     "lineage_app/graph/run_state.py",
     "lineage_app/ownership/services/events.py",
@@ -165,7 +166,10 @@ def facet_coverage_markdown() -> str:
         "  policy (`FACET_POLICY=strict`, or a per-namespace facet policy) the event is refused with a 400.",
         "- **Read by the graph**: the modules applying events look the facet up by name"
         f" ({', '.join(f'`{m}`' for m in READERS)}) and turn it into graph structure or node properties.",
-        "- **Kept on node**: the facet is kept whole, as JSON, on that node (the read API's `facets`).",
+        "- **Kept on node**: the facet is kept whole, as JSON, on that node (the read API's `facets`). A",
+        "  dataset or job keeps the newest sent of each facet name, by event time, whichever events sent",
+        "  them, until a newer `_deleted` marker deletes it ([time.md](time.md), *Facets merge by name*);",
+        "  a run, its events' facets merged in event-time order.",
         "- **Shown in the UI**: a page reads a read-API field the facet becomes"
         " (the pages under `frontend/src/pages/`), or shows the facet itself through the facet view of its node"
         " (`frontend/src/facets/`).",

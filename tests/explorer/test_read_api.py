@@ -235,10 +235,17 @@ def test_dataset_detail_has_fields_versions_owners_producers_consumers_and_runs(
             "id": "datasetField:db:clean.orders:amount_eur",
             "name": "amount_eur",
             "type": "decimal(10,2)",
+            "description": None,  # the known graph's schemas send none
             "current": True,
         },
-        {"id": "datasetField:db:clean.orders:country", "name": "country", "type": "string", "current": True},
-        {"id": "datasetField:db:clean.orders:id", "name": "id", "type": "bigint", "current": True},
+        {
+            "id": "datasetField:db:clean.orders:country",
+            "name": "country",
+            "type": "string",
+            "description": None,
+            "current": True,
+        },
+        {"id": "datasetField:db:clean.orders:id", "name": "id", "type": "bigint", "description": None, "current": True},
     ]
     assert [(v["createdByRun"], v["fields"]) for v in body["versions"]] == [
         (RUN_A, [{"name": "id", "type": "bigint"}, {"name": "amount_eur", "type": "double"}]),

@@ -48,7 +48,7 @@ DATASETS, JOBS, SEED = 14, 6, 7
 # derivation's masking, transformation list and order key.
 LEFT_OUT_LABELS = {Label.DATASET_VERSION, Label.DATASET_ALIAS}
 LEFT_OUT: dict[Any, set[str]] = {
-    Label.JOB: {"facetsJson", "factsKey", "processingType", "integration", "latestConfirmation"},
+    Label.JOB: {"facetsJson", "facetOrdersJson", "processingType", "integration", "latestConfirmation"},
     (Label.FIELD, Rel.DERIVES.value, Label.FIELD): {"masking", "transformationsJson", "factsKey"},
 }
 

@@ -32,8 +32,9 @@ def test_the_facets_the_graph_reads_are_found_in_its_code() -> None:
     read = facet_keys_read()
     for key in ("parent", "errorMessage", "nominalTime"):
         assert "graph/run_state.py" in read[key]
-    for key in ("schema", "columnLineage", "jobType", "ownership", "inputStatistics", "outputStatistics"):
+    for key in ("schema", "columnLineage", "ownership", "inputStatistics", "outputStatistics"):
         assert "graph/projection.py" in read[key]
+    assert "graph/facets.py" in read["jobType"]  # the Job node's type, from its merged facets
     assert "graph/identity.py" in read["symlinks"]  # aliases of a dataset (docs/identity.md)
     assert "processing_engine" not in read
 

@@ -682,7 +682,10 @@ export interface components {
         DatasetDetailField: {
             id: string;
             name: string;
+            /** @description the newest type its schema versions sent; empty where none knew it */
             type: string | null;
+            /** @description the newest description its schema versions sent (a `schema` field's) */
+            description: string | null;
             current: boolean;
         };
         DatasetDetailLastRun: {

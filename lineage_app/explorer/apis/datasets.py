@@ -82,7 +82,12 @@ class DatasetDetailApi(APIView):
 
             id = serializers.CharField()
             name = serializers.CharField()
-            type = serializers.CharField(allow_null=True)
+            type = serializers.CharField(
+                allow_null=True, help_text="the newest type its schema versions sent; empty where none knew it"
+            )
+            description = serializers.CharField(
+                allow_null=True, help_text="the newest description its schema versions sent (a `schema` field's)"
+            )
             current = serializers.BooleanField()
 
         class VersionSerializer(ResponseSerializer):

@@ -11,6 +11,7 @@ from lineage_app.graph import listings
 from lineage_app.graph.model import NOW, Label, NodeType
 from lineage_app.graph.node_ids import NodeNotFound
 from lineage_app.graph.node_resolve import node_resolve
+from lineage_app.graph.schema_fields import fields_known, schema_change
 from lineage_app.graph.traversal import lineage_traverse
 
 LAST_RUNS = 10
@@ -56,7 +57,7 @@ def dataset_detail(*, node_id: str) -> dict[str, Any]:
         "name": found["name"],
         "facets": json.loads(found["facetsJson"] or "{}"),
         "currentVersion": found["currentVersion"],
-        "fields": found["fields"],
+        "fields": _described(found["fields"], found["versions"]),
         "versions": [
             {
                 "version": v["version"],
@@ -78,6 +79,14 @@ def dataset_detail(*, node_id: str) -> dict[str, Any]:
     }
 
 
+def _described(fields: list[dict[str, Any]], versions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`fields` with their descriptions: each the newest a schema version sent (`fields_known`), or None."""
+    by_sighting = sorted(versions, key=lambda v: v["lastKey"] or "")
+    # A version written before descriptions were kept has none.
+    known = fields_known(zip(v["fieldNames"], v["fieldDescriptions"] or [], strict=False) for v in by_sighting)
+    return [{**field, "description": known.get(field["name"]) or None} for field in fields]
+
+
 def _alias(row: dict[str, Any]) -> dict[str, Any]:
     """Another name of a dataset, and where it was seen first."""
     return {
@@ -95,7 +104,8 @@ def _alias(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def dataset_version_diff(*, node_id: str, from_version: str | None, to_version: str | None) -> dict[str, Any]:
-    """Fields added, removed and retyped between two schema versions, and every dataset downstream.
+    """Fields added, removed and retyped between two schema versions, and every dataset downstream; a
+    type one of the two left empty is no retyping (`schema_change`).
 
     `to_version` defaults to the current version and `from_version` to the one before it.
     """
@@ -113,6 +123,8 @@ def dataset_version_diff(*, node_id: str, from_version: str | None, to_version: 
         raise VersionNotFound(f"{node_id!r} has no schema version {from_version!r}", parameter="from")
     fields = listings.dataset_version_fields(key=start[1], versions=[from_version, to_version])
     before, after = dict(fields[from_version]), dict(fields[to_version])
+    change = schema_change(fields[from_version], fields[to_version])
+    retyped = set(change.retyped) if change else set()
     graph = lineage_traverse(
         start=start,
         depth=settings.LINEAGE_MAX_DEPTH,
@@ -128,11 +140,7 @@ def dataset_version_diff(*, node_id: str, from_version: str | None, to_version: 
         "to": to_version,
         "added": [{"name": n, "type": t} for n, t in fields[to_version] if n not in before],
         "removed": [{"name": n, "type": t} for n, t in fields[from_version] if n not in after],
-        "changed": [
-            {"name": n, "fromType": before[n], "toType": t}
-            for n, t in fields[to_version]
-            if n in before and before[n] != t
-        ],
+        "changed": [{"name": n, "fromType": before[n], "toType": t} for n, t in fields[to_version] if n in retyped],
         "downstream": downstream,
         "truncated": graph.truncated,
     }

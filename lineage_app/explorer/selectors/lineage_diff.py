@@ -11,6 +11,7 @@ from lineage_app.explorer.selectors.lineage import column_lineage_for_node, line
 from lineage_app.graph import listings
 from lineage_app.graph.model import Label, Moment
 from lineage_app.graph.node_ids import node_id_candidate_keys
+from lineage_app.graph.schema_fields import schema_change
 from lineage_app.instants import utc_text
 
 ADDED, REMOVED, UNCHANGED = "added", "removed", "unchanged"
@@ -113,7 +114,8 @@ def _pair(key: tuple[str, str]) -> dict[str, str]:
 
 def _schema_changes(dataset_ids: list[str], since: str, until: str) -> list[dict[str, Any]]:
     """Each dataset whose schema at `until` differs from its schema at `since` (the newest version first
-    seen by then), with the fields added, removed and retyped; a dataset with no schema at either is left out."""
+    seen by then), with the fields added, removed and retyped; a dataset with no schema at either, or
+    whose versions differ only by types one of them left empty (`schema_change`), is left out."""
     keys: dict[str, str] = {}
     for dataset_id in dataset_ids:
         for key in node_id_candidate_keys(node_id=dataset_id, label=Label.DATASET):
@@ -124,18 +126,19 @@ def _schema_changes(dataset_ids: list[str], since: str, until: str) -> list[dict
         before, after = _version_at(versions, since), _version_at(versions, until)
         if before is None or after is None or before["version"] == after["version"]:
             continue
+        change = schema_change(before["fields"], after["fields"])
+        if change is None:
+            continue
         old, new = dict(before["fields"]), dict(after["fields"])
         changes.append(
             {
                 "datasetId": keys[key],
                 "fromVersion": before["version"],
                 "toVersion": after["version"],
-                "addedFields": [name for name in new if name not in old],
-                "removedFields": [name for name in old if name not in new],
+                "addedFields": change.added,
+                "removedFields": change.removed,
                 "changedFields": [
-                    {"name": name, "fromType": old[name], "toType": new[name]}
-                    for name in new
-                    if name in old and old[name] != new[name]
+                    {"name": name, "fromType": old[name], "toType": new[name]} for name in change.retyped
                 ],
             }
         )

@@ -1,0 +1,65 @@
+"""A dataset's or job's facets: the newest sighting of each facet name, by event order (docs/time.md).
+
+Events name a node's facets a few at a time (a dbt test sends the test results of a table, its run the
+description and schema), so the node keeps each facet name's newest value, not the newest event's map.
+A facet sent as `{"_deleted": true}` is a sighting too: it deletes its name until a newer event sends
+the facet again. Keeping the newest sighting per name is a maximum, so any order of the same events
+gives the same facets.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from lineage_app.graph.model import json_property
+
+# A facet name's newest sighting: the order key of the event that sent it, and the facet (None: deleted).
+Sighting = tuple[str, dict[str, Any] | None]
+# A node's sightings by facet name.
+Sightings = dict[str, Sighting]
+
+
+def is_deleted(facet: Any) -> bool:
+    """Whether a facet is a deletion marker (`{"_deleted": true}`): it deletes the facet it names."""
+    return isinstance(facet, dict) and facet.get("_deleted") is True
+
+
+def sightings_of(facets: Mapping[str, Any], order: str) -> Sightings:
+    """The sightings one event's facet map brings, each at the event's `order`."""
+    return {name: (order, None if is_deleted(value) else value) for name, value in facets.items()}
+
+
+def sightings_merge(into: Sightings, newer: Mapping[str, Sighting]) -> bool:
+    """Fold `newer` into `into`, each name keeping its newest sighting; whether `into` changed."""
+    changed = False
+    for name, sighting in newer.items():
+        held = into.get(name)
+        if held is None or sighting[0] > held[0]:
+            into[name] = sighting
+            changed = True
+    return changed
+
+
+def sightings_stored(facets_json: str | None, orders_json: str | None) -> Sightings:
+    """A node's sightings from its `facetsJson` (the live facets) and `facetOrdersJson` (each name's
+    order key, deleted names too). A facet a graph written before names were ordered holds has no order
+    key: any sighting is newer (`manage.py rebuild_graph` orders them all)."""
+    facets = json.loads(facets_json or "{}")
+    orders = json.loads(orders_json or "{}")
+    return {name: (orders.get(name, ""), facets.get(name)) for name in facets.keys() | orders.keys()}
+
+
+def sightings_properties(sightings: Mapping[str, Sighting]) -> dict[str, Any]:
+    """The node properties that keep `sightings`: the live facets as the read API's `facets`, each
+    name's order key, and what the `jobType` facet says (read on Job nodes)."""
+    live = {name: facet for name, (_, facet) in sightings.items() if facet is not None}
+    job_type = live.get("jobType") or {}
+    return {
+        "facetsJson": json_property(live),
+        "facetOrdersJson": json_property({name: order for name, (order, _) in sightings.items()}),
+        "jobType": job_type.get("jobType"),
+        "processingType": job_type.get("processingType"),
+        "integration": job_type.get("integration"),
+    }
