@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from lineage_app.explorer.selectors.datasets import dataset_detail
 from lineage_app.explorer.selectors.jobs_and_runs import job_detail, job_run_list
 from lineage_app.explorer.selectors.lineage import lineage_for_node
 from lineage_app.graph.driver import graph_read, records
@@ -122,3 +123,11 @@ def test_a_dbt_project_built_and_tested_by_dbt_ol_reads_as_its_engineer_expects(
         ("run", "COMPLETED"),
         ("test", "FAILED"),
     ]
+
+    # The test events named stg_orders with its assertions only: the model's own facets, sent by `run`, stay
+    # (facets merge by name), and its columns keep the descriptions dbt sent.
+    staging = dataset_detail(node_id=table["stg_orders"])
+    assert {"documentation", "dataSource", "dbt_model", "dataQualityAssertions"} <= set(staging["facets"])
+    assert staging["facets"]["documentation"]["description"] == "Orders as the shop recorded them, one row each."
+    described = {field["name"]: field.get("description") for field in staging["fields"]}
+    assert described["status"] == "Where the order stands."
