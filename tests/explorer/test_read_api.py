@@ -336,7 +336,9 @@ def test_job_detail_has_inputs_outputs_and_the_latest_run(known: None, read_clie
         "cause": None,
         "classification": None,
         "verification": "UNSIGNED",
+        "command": None,
     }
+    assert body["latestByCommand"] == []
 
 
 def test_job_runs_are_paged_newest_first(known: None, read_client: APIClient) -> None:
