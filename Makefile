@@ -93,7 +93,7 @@ test-postgres: $(STAMP)
 	bash scripts/test_services.sh
 	DATABASE_URL=$(POSTGRES_URL) $(PY) -m pytest tests/ingest
 
-# A real dbt project run by OpenLineage's own dbt integration (tests/dbt), in a venv of its own from
+# A real dbt project (tests/dbt/shop) run by OpenLineage's own dbt integration (tests/browser/test_dbt_project.py), in a venv of its own from
 # requirements/dbt.txt: dbt pins packages of its own that the server's venv must not have to agree with.
 $(STAMP_DBT): requirements/dbt.txt
 	test -x $(VENV_DBT)/bin/python || $(PYTHON) -m venv $(VENV_DBT)

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -18,12 +19,14 @@ from lineage_app.explorer.selectors.lineage import lineage_for_node
 from lineage_app.graph.driver import graph_read, records
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
+from tests.browser.conftest import shot
+from tests.browser.test_explorer import node_ids, open_lineage
 from tests.conftest import ROOT
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 DBT_BIN = ROOT / ".venv-dbt" / "bin"
-PROJECT = Path(__file__).parent / "shop"
+PROJECT = ROOT / "tests" / "dbt" / "shop"
 
 
 def dbt_ol(command: str, project: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -74,7 +77,9 @@ def drawn(body: dict[str, Any]) -> tuple[set[str], set[tuple[str, str]]]:
     return nodes, edges
 
 
-def test_a_dbt_project_built_and_tested_by_dbt_ol_reads_as_its_engineer_expects(shop: str) -> None:
+def test_a_dbt_project_built_and_tested_by_dbt_ol_reads_as_its_engineer_expects(
+    shop: str, logged_in: Any, live_server: Any
+) -> None:
     """One build of the project (dbt is slow to start: each command costs seconds), every point checked on it."""
     table = {name: f"dataset:{shop}:shop.main.{name}" for name in ("stg_orders", "stg_customers", "fct_orders")}
     model = {name: f"job:dbt:shop.main.shop.{name}" for name in table}
@@ -131,3 +136,20 @@ def test_a_dbt_project_built_and_tested_by_dbt_ol_reads_as_its_engineer_expects(
     assert staging["facets"]["documentation"]["description"] == "Orders as the shop recorded them, one row each."
     described = {field["name"]: field.get("description") for field in staging["fields"]}
     assert described["status"] == "Where the order stands."
+
+    # The same in the browser: the lineage page, the dbt run job's page, the staging table's page.
+    page = logged_in
+    open_lineage(page, live_server, table["fct_orders"], depth=6, direction="upstream")
+    assert node_ids(page) == set(table.values()) | set(model.values())
+    shot(page, "dbt-lineage", readme="dbt-lineage")
+    page.goto(f"{live_server.url}/job?nodeId={quote('job:dbt:dbt-run-shop', safe='')}")
+    commands = page.locator("#job-commands")
+    commands.wait_for()
+    states = page.evaluate(
+        "() => Object.fromEntries([...document.querySelectorAll('#job-commands [data-command]')]"
+        ".map(e => [e.dataset.command, e.querySelector('.badge').textContent.trim()]))"
+    )
+    assert states == {"run": "COMPLETED", "test": "FAILED"}
+    page.goto(f"{live_server.url}/dataset?nodeId={quote(table['stg_orders'], safe='')}")
+    page.get_by_text("Where the order stands.").wait_for()
+    shot(page, "dbt-dataset", readme="dbt-dataset")
