@@ -321,7 +321,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Store a JSON array of OpenLineage events, each accepted or rejected on its own (`ingest`-scope token); an element that is not an event (not even an object) is rejected in its result, the rest still stored. */
+        /** @description Store a JSON array of OpenLineage events, each accepted or rejected on its own (`ingest`-scope token), and answer with OpenLineage's batch receipt: an element that is not an event (not even an object) is a non-retriable failure, the rest still stored. When the event log cannot be written, nothing is stored: 503 with `Retry-After`, the acceptable events retriable. */
         post: operations["lineage_batch_create"];
         delete?: never;
         options?: never;
@@ -1052,18 +1052,19 @@ export interface components {
          * @enum {string}
          */
         LevelEnum: "application" | "action";
-        LineageBatchAnswer: {
-            accepted: number;
-            duplicate: number;
-            rejected: number;
-            /** @description one per event, in the order sent */
-            results: components["schemas"]["LineageBatchItem"][];
+        LineageBatchFailedEvent: {
+            /** @description the event's position in the array */
+            index: number;
+            /** @description why it was not stored */
+            reason: string;
+            /** @description whether sending it again unchanged can succeed */
+            retriable: boolean;
         };
         LineageBatchItem: {
             /** @description the event's position in the array */
             index: number;
             status: components["schemas"]["LineageBatchItemStatusEnum"];
-            /** @description null when rejected */
+            /** @description the event's row in the event log; null when not stored */
             id: number | null;
             errors: components["schemas"]["EventProblem"][];
             /** @description facets that failed their schema: stored, not applied */
@@ -1073,9 +1074,43 @@ export interface components {
          * @description * `accepted` - accepted
          *     * `duplicate` - duplicate
          *     * `rejected` - rejected
+         *     * `unavailable` - unavailable
          * @enum {string}
          */
-        LineageBatchItemStatusEnum: "accepted" | "duplicate" | "rejected";
+        LineageBatchItemStatusEnum: "accepted" | "duplicate" | "rejected" | "unavailable";
+        /** @description OpenLineage's batch receipt (`status`, `summary`, `failed_events`), plus Tributary's `results`. */
+        LineageBatchReceipt: {
+            /**
+             * @description `partial_success` when any event failed
+             *
+             *     * `success` - success
+             *     * `partial_success` - partial_success
+             */
+            status: components["schemas"]["LineageBatchReceiptStatusEnum"];
+            summary: components["schemas"]["LineageBatchSummary"];
+            /** @description the events not stored, in array order */
+            failed_events: components["schemas"]["LineageBatchFailedEvent"][];
+            /** @description Tributary's own answer for each event, in the order sent: its id, duplicate, warnings */
+            results: components["schemas"]["LineageBatchItem"][];
+        };
+        /**
+         * @description * `success` - success
+         *     * `partial_success` - partial_success
+         * @enum {string}
+         */
+        LineageBatchReceiptStatusEnum: "success" | "partial_success";
+        LineageBatchSummary: {
+            /** @description events in the array */
+            received: number;
+            /** @description stored now or already stored (duplicates) */
+            successful: number;
+            /** @description not stored */
+            failed: number;
+            /** @description failed, and may succeed when sent again unchanged */
+            retriable: number;
+            /** @description failed, and will fail the same way when sent again */
+            non_retriable: number;
+        };
         LineageDiff: {
             nodeId: string;
             depth: number;
@@ -3002,12 +3037,13 @@ export interface operations {
             };
         };
         responses: {
+            /** @description the receipt: every event stored, or some failed */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LineageBatchAnswer"];
+                    "application/json": components["schemas"]["LineageBatchReceipt"];
                 };
             };
             /** @description malformed JSON, or not an acceptable event / batch (`path` says where) */
@@ -3064,6 +3100,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the event log could not be written: nothing stored; send the retriable events again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LineageBatchReceipt"];
                 };
             };
         };
