@@ -298,3 +298,31 @@ def test_two_datasets_with_no_path_between_them_say_why_they_are_not_connected(
     assert "No path between warehouse/daily_revenue and finance/daily_revenue" in page.inner_text("#path-result")
     assert "daily_revenue" in page.inner_text("#near-miss")
     shot(page, "example-near-miss")
+
+
+def test_searching_a_run_id_lands_on_that_run(logged_in: Any, live_server: Any, example: ExamplePipeline) -> None:
+    # The id `spark_agent.with_run_id` stamps into rows: the application's run (its events name no parent).
+    application_runs = [
+        event
+        for event in example.events
+        if event["job"]["name"] == "clean_orders" and "parent" not in (event["run"].get("facets") or {})
+    ]
+    last = application_runs[-1]
+    run_id, job_id = last["run"]["runId"], f"job:{last['job']['namespace']}:clean_orders"
+    page = logged_in
+    page.goto(f"{live_server.url}/")
+    page.fill("#search", run_id)
+    result = page.locator(f"#search-results li[data-id='run:{run_id}']")
+    result.wait_for()
+    assert result.locator(".tag").inner_text().lower() == "run"
+    assert "run id" in result.inner_text() and "clean_orders" in result.inner_text()
+    shot(page, "search-run-id")
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**/job?nodeId={quote(job_id, safe='')}&run={run_id}")
+    focus = page.locator(f"#run-focus[data-run='{run_id}']")
+    focus.locator(".mono").wait_for()
+    assert run_id in focus.inner_text() and "COMPLETED" in focus.inner_text().upper()
+    page.locator(f"#runs tr.run-focused[data-run='{run_id}']").wait_for()
+    page.locator(".page-head .node-name").wait_for()
+    assert page.locator(".page-head .node-name").inner_text() == "clean_orders"
+    shot(page, "run-page-from-search")

@@ -469,7 +469,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description `GET /api/v1/search?q=&types=dataset,job,field&limit=`: nodes by name, best match first. */
+        /**
+         * @description `GET /api/v1/search?q=&types=dataset,job,field,run&limit=`: nodes by name, run id, tag or owner, best
+         *     match first, each saying why it matched.
+         */
         get: operations["node_search"];
         put?: never;
         post?: never;
@@ -522,6 +525,15 @@ export interface components {
             count: number;
             results: components["schemas"]["AssignmentOutput"][];
         };
+        /**
+         * @description * `name` - name
+         *     * `alias` - alias
+         *     * `runId` - runId
+         *     * `tag` - tag
+         *     * `owner` - owner
+         * @enum {string}
+         */
+        ByEnum: "name" | "alias" | "runId" | "tag" | "owner";
         /**
          * @description * `added` - added
          *     * `removed` - removed
@@ -1280,15 +1292,49 @@ export interface components {
         };
         NodeSearchHit: {
             id: string;
-            type: components["schemas"]["AssetTypeEnum"];
+            type: components["schemas"]["NodeSearchHitTypeEnum"];
+            /** @description a run's: its job's */
             namespace: string;
+            /** @description a run's: its job's name */
             name: string;
+            /** @description why this node is a hit */
+            matched: components["schemas"]["NodeSearchMatch"];
             /** @description fields only */
             dataset?: string;
+            /** @description fields only: the current schema's description, if any */
+            description?: string | null;
+            /** @description runs only */
+            runId?: string;
+            /** @description runs only */
+            state?: string | null;
+            /** @description runs only: the run's job */
+            job?: string | null;
             /** @description jobs only: how many jobs this job is the application of (0: none) */
             actionCount?: number;
             /** @description jobs only: the application job this job is an action of */
             application?: string | null;
+        };
+        /**
+         * @description * `DATASET` - DATASET
+         *     * `JOB` - JOB
+         *     * `DATASET_FIELD` - DATASET_FIELD
+         *     * `RUN` - RUN
+         * @enum {string}
+         */
+        NodeSearchHitTypeEnum: "DATASET" | "JOB" | "DATASET_FIELD" | "RUN";
+        NodeSearchMatch: {
+            /**
+             * @description what matched
+             *
+             *     * `name` - name
+             *     * `alias` - alias
+             *     * `runId` - runId
+             *     * `tag` - tag
+             *     * `owner` - owner
+             */
+            by: components["schemas"]["ByEnum"];
+            /** @description the name, run id, tag (`key:value`) or owner that matched */
+            text: string;
         };
         /** @enum {unknown} */
         NullEnum: null;
@@ -3732,8 +3778,9 @@ export interface operations {
         parameters: {
             query: {
                 limit?: number;
+                /** @description a name, a run id, a tag (`key`, `value` or `key:value`) or an owner; `tag:…`, `owner:…` or `run:…` searches only that */
                 q: string;
-                /** @description comma-separated: dataset, job, field */
+                /** @description comma-separated: dataset, job, field, run */
                 types?: string;
             };
             header?: never;
