@@ -4,12 +4,14 @@ found run ids, tags and owners) against today's `node_search`, on the same graph
 Loads `bench/synthetic_graph.py`'s graph into the embedded ArcadeDB as `bench/read_api.py` does (a cached
 database directory of its own), then gives it what producers send and search now reads: every dataset, job
 and run a `facetsJson` like a real one (documentation, SQL, a processing engine; a `tags` facet on one in
-`--tagged`), and `--owners` owners each owning datasets and jobs (one in `--owned`). Then times, in process:
+`--tagged`), and the Tag nodes apply writes for them, and `--owners` owners each owning datasets and jobs (one in
+`--owned`). Then times, in process:
 
 - `name`: substrings of dataset and job names (`ds123`, `job45`) and field names (`col2`);
 - `runId`: a run's id (a unique-index lookup);
 - `tag`: `tier:gold`, `pii`, `domain:…`;
-- `owner`: an owner's name (`team-17`).
+- `owner`: an owner's name (`team-17`);
+- `tag:…`, `owner:…`: the same, searching only tags or only owners.
 
     python bench/search.py --datasets 100000 --jobs 100000 --samples 100
     python bench/search.py --datasets 5000 --jobs 5000 --samples 20      # a quick look
@@ -34,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.read_api import DATABASE, PASSWORD, Engine, ensure_loaded, percentiles, read_api_client  # noqa: E402
 
-DECORATION = 1  # bumped when what `decorate` writes changes, so a cached graph is decorated again
+DECORATION = 2  # bumped when what `decorate` writes changes, so a cached graph is decorated again
 DOMAINS = ["finance", "marketing", "sales", "logistics", "support"]
 
 
@@ -61,6 +63,9 @@ def decorate(*, cache: Path, heap: str, seed: int, tagged: float, owners: int, o
     """Give the cached graph facets, tags and owners (once per cache and settings)."""
     from neo4j import GraphDatabase
 
+    from lineage_app.graph.projection import tag_texts
+    from lineage_app.graph.schema import SCHEMA_STATEMENTS
+
     marker = cache / "search-decorated.json"
     shape = {"seed": seed, "tagged": tagged, "owners": owners, "owned": owned, "decoration": DECORATION}
     if marker.exists() and json.loads(marker.read_text()) == shape:
@@ -69,6 +74,8 @@ def decorate(*, cache: Path, heap: str, seed: int, tagged: float, owners: int, o
     rng = random.Random(seed)
     began = time.monotonic()
     with Engine(cache / "graph", heap) as engine, GraphDatabase.driver(engine.uri, auth=("root", PASSWORD)) as driver:
+        for statement in SCHEMA_STATEMENTS:  # the Tag key's constraint, if the graph was loaded before it
+            driver.execute_query(statement, database_=DATABASE)
 
         def write(query: str, rows: list[dict[str, Any]]) -> None:
             for start in range(0, len(rows), 5000):
@@ -81,6 +88,13 @@ def decorate(*, cache: Path, heap: str, seed: int, tagged: float, owners: int, o
             ]
             rows = [{"k": k, "f": _facets(rng, tagged=rng.random() < tagged, kind=kind)} for k in keys]
             write(f"UNWIND $rows AS row MATCH (n:{label} {{{key}: row.k}}) SET n.facetsJson = row.f", rows)
+            # The Tag nodes and edges the projection writes for a `tags` facet.
+            tag_rows = [{"k": row["k"], "t": tag} for row in rows for tag in tag_texts(json.loads(row["f"]))]
+            write(
+                f"UNWIND $rows AS row MATCH (n:{label} {{{key}: row.k}}) MERGE (t:Tag {{key: row.t}}) "
+                "MERGE (n)-[:TAGGED]->(t)",
+                tag_rows,
+            )
             if label != "Run":
                 chosen = [{"k": k, "o": f"team-{rng.randrange(owners)}"} for k in keys if rng.random() < owned]
                 write(
@@ -145,9 +159,12 @@ def main() -> None:
             ],
             "owner": [f"team-{rng.randrange(args.owners)}" for _ in range(args.samples)],
         }
+        # What `tag:` and `owner:` ask for: only tags, only owners (before, the same text was a name).
+        queries["tag:…"] = [f"tag:{q}" for q in queries["tag"]]
+        queries["owner:…"] = [f"owner:{q}" for q in queries["owner"]]
         after("warm up")
         print(f"\nsearch on {args.datasets} datasets / {args.jobs} jobs, {args.samples} queries of each kind, limit 20")
-        print(f"{'query':8} {'search':8} {'median':>9} {'p95':>9} {'max':>9} {'hits (median)':>14}")
+        print(f"{'query':9} {'search':8} {'median':>9} {'p95':>9} {'max':>9} {'hits (median)':>14}")
         for kind, texts in queries.items():
             for label, call in (("before", before), ("after", after)):
                 samples = [timed(partial(call, q)) for q in texts]

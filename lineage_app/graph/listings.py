@@ -286,8 +286,8 @@ def run_search_row(*, run_id: str) -> dict[str, Any] | None:
 
 
 def tagged_search_rows(*, q: str, labels: list[Label], limit: int) -> Rows:
-    """Datasets, jobs and runs (of `labels`) whose `tags` facet may mention `q`, with their facets' JSON
-    (`facetsJson`): the caller checks each tag."""
+    """Datasets, jobs and runs (of `labels`) that an event tagged with a tag containing `q`, with their facets'
+    JSON (`facetsJson`): the caller checks which tags they have now."""
 
     def work(tx: ManagedTransaction) -> Rows:
         found: Rows = []

@@ -543,11 +543,13 @@ ORDER BY rank, id LIMIT $limit
 
 
 def _search_tagged(label: Label, *extra: str) -> str:
-    """Nodes of `label` whose facets hold a `tags` facet and mention `$q`: candidates, each tag checked by the
-    caller (a facet is stored as JSON text, `facetsJson`)."""
+    """Nodes of `label` with a tag (`key:value`) that contains `$q`: the few Tag nodes first, then their edges.
+    A node keeps every tag an event gave it; the caller checks its facets (`facetsJson`) for the ones it has now."""
     returned = ", ".join(("n.nodeId AS id", "n.facetsJson AS facetsJson", *extra))
     return f"""
-MATCH (n:{label}) WHERE n.facetsJson CONTAINS '"tags"' AND toLower(n.facetsJson) CONTAINS $q
+MATCH (t:{Label.TAG}) WHERE toLower(t.key) CONTAINS $q
+MATCH (n:{label})-[:{Rel.TAGGED}]->(t)
+WITH DISTINCT n
 RETURN {returned} ORDER BY id LIMIT $limit
 """
 

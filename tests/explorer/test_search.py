@@ -168,3 +168,16 @@ def test_a_name_match_comes_before_a_tag_or_owner_match_of_the_same_node(posted:
 @pytest.mark.parametrize("q", ["tag:", "owner:", "run:", "run:not-a-uuid"])
 def test_an_empty_or_malformed_scoped_search_finds_nothing(posted: None, read_client: APIClient, q: str) -> None:
     assert search(read_client, q=q) == []
+
+
+def test_a_tag_the_latest_event_replaced_finds_nothing(
+    posted: None, ingest_client: APIClient, read_client: APIClient
+) -> None:
+    later = dbt_run(RUN_ID, model="analytics.orders", at_minutes=30)[1]
+    later["run"]["runId"] = "5e2d1c0b-8a79-4f6e-9d5c-4b3a29180f7e"
+    later["job"]["facets"] = {"tags": tags(("domain", "risk"))}
+    answer = ingest_client.post("/api/v1/lineage", data=json.dumps(later), content_type="application/json")
+    assert answer.status_code == 201, answer.content
+    events_apply(event_ids=[answer.json()["id"]])
+    assert [h["matched"]["text"] for h in search(read_client, q="domain", types="job")] == ["domain:risk"]
+    assert search(read_client, q="tag:finance", types="job") == []

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 from lineage_app.graph import listings
 from lineage_app.graph.model import API_TYPES, Label, NodeType, natural_key
 from lineage_app.graph.node_ids import node_id, node_ref_id
 from lineage_app.graph.ownership import owned_search_rows
+from lineage_app.graph.projection import tag_texts
 
 SEARCH_TYPES = {"dataset": Label.DATASET, "job": Label.JOB, "field": Label.FIELD, "run": Label.RUN}
 # What a hit matched: its name, another name of its dataset, its run id, one of its tags, one of its owners.
@@ -72,27 +72,17 @@ def _name_rows(*, q: str, labels: list[Label], limit: int) -> list[dict[str, Any
 
 
 def _tag_rows(*, q: str, labels: list[Label], limit: int) -> list[dict[str, Any]]:
-    """Nodes with a tag whose key, value or `key:value` contains `q`, ranked by their best such tag."""
+    """Nodes with a tag whose key, value or `key:value` contains `q` (in their facets now), ranked by their best
+    such tag."""
     found = []
     wanted = q.lower()
-    # The graph holds a tag as `{"key": …, "value": …}`: `key:value` is looked for by its longer half.
-    needle = max(wanted.split(":", 1), key=len)
-    for row in listings.tagged_search_rows(q=needle, labels=labels, limit=limit):
-        matches = sorted(
-            (rank, tag) for tag in _tags(row["facetsJson"]) if (rank := _tag_rank(tag, wanted)) is not None
-        )
+    for row in listings.tagged_search_rows(q=wanted, labels=labels, limit=limit):
+        tags = tag_texts(json.loads(row["facetsJson"] or "{}"))
+        matches = sorted((rank, tag) for tag in tags if (rank := _tag_rank(tag, wanted)) is not None)
         if matches:
             rank, tag = matches[0]
             found.append({**row, "rank": rank, "matched": {"by": "tag", "text": tag}})
     return found
-
-
-def _tags(facets_json: str | None) -> Iterator[str]:
-    """A node's tags (its `tags` facet: TagsJobFacet, TagsDatasetFacet, TagsRunFacet), each as `key:value`."""
-    tags = (json.loads(facets_json or "{}").get("tags") or {}).get("tags") or []
-    for tag in tags:
-        if isinstance(tag, dict) and tag.get("key") is not None:
-            yield f"{tag['key']}:{tag['value']}" if tag.get("value") not in (None, "") else str(tag["key"])
 
 
 def _tag_rank(tag: str, q: str) -> int | None:
