@@ -4,7 +4,8 @@
 - the `tributary_signature` run facet: Ed25519 over the canonical bytes of the event without it;
 - the signature status vocabulary, and the JSON Schemas of Tributary's own facets;
 - strict parsing of one serialised event;
-- the names both sides spell alike: facet keys, the ingest paths, the OpenLineage event types.
+- the names both sides spell alike: facet keys, the ingest paths, the OpenLineage event types;
+- the batch receipt of OpenLineage's `POST /lineage/batch`: written by the server and the relay, read by both.
 
 This is a stable API: the Spark agent, the relay and the server import it from here, and only from
 here; it imports none of them (`lint-imports` enforces both). Its contract tests (`tests/protocol`)
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 from lineage_protocol.canonical import canonical_json, canonical_json_of_any, content_hash, outside_strings
 from lineage_protocol.facet_schemas import facet_schema
+from lineage_protocol.receipt import RECEIPT_STATUSES, FailedEvent, batch_receipt, receipt_failures
 from lineage_protocol.signature import (
     ALGORITHM,
     DEFAULT_PRODUCER,
@@ -51,17 +53,20 @@ __all__ = [
     "COUNTERS_FACET",
     "DEFAULT_PRODUCER",
     "EVENT_PATH",
+    "RECEIPT_STATUSES",
     "SCHEMA_URL",
     "SIGNATURE_FACET",
     "STREAMING_FACET",
     "CanonicalizationError",
     "EventParseError",
     "EventType",
+    "FailedEvent",
     "Signature",
     "SignatureFormatError",
     "SignatureProblem",
     "Verification",
     "VerificationStatus",
+    "batch_receipt",
     "canonical_bytes",
     "canonical_json",
     "canonical_json_of_any",
@@ -77,6 +82,7 @@ __all__ = [
     "private_key_pem",
     "public_key_pem",
     "read_signature",
+    "receipt_failures",
     "sign_event",
     "verify_event",
 ]

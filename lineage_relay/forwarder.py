@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from lineage_protocol import BATCH_PATH
+from lineage_protocol import BATCH_PATH, receipt_failures
 from lineage_relay.buffer import Pending, Rejection
 from lineage_relay.drain import Drain
 from lineage_relay.transports.http import RETRY_AFTER_MAX_S, retry_after_seconds
@@ -166,18 +166,18 @@ class Forwarder(Drain):
             self._forward(batch[:half])
             self._forward(batch[half:])
             return
-        results = _json_or_text(payload)
-        results = results.get("results") if status == 200 and isinstance(results, dict) else None
-        if not isinstance(results, list) or len(results) != len(batch):
-            raise ServerUnavailable(f"HTTP {status} without a result per event: {payload[:200]!r}", answered=True)
-        forwarded: list[Pending] = []
-        rejected: list[Rejection] = []
-        for event, result in zip(batch, results, strict=True):
-            if isinstance(result, dict) and result.get("status") == "rejected":
-                rejected.append(Rejection(event, status, result.get("errors")))
-            else:
-                forwarded.append(event)
+        failures = receipt_failures(_json_or_text(payload), received=len(batch)) if status == 200 else None
+        if failures is None:
+            raise ServerUnavailable(f"HTTP {status} without a batch receipt: {payload[:200]!r}", answered=True)
+        failed = {failure.index: failure for failure in failures}
+        forwarded = [event for index, event in enumerate(batch) if index not in failed]
+        rejected = [Rejection(batch[f.index], status, [f.as_dict()]) for f in failures if not f.retriable]
         self._settle(forwarded, rejected)
+        if retriable := [f for f in failures if f.retriable]:
+            # Taken apart from these: they stay pending, first in line, and are sent again after a pause.
+            raise ServerUnavailable(
+                f"HTTP {status}: {len(retriable)} event(s) to send again: {retriable[0].reason}", answered=True
+            )
         self._answered()
 
     def _settle(self, forwarded: list[Pending], rejected: list[Rejection]) -> None:

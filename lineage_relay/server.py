@@ -12,7 +12,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from lineage_protocol import BATCH_PATH, EVENT_PATH
+from lineage_protocol import BATCH_PATH, EVENT_PATH, FailedEvent, batch_receipt
 from lineage_relay.buffer import BufferRefused, EventBuffer
 from lineage_relay.drain import Drain
 from lineage_relay.events import EventRefused, NotABatch, batch_items, event_signed
@@ -113,7 +113,10 @@ class RelayHandler(BaseHTTPRequestHandler):
             items = batch_items(raw=raw)
         except NotABatch as exc:
             raise HttpError(400, "invalid_batch", exc.message) from None
+        if not items:
+            raise HttpError(400, "invalid_batch", "the batch is empty: send an array of at least one event")
         results: list[dict[str, Any]] = []
+        failed: list[FailedEvent] = []
         bodies: list[bytes] = []
         for index, item in enumerate(items):
             try:
@@ -124,12 +127,12 @@ class RelayHandler(BaseHTTPRequestHandler):
             except EventRefused as exc:
                 error = {"path": f"$[{index}]", "message": exc.message}
                 results.append({"index": index, "status": "rejected", "id": None, "errors": [error], "warnings": []})
+                failed.append(FailedEvent(index=index, reason=f"{exc.message} (at $[{index}])", retriable=False))
         ids = iter(self._store(bodies) if bodies else [])
         for result in results:
             if result["status"] == "accepted":
                 result["id"] = next(ids)
-        accepted = len(bodies)
-        return 200, {"accepted": accepted, "duplicate": 0, "rejected": len(items) - accepted, "results": results}
+        return 200, {**batch_receipt(received=len(items), failed=failed), "results": results}
 
     def _store(self, bodies: list[bytes]) -> list[int]:
         relay = self.server.relay

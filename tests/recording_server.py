@@ -10,18 +10,21 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from lineage_protocol import FailedEvent, batch_receipt
+
 Failure = int | tuple[int, dict[str, str]]
 
 
 class RecordingServer:
     """Records each request (`path`, `headers`, `at`: its monotonic arrival time) and each accepted batch;
-    answers the statuses in `fail_with` first, in order, then a result per event."""
+    answers the statuses in `fail_with` first, in order, then a batch receipt."""
 
     def __init__(self) -> None:
         self.batches: list[list[dict[str, Any]]] = []
         self.requests: list[dict[str, Any]] = []
         self.fail_with: list[Failure] = []  # answers to give, in order, before succeeding
-        self.reject_indexes: set[int] = set()
+        self.reject_indexes: set[int] = set()  # events answered as non-retriable failures
+        self.retry_indexes: set[int] = set()  # events answered as retriable failures, once each
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -35,16 +38,7 @@ class RecordingServer:
                     return
                 batch = json.loads(body)
                 outer.batches.append(batch)
-                results = [
-                    {
-                        "index": i,
-                        "status": "rejected" if i in outer.reject_indexes else "accepted",
-                        "id": None if i in outer.reject_indexes else i + 1,
-                        "errors": ["bad"] if i in outer.reject_indexes else [],
-                    }
-                    for i in range(len(batch))
-                ]
-                self._reply(200, {"results": results})
+                self._reply(200, outer.receipt(len(batch)))
 
             def _reply(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(payload).encode()
@@ -64,6 +58,15 @@ class RecordingServer:
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
+
+    def receipt(self, size: int) -> dict[str, Any]:
+        """OpenLineage's batch receipt for a batch of `size` events, with the failures it was told to answer."""
+        failed = [
+            FailedEvent(index=i, reason="told to reject", retriable=False) for i in sorted(self.reject_indexes)
+        ] + [FailedEvent(index=i, reason="told to fail for now", retriable=True) for i in sorted(self.retry_indexes)]
+        self.retry_indexes = set()
+        results = [{"index": i, "status": "accepted", "id": i + 1} for i in range(size)]
+        return {**batch_receipt(received=size, failed=[f for f in failed if f.index < size]), "results": results}
 
     @property
     def events(self) -> list[dict[str, Any]]:

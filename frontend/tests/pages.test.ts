@@ -3,7 +3,7 @@ import { h } from "../src/dom";
 import { computeLayout } from "../src/graph/layoutCompute";
 import { impactHref } from "../src/pages/failures/FailuresPage";
 import { columnDataset, parseState, stateParams, tableKey } from "../src/pages/lineage/state";
-import { searchResultHref } from "../src/shell/searchBox";
+import { searchMatchText, searchResultHref } from "../src/shell/searchBox";
 
 describe("explorer state in the URL", () => {
   it("round-trips several roots, depth, direction, level, view, focus and field", () => {
@@ -30,11 +30,30 @@ describe("explorer state in the URL", () => {
 
 describe("links", () => {
   it("opens a field search result in the column view of its dataset", () => {
-    const href = searchResultHref({ id: "datasetField:file:///d:raw/orders:id", type: "DATASET_FIELD", namespace: "file:///d", name: "id", dataset: "raw/orders" });
+    const href = searchResultHref({ id: "datasetField:file:///d:raw/orders:id", type: "DATASET_FIELD", namespace: "file:///d", name: "id",
+      dataset: "raw/orders", matched: { by: "name", text: "id" } });
     const params = new URL(href, "http://x").searchParams;
     expect(params.get("nodeId")).toBe("dataset:file:///d:raw/orders");
     expect(params.get("view")).toBe("column");
     expect(params.get("field")).toBe("id");
+  });
+
+  it("opens a run search result on the run's page: its job's run history, opened on the run", () => {
+    const runId = "3f0e5c52-9b1d-4c8e-a7f1-2f5d0c9b8e11";
+    const run = { id: `run:${runId}`, type: "RUN" as const, namespace: "dbt", name: "orders", runId, state: "COMPLETED",
+      job: "job:dbt:orders", matched: { by: "runId" as const, text: runId } };
+    const url = new URL(searchResultHref(run), "http://x");
+    expect(url.pathname).toBe("/job");
+    expect([url.searchParams.get("nodeId"), url.searchParams.get("run")]).toEqual(["job:dbt:orders", runId]);
+    expect(searchMatchText(run)).toBe("run id");
+  });
+
+  it("says why a search result matched unless its own name did", () => {
+    const base = { id: "dataset:db:a", type: "DATASET" as const, namespace: "db", name: "a" };
+    expect(searchMatchText({ ...base, matched: { by: "name", text: "a" } })).toBe("");
+    expect(searchMatchText({ ...base, matched: { by: "tag", text: "pii:true" } })).toBe("tag pii:true");
+    expect(searchMatchText({ ...base, matched: { by: "owner", text: "team:analytics" } })).toBe("owner team:analytics");
+    expect(searchMatchText({ ...base, matched: { by: "alias", text: "s3://b/a" } })).toBe("also named s3://b/a");
   });
 
   it("opens a failure's impact downstream from every output, or from the job when it wrote nothing", () => {

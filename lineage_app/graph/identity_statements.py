@@ -132,6 +132,14 @@ MOVE_ALIAS_OWNERS = _move_dataset_edge(
     f"(c)-[m:{Rel.OWNED_BY} {{role: e.role, source: e.source}}]->(x)",
 )
 
+# A tag edge has no properties of its own: moved as it is.
+MOVE_ALIAS_TAGS = f"""
+UNWIND $rows AS row
+MATCH (a:{Label.DATASET} {{key: row.fromKey}})-[:{Rel.TAGGED}]->(t:{Label.TAG})
+MATCH (c:{Label.DATASET} {{key: row.toKey}})
+MERGE (c)-[:{Rel.TAGGED}]->(t)
+"""
+
 MOVE_ALIAS_VERSIONS = f"""
 UNWIND $rows AS row
 MATCH (a:{Label.DATASET} {{key: row.fromKey}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
@@ -209,6 +217,7 @@ MERGE_ALIAS_STATEMENTS = (
     MOVE_ALIAS_READS,
     MOVE_ALIAS_WRITES,
     MOVE_ALIAS_OWNERS,
+    MOVE_ALIAS_TAGS,
     MOVE_ALIAS_VERSIONS,
     MOVE_ALIAS_FIELDS,
     MOVE_ALIAS_DERIVED_FROM,

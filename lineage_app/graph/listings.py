@@ -292,6 +292,33 @@ def search_rows(*, q: str, labels: list[Label], limit: int) -> Rows:
     return graph_read(work)
 
 
+def run_search_row(*, run_id: str) -> dict[str, Any] | None:
+    """The run whose id is `run_id` (lower case), with its job's id, namespace and name; None when there is none."""
+    found = graph_read(lambda tx: records(tx, reads.SEARCH_RUN, runId=run_id))
+    return found[0] if found else None
+
+
+def tagged_search_rows(*, q: str, labels: list[Label], limit: int) -> Rows:
+    """Datasets, jobs and runs (of `labels`) that an event tagged with a tag containing `q`, with their facets'
+    JSON (`facetsJson`): the caller checks which tags they have now."""
+
+    def work(tx: ManagedTransaction) -> Rows:
+        found: Rows = []
+        for label in labels:
+            if label in reads.SEARCH_TAGGED:
+                rows = records(tx, reads.SEARCH_TAGGED[label], q=q.lower(), limit=limit)
+                found.extend({**row, "label": label} for row in rows)
+        return found
+
+    return graph_read(work)
+
+
+def dataset_current_schemas(*, keys: list[str]) -> dict[str, str]:
+    """The current schema (`fieldsJson`) of each of the datasets `keys` that has one."""
+    rows = graph_read(lambda tx: records(tx, reads.DATASET_CURRENT_SCHEMAS, keys=keys))
+    return {row["key"]: row["fieldsJson"] for row in rows}
+
+
 def dataset_alias_resolve(*, candidate_keys: list[str]) -> str | None:
     """The key of the canonical dataset one of `candidate_keys` (a spelling, or its normalised key) names."""
     found = graph_read(lambda tx: records(tx, reads.DATASET_ALIAS_RESOLVE, keys=candidate_keys))

@@ -18,6 +18,7 @@ class Label(StrEnum):
     JOB = "Job"
     RUN = "Run"
     OWNER = "Owner"
+    TAG = "Tag"
     # The alias registry: one node per dataset name as events spelled it (docs/identity.md).
     DATASET_ALIAS = "DatasetAlias"
 
@@ -33,6 +34,7 @@ class Rel(StrEnum):
     DERIVES = "DERIVES"
     CHILD_OF = "CHILD_OF"
     OWNED_BY = "OWNED_BY"
+    TAGGED = "TAGGED"  # (Dataset|Job|Run)-[:TAGGED]->(Tag): a tag any of its events gave it, for search
     SAME_AS = "SAME_AS"  # (DatasetAlias)-[:SAME_AS]->(DatasetAlias): a `symlinks` identifier
 
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from lineage_app.graph import lookups, writes
-from lineage_app.graph.driver import records
+from lineage_app.graph import lookups, reads, writes
+from lineage_app.graph.driver import graph_read, records
 from lineage_app.graph.model import Label, NodeRef
 from lineage_app.graph.node_ids import node_namespace
 
@@ -72,6 +72,24 @@ def owners_for(tx: ManagedTransaction, *, refs: list[NodeRef]) -> dict[NodeRef, 
             parent = _own(found.get((Label.NAMESPACE, node_namespace((label, key))), []))
             result[(label, key)] = [_owner(row, inherited=True) for row in parent]
     return result
+
+
+def owned_search_rows(*, q: str, labels: list[Label], limit: int) -> list[dict[str, Any]]:
+    """Datasets and jobs (of `labels`) with an owner whose name contains `q`, each with that owner and its
+    rank (exact name, prefix, substring), their effective owners beside (`owners`)."""
+
+    def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = []
+        for label in labels:
+            if label in reads.SEARCH_OWNED:
+                rows = records(tx, reads.SEARCH_OWNED[label], q=q.lower(), limit=limit)
+                found.extend({**row, "label": label} for row in rows)
+        effective = owners_for(tx, refs=[(row["label"], row["key"]) for row in found])
+        for row in found:
+            row["owners"] = effective[(row["label"], row["key"])]
+        return found
+
+    return graph_read(work)
 
 
 def manual_owners_merge(tx: ManagedTransaction, *, rows: Iterable[dict[str, Any]]) -> None:

@@ -150,6 +150,7 @@ class GraphWrites:
     alias_links: _Rows = field(default_factory=_Rows)
     runs: list[dict[str, Any]] = field(default_factory=list)
     run_parents: list[dict[str, Any]] = field(default_factory=list)
+    run_tags: list[dict[str, Any]] = field(default_factory=list)
     # The folds among `runs` that confirm their job's edges (`RunFold.confirmation`: completed runs, and
     # runs emitting complete snapshots).
     confirming: list[RunFold] = field(default_factory=list)
@@ -175,6 +176,8 @@ class _EventRowsBuilder:
     derivations: _Rows = field(default_factory=_Rows)
     dataset_owners: _Rows = field(default_factory=_Rows)
     job_owners: _Rows = field(default_factory=_Rows)
+    dataset_tags: _Rows = field(default_factory=_Rows)
+    job_tags: _Rows = field(default_factory=_Rows)
     declarations: _Rows = field(default_factory=_Rows)
     drops: _Rows = field(default_factory=_Rows)
     lineage_deletions: _Rows = field(default_factory=_Rows)
@@ -201,6 +204,8 @@ class EventRows:
     derivations: list[dict[str, Any]]
     dataset_owners: list[dict[str, Any]]
     job_owners: list[dict[str, Any]]
+    dataset_tags: list[dict[str, Any]]
+    job_tags: list[dict[str, Any]]
     # Each job's latest JobEvent in the batch (static lineage), which replaces its declared inputs and outputs.
     declarations: list[dict[str, Any]]
     # Each dataset's latest DROP in the batch (`lifecycleStateChange`), which retires the edges seen before it.
@@ -395,6 +400,9 @@ def write_statements(
         (statements.CONFIRM_DERIVATIONS, rows.derivation_confirmations),
         (statements.MERGE_DATASET_OWNERS, rows.dataset_owners),
         (statements.MERGE_JOB_OWNERS, rows.job_owners),
+        (statements.MERGE_DATASET_TAGS, rows.dataset_tags),
+        (statements.MERGE_JOB_TAGS, rows.job_tags),
+        (statements.MERGE_RUN_TAGS, writes.run_tags),
         (statements.SET_JOB_DECLARATIONS, rows.declarations),
         (statements.SET_DATASET_DROPS, rows.drops),
         (statements.SET_DATASET_LINEAGE_DELETIONS, rows.lineage_deletions),
@@ -474,6 +482,7 @@ def writes_add_runs(writes: GraphWrites, folds: Iterable[RunFold], *, spelled: S
                 **_latest_run_facts(fold.run_id, fold.state, fold.last_event_time),
             }
         )
+        writes.run_tags.extend({"targetKey": fold.run_id, "tag": tag} for tag in tag_texts(fold.facets))
         if fold.parent is not None:
             parent = fold.parent
             writes.run_parents.append(
@@ -539,6 +548,7 @@ def _add_job(built: _EventRowsBuilder, event: _Stamped, job: dict[str, Any]) -> 
     if facets:
         built.job_facets.add(key, sightings_of(facets, event.order_key))
     _add_owners(built.job_owners, event, key, facets)
+    _add_tags(built.job_tags, event, key, facets)
     return key
 
 
@@ -567,6 +577,7 @@ def _add_dataset(
     if schema_fields is not None:
         _add_schema_version(built, event, namespace, name, key, schema_fields, run_id)
     _add_owners(built.dataset_owners, event, key, facets)
+    _add_tags(built.dataset_tags, event, key, facets)
     return key
 
 
@@ -747,6 +758,23 @@ def _add_dataset_node(built: _EventRowsBuilder, event: _Stamped, namespace: str,
         fixed={"key": key, "nodeId": node_id(NodeType.DATASET, namespace, name), "namespace": namespace, "name": name},
     )
     return key
+
+
+def tag_texts(facets: Mapping[str, Any]) -> list[str]:
+    """The tags of a `tags` facet (TagsJobFacet, TagsDatasetFacet, TagsRunFacet: `{key, value, source}`),
+    each as `key:value` (`key` alone when it has no value): how the graph's Tag nodes and search name them."""
+    tags = (facets.get("tags") or {}).get("tags") if isinstance(facets.get("tags"), dict) else None
+    texts = []
+    for tag in tags if isinstance(tags, list) else []:
+        if isinstance(tag, dict) and tag.get("key") not in (None, ""):
+            value = tag.get("value")
+            texts.append(f"{tag['key']}:{value}" if value not in (None, "") else str(tag["key"]))
+    return list(dict.fromkeys(texts))
+
+
+def _add_tags(rows: _Rows, event: _Stamped, target_key: str, facets: dict[str, Any]) -> None:
+    for tag in tag_texts(facets):
+        rows.add((target_key, tag), event, fixed={"targetKey": target_key, "tag": tag})
 
 
 def _add_owners(rows: _Rows, event: _Stamped, target_key: str, facets: dict[str, Any]) -> None:

@@ -526,8 +526,8 @@ ORDER BY namespace, name
 SEARCH_DATASET_ALIASES = f"""
 MATCH (a:{Label.DATASET_ALIAS}) WHERE toLower(a.name) CONTAINS $q AND a.canonicalKey IS NOT NULL
 MATCH (n:{Label.DATASET} {{key: a.canonicalKey}})
-WITH n, CASE WHEN toLower(a.name) = $q THEN 0 WHEN toLower(a.name) STARTS WITH $q THEN 1 ELSE 2 END AS rank
-RETURN n.nodeId AS id, n.namespace AS namespace, n.name AS name, min(rank) AS rank
+WITH n, a, CASE WHEN toLower(a.name) = $q THEN 0 WHEN toLower(a.name) STARTS WITH $q THEN 1 ELSE 2 END AS rank
+RETURN n.nodeId AS id, n.namespace AS namespace, n.name AS name, min(rank) AS rank, min(a.name) AS alias
 ORDER BY rank, id LIMIT $limit
 """
 
@@ -559,6 +559,56 @@ MATCH (d:{Label.DATASET} {{key: a.canonicalKey}})
 RETURN DISTINCT d.nodeId AS id, a.namespace AS namespace, a.name AS name LIMIT $limit
 """
 
+
+# A run by its id (the agent's `with_run_id` stamps it into rows), with its job: the Run's unique runId first.
+SEARCH_RUN = f"""
+MATCH (r:{Label.RUN} {{runId: $runId}})
+OPTIONAL MATCH (j:{Label.JOB})-[:{Rel.HAS_RUN}]->(r)
+RETURN r.nodeId AS id, r.runId AS runId, r.state AS state, j.nodeId AS job,
+       coalesce(j.namespace, r.jobNamespace) AS namespace, coalesce(j.name, r.jobName) AS name
+LIMIT 1
+"""
+
+
+def _search_owned(label: Label) -> str:
+    """Nodes of `label` with an owner whose name contains `$q`: the few Owner nodes first, then their edges."""
+    return f"""
+MATCH (o:{Label.OWNER}) WHERE toLower(o.name) CONTAINS $q
+MATCH (n:{label})-[:{Rel.OWNED_BY}]->(o)
+WITH n, o, CASE WHEN toLower(o.name) = $q THEN 0 WHEN toLower(o.name) STARTS WITH $q THEN 1 ELSE 2 END AS rank
+RETURN DISTINCT n.nodeId AS id, n.key AS key, n.namespace AS namespace, n.name AS name, o.name AS owner, rank
+ORDER BY rank, id LIMIT $limit
+"""
+
+
+def _search_tagged(label: Label, *extra: str) -> str:
+    """Nodes of `label` with a tag (`key:value`) that contains `$q`: the few Tag nodes first, then their edges.
+    A node keeps every tag an event gave it; the caller checks its facets (`facetsJson`) for the ones it has now."""
+    returned = ", ".join(("n.nodeId AS id", "n.facetsJson AS facetsJson", *extra))
+    return f"""
+MATCH (t:{Label.TAG}) WHERE toLower(t.key) CONTAINS $q
+MATCH (n:{label})-[:{Rel.TAGGED}]->(t)
+WITH DISTINCT n
+RETURN {returned} ORDER BY id LIMIT $limit
+"""
+
+
+SEARCH_OWNED = {Label.DATASET: _search_owned(Label.DATASET), Label.JOB: _search_owned(Label.JOB)}
+SEARCH_TAGGED = {
+    Label.DATASET: _search_tagged(Label.DATASET, "n.namespace AS namespace", "n.name AS name"),
+    Label.JOB: _search_tagged(Label.JOB, "n.namespace AS namespace", "n.name AS name", "n.key AS key"),
+    Label.RUN: _search_tagged(
+        Label.RUN, "n.jobNamespace AS namespace", "n.jobName AS name", "n.runId AS runId", "n.state AS state"
+    ),
+}
+
+# The current schema of each dataset named by `$keys` (its fields' descriptions are in it).
+DATASET_CURRENT_SCHEMAS = f"""
+UNWIND $keys AS k
+MATCH (d:{Label.DATASET} {{key: k}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
+WHERE v.version = d.currentVersion
+RETURN k AS key, v.fieldsJson AS fieldsJson
+"""
 
 SEARCH_DATASETS = _search(Label.DATASET)
 SEARCH_JOBS = _search(Label.JOB, "n.key AS key", "elementId(n) AS elementId")

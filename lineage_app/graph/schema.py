@@ -17,6 +17,7 @@ UNIQUE_KEYS: tuple[tuple[Label, str], ...] = (
     (Label.JOB, "key"),
     (Label.RUN, "runId"),
     (Label.OWNER, "name"),
+    (Label.TAG, "key"),
     (Label.DATASET_ALIAS, "key"),
 )
 

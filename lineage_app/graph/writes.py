@@ -214,6 +214,22 @@ SET {seen("e")}
 MERGE_DATASET_OWNERS = _merge_owners(Label.DATASET)
 MERGE_JOB_OWNERS = _merge_owners(Label.JOB)
 
+
+def _merge_tags(label: Label, key: str) -> str:
+    """Tag nodes and their `TAGGED` edges: only ever added (commutative); search checks a hit against the
+    node's facets as they are now, so a tag a later event dropped finds nothing."""
+    return f"""
+UNWIND $rows AS row
+MATCH (x:{label} {{{key}: row.targetKey}})
+MERGE (t:{Label.TAG} {{key: row.tag}})
+MERGE (x)-[:{Rel.TAGGED}]->(t)
+"""
+
+
+MERGE_DATASET_TAGS = _merge_tags(Label.DATASET, "key")
+MERGE_JOB_TAGS = _merge_tags(Label.JOB, "key")
+MERGE_RUN_TAGS = _merge_tags(Label.RUN, "runId")
+
 SET_DATASET_CURRENT_VERSIONS = f"""
 UNWIND $rows AS row
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import zlib
 from collections import Counter
 from typing import Any, cast
 
 from django.conf import settings
+from django.db import OperationalError
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -25,6 +27,15 @@ from lineage_app.ingest.selectors import events_admit, facet_warning_counts
 from lineage_app.ingest.validation import CheckedEvent, EventInvalid
 from lineage_app.observability.logs import log_fields_add
 from lineage_app.observability.metrics import INGEST_EVENTS
+from lineage_protocol import RECEIPT_STATUSES, FailedEvent, batch_receipt
+
+logger = logging.getLogger(__name__)
+
+# What a batch's events get when the event log cannot be written, and when to send them again.
+STORE_UNAVAILABLE = "server error: the event log is unavailable, nothing of this batch was stored; send it again"
+STORE_RETRY_AFTER_S = 5
+# The metric reason of each per-event outcome that is not a success.
+_FAILURE_REASONS = {"rejected": "invalid_event", "unavailable": "store_unavailable"}
 
 
 class RawJsonParser(BaseParser):
@@ -106,12 +117,13 @@ def _token(request: Request) -> ApiToken:
 def _counted(answer: Response) -> Response:
     """Count the events an ingest answer accepted, found duplicate or rejected (a body refused as a whole
     is one rejection, by its error code), and name the ids in the request's log line."""
-    if answer.status_code >= 400:
+    if "error" in answer.data:
         INGEST_EVENTS.labels(outcome="rejected", reason=answer.data["error"]).inc()
         return answer
     results = answer.data.get("results", [answer.data])
     for outcome, count in Counter(result["status"] for result in results).items():
-        INGEST_EVENTS.labels(outcome=outcome, reason="invalid_event" if outcome == "rejected" else "").inc(count)
+        reason = _FAILURE_REASONS.get(outcome, "")
+        INGEST_EVENTS.labels(outcome="rejected" if reason else outcome, reason=reason).inc(count)
     log_fields_add(
         event_ids=[result["id"] for result in results if result["status"] == "accepted"],
         duplicate_ids=[result["id"] for result in results if result["status"] == "duplicate"],
@@ -137,24 +149,48 @@ class EventAnswerSerializer(ResponseSerializer):
     warnings = EventProblemSerializer(many=True, help_text="facets that failed their schema: stored, not applied")
 
 
-class BatchAnswerSerializer(ResponseSerializer):
+class BatchReceiptSerializer(ResponseSerializer):
+    """OpenLineage's batch receipt (`status`, `summary`, `failed_events`), plus Tributary's `results`."""
+
     class Meta:
-        ref_name = "LineageBatchAnswer"
+        ref_name = "LineageBatchReceipt"
+
+    class SummarySerializer(ResponseSerializer):
+        class Meta:
+            ref_name = "LineageBatchSummary"
+
+        received = serializers.IntegerField(help_text="events in the array")
+        successful = serializers.IntegerField(help_text="stored now or already stored (duplicates)")
+        failed = serializers.IntegerField(help_text="not stored")
+        retriable = serializers.IntegerField(help_text="failed, and may succeed when sent again unchanged")
+        non_retriable = serializers.IntegerField(help_text="failed, and will fail the same way when sent again")
+
+    class FailedEventSerializer(ResponseSerializer):
+        class Meta:
+            ref_name = "LineageBatchFailedEvent"
+
+        index = serializers.IntegerField(help_text="the event's position in the array")
+        reason = serializers.CharField(help_text="why it was not stored")
+        retriable = serializers.BooleanField(help_text="whether sending it again unchanged can succeed")
 
     class ItemSerializer(ResponseSerializer):
         class Meta:
             ref_name = "LineageBatchItem"
 
         index = serializers.IntegerField(help_text="the event's position in the array")
-        status = serializers.ChoiceField(choices=["accepted", "duplicate", "rejected"])
-        id = serializers.IntegerField(allow_null=True, help_text="null when rejected")
+        status = serializers.ChoiceField(choices=["accepted", "duplicate", "rejected", "unavailable"])
+        id = serializers.IntegerField(
+            allow_null=True, help_text="the event's row in the event log; null when not stored"
+        )
         errors = EventProblemSerializer(many=True)  # type: ignore[assignment]  # the API's `errors` shadows DRF's
         warnings = EventProblemSerializer(many=True, help_text="facets that failed their schema: stored, not applied")
 
-    accepted = serializers.IntegerField()
-    duplicate = serializers.IntegerField()
-    rejected = serializers.IntegerField()
-    results = ItemSerializer(many=True, help_text="one per event, in the order sent")
+    status = serializers.ChoiceField(choices=RECEIPT_STATUSES, help_text="`partial_success` when any event failed")
+    summary = SummarySerializer()
+    failed_events = FailedEventSerializer(many=True, help_text="the events not stored, in array order")
+    results = ItemSerializer(
+        many=True, help_text="Tributary's own answer for each event, in the order sent: its id, duplicate, warnings"
+    )
 
 
 # What both ingest routes answer besides success (a 400 names the problem's `path`, e.g. `eventTime`).
@@ -215,7 +251,8 @@ class LineageEventCreateApi(APIView):
 
 
 class LineageBatchCreateApi(APIView):
-    """`POST /api/v1/lineage/batch`: a JSON array of events; each is accepted or rejected on its own."""
+    """`POST /api/v1/lineage/batch`: a JSON array of events; each is accepted or rejected on its own, and the
+    answer is OpenLineage's batch receipt with Tributary's per-event `results` beside it."""
 
     permission_classes = [CanIngest]
     parser_classes = [RawJsonParser]
@@ -224,10 +261,19 @@ class LineageBatchCreateApi(APIView):
     @extend_schema(
         operation_id="lineage_batch_create",
         description="Store a JSON array of OpenLineage events, each accepted or rejected on its own "
-        "(`ingest`-scope token); an element that is not an event (not even an object) is "
-        "rejected in its result, the rest still stored.",
-        request={"application/json": {"type": "array", "items": {}}},
-        responses={200: BatchAnswerSerializer, **INGEST_ERRORS},
+        "(`ingest`-scope token), and answer with OpenLineage's batch receipt: an element that is not an "
+        "event (not even an object) is a non-retriable failure, the rest still stored. When the event log "
+        "cannot be written, nothing is stored: 503 with `Retry-After`, the acceptable events retriable.",
+        request={"application/json": {"type": "array", "items": {}, "minItems": 1}},
+        responses={
+            200: OpenApiResponse(BatchReceiptSerializer, description="the receipt: every event stored, or some failed"),
+            503: OpenApiResponse(
+                BatchReceiptSerializer,
+                description="the event log could not be written: nothing stored; send the retriable events again "
+                "after `Retry-After` seconds",
+            ),
+            **INGEST_ERRORS,
+        },
     )
     def post(self, request: Request) -> Response:
         return _counted(self._store(request))
@@ -248,30 +294,69 @@ class LineageBatchCreateApi(APIView):
                 f"batch has {len(items)} events; the limit is {settings.INGEST_MAX_BATCH_EVENTS}",
                 http_status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
             )
-        results: list[dict[str, Any]] = [{} for _ in items]
-        valid: list[tuple[int, tuple[CheckedEvent, bytes]]] = []
-        for index, ((_, event_raw), outcome) in enumerate(zip(items, events_admit(items=items), strict=True)):
-            if isinstance(outcome, EventInvalid):
-                results[index] = {
-                    "index": index,
-                    "status": "rejected",
-                    "id": None,
-                    "errors": [outcome.as_dict()],
-                    "warnings": [],
-                }
-            else:
-                valid.append((index, (outcome, event_raw)))
-        accepted = services.events_accept(items=[item for _, item in valid], token=_token(request))
-        for (index, (checked, _)), answer in zip(valid, accepted, strict=True):
-            results[index] = {
-                "index": index,
-                "status": "duplicate" if answer.duplicate else "accepted",
-                "id": answer.id,
-                "errors": [],
-                "warnings": [w.as_dict() for w in checked.warnings],
-            }
-        counts = {s: sum(1 for r in results if r["status"] == s) for s in ("accepted", "duplicate", "rejected")}
-        return response_of(BatchAnswerSerializer, {**counts, "results": results})
+        if not items:
+            return error_response(
+                "invalid_batch", "the batch is empty: send an array of at least one event", path="$", http_status=400
+            )
+        return _batch_receipt(items=items, token=_token(request))
+
+
+def _batch_receipt(*, items: list[tuple[Any, bytes]], token: ApiToken) -> Response:
+    """Check each element, store the acceptable ones in one commit, and answer with the receipt.
+
+    An element that is not an acceptable event is a non-retriable failure. When the event log cannot
+    be written (a passing database failure) none of the batch is stored: the acceptable events are
+    retriable failures, and the answer is a 503 with `Retry-After`, never a 2xx for events not stored.
+    """
+    results: list[dict[str, Any]] = [{} for _ in items]
+    failed: list[FailedEvent] = []
+    valid: list[tuple[int, tuple[CheckedEvent, bytes]]] = []
+    for index, ((_, event_raw), outcome) in enumerate(zip(items, events_admit(items=items), strict=True)):
+        if isinstance(outcome, EventInvalid):
+            results[index] = _item(index, "rejected", errors=[outcome.as_dict()])
+            failed.append(FailedEvent(index=index, reason=_reason(outcome), retriable=False))
+        else:
+            valid.append((index, (outcome, event_raw)))
+    try:
+        accepted = services.events_accept(items=[item for _, item in valid], token=token) if valid else []
+    except OperationalError:
+        logger.exception("the event log could not store a batch of %d events", len(valid))
+        for index, _ in valid:
+            results[index] = _item(index, "unavailable", errors=[{"path": "$", "message": STORE_UNAVAILABLE}])
+            failed.append(FailedEvent(index=index, reason=STORE_UNAVAILABLE, retriable=True))
+        unavailable = response_of(
+            BatchReceiptSerializer,
+            {**batch_receipt(received=len(items), failed=failed), "results": results},
+            status=status.HTTP_503_SERVICE_UNAVAILABLE,
+        )
+        unavailable["Retry-After"] = str(STORE_RETRY_AFTER_S)
+        return unavailable
+    for (index, (checked, _)), stored in zip(valid, accepted, strict=True):
+        results[index] = _item(
+            index,
+            "duplicate" if stored.duplicate else "accepted",
+            id=stored.id,
+            warnings=[w.as_dict() for w in checked.warnings],
+        )
+    return response_of(
+        BatchReceiptSerializer, {**batch_receipt(received=len(items), failed=failed), "results": results}
+    )
+
+
+def _item(
+    index: int,
+    outcome: str,
+    *,
+    id: int | None = None,
+    errors: list[dict[str, str]] | None = None,
+    warnings: list[dict[str, str]] | None = None,
+) -> dict[str, Any]:
+    return {"index": index, "status": outcome, "id": id, "errors": errors or [], "warnings": warnings or []}
+
+
+def _reason(invalid: EventInvalid) -> str:
+    """A failed event's `reason`: the problem, and where in the event it is."""
+    return f"{invalid.message} (at {invalid.path or '$'})"
 
 
 class FacetWarningListApi(APIView):

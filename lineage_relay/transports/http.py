@@ -13,7 +13,7 @@ import urllib.request
 from datetime import UTC
 from typing import Any
 
-from lineage_protocol import BATCH_PATH
+from lineage_protocol import BATCH_PATH, receipt_failures
 from lineage_relay.transports import Deadline, Event, Outcome
 
 log = logging.getLogger("lineage_relay.transports")
@@ -159,11 +159,13 @@ def _json_or_none(raw: bytes) -> Any:
 
 
 def _outcome(batch: list[Event], payload: Any) -> Outcome:
-    """Per-event statuses from the batch endpoint's `results`; 'rejected' ones are dropped."""
-    results = payload.get("results") if isinstance(payload, dict) else None
-    if not isinstance(results, list):
+    """What the batch receipt says became of each event: a non-retriable failure is dropped (rejected), a
+    retriable one is handed back as not delivered; an answer without a receipt counts the batch delivered."""
+    failures = receipt_failures(payload, received=len(batch))
+    if failures is None:
         return Outcome(delivered=len(batch))
-    rejected = [r for r in results if isinstance(r, dict) and r.get("status") == "rejected"]
-    for r in rejected[:3]:
-        log.warning("tributary: backend rejected event %s: %s", r.get("index"), r.get("errors"))
-    return Outcome(delivered=len(batch) - len(rejected), rejected=len(rejected))
+    rejected = [f for f in failures if not f.retriable]
+    for f in rejected[:3]:
+        log.warning("tributary: backend rejected event %d: %s", f.index, f.reason)
+    again = [batch[f.index] for f in failures if f.retriable]
+    return Outcome(delivered=len(batch) - len(failures), rejected=len(rejected), failed=again)

@@ -151,8 +151,9 @@ def test_accepted_duplicate_warned_and_rejected_events_are_answered_as_documente
     answer = batch.Case(
         body=[fresh, event, {"not": "an event"}, None], media_type="application/json"
     ).call_and_validate(headers=headers)
-    assert {k: answer.json()[k] for k in ("accepted", "duplicate", "rejected")} == {
-        "accepted": 1,
-        "duplicate": 1,
-        "rejected": 2,
-    }
+    receipt = answer.json()
+    assert (receipt["status"], receipt["summary"]) == (
+        "partial_success",
+        {"received": 4, "successful": 2, "failed": 2, "retriable": 0, "non_retriable": 2},
+    )
+    assert [r["status"] for r in receipt["results"]] == ["accepted", "duplicate", "rejected", "rejected"]

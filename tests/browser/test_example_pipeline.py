@@ -322,3 +322,31 @@ def test_the_pages_show_what_the_agent_s_facets_say_of_clean_orders_and_the_rows
     page.locator("#runs button", has_text="details").first.click()
     engine = page.locator(".run-facets [data-facets='processing_engine'] dd").first.inner_text()
     assert engine.startswith("spark ") or engine.startswith("Spark ")
+
+
+def test_searching_a_run_id_lands_on_that_run(logged_in: Any, live_server: Any, example: ExamplePipeline) -> None:
+    # The id `spark_agent.with_run_id` stamps into rows: the application's run (its events name no parent).
+    application_runs = [
+        event
+        for event in example.events
+        if event["job"]["name"] == "clean_orders" and "parent" not in (event["run"].get("facets") or {})
+    ]
+    last = application_runs[-1]
+    run_id, job_id = last["run"]["runId"], f"job:{last['job']['namespace']}:clean_orders"
+    page = logged_in
+    page.goto(f"{live_server.url}/")
+    page.fill("#search", run_id)
+    result = page.locator(f"#search-results li[data-id='run:{run_id}']")
+    result.wait_for()
+    assert result.locator(".tag").inner_text().lower() == "run"
+    assert "run id" in result.inner_text() and "clean_orders" in result.inner_text()
+    shot(page, "search-run-id")
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**/job?nodeId={quote(job_id, safe='')}&run={run_id}")
+    focus = page.locator(f"#run-focus[data-run='{run_id}']")
+    focus.locator(".mono").wait_for()
+    assert run_id in focus.inner_text() and "COMPLETED" in focus.inner_text().upper()
+    page.locator(f"#runs tr.run-focused[data-run='{run_id}']").wait_for()
+    page.locator(".page-head .node-name").wait_for()
+    assert page.locator(".page-head .node-name").inner_text() == "clean_orders"
+    shot(page, "run-page-from-search")

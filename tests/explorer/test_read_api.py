@@ -407,10 +407,25 @@ def test_failures_filter_by_namespace_job_and_time_range(known: None, read_clien
 
 
 def test_search_ranks_exact_then_prefix_then_substring_shorter_names_first(known: None, read_client: APIClient) -> None:
+    by_name = {"by": "name", "text": "raw.orders"}
     assert get(read_client, "search", q="orders")["results"] == [
-        {"id": RAW, "type": "DATASET", "namespace": "db", "name": "raw.orders"},
-        {"id": LOAD, "type": "JOB", "namespace": "spark", "name": "load_orders", "actionCount": 0, "application": None},
-        {"id": CLEAN, "type": "DATASET", "namespace": "db", "name": "clean.orders"},
+        {"id": RAW, "type": "DATASET", "namespace": "db", "name": "raw.orders", "matched": by_name},
+        {
+            "id": LOAD,
+            "type": "JOB",
+            "namespace": "spark",
+            "name": "load_orders",
+            "matched": {"by": "name", "text": "load_orders"},
+            "actionCount": 0,
+            "application": None,
+        },
+        {
+            "id": CLEAN,
+            "type": "DATASET",
+            "namespace": "db",
+            "name": "clean.orders",
+            "matched": {"by": "name", "text": "clean.orders"},
+        },
     ]
     assert [r["id"] for r in get(read_client, "search", q="AMOUNT")["results"]] == [
         "datasetField:db:raw.orders:amount",
@@ -422,7 +437,9 @@ def test_search_ranks_exact_then_prefix_then_substring_shorter_names_first(known
         "type": "DATASET_FIELD",
         "namespace": "db",
         "name": "total",
+        "matched": {"by": "name", "text": "total"},
         "dataset": "mart.revenue",
+        "description": None,
     }
 
 

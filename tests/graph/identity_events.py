@@ -29,6 +29,7 @@ def alias_events() -> list[dict]:
         "s3a://lake", "warehouse/orders/", fields=[("id", "bigint"), ("total", "double")], owners=["team:sales"]
     )
     by_catalog = dataset(*CATALOG, fields=[("id", "bigint"), ("total", "double")])
+    by_catalog["facets"]["tags"] = facet(tags=[{"key": "domain", "value": "sales", "source": "CATALOG"}])
     summary = dataset(
         "s3://lake",
         "marts/order_summary",

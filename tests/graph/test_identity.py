@@ -104,6 +104,10 @@ def test_a_table_named_three_ways_is_one_dataset_whatever_the_order(graph, batch
         lambda tx: records(tx, f"MATCH (d:{Label.DATASET})-[:{Rel.OWNED_BY}]->(o) RETURN d.nodeId AS d, o.name AS o")
     )
     assert owners == [{"d": CANONICAL_ID, "o": "team:sales"}]
+    tags = graph_read(
+        lambda tx: records(tx, f"MATCH (d:{Label.DATASET})-[:{Rel.TAGGED}]->(t) RETURN d.nodeId AS d, t.key AS t")
+    )
+    assert tags == [{"d": CANONICAL_ID, "t": "domain:sales"}]
 
 
 @pytest.mark.django_db

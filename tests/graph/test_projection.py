@@ -1,4 +1,4 @@
-"""What each kind of event puts in the graph: runs, lineage, schema versions, columns, owners."""
+"""What each kind of event puts in the graph: runs, lineage, schema versions, columns, owners, tags."""
 
 from __future__ import annotations
 
@@ -127,6 +127,35 @@ def test_ownership_facets_become_owned_by_edges(graph):  # type: ignore[no-untyp
     assert rows == [
         {"name": "team:crm", "kind": "team", "role": "MAINTAINER", "source": "event"},
         {"name": "user:ana", "kind": "person", "role": "MAINTAINER", "source": "event"},
+    ]
+
+
+def test_tags_facets_become_tag_nodes_of_datasets_jobs_and_runs_once_each(graph):  # type: ignore[no-untyped-def]
+    def tags(*texts: str) -> dict:
+        pairs = [text.partition(":") for text in texts]
+        return facet(tags=[{"key": k, "value": v, "source": "DBT"} for k, _, v in pairs])
+
+    tagged = dataset("db", "customers")
+    tagged["facets"]["tags"] = tags("pii:true", "certified:", "pii:true")  # an empty value: the key alone
+    run_id = new_run_id()
+    events = [
+        run_event(
+            state, run_id=run_id, at=T0 + timedelta(minutes=i), outputs=[tagged], run_facets={"tags": tags("env:prod")}
+        )
+        for i, state in enumerate(("START", "COMPLETE"))
+    ]
+    for event in events:
+        event["job"]["facets"] = {"tags": tags("domain:crm")}
+    accept_and_apply(*events)
+    rows = query(
+        "MATCH (t:Tag) OPTIONAL MATCH (n)-[:TAGGED]->(t) "
+        "RETURN t.key AS tag, coalesce(n.name, n.runId) AS node ORDER BY tag"
+    )
+    assert rows == [
+        {"tag": "certified", "node": "customers"},
+        {"tag": "domain:crm", "node": "etl.daily"},
+        {"tag": "env:prod", "node": run_id},
+        {"tag": "pii:true", "node": "customers"},
     ]
 
 

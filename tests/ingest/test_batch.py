@@ -1,4 +1,5 @@
-"""The batch ingestion endpoint: a JSON array in, one result per event out; each event stands or falls alone."""
+"""The batch ingestion endpoint: a JSON array in, OpenLineage's batch receipt out, with one result per event
+beside it; each event stands or falls alone."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 from typing import Any
 
 import pytest
+from django.db import OperationalError
 from django.test import override_settings
 from rest_framework.test import APIClient
 
@@ -29,6 +31,12 @@ def ok(response: Any) -> dict[str, Any]:
     return response.json()
 
 
+def summary(body: dict[str, Any]) -> tuple[int, int, int, int, int]:
+    """The receipt's summary: received, successful, failed, retriable, non-retriable."""
+    s = body["summary"]
+    return s["received"], s["successful"], s["failed"], s["retriable"], s["non_retriable"]
+
+
 def assert_error(response: Any, status: int, error: str | None = None) -> dict[str, Any]:
     assert response.status_code == status, response.content
     body = response.json()
@@ -41,7 +49,7 @@ def assert_error(response: Any, status: int, error: str | None = None) -> dict[s
 def test_a_batch_of_valid_events_is_stored_and_each_gets_its_id(ingest_client: APIClient) -> None:
     events = run_lifecycle()
     body = ok(post_batch(ingest_client, events))
-    assert (body["accepted"], body["duplicate"], body["rejected"]) == (3, 0, 0)
+    assert (body["status"], summary(body), body["failed_events"]) == ("success", (3, 3, 0, 0, 0), [])
     assert [r["index"] for r in body["results"]] == [0, 1, 2]
     assert all(r["status"] == "accepted" and r["errors"] == [] for r in body["results"])
     ids = [r["id"] for r in body["results"]]
@@ -68,8 +76,10 @@ def test_a_malformed_batch_array_is_rejected_with_400_naming_where(ingest_client
     assert LineageEvent.objects.count() == 0
 
 
-def test_an_empty_batch_is_answered_with_zero_counts(ingest_client: APIClient) -> None:
-    assert ok(post_batch(ingest_client, [])) == {"accepted": 0, "duplicate": 0, "rejected": 0, "results": []}
+def test_an_empty_batch_is_rejected_with_400_saying_it_is_empty(ingest_client: APIClient) -> None:
+    response = assert_error(post_batch(ingest_client, []), 400, "invalid_batch")
+    assert (response["path"], response["message"]) == ("$", "the batch is empty: send an array of at least one event")
+    assert_error(post_batch(ingest_client, b" [ ] "), 400, "invalid_batch")
 
 
 def mixed_batch() -> list[Any]:
@@ -89,7 +99,18 @@ def mixed_batch() -> list[Any]:
 
 def test_in_a_mixed_batch_valid_events_are_stored_and_invalid_ones_are_not(ingest_client: APIClient) -> None:
     body = ok(post_batch(ingest_client, mixed_batch()))
-    assert (body["accepted"], body["duplicate"], body["rejected"]) == (4, 0, 4)
+    assert (body["status"], summary(body)) == ("partial_success", (8, 4, 4, 0, 4))
+    # Each failure's reason is its error and where it is; none of them can pass when sent again.
+    assert body["failed_events"] == [
+        {
+            "index": r["index"],
+            "reason": f"{r['errors'][0]['message']} (at {r['errors'][0]['path']})",
+            "retriable": False,
+        }
+        for r in body["results"]
+        if r["status"] == "rejected"
+    ]
+    assert [f["index"] for f in body["failed_events"]] == [1, 2, 4, 6]
     statuses = [r["status"] for r in body["results"]]
     assert statuses == ["accepted", "rejected", "rejected", "accepted", "rejected", "accepted", "rejected", "accepted"]
     rejected = {r["index"]: r for r in body["results"] if r["status"] == "rejected"}
@@ -124,7 +145,12 @@ def test_under_a_strict_facet_policy_the_event_with_an_invalid_facet_is_rejected
     ingest_client: APIClient,
 ) -> None:
     body = ok(post_batch(ingest_client, mixed_batch()))
-    assert (body["accepted"], body["duplicate"], body["rejected"]) == (3, 0, 5)
+    assert summary(body) == (8, 3, 5, 0, 5)
+    assert body["failed_events"][3] == {
+        "index": 5,
+        "reason": "7 is not of type 'string' (at inputs[0].facets.schema.fields[0].name)",
+        "retriable": False,
+    }
     assert body["results"][5] == {
         "index": 5,
         "status": "rejected",
@@ -146,7 +172,8 @@ def test_a_duplicate_in_a_batch_is_answered_with_the_same_warnings(ingest_client
 
 def test_a_batch_of_only_invalid_events_stores_nothing(ingest_client: APIClient) -> None:
     body = ok(post_batch(ingest_client, [1, None, [], {"run": {}}]))
-    assert (body["accepted"], body["rejected"]) == (0, 4)
+    assert (body["status"], summary(body)) == ("partial_success", (4, 0, 4, 0, 4))
+    assert [f["index"] for f in body["failed_events"]] == [0, 1, 2, 3]
     assert LineageEvent.objects.count() == 0
 
 
@@ -158,7 +185,7 @@ def test_the_same_event_twice_in_one_batch_is_stored_once_and_the_second_is_a_du
     body = ok(post_batch(ingest_client, [event, reordered, event]))
     assert [r["status"] for r in body["results"]] == ["accepted", "duplicate", "duplicate"]
     assert len({r["id"] for r in body["results"]}) == 1
-    assert (body["accepted"], body["duplicate"]) == (1, 2)
+    assert (body["status"], summary(body)) == ("success", (3, 3, 0, 0, 0))
     assert LineageEvent.objects.count() == 1
 
 
@@ -197,7 +224,7 @@ def test_a_batch_body_that_is_not_json_is_rejected_with_400(ingest_client: APICl
 
 def test_events_nested_up_to_the_depth_limit_are_accepted_in_a_batch(ingest_client: APIClient) -> None:
     body = ok(post_batch(ingest_client, b"[" + deep_nesting(40) + b"," + deep_nesting(40) + b"]"))
-    assert body["accepted"] == 2
+    assert [r["status"] for r in body["results"]] == ["accepted", "accepted"]
 
 
 @pytest.mark.parametrize("levels", [80, 100_000], ids=["beyond the limit", "beyond the parser's stack"])
@@ -253,7 +280,7 @@ def test_an_event_with_a_lone_surrogate_is_rejected_alone(ingest_client: APIClie
 def test_a_gzip_batch_is_accepted(ingest_client: APIClient) -> None:
     events = run_lifecycle()
     body = ok(post_batch(ingest_client, gzip.compress(json.dumps(events).encode()), HTTP_CONTENT_ENCODING="gzip"))
-    assert body["accepted"] == 3
+    assert (body["status"], summary(body)) == ("success", (3, 3, 0, 0, 0))
 
 
 def test_a_batch_needs_an_ingest_token(db: None, read_client: APIClient) -> None:
@@ -268,3 +295,27 @@ def test_a_batch_needs_an_ingest_token(db: None, read_client: APIClient) -> None
 def test_a_batch_that_is_not_declared_json_is_rejected_with_415(ingest_client: APIClient) -> None:
     assert_error(post_batch(ingest_client, run_lifecycle(), content_type="text/plain"), 415, "unsupported_media_type")
     assert LineageEvent.objects.count() == 0
+
+
+def test_when_the_event_log_cannot_be_written_the_batch_is_answered_503_and_its_events_retriable(
+    ingest_client: APIClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A fault that cannot be caused otherwise in a test: the database failing while it writes the batch.
+    def unavailable(*args: Any, **kwargs: Any) -> None:
+        raise OperationalError("could not connect to server")
+
+    batch = [*run_lifecycle()[:2], "not an event"]
+    with monkeypatch.context() as patched:
+        patched.setattr("lineage_app.ingest.services.log_insert", unavailable)
+        response = post_batch(ingest_client, batch)
+    assert (response.status_code, response["Retry-After"]) == (503, "5")
+    body = response.json()
+    assert (body["status"], summary(body)) == ("partial_success", (3, 0, 3, 2, 1))
+    assert [(f["index"], f["retriable"]) for f in body["failed_events"]] == [(0, True), (1, True), (2, False)]
+    assert "send it again" in body["failed_events"][0]["reason"]
+    assert [(r["status"], r["id"]) for r in body["results"]] == [("unavailable", None)] * 2 + [("rejected", None)]
+    assert LineageEvent.objects.count() == 0
+    # Sent again once the log is back, the retriable events are stored: nothing was lost.
+    again = ok(post_batch(ingest_client, batch))
+    assert (again["status"], summary(again)) == ("partial_success", (3, 2, 1, 0, 1))
+    assert LineageEvent.objects.count() == 2

@@ -133,7 +133,7 @@ def test_carried_files_load_with_import_events_once_and_the_open_file_stays_out_
     pretty = json.dumps(signed, indent=2).encode()
     assert http_call(f"{relay.url}/api/v1/lineage", body=pretty, headers={"Content-Type": "application/json"})[0] == 201
     events = [run_event("COMPLETE", run_id=new_run_id()) for _ in range(20)]
-    assert post_json(f"{relay.url}/api/v1/lineage/batch", events)[1]["accepted"] == 20
+    assert post_json(f"{relay.url}/api/v1/lineage/batch", events)[1]["summary"]["successful"] == 20
     wait_until(lambda: relay.metrics()["lineage_events_written_total"] == 21, timeout=30, what="writing")
     # Within the hour, the events are in the open file, which is hidden: nothing visible is half written.
     assert len((out / OPEN_NAME).read_bytes().splitlines()) == 21

@@ -86,15 +86,21 @@ def test_healthz_and_metrics_after_a_known_workload(  # type: ignore[no-untyped-
         connection.close()
         # Refused by the relay itself (element 1): answered in its result, never buffered or counted.
         status, answer = post_json(f"{relay.url}/api/v1/lineage/batch", [run_event("START", run_id=new_run_id()), 7])
-        assert (status, answer["accepted"], answer["rejected"]) == (200, 1, 1)
+        assert (status, answer["status"], answer["summary"]["successful"], answer["summary"]["failed"]) == (
+            200,
+            "partial_success",
+            1,
+            1,
+        )
         assert answer["results"][1]["errors"][0]["path"] == "$[1]"
+        assert (answer["failed_events"][0]["index"], answer["failed_events"][0]["retriable"]) == (1, False)
         # Refused by the server: one event it rejects in its per-event answer, one so deeply nested that it
         # refuses the whole batch (the relay halves the batch until that event is alone).
         bad_time = {**run_event("START", run_id=new_run_id()), "eventTime": "yesterday"}
         too_deep = run_event("START", run_id=new_run_id(), run_facets={"deep": facet(value=_nested(80))})
         good = [run_event("COMPLETE", run_id=new_run_id()) for _ in range(3)]
         status, answer = post_json(f"{relay.url}/api/v1/lineage/batch", [good[0], bad_time, good[1], too_deep, good[2]])
-        assert (status, answer["accepted"]) == (200, 5)
+        assert (status, answer["summary"]["successful"]) == (200, 5)
         wait_until(lambda: relay.metrics()["lineage_relay_backlog_events"] == 0, timeout=30, what="forwarding")
 
         metrics = relay.metrics()

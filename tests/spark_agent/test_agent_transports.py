@@ -78,6 +78,17 @@ def test_events_the_backend_rejects_count_as_dropped(server: RecordingServer) ->
     assert (counters.get("events_emitted_total"), counters.get("events_dropped_total")) == (2, 1)
 
 
+def test_events_the_backend_names_retriable_are_spilled_not_dropped(server: RecordingServer, tmp_path: Path) -> None:
+    server.retry_indexes = {0, 2}
+    spill = tmp_path / "spill.jsonl"
+    emitter, counters = _emitter(_fast_http(server.url), batch_size=10, spill=FileSink(str(spill)))
+    for i in range(3):
+        emitter.put(_event(i))
+    emitter.close(5)
+    assert [e["run"]["runId"] for e in read_events(spill)] == ["run-0", "run-2"]
+    assert (counters.get("events_emitted_total"), counters.get("events_dropped_total")) == (1, 0)
+
+
 def test_retries_stop_at_the_flush_deadline(server: RecordingServer) -> None:
     server.fail_with = [503] * 1000
     sink = HttpSink(server.url, None, max_retries=50, backoff_base_s=0.2, backoff_max_s=0.2)

@@ -321,7 +321,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Store a JSON array of OpenLineage events, each accepted or rejected on its own (`ingest`-scope token); an element that is not an event (not even an object) is rejected in its result, the rest still stored. */
+        /** @description Store a JSON array of OpenLineage events, each accepted or rejected on its own (`ingest`-scope token), and answer with OpenLineage's batch receipt: an element that is not an event (not even an object) is a non-retriable failure, the rest still stored. When the event log cannot be written, nothing is stored: 503 with `Retry-After`, the acceptable events retriable. */
         post: operations["lineage_batch_create"];
         delete?: never;
         options?: never;
@@ -469,7 +469,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description `GET /api/v1/search?q=&types=dataset,job,field&limit=`: nodes by name, best match first. */
+        /**
+         * @description `GET /api/v1/search?q=&types=dataset,job,field,run&limit=`: nodes by name, run id, tag or owner, best
+         *     match first, each saying why it matched.
+         */
         get: operations["node_search"];
         put?: never;
         post?: never;
@@ -522,6 +525,15 @@ export interface components {
             count: number;
             results: components["schemas"]["AssignmentOutput"][];
         };
+        /**
+         * @description * `name` - name
+         *     * `alias` - alias
+         *     * `runId` - runId
+         *     * `tag` - tag
+         *     * `owner` - owner
+         * @enum {string}
+         */
+        ByEnum: "name" | "alias" | "runId" | "tag" | "owner";
         /**
          * @description * `added` - added
          *     * `removed` - removed
@@ -1074,18 +1086,19 @@ export interface components {
          * @enum {string}
          */
         LevelEnum: "application" | "action";
-        LineageBatchAnswer: {
-            accepted: number;
-            duplicate: number;
-            rejected: number;
-            /** @description one per event, in the order sent */
-            results: components["schemas"]["LineageBatchItem"][];
+        LineageBatchFailedEvent: {
+            /** @description the event's position in the array */
+            index: number;
+            /** @description why it was not stored */
+            reason: string;
+            /** @description whether sending it again unchanged can succeed */
+            retriable: boolean;
         };
         LineageBatchItem: {
             /** @description the event's position in the array */
             index: number;
             status: components["schemas"]["LineageBatchItemStatusEnum"];
-            /** @description null when rejected */
+            /** @description the event's row in the event log; null when not stored */
             id: number | null;
             errors: components["schemas"]["EventProblem"][];
             /** @description facets that failed their schema: stored, not applied */
@@ -1095,9 +1108,43 @@ export interface components {
          * @description * `accepted` - accepted
          *     * `duplicate` - duplicate
          *     * `rejected` - rejected
+         *     * `unavailable` - unavailable
          * @enum {string}
          */
-        LineageBatchItemStatusEnum: "accepted" | "duplicate" | "rejected";
+        LineageBatchItemStatusEnum: "accepted" | "duplicate" | "rejected" | "unavailable";
+        /** @description OpenLineage's batch receipt (`status`, `summary`, `failed_events`), plus Tributary's `results`. */
+        LineageBatchReceipt: {
+            /**
+             * @description `partial_success` when any event failed
+             *
+             *     * `success` - success
+             *     * `partial_success` - partial_success
+             */
+            status: components["schemas"]["LineageBatchReceiptStatusEnum"];
+            summary: components["schemas"]["LineageBatchSummary"];
+            /** @description the events not stored, in array order */
+            failed_events: components["schemas"]["LineageBatchFailedEvent"][];
+            /** @description Tributary's own answer for each event, in the order sent: its id, duplicate, warnings */
+            results: components["schemas"]["LineageBatchItem"][];
+        };
+        /**
+         * @description * `success` - success
+         *     * `partial_success` - partial_success
+         * @enum {string}
+         */
+        LineageBatchReceiptStatusEnum: "success" | "partial_success";
+        LineageBatchSummary: {
+            /** @description events in the array */
+            received: number;
+            /** @description stored now or already stored (duplicates) */
+            successful: number;
+            /** @description not stored */
+            failed: number;
+            /** @description failed, and may succeed when sent again unchanged */
+            retriable: number;
+            /** @description failed, and will fail the same way when sent again */
+            non_retriable: number;
+        };
         LineageDiff: {
             nodeId: string;
             depth: number;
@@ -1267,15 +1314,49 @@ export interface components {
         };
         NodeSearchHit: {
             id: string;
-            type: components["schemas"]["AssetTypeEnum"];
+            type: components["schemas"]["NodeSearchHitTypeEnum"];
+            /** @description a run's: its job's */
             namespace: string;
+            /** @description a run's: its job's name */
             name: string;
+            /** @description why this node is a hit */
+            matched: components["schemas"]["NodeSearchMatch"];
             /** @description fields only */
             dataset?: string;
+            /** @description fields only: the current schema's description, if any */
+            description?: string | null;
+            /** @description runs only */
+            runId?: string;
+            /** @description runs only */
+            state?: string | null;
+            /** @description runs only: the run's job */
+            job?: string | null;
             /** @description jobs only: how many jobs this job is the application of (0: none) */
             actionCount?: number;
             /** @description jobs only: the application job this job is an action of */
             application?: string | null;
+        };
+        /**
+         * @description * `DATASET` - DATASET
+         *     * `JOB` - JOB
+         *     * `DATASET_FIELD` - DATASET_FIELD
+         *     * `RUN` - RUN
+         * @enum {string}
+         */
+        NodeSearchHitTypeEnum: "DATASET" | "JOB" | "DATASET_FIELD" | "RUN";
+        NodeSearchMatch: {
+            /**
+             * @description what matched
+             *
+             *     * `name` - name
+             *     * `alias` - alias
+             *     * `runId` - runId
+             *     * `tag` - tag
+             *     * `owner` - owner
+             */
+            by: components["schemas"]["ByEnum"];
+            /** @description the name, run id, tag (`key:value`) or owner that matched */
+            text: string;
         };
         /** @enum {unknown} */
         NullEnum: null;
@@ -3028,12 +3109,13 @@ export interface operations {
             };
         };
         responses: {
+            /** @description the receipt: every event stored, or some failed */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LineageBatchAnswer"];
+                    "application/json": components["schemas"]["LineageBatchReceipt"];
                 };
             };
             /** @description malformed JSON, or not an acceptable event / batch (`path` says where) */
@@ -3090,6 +3172,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the event log could not be written: nothing stored; send the retriable events again after `Retry-After` seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LineageBatchReceipt"];
                 };
             };
         };
@@ -3713,8 +3804,9 @@ export interface operations {
         parameters: {
             query: {
                 limit?: number;
+                /** @description a name, a run id, a tag (`key`, `value` or `key:value`) or an owner; `tag:…`, `owner:…` or `run:…` searches only that */
                 q: string;
-                /** @description comma-separated: dataset, job, field */
+                /** @description comma-separated: dataset, job, field, run */
                 types?: string;
             };
             header?: never;

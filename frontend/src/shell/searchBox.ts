@@ -1,14 +1,20 @@
-// The search box in the header: typed-ahead results from `/api/v1/search`, on every page.
+// The search box in the header: typed-ahead results from `/api/v1/search`, on every page, each saying what it is
+// and why it matched.
 
 import { api } from "../api/client";
 import type { SearchResult } from "../api/types";
 import { h, replace } from "../dom";
 import { datasetIdOf } from "../format";
 import { navigate } from "../router";
+import { runHref } from "./widgets";
 
-/** Where a search result opens: datasets and jobs in the explorer, fields in the column view. */
+/** Where a search result opens: a run on its page (its job's run history, the run first), a field in the
+ * column view of its dataset, datasets and jobs in the explorer. */
 export function searchResultHref(result: SearchResult): string {
   const params = new URLSearchParams();
+  if (result.type === "RUN") {
+    return runHref(result.job ?? "", result.runId ?? result.id.replace(/^run:/, ""));
+  }
   if (result.type === "DATASET_FIELD") {
     const dataset = datasetIdOf(result.namespace, result.dataset ?? "");
     params.set("nodeId", dataset);
@@ -20,11 +26,26 @@ export function searchResultHref(result: SearchResult): string {
   return `/lineage?${params}`;
 }
 
-const TYPE_LABEL: Record<string, string> = { DATASET: "dataset", JOB: "job", DATASET_FIELD: "field" };
+const TYPE_LABEL: Record<string, string> = { DATASET: "dataset", JOB: "job", DATASET_FIELD: "field", RUN: "run" };
+const MATCH_LABEL: Record<string, string> = { alias: "also named", runId: "run id", tag: "tag", owner: "owner" };
+
+/** Why a result matched, unless its own name did: "tag pii:true", "owner team:analytics", "run id". */
+export function searchMatchText(result: SearchResult): string {
+  const { by, text } = result.matched;
+  if (by === "name") return "";
+  return by === "runId" ? MATCH_LABEL[by] : `${MATCH_LABEL[by] ?? by} ${text}`;
+}
+
+/** What a result is called in the list: a field with its dataset, a run by its job. */
+function searchResultName(result: SearchResult): string {
+  if (result.type === "DATASET_FIELD") return `${result.dataset}.${result.name}`;
+  if (result.type === "RUN") return `${result.name} · ${(result.runId ?? "").slice(0, 8)}`;
+  return result.name;
+}
 
 export function searchBox(): HTMLElement {
   const input = h("input", {
-    type: "search", placeholder: "Search datasets, jobs, fields  ( / )", "aria-label": "Search",
+    type: "search", placeholder: "Search names, run ids, tags, owners  ( / )", "aria-label": "Search",
     id: "search", autocomplete: "off", role: "combobox", "aria-controls": "search-results", "aria-expanded": "false",
   });
   const list = h("ul", { id: "search-results", class: "search-results", role: "listbox", hidden: true });
@@ -43,8 +64,12 @@ export function searchBox(): HTMLElement {
         h("li", { role: "option", class: index === active ? "active" : "", "aria-selected": String(index === active), "data-id": result.id,
           onmousedown: ((event: Event) => { event.preventDefault(); open(result); }) as EventListener },
         h("span", { class: `tag tag-${TYPE_LABEL[result.type]}` }, TYPE_LABEL[result.type] ?? result.type),
-        h("span", { class: "search-name" }, result.type === "DATASET_FIELD" ? `${result.dataset}.${result.name}` : result.name),
+        h("span", { class: "search-text" },
+          h("span", { class: "search-name" }, searchResultName(result)),
+          searchMatchText(result) ? h("span", { class: "search-why" }, searchMatchText(result)) : null,
+          result.description ? h("span", { class: "search-description" }, result.description) : null),
         h("span", { class: "search-ns" }, result.namespace,
+          result.state ? ` · ${result.state.toLowerCase()}` : "",
           result.actionCount ? ` · application, ${result.actionCount} action${result.actionCount === 1 ? "" : "s"}` : ""))));
     list.hidden = false;
     input.setAttribute("aria-expanded", "true");
@@ -54,7 +79,7 @@ export function searchBox(): HTMLElement {
     controller?.abort();
     controller = new AbortController();
     try {
-      results = (await api.search(q, ["dataset", "job", "field"], 20, controller.signal)).results;
+      results = (await api.search(q, ["dataset", "job", "field", "run"], 20, controller.signal)).results;
       active = results.length ? 0 : -1;
       show();
     } catch (error) {

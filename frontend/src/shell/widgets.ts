@@ -62,6 +62,11 @@ function nodeHref(id: string): string | null {
     : type === "job" ? `/job?nodeId=${encodeURIComponent(id)}` : null;
 }
 
+/** A run's page: its job's run history, opened on that run. */
+export function runHref(jobId: string, runId: string): string {
+  return `/job?${new URLSearchParams({ nodeId: jobId, run: runId })}`;
+}
+
 export function lineageHref(nodeIds: string[], options: { depth?: number; direction?: string; view?: string; field?: string } = {}): string {
   const params = new URLSearchParams();
   for (const id of nodeIds) params.append("nodeId", id);

@@ -1,34 +1,158 @@
-"""Search: datasets (by any of their names), jobs and fields whose name contains a text, best match first."""
+"""Search: datasets (by any of their names), jobs, fields and runs, found by name, run id, tag or owner; best
+match first, each hit saying why it matched."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from lineage_app.graph import listings
-from lineage_app.graph.model import API_TYPES, Label
-from lineage_app.graph.node_ids import node_ref_id
+from lineage_app.graph.model import API_TYPES, Label, NodeType, natural_key
+from lineage_app.graph.node_ids import node_id, node_ref_id
+from lineage_app.graph.ownership import owned_search_rows
+from lineage_app.graph.projection import tag_texts
 
-SEARCH_TYPES = {"dataset": Label.DATASET, "job": Label.JOB, "field": Label.FIELD}
+SEARCH_TYPES = {"dataset": Label.DATASET, "job": Label.JOB, "field": Label.FIELD, "run": Label.RUN}
+# What a hit matched: its name, another name of its dataset, its run id, one of its tags, one of its owners.
+MATCH_KINDS = ("name", "alias", "runId", "tag", "owner")
+# `tag:pii` and `owner:alice` search only tags or only owners; `run:<uuid>` is a run's node id.
+_PREFIXES = {"tag:": "tag", "owner:": "owner", "run:": "runId"}
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
 def node_search(*, q: str, types: list[str], limit: int) -> dict[str, Any]:
-    """Datasets, jobs and fields whose name contains `q`: exact match, then prefix, then substring;
-    shorter names first; case-insensitive."""
-    rows = listings.search_rows(q=q, labels=[SEARCH_TYPES[t] for t in types], limit=limit)
-    if "dataset" in types:  # a dataset is found by any of its names; listed once, at its best rank
-        best = {row["id"]: row for row in rows if row["label"] is Label.DATASET}
-        for row in listings.dataset_alias_search_rows(q=q, limit=limit):
-            if row["id"] not in best or row["rank"] < best[row["id"]]["rank"]:
-                best[row["id"]] = row
-        rows = [row for row in rows if row["label"] is not Label.DATASET] + list(best.values())
-    rows.sort(key=lambda row: (row["rank"], len(row["name"]), row["id"]))
-    results = []
-    for row in rows[:limit]:
-        item = {"id": row["id"], "type": API_TYPES[row["label"]], "namespace": row["namespace"], "name": row["name"]}
-        if row["label"] is Label.FIELD:
-            item["dataset"] = row["dataset"]
-        elif row["label"] is Label.JOB:
-            item["actionCount"] = row["actionCount"]
-            item["application"] = node_ref_id((Label.JOB, row["application"])) if row["application"] else None
-        results.append(item)
-    return {"results": results}
+    """Datasets, jobs, fields and runs that `q` names, best first: an exact run id alone; otherwise names
+    (exact, then prefix, then substring, shorter first), tags and owners, case-insensitive. `tag:`,
+    `owner:` or `run:` before the text searches only that."""
+    text, only = _scope(q.strip())
+    if only == "runId" or (only is None and _UUID.match(text.lower())):
+        return {"results": _run_hits(run_id=text.lower(), types=types)}
+    labels = [SEARCH_TYPES[t] for t in types]
+    rows: list[dict[str, Any]] = []
+    if only is None:
+        rows += _name_rows(q=text, labels=labels, limit=limit)
+    if only in (None, "tag") and text:
+        rows += _tag_rows(q=text, labels=labels, limit=limit)
+    if only in (None, "owner") and text:
+        rows += _owner_rows(q=text, labels=labels, limit=limit)
+    best: dict[str, dict[str, Any]] = {}  # each node once, by its best match
+    for row in rows:
+        if row["id"] not in best or _order(row) < _order(best[row["id"]]):
+            best[row["id"]] = row
+    hits = sorted(best.values(), key=_order)[:limit]
+    descriptions = _field_descriptions([row for row in hits if row["label"] is Label.FIELD])
+    return {"results": [_hit(row, descriptions) for row in hits]}
+
+
+def _scope(q: str) -> tuple[str, str | None]:
+    for prefix, kind in _PREFIXES.items():
+        if q.lower().startswith(prefix):
+            return q[len(prefix) :].strip(), kind
+    return q, None
+
+
+def _order(row: dict[str, Any]) -> tuple[int, int, int, str]:
+    """Best first: rank (exact, prefix, substring), then a name match before a tag or owner match, shorter names."""
+    return row["rank"], MATCH_KINDS.index(row["matched"]["by"]), len(row["name"] or ""), row["id"]
+
+
+def _name_rows(*, q: str, labels: list[Label], limit: int) -> list[dict[str, Any]]:
+    named: list[Label] = [label for label in labels if label is not Label.RUN]
+    rows = [
+        {**row, "matched": {"by": "name", "text": row["name"]}}
+        for row in listings.search_rows(q=q, labels=named, limit=limit)
+    ]
+    if Label.DATASET in labels:  # a dataset is found by any of its names
+        rows += [
+            {**row, "matched": {"by": "alias", "text": row["alias"]}}
+            for row in listings.dataset_alias_search_rows(q=q, limit=limit)
+        ]
+    return rows
+
+
+def _tag_rows(*, q: str, labels: list[Label], limit: int) -> list[dict[str, Any]]:
+    """Nodes with a tag whose key, value or `key:value` contains `q` (in their facets now), ranked by their best
+    such tag."""
+    found = []
+    wanted = q.lower()
+    for row in listings.tagged_search_rows(q=wanted, labels=labels, limit=limit):
+        tags = tag_texts(json.loads(row["facetsJson"] or "{}"))
+        matches = sorted((rank, tag) for tag in tags if (rank := _tag_rank(tag, wanted)) is not None)
+        if matches:
+            rank, tag = matches[0]
+            found.append({**row, "rank": rank, "matched": {"by": "tag", "text": tag}})
+    return found
+
+
+def _tag_rank(tag: str, q: str) -> int | None:
+    """0 when `q` is the tag, its key or its value; 1 when one of them starts with it; 2 when it is inside."""
+    parts = [tag.lower(), *tag.lower().split(":", 1)]
+    if q in parts:
+        return 0
+    if any(part.startswith(q) for part in parts):
+        return 1
+    return 2 if q in tag.lower() else None
+
+
+def _owner_rows(*, q: str, labels: list[Label], limit: int) -> list[dict[str, Any]]:
+    """Datasets and jobs that an owner whose name contains `q` effectively owns (hand-set owners win over the
+    ones events named, as everywhere)."""
+    found = []
+    for row in owned_search_rows(q=q, labels=labels, limit=limit):
+        if any(owner["name"] == row["owner"] for owner in row["owners"]):
+            found.append({**row, "matched": {"by": "owner", "text": row["owner"]}})
+    return found
+
+
+def _run_hits(*, run_id: str, types: list[str]) -> list[dict[str, Any]]:
+    found = listings.run_search_row(run_id=run_id) if "run" in types else None
+    if found is None:
+        return []
+    return [_hit({**found, "label": Label.RUN, "matched": {"by": "runId", "text": found["runId"]}}, {})]
+
+
+def _field_descriptions(fields: list[dict[str, Any]]) -> dict[tuple[str, str, str], str]:
+    """The description the current schema of each field's dataset gives it, by (namespace, dataset, field)."""
+    keys = sorted({natural_key(row["namespace"], row["dataset"]) for row in fields})
+    schemas = listings.dataset_current_schemas(keys=keys) if keys else {}
+    found = {}
+    for row in fields:
+        fields_json = schemas.get(natural_key(row["namespace"], row["dataset"]))
+        description = _description(json.loads(fields_json), row["name"]) if fields_json else None
+        if description:
+            found[row["namespace"], row["dataset"], row["name"]] = description
+    return found
+
+
+def _description(fields: list[dict[str, Any]], name: str) -> str | None:
+    """The description of the field `name` (dotted for a nested one) in a schema's fields."""
+    head, _, rest = name.partition(".")
+    for field in fields:
+        if field.get("name") == name:
+            return field.get("description")
+        if rest and field.get("name") == head and field.get("fields"):
+            return _description(field["fields"], rest)
+    return None
+
+
+def _hit(row: dict[str, Any], descriptions: dict[tuple[str, str, str], str]) -> dict[str, Any]:
+    label = row["label"]
+    item = {
+        "id": row["id"],
+        "type": API_TYPES[label],
+        "namespace": row["namespace"] or "",
+        "name": row["name"] or "",
+        "matched": row["matched"],
+    }
+    if label is Label.FIELD:
+        item["dataset"] = row["dataset"]
+        item["description"] = descriptions.get((row["namespace"], row["dataset"], row["name"]))
+    elif label is Label.JOB and "actionCount" in row:
+        item["actionCount"] = row["actionCount"]
+        item["application"] = node_ref_id((Label.JOB, row["application"])) if row["application"] else None
+    elif label is Label.RUN:
+        item["runId"] = row["runId"]
+        item["state"] = row["state"]
+        item["job"] = row.get("job") or (node_id(NodeType.JOB, row["namespace"], row["name"]) if row["name"] else None)
+    return item

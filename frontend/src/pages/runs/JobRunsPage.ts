@@ -1,10 +1,10 @@
-// A job's page: what its facets say about it (type, tags, documentation, code location, SQL), and its run history: a
-// timeline of runs, durations and states, with each run's facets, error and stack trace, how its reads and writes
+// A job's page: what its facets say about it (type, tags, documentation, code location, SQL), and its run history
+// (opened on one run with `run=<runId>`: that run's page): a timeline of runs, durations and states, with each run's facets, error and stack trace, how its reads and writes
 // changed from the previous completed run, and the facets its events were applied without (they failed their schema).
 
 import { api } from "../../api/client";
 import type { Cleanup } from "../../router";
-import type { JobDetail, RunSummary } from "../../api/types";
+import type { JobDetail, RunDetail, RunSummary } from "../../api/types";
 import { h, link, replace, svg } from "../../dom";
 import { STATE_COLORS, formatDuration, formatTime, stateKey } from "../../format";
 import { jobFacetSections } from "../../facets/job";
@@ -22,13 +22,16 @@ const LINEAGE_LOADS = 4;
 export function JobRunsPage(root: HTMLElement, url: URL): Cleanup | void {
   const nodeId = url.searchParams.get("nodeId");
   if (!nodeId) { replace(root, h("div", { class: "page" }, h("p", {}, "No job chosen."))); return; }
+  // `run`: the page of one run (what search opens for a run id): that run first, then the job's history.
+  const focusRun = url.searchParams.get("run");
+  const focus = focusRun ? h("section", { class: "run-focus", id: "run-focus", "data-run": focusRun }, loading()) : null;
   const abort = new AbortController();
   const lineageQueue = new LoadQueue(LINEAGE_LOADS);
   const head = h("div", {}, loading());
   const timeline = h("div", { class: "timeline", id: "timeline" });
   const table = h("tbody", {});
   const more = h("div", {});
-  replace(root, h("div", { class: "page" }, head,
+  replace(root, h("div", { class: "page" }, head, focus,
     h("h2", {}, "Timeline"), timeline,
     h("h2", {}, "Runs"),
     h("table", { class: "grid runs-table", id: "runs" },
@@ -39,6 +42,13 @@ export function JobRunsPage(root: HTMLElement, url: URL): Cleanup | void {
     more));
 
   api.job(nodeId).then((job) => replace(head, jobHead(job)), (error) => replace(head, errorMessage(error)));
+  if (focus && focusRun) {
+    api.run(focusRun).then(
+      (full) => replace(focus, h("h2", {}, "Run ", stateBadge(full.state)),
+        h("div", { class: "muted" }, `${formatTime(full.startedAt)} → ${formatTime(full.endedAt)} · ${formatDuration(full.durationMs)}`),
+        ...runDetail(full)),
+      (error) => replace(focus, errorMessage(error)));
+  }
 
   const runs: RunSummary[] = [];
   let offset = 0;
@@ -48,7 +58,7 @@ export function JobRunsPage(root: HTMLElement, url: URL): Cleanup | void {
       runs.push(...page.results);
       offset += page.results.length;
       for (const run of page.results) {
-        const rows = runRows(run);
+        const rows = runRows(run, run.runId === focusRun);
         table.append(...rows);
         const cell = rows[0].querySelector<HTMLElement>(".run-lineage-change");
         if (cell) lineageChangeLoad(lineageQueue, cell, run.runId, abort.signal);
@@ -100,7 +110,21 @@ function commandChip(command: string | null): HTMLElement | null {
   return command ? h("span", { class: "tag tag-command", title: "the command this run ran" }, command) : null;
 }
 
-function runRows(run: RunSummary): HTMLElement[] {
+/** A run's id, error, stack trace, reads and writes, and the facets its events were applied without. */
+function runDetail(full: RunDetail): (HTMLElement | null)[] {
+  return [
+    h("div", { class: "mono muted" }, `run ${full.runId}`),
+    full.errorMessage ? h("pre", { class: "error-text" }, full.errorMessage) : null,
+    full.stackTrace ? h("details", { class: "stack" }, h("summary", {}, "Stack trace"), h("pre", { class: "stack-trace" }, full.stackTrace)) : null,
+    h("div", { class: "facet-sections run-facets" }, runFacetSections(full.facets)),
+    h("div", {}, "Read: ", full.inputs.length ? full.inputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—"),
+    h("div", {}, "Wrote: ", full.outputs.length ? full.outputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—"),
+    eventWarnings(full.events),
+    full.outputs.length ? link(lineageHref(full.outputs, { depth: 5, direction: "downstream" }), "Downstream of this run's outputs") : null,
+  ];
+}
+
+function runRows(run: RunSummary, focused: boolean): HTMLElement[] {
   const detail = h("tr", { class: "run-detail", hidden: true }, h("td", { colspan: "8" }));
   const toggle = h("button", { type: "button", class: "link-button" }, "details");
   toggle.addEventListener("click", async () => {
@@ -110,22 +134,13 @@ function runRows(run: RunSummary): HTMLElement[] {
     const cell = detail.firstElementChild as HTMLElement;
     replace(cell, loading());
     try {
-      const full = await api.run(run.runId);
-      replace(cell,
-        h("div", { class: "mono muted" }, `run ${full.runId}`),
-        full.errorMessage ? h("pre", { class: "error-text" }, full.errorMessage) : null,
-        full.stackTrace ? h("details", { class: "stack" }, h("summary", {}, "Stack trace"), h("pre", { class: "stack-trace" }, full.stackTrace)) : null,
-        h("div", { class: "facet-sections run-facets" }, runFacetSections(full.facets)),
-        h("div", {}, "Read: ", full.inputs.length ? full.inputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—"),
-        h("div", {}, "Wrote: ", full.outputs.length ? full.outputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—"),
-        eventWarnings(full.events),
-        full.outputs.length ? link(lineageHref(full.outputs, { depth: 5, direction: "downstream" }), "Downstream of this run's outputs") : null);
+      replace(cell, ...runDetail(await api.run(run.runId)));
     } catch (error) {
       replace(cell, errorMessage(error));
     }
   });
   return [
-    h("tr", { "data-run": run.runId },
+    h("tr", { "data-run": run.runId, class: focused ? "run-focused" : "" },
       h("td", {}, stateBadge(run.state), commandChip(run.command),
         run.streaming ? h("div", {}, streamingSummary(run.streaming, run.state)) : null),
       h("td", {}, formatTime(run.startedAt)),

@@ -1,0 +1,183 @@
+"""Search by run id, tag and owner, and fields with their dataset and description: events posted over HTTP,
+applied by the real projection, found through `GET /api/v1/search`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+from rest_framework.test import APIClient
+
+from lineage_app.ingest.models import LineageEvent
+from lineage_app.ingest.services import events_apply
+from lineage_app.ownership.services.owners import assignment_create
+from tests.events import T0, dataset, facet, run_event
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+RUN_ID = "3f0e5c52-9b1d-4c8e-a7f1-2f5d0c9b8e11"
+OTHER_RUN = "0c1b2a39-4d5e-4f60-8a7b-9c8d7e6f5a41"
+ORDERS, CUSTOMERS = "dataset:postgres://db:5432:analytics.orders", "dataset:postgres://db:5432:analytics.customers"
+MODEL = "job:dbt:analytics.orders"
+
+
+def tags(*pairs: tuple[str, str], source: str = "DBT") -> dict[str, Any]:
+    """A `tags` facet (TagsJobFacet / TagsDatasetFacet / TagsRunFacet): `{key, value, source}` each."""
+    return facet(tags=[{"key": key, "value": value, "source": source} for key, value in pairs])
+
+
+def dbt_run(run_id: str, *, model: str, at_minutes: int = 0) -> list[dict[str, Any]]:
+    """A dbt model's run, as dbt-ol sends it: tags on the job, the run and the dataset, owners, a documented schema."""
+    orders = dataset("postgres://db:5432", model, owners=["team:analytics"])
+    orders["facets"]["schema"] = facet(
+        fields=[
+            {"name": "order_id", "type": "bigint", "description": "The order's key, from the shop"},
+            {
+                "name": "customer",
+                "type": "struct",
+                "fields": [{"name": "email", "type": "string", "description": "PII"}],
+            },
+            {"name": "amount", "type": "decimal(10,2)"},
+        ]
+    )
+    orders["facets"]["tags"] = tags(("pii", "true"), ("tier", "gold"))
+    events = []
+    for event_type, minutes in (("START", at_minutes), ("COMPLETE", at_minutes + 2)):
+        event = run_event(
+            event_type,
+            run_id=run_id,
+            namespace="dbt",
+            job=model,
+            at=T0.replace(minute=minutes),
+            outputs=[orders],
+            run_facets={"tags": tags(("environment", "production"), source="USER")},
+        )
+        event["job"]["facets"] = {"tags": tags(("domain", "finance"))}
+        events.append(event)
+    return events
+
+
+@pytest.fixture
+def posted(graph: Any, ingest_client: APIClient) -> None:
+    customers = run_event(
+        "COMPLETE",
+        run_id=OTHER_RUN,
+        namespace="dbt",
+        job="analytics.customers",
+        outputs=[dataset("postgres://db:5432", "analytics.customers", fields=[("email", "string")], owners=["alice"])],
+    )
+    body = [*dbt_run(RUN_ID, model="analytics.orders"), customers]
+    answer = ingest_client.post("/api/v1/lineage/batch", data=json.dumps(body), content_type="application/json")
+    assert answer.json()["status"] == "success", answer.content
+    assert events_apply(event_ids=list(LineageEvent.objects.values_list("id", flat=True))) == 3
+
+
+def search(client: APIClient, **params: Any) -> list[dict[str, Any]]:
+    response = client.get(f"/api/v1/search?{urlencode(params)}")
+    assert response.status_code == 200, response.content
+    return response.json()["results"]
+
+
+def test_a_run_id_finds_that_run_with_its_job(posted: None, read_client: APIClient) -> None:
+    expected = {
+        "id": f"run:{RUN_ID}",
+        "type": "RUN",
+        "namespace": "dbt",
+        "name": "analytics.orders",
+        "matched": {"by": "runId", "text": RUN_ID},
+        "runId": RUN_ID,
+        "state": "COMPLETED",
+        "job": MODEL,
+    }
+    assert search(read_client, q=RUN_ID) == [expected]
+    assert search(read_client, q=f"  {RUN_ID.upper()} ") == [expected]
+    assert search(read_client, q=f"run:{RUN_ID}") == [expected]
+    assert search(read_client, q="9b3c0a2e-0000-4000-8000-000000000000") == []
+    assert search(read_client, q=RUN_ID, types="dataset,job") == []
+
+
+def test_a_tag_finds_the_jobs_datasets_and_runs_that_carry_it(posted: None, read_client: APIClient) -> None:
+    hits = search(read_client, q="pii")
+    assert [(h["id"], h["type"], h["matched"]) for h in hits] == [
+        (ORDERS, "DATASET", {"by": "tag", "text": "pii:true"}),
+    ]
+    assert [(h["id"], h["matched"]["text"]) for h in search(read_client, q="domain:finance")] == [
+        (MODEL, "domain:finance")
+    ]
+    run_hits = search(read_client, q="tag:production")
+    assert [(h["id"], h["type"], h["job"], h["matched"]) for h in run_hits] == [
+        (f"run:{RUN_ID}", "RUN", MODEL, {"by": "tag", "text": "environment:production"})
+    ]
+    assert search(read_client, q="tag:gold", types="job") == []
+    # A tag's text is searched in its key and value only: a word elsewhere in the facets is no tag.
+    assert search(read_client, q="tag:DBT") == []
+
+
+def test_an_owner_finds_what_they_own(posted: None, read_client: APIClient) -> None:
+    hits = search(read_client, q="owner:analytics")
+    assert [(h["id"], h["matched"]) for h in hits] == [(ORDERS, {"by": "owner", "text": "team:analytics"})]
+    hits = search(read_client, q="alice")
+    assert [(h["id"], h["matched"]) for h in hits] == [(CUSTOMERS, {"by": "owner", "text": "alice"})]
+
+
+def test_an_owner_the_admin_assigns_wins_over_the_one_events_named(posted: None, read_client: APIClient) -> None:
+    assignment_create(
+        owner="bob", target_type="dataset", namespace="postgres://db:5432", name="analytics.orders", role="owner"
+    )
+    assert search(read_client, q="owner:analytics") == []
+    assert [(h["id"], h["matched"]) for h in search(read_client, q="owner:bob")] == [
+        (ORDERS, {"by": "owner", "text": "bob"})
+    ]
+
+
+def test_a_field_hit_names_its_dataset_and_the_description_its_schema_gives(
+    posted: None, read_client: APIClient
+) -> None:
+    hits = search(read_client, q="order_id", types="field")
+    assert hits == [
+        {
+            "id": "datasetField:postgres://db:5432:analytics.orders:order_id",
+            "type": "DATASET_FIELD",
+            "namespace": "postgres://db:5432",
+            "name": "order_id",
+            "matched": {"by": "name", "text": "order_id"},
+            "dataset": "analytics.orders",
+            "description": "The order's key, from the shop",
+        }
+    ]
+    nested = {h["id"]: h for h in search(read_client, q="email", types="field")}
+    assert nested["datasetField:postgres://db:5432:analytics.orders:customer.email"]["description"] == "PII"
+    assert nested["datasetField:postgres://db:5432:analytics.customers:email"]["description"] is None
+    assert [h["description"] for h in search(read_client, q="amount", types="field")] == [None]
+
+
+def test_a_name_match_comes_before_a_tag_or_owner_match_of_the_same_node(posted: None, read_client: APIClient) -> None:
+    hits = search(read_client, q="analytics", types="dataset,job")
+    # Every one is a prefix match of its name (shorter names first); `team:analytics` owns the orders
+    # dataset too, but a node is listed once, by its best match.
+    assert [(h["id"], h["matched"]["by"]) for h in hits] == [
+        (ORDERS, "name"),
+        (MODEL, "name"),
+        (CUSTOMERS, "name"),
+        ("job:dbt:analytics.customers", "name"),
+    ]
+
+
+@pytest.mark.parametrize("q", ["tag:", "owner:", "run:", "run:not-a-uuid"])
+def test_an_empty_or_malformed_scoped_search_finds_nothing(posted: None, read_client: APIClient, q: str) -> None:
+    assert search(read_client, q=q) == []
+
+
+def test_a_tag_the_latest_event_replaced_finds_nothing(
+    posted: None, ingest_client: APIClient, read_client: APIClient
+) -> None:
+    later = dbt_run(RUN_ID, model="analytics.orders", at_minutes=30)[1]
+    later["run"]["runId"] = "5e2d1c0b-8a79-4f6e-9d5c-4b3a29180f7e"
+    later["job"]["facets"] = {"tags": tags(("domain", "risk"))}
+    answer = ingest_client.post("/api/v1/lineage", data=json.dumps(later), content_type="application/json")
+    assert answer.status_code == 201, answer.content
+    events_apply(event_ids=[answer.json()["id"]])
+    assert [h["matched"]["text"] for h in search(read_client, q="domain", types="job")] == ["domain:risk"]
+    assert search(read_client, q="tag:finance", types="job") == []
