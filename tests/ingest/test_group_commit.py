@@ -15,6 +15,7 @@ import redis
 
 from lineage_app.ingest.group_commit import PUBLISH_GATHER_SECONDS, GroupCommitter, Publisher
 from lineage_app.ingest.models import LineageEvent
+from lineage_app.ingest.services import APPLY_EVENTS_TASK
 from tests.conftest import wait_until
 from tests.events import new_run_id, run_event
 
@@ -46,9 +47,14 @@ def test_concurrent_posts_are_each_stored_once_and_answered_after_commit(live_se
 
 
 def _published_event_ids(broker_url: str) -> list[list[int]]:
-    """The event ids of each `apply_events` message waiting in the broker's default queue."""
-    messages = redis.Redis.from_url(broker_url).lrange("celery", 0, -1)
-    return [json.loads(base64.b64decode(json.loads(m)["body"]))[0][0] for m in messages]
+    """The event ids of each `apply_events` message waiting in the broker's default queue (earlier tests may have
+    left other tasks' messages there, some with no arguments)."""
+    messages = [json.loads(m) for m in redis.Redis.from_url(broker_url).lrange("celery", 0, -1)]
+    return [
+        json.loads(base64.b64decode(m["body"]))[0][0]
+        for m in messages
+        if m.get("headers", {}).get("task") == APPLY_EVENTS_TASK
+    ]
 
 
 @pytest.mark.django_db(transaction=True)
