@@ -133,6 +133,16 @@ MOVE_ALIAS_OWNERS = _move_dataset_edge(
     f"(c)-[m:{Rel.OWNED_BY} {{role: e.role, source: e.source}}]->(x)",
 )
 
+# Quality reports keep, of the two they merge, each part's latest (checks and metrics have their own order keys).
+MOVE_ALIAS_CHECKS = f"""
+UNWIND $rows AS row
+MATCH (x:{Label.RUN})-[e:{Rel.CHECKED}]->(a:{Label.DATASET} {{key: row.fromKey}})
+MATCH (c:{Label.DATASET} {{key: row.toKey}})
+MERGE (x)-[m:{Rel.CHECKED}]->(c)
+SET {_widen("m", "e")}, {_newer("m", "e", "checksJson", "status", "checkedAt", "checksVersion", guard="checksOrder")},
+    {_newer("m", "e", "metricsJson", "measuredAt", "metricsVersion", guard="metricsOrder")}
+"""
+
 MOVE_ALIAS_VERSIONS = f"""
 UNWIND $rows AS row
 MATCH (a:{Label.DATASET} {{key: row.fromKey}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
@@ -209,6 +219,7 @@ MERGE_ALIAS_STATEMENTS = (
     MOVE_ALIAS_READS,
     MOVE_ALIAS_WRITES,
     MOVE_ALIAS_OWNERS,
+    MOVE_ALIAS_CHECKS,
     MOVE_ALIAS_VERSIONS,
     MOVE_ALIAS_FIELDS,
     MOVE_ALIAS_DERIVED_FROM,

@@ -20,6 +20,7 @@ READERS = (
     "lineage_app/graph/projection.py",
     "lineage_app/graph/identity.py",
     "lineage_app/graph/run_state.py",
+    "lineage_app/graph/quality.py",
     "lineage_app/ownership/services/events.py",
 )
 # Where the graph keeps a facet map's facets whole, as JSON on the node (the read API's `facets`).
@@ -35,6 +36,9 @@ API_FIELDS = {
     "ownership": ("owners",),
     "inputStatistics": ("rowCount", "fileCount"),
     "outputStatistics": ("rowCount", "fileCount"),
+    "dataQualityAssertions": ("checks",),
+    "test": ("checks",),
+    "dataQualityMetrics": ("metrics",),
 }
 UI_PAGES = ROOT / "frontend" / "src" / "pages"
 SECTION_NAMES = {

@@ -19,6 +19,7 @@ from lineage_app.api_support import (
     moment_of,
     query_params,
 )
+from lineage_app.explorer.apis.quality import QUALITY_STATUS_HELP, QualityStatusField
 from lineage_app.explorer.apis.shared import NodeInput, response_read, responses_documented
 from lineage_app.explorer.selectors.lineage import DIRECTIONS, column_lineage_for_node, lineage_for_node
 from lineage_app.graph.model import FIELD_NODE_TYPES, LEVELS, LINEAGE_NODE_TYPES
@@ -84,6 +85,9 @@ class LineageGraphApi(APIView):
                     choices=RUN_STATES, allow_null=True, required=False, help_text="jobs"
                 )
                 latestRunTime = serializers.CharField(allow_null=True, required=False, help_text="jobs")
+                quality = QualityStatusField(
+                    required=False, help_text=f"datasets: their data-quality status now. {QUALITY_STATUS_HELP}"
+                )
                 actions = serializers.ListField(
                     child=serializers.CharField(),
                     required=False,

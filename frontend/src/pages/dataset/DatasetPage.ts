@@ -7,6 +7,7 @@ import { formatTime } from "../../format";
 import { setQuery } from "../../router";
 import { errorMessage, lineageHref, loading, nodeLink, stateBadge } from "../../shell/widgets";
 import { fieldId, impactPageHref } from "../impact/model";
+import { qualitySection } from "./quality";
 
 export function DatasetPage(root: HTMLElement, url: URL): void {
   const nodeId = url.searchParams.get("nodeId");
@@ -51,6 +52,7 @@ function datasetView(detail: DatasetDetail, url: URL): HTMLElement {
         link(lineageHref([detail.id], { direction: "downstream", depth: 5 }), "Downstream impact"),
         link(lineageHref([detail.id], { view: "column" }), "Column lineage"),
         link(impactPageHref([detail.id]), "Impact report"))),
+    qualitySection(detail.id),
     h("div", { class: "two-columns" },
       h("section", {},
         h("h2", {}, `Current schema (${detail.fields.filter((f) => f.current).length} fields)`),
