@@ -146,15 +146,15 @@ def _failure(state: str, error: dict[str, Any] | None) -> tuple[str | None, str 
 
 
 def _quality_failure(state: str, ordered: list[EventRecord]) -> str | None:
-    """The cause of an ended run's failing data-quality checks (`graph.quality`), or None: the latest
-    checks each dataset (by its name as sent) was reported with, and the run's own test results."""
+    """The cause of an ended run's failing data-quality checks (`graph.quality`), or None: the latest checks
+    each dataset (by its name as sent, which the cause names) was reported with, and the run's own tests."""
     if state not in (*FAILED_STATES, RunState.COMPLETED):
         return None
     latest: dict[str, list[dict[str, Any]]] = {}
     for event in ordered:
         reported = event_checks(event.payload)
         for dataset, checks in reported:
-            latest[f"{dataset.get('namespace')}/{dataset.get('name')}".removeprefix("/")] = checks
+            latest[str(dataset.get("name") or "")] = checks
         tests = run_tests(event.payload["run"].get("facets") or {})
         if tests and not reported:  # test results of no dataset: the run's own
             latest[""] = dataset_checks({}, tests=tests)

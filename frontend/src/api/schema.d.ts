@@ -1125,6 +1125,15 @@ export interface components {
             owners: components["schemas"]["EffectiveOwnerOutput"][];
             lastRunState: (components["schemas"]["RunStateEnum"] | components["schemas"]["NullEnum"]) | null;
             lastRunTime: string | null;
+            /**
+             * @description datasets: their data-quality status now (docs/quality.md)
+             *
+             *     * `failing` - failing
+             *     * `warning` - warning
+             *     * `passing` - passing
+             *     * `unknown` - unknown
+             */
+            quality?: components["schemas"]["QualityStatusEnum"];
         };
         ImpactSummary: {
             total: number;

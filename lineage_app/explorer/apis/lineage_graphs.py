@@ -11,15 +11,16 @@ from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
 from lineage_app.api_support import (
+    QUALITY_STATUS_HELP,
     RUN_STATES,
     ColumnEdgeSerializer,
     EdgeValiditySerializer,
     MomentInput,
+    QualityStatusField,
     ResponseSerializer,
     moment_of,
     query_params,
 )
-from lineage_app.explorer.apis.quality import QUALITY_STATUS_HELP, QualityStatusField
 from lineage_app.explorer.apis.shared import NodeInput, response_read, responses_documented
 from lineage_app.explorer.selectors.lineage import DIRECTIONS, column_lineage_for_node, lineage_for_node
 from lineage_app.graph.model import FIELD_NODE_TYPES, LEVELS, LINEAGE_NODE_TYPES

@@ -9,20 +9,17 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
-from lineage_app.api_support import RUN_STATES, PageInput, ResponseSerializer, query_params
+from lineage_app.api_support import (
+    QUALITY_STATUS_HELP,
+    RUN_STATES,
+    PageInput,
+    QualityStatusField,
+    ResponseSerializer,
+    query_params,
+)
 from lineage_app.explorer.apis.shared import NodeInput, response_read, responses_documented
 from lineage_app.explorer.selectors.quality import dataset_quality
-from lineage_app.graph.quality import CHECK_FACETS, CHECK_OUTCOMES, QUALITY_STATUSES
-
-QUALITY_STATUS_HELP = (
-    "failing: a check failed; warning: a check of severity `warn` failed; passing: every check passed; "
-    "unknown: never checked (docs/quality.md)"
-)
-
-
-class QualityStatusField(serializers.ChoiceField):
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(choices=QUALITY_STATUSES, **kwargs)  # type: ignore[arg-type]
+from lineage_app.graph.quality import CHECK_FACETS, CHECK_OUTCOMES
 
 
 class DatasetQualityApi(APIView):

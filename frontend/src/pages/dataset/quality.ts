@@ -2,10 +2,10 @@
 // metrics (row count, null and distinct counts per column) as trends.
 
 import { api } from "../../api/client";
-import type { DatasetQuality, QualityCheck, QualityReport, QualityStatus } from "../../api/types";
+import type { DatasetQuality, QualityCheck, QualityReport } from "../../api/types";
 import { h, replace } from "../../dom";
 import { formatTime } from "../../format";
-import { errorMessage, loading, nodeLink } from "../../shell/widgets";
+import { errorMessage, loading, nodeLink, qualityBadge } from "../../shell/widgets";
 
 const OUTCOME_MARKS: Record<QualityCheck["outcome"], string> = { passed: "✓", failed: "✗", warned: "!", skipped: "–" };
 const SVG = "http://www.w3.org/2000/svg";
@@ -17,10 +17,6 @@ export function qualitySection(nodeId: string): HTMLElement {
     (quality) => replace(section, ...qualityView(quality)),
     (error) => replace(section, h("h2", {}, "Data quality"), errorMessage(error)));
   return section;
-}
-
-export function qualityBadge(status: QualityStatus): HTMLElement {
-  return h("span", { class: `badge quality-${status}`, "data-quality": status }, `quality ${status}`);
 }
 
 export function qualityView(quality: DatasetQuality): HTMLElement[] {
