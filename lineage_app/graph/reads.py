@@ -384,7 +384,8 @@ def failed(var: str) -> str:
 
 # A run's class (`failureClass`, folded from its error) decides `$classification`; an application run
 # whose own error says nothing (no class, or `unknown`) matches by the classes of its failed child
-# (action) runs instead, when they have one, as its headline borrows a child's cause.
+# (action) runs instead, when they have one, as its headline borrows a child's cause; and any
+# application run matches `data_quality` when one of its failed actions failed its checks.
 
 _FAILURE_MATCH = f"""
 MATCH (j:{Label.JOB})-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
@@ -398,7 +399,7 @@ WHERE $classification IS NOT NULL AND {failed("c")} AND coalesce(c.failureClass,
 WITH j, r, at, collect(c.failureClass) AS childClasses, coalesce(r.failureClass, 'unknown') = 'unknown' AS vague
 WHERE $classification IS NULL
    OR (NOT (vague AND size(childClasses) > 0) AND r.failureClass = $classification)
-   OR (vague AND $classification IN childClasses)
+   OR ((vague OR $classification = '{DATA_QUALITY}') AND $classification IN childClasses)
 """
 
 FAILURE_COUNT = _FAILURE_MATCH + "RETURN count(r) AS count"

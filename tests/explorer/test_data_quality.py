@@ -16,9 +16,12 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from lineage_app.graph.writer import graph_wipe
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
+from tests.apply import accept
 from tests.events import T0, dataset, facet, run_event
+from tests.graph.identity_events import CANONICAL_ID, CATALOG, alias_events
 from tests.graph_dump import graph_dump
 
 pytestmark = pytest.mark.django_db
@@ -354,3 +357,61 @@ def test_impact_reports_and_their_exports_carry_each_datasets_quality(  # type: 
     response = read_client.get("/api/v1/impact/report", {**params, "format": "html"})
     html = b"".join(response.streaming_content).decode()
     assert '<td class="failing">failing</td>' in html
+
+
+def test_an_application_whose_action_failed_its_checks_is_found_as_a_data_quality_failure(  # type: ignore[no-untyped-def]
+    graph, ingest_client, read_client
+):
+    app_run, action_run = run_id(20), run_id(21)
+    orders = dataset("file", "/lake/bronze/orders")
+    orders["facets"]["dataQualityAssertions"] = facet(
+        assertions=[{"assertion": "non_negative", "column": "amount", "success": False, "actual": "1", "expected": "0"}]
+    )
+    parent = {"parent": facet(run={"runId": app_run}, job={"namespace": "spark", "name": "validate_orders"})}
+    error = {"errorMessage": facet(message="ValueError: negative amount", programmingLanguage="PYTHON")}
+    post(
+        ingest_client,
+        run_event("START", run_id=app_run, job="validate_orders", at=T0),
+        run_event(
+            "FAIL",
+            run_id=action_run,
+            job="validate_orders.write_parquet.orders_checked",
+            at=T0 + timedelta(seconds=30),
+            inputs=[orders],
+            outputs=[dataset("file", "/lake/quality/orders_checked")],
+            run_facets={**parent, **error},
+        ),
+        run_event("FAIL", run_id=app_run, job="validate_orders", at=T0 + timedelta(minutes=1), run_facets=error),
+    )
+    apply_all()
+
+    found = get(read_client, "/api/v1/failures", classification="data_quality")["results"]
+    assert {(f["runId"], f["classification"]) for f in found} == {
+        (app_run, "data_validation"),  # its own error classifies it; its action's check finds it
+        (action_run, "data_quality"),
+    }
+    groups = get(read_client, "/api/v1/failures/jobs", classification="data_quality")["results"]
+    assert [group["job"] for group in groups] == ["job:spark:validate_orders"]
+
+
+def test_checks_of_a_table_named_by_its_catalog_name_move_to_its_canonical_dataset(  # type: ignore[no-untyped-def]
+    graph, read_client
+):
+    by_catalog = dataset(*CATALOG)
+    by_catalog["facets"]["dataQualityAssertions"] = facet(
+        assertions=[{"assertion": "not_null", "column": "id", "success": False, "severity": "error"}]
+    )
+    check = run_event("COMPLETE", run_id=run_id(30), job="orders.check", at=T0, inputs=[by_catalog])
+    events = [check, *alias_events()]
+    answers, dumps = [], []
+    for batches in ([[0], [1], [2], [3], [4], [5]], [[0, 1, 2, 3, 4, 5]]):  # the check before the symlink; all at once
+        graph_wipe()
+        LineageEvent.objects.all().delete()
+        ids = accept(*events)
+        for batch in batches:
+            events_apply(event_ids=[ids[i] for i in batch])
+        dumps.append(graph_dump())
+        answers.append(get(read_client, "/api/v1/datasets/quality", nodeId=f"dataset:{CATALOG[0]}:{CATALOG[1]}"))
+    assert dumps[0] == dumps[1]
+    assert answers[0] == answers[1]
+    assert (answers[0]["id"], answers[0]["status"], answers[0]["count"]) == (CANONICAL_ID, "failing", 1)
