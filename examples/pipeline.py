@@ -127,12 +127,61 @@ def daily_revenue(spark: SparkSession, lake: Path) -> None:
 
 
 def validate_orders(spark: SparkSession, lake: Path) -> None:
-    """Fails by design: the raw data holds a refund with a negative amount."""
+    """Fails by design: the raw data holds a refund with a negative amount. Before it fails it reports what
+    it checked of bronze/orders (`Agent.report_quality`): row count, null and distinct counts, and its
+    checks, the non-negative amount failing."""
     orders = spark.read.parquet(str(lake / "bronze/orders"))
+    agent = spark_agent.current_agent()
+    if agent is not None:
+        agent.report_quality(str(lake / "bronze/orders"), **_orders_quality(orders))
     negative = F.concat(F.lit("negative amount in order "), F.col("order_id").cast("string"))
     amount = F.when(F.col("amount") < 0, F.raise_error(negative)).otherwise(F.col("amount"))
     checked = orders.select("order_id", amount.alias("amount"))
     checked.write.mode("overwrite").parquet(str(lake / "quality/orders_checked"))
+
+
+def _orders_quality(orders: DataFrame) -> dict[str, Any]:
+    """The checks and metrics `validate_orders` reports of the raw orders, counted in one pass."""
+    columns = ("order_id", "customer_id", "amount")
+    counts = orders.agg(
+        F.count(F.lit(1)).alias("rows"),
+        F.sum(F.when(F.col("amount") < 0, 1).otherwise(0)).alias("negative"),
+        *(F.sum(F.col(c).isNull().cast("int")).alias(f"{c}_nulls") for c in columns),
+        *(F.countDistinct(c).alias(f"{c}_distinct") for c in columns),
+    ).first()
+    assert counts is not None  # an aggregate has one row
+    rows, negative = counts["rows"], counts["negative"] or 0
+    return {
+        "assertions": [
+            {
+                "assertion": "not_null",
+                "column": "order_id",
+                "success": counts["order_id_nulls"] == 0,
+                "severity": "error",
+            },
+            {
+                "assertion": "unique",
+                "column": "order_id",
+                "success": counts["order_id_distinct"] == rows,
+                "severity": "error",
+            },
+            {
+                "assertion": "non_negative",
+                "name": "amount_non_negative",
+                "column": "amount",
+                "success": negative == 0,
+                "severity": "error",
+                "actual": str(negative),
+                "expected": "0",
+            },
+        ],
+        "metrics": {
+            "rowCount": rows,
+            "columnMetrics": {
+                c: {"nullCount": counts[f"{c}_nulls"], "distinctCount": counts[f"{c}_distinct"]} for c in columns
+            },
+        },
+    }
 
 
 # Owners the pipeline declares itself (the agent's `dataset_owners` / `job_owners` options).

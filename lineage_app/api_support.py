@@ -22,11 +22,25 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from lineage_app.graph.model import Moment, RunState
+from lineage_app.graph.quality import QUALITY_STATUSES
 from lineage_app.instants import utc_text
 
 MAX_PAGE = 500
 # A run's state, as output serializers declare it (an enum in the schema).
 RUN_STATES = [state.value for state in RunState]
+QUALITY_STATUS_HELP = (
+    "failing: a check failed; warning: a check of severity `warn` failed; passing: every check passed; "
+    "unknown: never checked (docs/quality.md)"
+)
+
+
+class QualityStatusField(serializers.ChoiceField):
+    """A dataset's data-quality status (`graph.quality`), as the quality API, lineage and impact reports answer it."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(choices=QUALITY_STATUSES, **kwargs)
+
+
 # Deeper pages than this are not browsing; past it offsets overflow what the graph engine will skip.
 MAX_OFFSET = 1_000_000
 # The longest text one query parameter may carry (a node id, a name, a search string, a time).

@@ -344,6 +344,10 @@ SPECTACULAR_SETTINGS = {
         "LineageNodeTypeEnum": "lineage_app.graph.model.LINEAGE_NODE_TYPES",
         "AssetTypeEnum": "lineage_app.graph.model.ASSET_TYPES",
         "FieldNodeTypeEnum": "lineage_app.graph.model.FIELD_NODE_TYPES",
+        "QualityStatusEnum": "lineage_app.graph.quality.QUALITY_STATUSES",
+        "CheckOutcomeEnum": "lineage_app.graph.quality.CHECK_OUTCOMES",
+        "CheckFacetEnum": "lineage_app.graph.quality.CHECK_FACETS",
+        "FailureStateEnum": "lineage_app.graph.model.FAILURE_STATES",
     },
 }
 

@@ -35,12 +35,24 @@ _FACET_SCHEMAS = {
     "jobType": "2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet",
     "datasetOwnership": "1-0-1/OwnershipDatasetFacet.json#/$defs/OwnershipDatasetFacet",
     "jobOwnership": "1-0-1/OwnershipJobFacet.json#/$defs/OwnershipJobFacet",
+    "dataQualityAssertions": ("1-1-0/DataQualityAssertionsDatasetFacet.json#/$defs/DataQualityAssertionsDatasetFacet"),
+    "dataQualityMetrics": "1-0-0/DataQualityMetricsDatasetFacet.json#/$defs/DataQualityMetricsDatasetFacet",
 }
 
 
 def facet(kind: str, **body: Any) -> dict[str, Any]:
     """A standard facet of `kind` with its `_producer` and `_schemaURL`."""
     return {"_producer": PRODUCER, "_schemaURL": _SPEC + _FACET_SCHEMAS[kind], **body}
+
+
+def data_quality(assertions: list[dict[str, Any]] | None, metrics: dict[str, Any] | None) -> dict[str, Any]:
+    """The standard `dataQualityAssertions` and `dataQualityMetrics` dataset facets, of what was given."""
+    found: dict[str, Any] = {}
+    if assertions is not None:
+        found["dataQualityAssertions"] = facet("dataQualityAssertions", assertions=assertions)
+    if metrics is not None:
+        found["dataQualityMetrics"] = facet("dataQualityMetrics", **{"columnMetrics": {}, **metrics})
+    return found
 
 
 def iso_time(epoch_s: float) -> str:
@@ -140,10 +152,16 @@ def action_counters(facts: ActionFacts) -> dict[str, int]:
 
 
 def dataset(
-    info: DatasetInfo, *, output: bool, final: bool, owners: list[DeclaredOwner] | None = None
+    info: DatasetInfo,
+    *,
+    output: bool,
+    final: bool,
+    owners: list[DeclaredOwner] | None = None,
+    quality: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """An input or output dataset; statistics only on the run's final event; the standard
-    `ownership` facet when `owners` are declared for it."""
+    """An input or output dataset; statistics and the data-quality facets reported for it (`quality`,
+    `Agent.report_quality`) only on the run's final event; the standard `ownership` facet when `owners`
+    are declared for it."""
     facets: dict[str, Any] = {}
     if info.schema is not None:
         facets["schema"] = facet("schema", fields=info.schema)
@@ -160,6 +178,8 @@ def dataset(
         facets["lifecycleStateChange"] = facet("lifecycleStateChange", lifecycleStateChange=info.lifecycle)
     if owners:
         facets["ownership"] = facet("datasetOwnership", owners=[o.as_facet_entry() for o in owners])
+    if final and quality:
+        facets.update(quality)
     out: dict[str, Any] = {"namespace": info.id.namespace, "name": info.id.name, "facets": facets}
     if final and info.stats is not None:
         stats = {

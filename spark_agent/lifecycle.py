@@ -67,6 +67,7 @@ class Agent:
         for problem in config.problems():
             log.warning("tributary: %s; lineage events will be dropped", problem)
         self._emitter = build_emitter(config, self.counters)
+        self._quality: dict[str, dict[str, Any]] = {}  # dataset name -> its reported data-quality facets
         self._dataset_owners = _owner_rules("dataset_owners", config.dataset_owners)
         self._job_owners = _owner_rules("job_owners", config.job_owners)
         self._signing_key = _load_signing_key(config.signing_key_path)
@@ -151,6 +152,29 @@ class Agent:
         report = " ".join(f"{k}={values[k]}" for k in REPORTED)
         print(f"tributary: {self.job[1]} run {self.run_id} {state}: {report}", file=sys.stderr)
 
+    def report_quality(
+        self,
+        dataset: str,
+        *,
+        assertions: list[dict[str, Any]] | None = None,
+        metrics: dict[str, Any] | None = None,
+    ) -> None:
+        """Report data-quality results of `dataset` (a path, or a catalog table's name such as
+        `default.daily_revenue`): from now on, the final event of every action that reads or writes it
+        carries them as the standard `dataQualityAssertions` facet (`assertions`: each with `assertion`,
+        `success`, and optionally `column`, `severity`, `actual`, `expected`, `name`) and
+        `dataQualityMetrics` facet (`metrics`: `rowCount`, `bytes`, `columnMetrics` …). A later report of
+        the same dataset replaces the facets it names."""
+        if not isinstance(dataset, str) or not dataset:
+            raise ValueError("report_quality needs the dataset's path or table name")
+        name = dataset.removeprefix("file:")  # the agent names a file dataset by its path
+        found = facets.data_quality(assertions, metrics)
+        # The actions run so far are emitted first: Spark tells the agent of an action a little after it ends.
+        listener.drain(self._spark, self.config.flush_timeout_s)
+        self._assembler.flush()
+        with self._lock:
+            self._quality[name] = {**self._quality.get(name, {}), **found}
+
     def note_uncaught(self, exc: BaseException) -> None:
         """Remember why the application is ending (used by `close`)."""
         if isinstance(exc, KeyboardInterrupt):
@@ -199,6 +223,13 @@ class Agent:
             **facets.job_ownership(self._job_owners.owners_for([job[1]])),
         }
         start = facts.end_time - max(facts.duration_s, 0.001)
+        with self._lock:
+            reported = dict(self._quality)
+
+        def quality(info: DatasetInfo) -> dict[str, Any] | None:
+            names = [info.id.name, info.symlink.name if info.symlink is not None else ""]
+            return next((reported[name] for name in names if name in reported), None)
+
         for final in (False, True):
             state = EventType.START if not final else EventType.FAIL if facts.error else EventType.COMPLETE
             extra: dict[str, Any] = {}
@@ -214,8 +245,14 @@ class Agent:
                     job,
                     {**run_facets, **extra},
                     job_facets,
-                    [facets.dataset(d, output=False, final=final, owners=self._owners_of(d)) for d in facts.inputs],
-                    [facets.dataset(d, output=True, final=final, owners=self._owners_of(d)) for d in facts.outputs],
+                    [
+                        facets.dataset(d, output=False, final=final, owners=self._owners_of(d), quality=quality(d))
+                        for d in facts.inputs
+                    ],
+                    [
+                        facets.dataset(d, output=True, final=final, owners=self._owners_of(d), quality=quality(d))
+                        for d in facts.outputs
+                    ],
                 )
             )
 

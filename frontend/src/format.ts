@@ -1,6 +1,6 @@
 // Small formatters for ids, times, durations and run states.
 
-import type { RunSummary } from "./api/types";
+import type { QualityStatus, RunSummary } from "./api/types";
 
 type RunState = RunSummary["state"];
 /** The colour families: every run state the schema names (a new one fails the build here) except NEW,
@@ -14,6 +14,15 @@ export const STATE_COLORS: Record<StateKey, string> = {
   ABORTED: "#bf8700",
   UNKNOWN: "#8c959f",
 };
+
+/** A dataset's data-quality status: its colour and the sign before its name (none when never checked). */
+export const QUALITY_COLORS: Record<QualityStatus, string> = {
+  failing: "#cf222e",
+  warning: "#bf8700",
+  passing: "#2da44e",
+  unknown: "#8c959f",
+};
+export const QUALITY_MARKS: Record<QualityStatus, string> = { failing: "✗ ", warning: "! ", passing: "✓ ", unknown: "" };
 
 /** The colour family of a run state; anything not known (no run, NEW) is UNKNOWN. */
 export function stateKey(state: string | null | undefined): StateKey {

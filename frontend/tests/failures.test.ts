@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Failure, FailureGroup, RunSummary } from "../src/api/types";
 import { FailuresPage, blastRadius, causeHeadline } from "../src/pages/failures/FailuresPage";
 import {
-  classificationLabel, failureFilters, failuresHref, rootCauseWalkHref, sinceLastSuccessText, splitCause, streakText,
+  classificationLabel, failureFilters, failureRootCauseHref, failuresHref, rootCauseWalkHref, sinceLastSuccessText, splitCause,
+  streakText,
 } from "../src/pages/failures/model";
 import { runCause } from "../src/pages/runs/JobRunsPage";
 
@@ -14,7 +15,7 @@ function failure(overrides: Partial<Failure> = {}): Failure {
     endedAt: "2026-01-07T09:05:00.000000Z", errorMessage: "Py4JJavaError: An error occurred while calling o607.parquet.",
     stackTrace: "Traceback (most recent call last):\n  …\nCaused by: " + CAUSE, cause: CAUSE,
     classification: "data_validation", causeRunId: "r-7", parentRunId: null, failedActions: [],
-    outputs: ["dataset:db:quality.orders_checked"], ...overrides,
+    outputs: ["dataset:db:quality.orders_checked"], testedDatasets: [], ...overrides,
   };
 }
 
@@ -80,8 +81,17 @@ describe("failure model", () => {
     expect(Number(params.searchParams.get("depth"))).toBeGreaterThan(0);
   });
 
+  it("walks upstream of the tested dataset for a data-quality failure's root cause", () => {
+    const tested = failure({ classification: "data_quality", testedDatasets: ["dataset:pg:stg_orders"], outputs: [] });
+    const params = new URL(failureRootCauseHref(tested), "http://x").searchParams;
+    expect(params.getAll("nodeId")).toEqual(["dataset:pg:stg_orders"]);
+    expect(params.get("direction")).toBe("upstream");
+    expect(new URL(failureRootCauseHref(failure()), "http://x").searchParams.getAll("nodeId")).toEqual(["job:spark:validate_orders"]);
+  });
+
   it("names classifications and streaks for people", () => {
     expect(classificationLabel("missing_input")).toBe("Missing input");
+    expect(classificationLabel("data_quality")).toBe("Data quality");
     expect(classificationLabel(null)).toBe("Not classified");
     expect([streakText(0, false), streakText(3, false), streakText(500, true)]).toEqual(["recovered", "3 in a row", "≥ 500 in a row"]);
   });

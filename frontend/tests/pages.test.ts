@@ -57,10 +57,16 @@ describe("links", () => {
   });
 
   it("opens a failure's impact downstream from every output, or from the job when it wrote nothing", () => {
-    const withOutputs = new URL(impactHref({ job: "job:s:j", outputs: ["dataset:db:a", "dataset:db:b"] }), "http://x").searchParams;
+    const failure = { job: "job:s:j", outputs: ["dataset:db:a", "dataset:db:b"], classification: "schema" as const, testedDatasets: [] };
+    const withOutputs = new URL(impactHref(failure), "http://x").searchParams;
     expect(withOutputs.getAll("nodeId")).toEqual(["dataset:db:a", "dataset:db:b"]);
     expect(withOutputs.get("direction")).toBe("downstream");
-    expect(new URL(impactHref({ job: "job:s:j", outputs: [] }), "http://x").searchParams.getAll("nodeId")).toEqual(["job:s:j"]);
+    expect(new URL(impactHref({ ...failure, outputs: [] }), "http://x").searchParams.getAll("nodeId")).toEqual(["job:s:j"]);
+  });
+
+  it("opens a data-quality failure's impact downstream from the tested dataset, not the test job's outputs", () => {
+    const failure = { job: "job:dbt:stg.test", outputs: [], classification: "data_quality" as const, testedDatasets: ["dataset:pg:stg"] };
+    expect(new URL(impactHref(failure), "http://x").searchParams.getAll("nodeId")).toEqual(["dataset:pg:stg"]);
   });
 });
 

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from django.urls import path
 
-from lineage_app.explorer.apis import datasets, failures, jobs, lineage_diffs, lineage_graphs, namespaces, search
+from lineage_app.explorer.apis import (
+    datasets,
+    failures,
+    jobs,
+    lineage_diffs,
+    lineage_graphs,
+    namespaces,
+    quality,
+    search,
+)
 
 urlpatterns = [
     path("column-lineage", lineage_graphs.ColumnLineageGraphApi.as_view(), name="column-lineage"),
@@ -13,6 +22,7 @@ urlpatterns = [
     path("namespaces", namespaces.NamespaceListApi.as_view(), name="namespace-list"),
     path("datasets", datasets.DatasetListApi.as_view(), name="dataset-list"),
     path("datasets/detail", datasets.DatasetDetailApi.as_view(), name="dataset-detail"),
+    path("datasets/quality", quality.DatasetQualityApi.as_view(), name="dataset-quality"),
     path("datasets/near-miss", datasets.DatasetNearMissApi.as_view(), name="dataset-near-miss"),
     path("datasets/versions/diff", datasets.DatasetVersionDiffApi.as_view(), name="dataset-version-diff"),
     path("jobs", jobs.JobListApi.as_view(), name="job-list"),

@@ -18,9 +18,11 @@ PERMISSION = "permission"
 MISSING_INPUT = "missing_input"
 SCHEMA = "schema"
 DATA_VALIDATION = "data_validation"
+# A run that reported failing data-quality checks (`graph.quality`); decided by the run fold, not by a rule here.
+DATA_QUALITY = "data_quality"
 UNKNOWN = "unknown"
-# In the order the rules are tried: the first that matches decides.
-CLASSIFICATIONS = (OUT_OF_MEMORY, CANCELLED, PERMISSION, MISSING_INPUT, SCHEMA, DATA_VALIDATION, UNKNOWN)
+# In the order the rules are tried: the first that matches decides (data quality comes before them all).
+CLASSIFICATIONS = (DATA_QUALITY, OUT_OF_MEMORY, CANCELLED, PERMISSION, MISSING_INPUT, SCHEMA, DATA_VALIDATION, UNKNOWN)
 
 MAX_CAUSE = 300  # characters of the one-line cause
 

@@ -140,6 +140,16 @@ MATCH (c:{Label.DATASET} {{key: row.toKey}})
 MERGE (c)-[:{Rel.TAGGED}]->(t)
 """
 
+# Quality reports keep, of the two they merge, each part's latest (checks and metrics have their own order keys).
+MOVE_ALIAS_CHECKS = f"""
+UNWIND $rows AS row
+MATCH (x:{Label.RUN})-[e:{Rel.CHECKED}]->(a:{Label.DATASET} {{key: row.fromKey}})
+MATCH (c:{Label.DATASET} {{key: row.toKey}})
+MERGE (x)-[m:{Rel.CHECKED}]->(c)
+SET {_widen("m", "e")}, {_newer("m", "e", "checksJson", "status", "checkedAt", "checksVersion", guard="checksOrder")},
+    {_newer("m", "e", "metricsJson", "measuredAt", "metricsVersion", guard="metricsOrder")}
+"""
+
 MOVE_ALIAS_VERSIONS = f"""
 UNWIND $rows AS row
 MATCH (a:{Label.DATASET} {{key: row.fromKey}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
@@ -218,6 +228,7 @@ MERGE_ALIAS_STATEMENTS = (
     MOVE_ALIAS_WRITES,
     MOVE_ALIAS_OWNERS,
     MOVE_ALIAS_TAGS,
+    MOVE_ALIAS_CHECKS,
     MOVE_ALIAS_VERSIONS,
     MOVE_ALIAS_FIELDS,
     MOVE_ALIAS_DERIVED_FROM,

@@ -9,7 +9,9 @@ from neo4j import ManagedTransaction
 
 from lineage_app.graph import reads
 from lineage_app.graph.driver import graph_read, records
+from lineage_app.graph.failure_cause import DATA_QUALITY
 from lineage_app.graph.model import Label
+from lineage_app.graph.quality import statuses_worst
 from lineage_app.graph.traversal import application_actions, element_ids, job_applications, node_summaries
 
 Rows = list[dict[str, Any]]
@@ -101,6 +103,25 @@ def dataset_find(*, key: str, last_runs: int, write_statistics: int) -> dict[str
         }
 
     return graph_read(work)
+
+
+def dataset_quality_page(*, key: str, limit: int, offset: int) -> tuple[int, Rows]:
+    """A dataset's data-quality reports (`graph.quality`), one per run that checked or measured it, newest first."""
+
+    def work(tx: ManagedTransaction) -> tuple[int, Rows]:
+        page = records(tx, reads.DATASET_QUALITY_HISTORY, key=key, limit=limit, offset=offset)
+        return _count(tx, reads.DATASET_QUALITY_COUNT, key=key), page
+
+    return graph_read(work)
+
+
+def dataset_quality_statuses(*, keys: list[str]) -> dict[str, str]:
+    """The current data-quality status of each dataset of `keys` that was ever checked: the worst of the
+    latest checks of each job that checks it (`graph.quality.statuses_worst`)."""
+    if not keys:
+        return {}
+    rows = graph_read(lambda tx: records(tx, reads.DATASET_QUALITY_STATUSES, keys=keys))
+    return {row["key"]: statuses_worst(row["statuses"]) for row in rows}
 
 
 def dataset_version_fields(*, key: str, versions: list[str]) -> dict[str, list[tuple[str, str]]]:
@@ -223,7 +244,7 @@ def _streak(tx: ManagedTransaction, *, key: str, states: Sequence[str], limit: i
         if latest_state is None and page:
             latest_state = page[0]["state"]
         for run in page:
-            if run["state"] not in states:
+            if run["state"] not in states and run["classification"] != DATA_QUALITY:
                 return {"runs": failed, "latestState": latest_state, "capped": False}
             failed.append(run)
         if len(page) < size:

@@ -36,6 +36,7 @@ class Rel(StrEnum):
     OWNED_BY = "OWNED_BY"
     TAGGED = "TAGGED"  # (Dataset|Job|Run)-[:TAGGED]->(Tag): a tag any of its events gave it, for search
     SAME_AS = "SAME_AS"  # (DatasetAlias)-[:SAME_AS]->(DatasetAlias): a `symlinks` identifier
+    CHECKED = "CHECKED"  # (Run)-[:CHECKED]->(Dataset): the run's data-quality checks and metrics of it
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +100,8 @@ class RunState(StrEnum):
 
 # The states a failure is: plain strings in a fixed order (query parameters and API choices).
 FAILED_STATES: tuple[str, ...] = (RunState.FAILED.value, RunState.ABORTED.value)
+# The states of runs in the failure history: those, and COMPLETED for a run that failed its data-quality checks.
+FAILURE_STATES: tuple[str, ...] = (*FAILED_STATES, RunState.COMPLETED.value)
 
 # Lineage granularity: application jobs (their action jobs folded in), or the action jobs as recorded.
 LEVELS = ("application", "action")

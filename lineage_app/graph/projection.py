@@ -23,6 +23,7 @@ from lineage_app.graph.model import (
     utc_key,
 )
 from lineage_app.graph.node_ids import node_id
+from lineage_app.graph.quality import checks_status, dataset_metrics, dataset_version, event_checks
 from lineage_app.graph.run_state import RunFold
 
 # Facets kept as graph structure of their own, not in a node's facet blob.
@@ -169,6 +170,8 @@ class _EventRowsBuilder:
     run_writes: _Rows = field(default_factory=_Rows)
     run_read_statistics: _Rows = field(default_factory=_Rows)
     run_write_statistics: _Rows = field(default_factory=_Rows)
+    run_checks: _Rows = field(default_factory=_Rows)
+    run_metrics: _Rows = field(default_factory=_Rows)
     job_inputs: _Rows = field(default_factory=_Rows)
     job_outputs: _Rows = field(default_factory=_Rows)
     versions: _Rows = field(default_factory=_Rows)
@@ -197,6 +200,9 @@ class EventRows:
     run_writes: list[dict[str, Any]]
     run_read_statistics: list[dict[str, Any]]
     run_write_statistics: list[dict[str, Any]]
+    # Each run's data-quality checks and metrics of a dataset (`graph.quality`).
+    run_checks: list[dict[str, Any]]
+    run_metrics: list[dict[str, Any]]
     job_inputs: list[dict[str, Any]]
     job_outputs: list[dict[str, Any]]
     versions: list[dict[str, Any]]
@@ -389,6 +395,8 @@ def write_statements(
         (statements.SET_DATASET_LATEST_RUNS, writes.runs),
         (statements.SET_RUN_READ_STATISTICS, rows.run_read_statistics),
         (statements.SET_RUN_WRITE_STATISTICS, rows.run_write_statistics),
+        (statements.MERGE_RUN_CHECKS, rows.run_checks),
+        (statements.MERGE_RUN_METRICS, rows.run_metrics),
         (statements.MERGE_JOB_INPUTS, rows.job_inputs),
         (statements.MERGE_JOB_OUTPUTS, rows.job_outputs),
         (statements.MERGE_DATASET_VERSIONS, [v for v in versions if v["key"] not in known_versions]),
@@ -524,6 +532,7 @@ def _project_event(built: _EventRowsBuilder, event: _Stamped, resolve: Resolve) 
         )
     if "dataset" in payload:
         _add_dataset(built, event, payload["dataset"], run_id=None, resolve=resolve)
+    checked = {id(dataset): checks for dataset, checks in event_checks(payload)} if run_id is not None else {}
     for side in ("inputs", "outputs"):
         for dataset in payload.get(side) or []:
             dataset_key = _add_dataset(built, event, dataset, run_id=run_id, resolve=resolve)
@@ -531,6 +540,7 @@ def _project_event(built: _EventRowsBuilder, event: _Stamped, resolve: Resolve) 
                 _add_job_io(built, event, side, job_key, dataset_key)
             if run_id is not None:
                 _add_run_io(built, event, side, run_id, dataset_key, dataset)
+                _add_run_quality(built, event, run_id, dataset_key, dataset, checked.get(id(dataset)))
             if side == "outputs" and job is not None:
                 _add_column_lineage(built, event, dataset, job, resolve)
 
@@ -681,6 +691,34 @@ def _add_run_io(
             fixed=fixed,
             facts={"rowCount": stats.get("rowCount"), "bytes": stats.get("size"), "fileCount": stats.get("fileCount")},
         )
+
+
+def _add_run_quality(
+    built: _EventRowsBuilder,
+    event: _Stamped,
+    run_id: str,
+    dataset_key: str,
+    dataset: dict[str, Any],
+    checks: list[dict[str, Any]] | None,
+) -> None:
+    """A run's data-quality checks (`checks`, from `graph.quality.event_checks`) and metrics of a dataset."""
+    metrics = dataset_metrics(dataset)
+    if not checks and metrics is None:
+        return
+    identity = (run_id, dataset_key)
+    fixed = {"runId": run_id, "datasetKey": dataset_key}
+    version = dataset_version(dataset)
+    if checks:
+        facts = {
+            "checksJson": json_property(checks),
+            "status": checks_status(checks),
+            "checkedAt": event.time,
+            "checksVersion": version,
+        }
+        built.run_checks.add(identity, event, fixed=fixed, facts=facts)
+    if metrics is not None:
+        facts = {"metricsJson": json_property(metrics), "measuredAt": event.time, "metricsVersion": version}
+        built.run_metrics.add(identity, event, fixed=fixed, facts=facts)
 
 
 def _add_column_lineage(

@@ -7,6 +7,7 @@ named key, then by `nodeId` / `runId`, so pages are stable.
 
 from __future__ import annotations
 
+from lineage_app.graph.failure_cause import DATA_QUALITY
 from lineage_app.graph.model import Label, Moment, Rel
 
 # ---- node lookup (an API id may split several ways; the caller asks for every candidate key) ----
@@ -412,55 +413,76 @@ RETURN id AS runId, cj.integration AS integration, cj.jobType AS jobType, count(
 
 
 # ---- failures: failed / aborted runs, by the time they ended ----
+# A run that completed but reported failing data-quality checks (`graph.quality`) is a failure too.
+
+
+def failed(var: str) -> str:
+    """Whether run `var` is a failure: its state is one of `$states`, or it failed its data-quality checks."""
+    return f"({var}.state IN $states OR coalesce({var}.failureClass, '') = '{DATA_QUALITY}')"
+
+
 # A run's class (`failureClass`, folded from its error) decides `$classification`; an application run
 # whose own error says nothing (no class, or `unknown`) matches by the classes of its failed child
-# (action) runs instead, when they have one, as its headline borrows a child's cause.
+# (action) runs instead, when they have one, as its headline borrows a child's cause; and any
+# application run matches `data_quality` when one of its failed actions failed its checks.
 
 _FAILURE_MATCH = f"""
 MATCH (j:{Label.JOB})-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
-WHERE r.state IN $states
+WHERE {failed("r")}
   AND ($namespace IS NULL OR j.namespace = $namespace)
   AND ($jobKey IS NULL OR j.key = $jobKey)
 WITH j, r, coalesce(r.endedAt, r.lastEventTime, '') AS at
 WHERE ($since IS NULL OR at >= $since) AND ($until IS NULL OR at <= $until)
 OPTIONAL MATCH (c:{Label.RUN})-[:{Rel.CHILD_OF}]->(r)
-WHERE $classification IS NOT NULL AND c.state IN $states AND coalesce(c.failureClass, 'unknown') <> 'unknown'
+WHERE $classification IS NOT NULL AND {failed("c")} AND coalesce(c.failureClass, 'unknown') <> 'unknown'
 WITH j, r, at, collect(c.failureClass) AS childClasses, coalesce(r.failureClass, 'unknown') = 'unknown' AS vague
 WHERE $classification IS NULL
    OR (NOT (vague AND size(childClasses) > 0) AND r.failureClass = $classification)
-   OR (vague AND $classification IN childClasses)
+   OR ((vague OR $classification = '{DATA_QUALITY}') AND $classification IN childClasses)
 """
 
 FAILURE_COUNT = _FAILURE_MATCH + "RETURN count(r) AS count"
 
 FAILURE_PAGE = _FAILURE_MATCH + "RETURN r.runId AS runId ORDER BY at DESC, runId SKIP $offset LIMIT $limit"
 
+
+# The datasets a run's data-quality checks failed on (API ids and natural keys), after `WITH <carried>, r`.
+def _failed_checks(carried: str, run: str) -> str:
+    return f"""OPTIONAL MATCH ({run})-[q:{Rel.CHECKED}]->(t:{Label.DATASET})
+WHERE q.status = 'failing'
+WITH {carried}, collect(DISTINCT t.nodeId) AS tested, collect(DISTINCT t.key) AS testedKeys"""
+
+
 # What each run should have written: the datasets it wrote, and every declared output of its job
-# (API ids, and natural keys for the blast radius).
+# (API ids, and natural keys for the blast radius); and the datasets its failing checks tested.
 FAILURE_DETAILS = f"""
 UNWIND $runIds AS id
 MATCH (j:{Label.JOB})-[:{Rel.HAS_RUN}]->(r:{Label.RUN} {{runId: id}})
 OPTIONAL MATCH (r)-[:{Rel.WROTE}]->(w:{Label.DATASET})
 WITH j, r, collect(DISTINCT w.nodeId) AS wrote, collect(DISTINCT w.key) AS wroteKeys
+{_failed_checks("j, r, wrote, wroteKeys", "r")}
 OPTIONAL MATCH (j)-[:{Rel.OUTPUTS}]->(o:{Label.DATASET})
 RETURN r.runId AS runId, j.nodeId AS job, r.state AS state, r.startedAt AS startedAt,
        r.endedAt AS endedAt, r.errorMessage AS errorMessage, r.stackTrace AS stackTrace,
        r.failureCause AS cause, r.failureClass AS classification, r.parentRunId AS parentRunId,
-       wrote, collect(DISTINCT o.nodeId) AS declared, wroteKeys, collect(DISTINCT o.key) AS declaredKeys
+       wrote, collect(DISTINCT o.nodeId) AS declared, wroteKeys, collect(DISTINCT o.key) AS declaredKeys,
+       tested, testedKeys
 """
 
 # The failed child (action) runs of each run in `$runIds`, with what each should have written.
 FAILURE_CHILDREN = f"""
 UNWIND $runIds AS id
 MATCH (c:{Label.RUN})-[:{Rel.CHILD_OF}]->(:{Label.RUN} {{runId: id}})
-WHERE c.state IN $states
+WHERE {failed("c")}
 MATCH (cj:{Label.JOB})-[:{Rel.HAS_RUN}]->(c)
 OPTIONAL MATCH (c)-[:{Rel.WROTE}]->(w:{Label.DATASET})
 WITH id, c, cj, collect(DISTINCT w.nodeId) AS wrote, collect(DISTINCT w.key) AS wroteKeys
+{_failed_checks("id, c, cj, wrote, wroteKeys", "c")}
 OPTIONAL MATCH (cj)-[:{Rel.OUTPUTS}]->(o:{Label.DATASET})
 RETURN id AS parentRunId, c.runId AS runId, cj.nodeId AS job, coalesce(c.endedAt, c.lastEventTime, '') AS at,
        c.failureCause AS cause, c.failureClass AS classification,
-       wrote, collect(DISTINCT o.nodeId) AS declared, wroteKeys, collect(DISTINCT o.key) AS declaredKeys
+       wrote, collect(DISTINCT o.nodeId) AS declared, wroteKeys, collect(DISTINCT o.key) AS declaredKeys,
+       tested, testedKeys
 """
 
 # ---- failures grouped by job: one group per job with a matching failure, its latest first ----
@@ -470,7 +492,7 @@ _FAILURE_JOB_MATCH = (
     _FAILURE_MATCH
     + f"""
 OPTIONAL MATCH (r)-[:{Rel.CHILD_OF}]->(p:{Label.RUN})
-WITH j, r, at, p WHERE p IS NULL OR NOT p.state IN $states
+WITH j, r, at, p WHERE p IS NULL OR NOT {failed("p")}
 """
 )
 
@@ -489,8 +511,37 @@ ORDER BY lastAt DESC, key SKIP $offset LIMIT $limit
 FAILURE_JOB_LAST = f"""
 UNWIND $groups AS g
 MATCH (:{Label.JOB} {{key: g.key}})-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
-WHERE r.state IN $states AND coalesce(r.endedAt, r.lastEventTime, '') = g.at
+WHERE {failed("r")} AND coalesce(r.endedAt, r.lastEventTime, '') = g.at
 RETURN g.key AS key, min(r.runId) AS runId
+"""
+
+
+# ---- data quality (`graph.quality`): each run's report on a dataset, newest first ----
+
+DATASET_QUALITY_HISTORY = f"""
+MATCH (:{Label.DATASET} {{key: $key}})<-[q:{Rel.CHECKED}]-(r:{Label.RUN})
+MATCH (j:{Label.JOB})-[:{Rel.HAS_RUN}]->(r)
+WITH j, r, q, CASE WHEN coalesce(q.checkedAt, '') > coalesce(q.measuredAt, '')
+                   THEN q.checkedAt ELSE q.measuredAt END AS at
+RETURN r.runId AS runId, j.nodeId AS job, r.state AS state, at, q.status AS status,
+       q.checksJson AS checksJson, q.metricsJson AS metricsJson,
+       coalesce(q.checksVersion, q.metricsVersion) AS datasetVersion
+ORDER BY at DESC, runId SKIP $offset LIMIT $limit
+"""
+
+DATASET_QUALITY_COUNT = f"""
+MATCH (:{Label.DATASET} {{key: $key}})<-[q:{Rel.CHECKED}]-(:{Label.RUN}) RETURN count(q) AS count
+"""
+
+# Each dataset's current checks: per job that checks it, the status of its latest run's checks.
+DATASET_QUALITY_STATUSES = f"""
+UNWIND $keys AS k
+MATCH (d:{Label.DATASET} {{key: k}})<-[q:{Rel.CHECKED}]-(:{Label.RUN})<-[:{Rel.HAS_RUN}]-(j:{Label.JOB})
+WHERE q.status IS NOT NULL
+WITH d, j, max(q.checksOrder) AS newest
+MATCH (d)<-[q:{Rel.CHECKED}]-(:{Label.RUN})<-[:{Rel.HAS_RUN}]-(j)
+WHERE q.checksOrder = newest
+RETURN d.key AS key, collect(q.status) AS statuses
 """
 
 

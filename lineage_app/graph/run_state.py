@@ -8,8 +8,9 @@ from datetime import datetime
 from typing import Any
 
 from lineage_app.graph.events import EventRecord
-from lineage_app.graph.failure_cause import CANCELLED, failure_cause
+from lineage_app.graph.failure_cause import CANCELLED, DATA_QUALITY, failure_cause
 from lineage_app.graph.model import FAILED_STATES, RunState, json_property, run_order_key
+from lineage_app.graph.quality import FAILED, dataset_checks, event_checks, failing_cause, run_tests
 from lineage_app.instants import utc_text
 from lineage_protocol import EventType
 
@@ -144,6 +145,23 @@ def _failure(state: str, error: dict[str, Any] | None) -> tuple[str | None, str 
     return found.cause, found.classification
 
 
+def _quality_failure(state: str, ordered: list[EventRecord]) -> str | None:
+    """The cause of an ended run's failing data-quality checks (`graph.quality`), or None: the latest checks
+    each dataset (by its name as sent, which the cause names) was reported with, and the run's own tests."""
+    if state not in (*FAILED_STATES, RunState.COMPLETED):
+        return None
+    latest: dict[str, list[dict[str, Any]]] = {}
+    for event in ordered:
+        reported = event_checks(event.payload)
+        for dataset, checks in reported:
+            latest[str(dataset.get("name") or "")] = checks
+        tests = run_tests(event.payload["run"].get("facets") or {})
+        if tests and not reported:  # test results of no dataset: the run's own
+            latest[""] = dataset_checks({}, tests=tests)
+    failing = [(name, check) for name, checks in latest.items() for check in checks if check["outcome"] == FAILED]
+    return failing_cause(failing) if failing else None
+
+
 def run_fold(events: Iterable[EventRecord]) -> RunFold:
     """Fold a run's events: COMPLETE / FAIL / ABORT are terminal, a late START never rewinds."""
     ordered = sorted({e.content_hash: e for e in events}.values(), key=_sort_key)
@@ -174,6 +192,9 @@ def run_fold(events: Iterable[EventRecord]) -> RunFold:
     nominal = facets.get("nominalTime") or {}
     parent = facets.get("parent")
     cause, failure_class = _failure(state, error)
+    quality = _quality_failure(state, ordered)
+    if quality is not None:  # a failed check says more than any error the run may have reported
+        cause, failure_class = quality, DATA_QUALITY
     return RunFold(
         run_id=ordered[0].payload["run"]["runId"].lower(),
         job_namespace=job.get("namespace", ""),

@@ -124,6 +124,24 @@ SET {_latest("e", "rowCount", "bytes", "fileCount")}
 """
 
 
+# A run's data-quality report on a dataset (`graph.quality`): its checks and its metrics, each the latest
+# an event of the run sent (each by its own order key, as producers may send them in separate events).
+MERGE_RUN_CHECKS = f"""
+UNWIND $rows AS row
+MATCH (r:{Label.RUN} {{runId: row.runId}})
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+MERGE (r)-[e:{Rel.CHECKED}]->(d)
+SET {seen("e")}, {_latest("e", "checksJson", "status", "checkedAt", "checksVersion", guard="checksOrder")}
+"""
+
+MERGE_RUN_METRICS = f"""
+UNWIND $rows AS row
+MATCH (r:{Label.RUN} {{runId: row.runId}})
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+MERGE (r)-[e:{Rel.CHECKED}]->(d)
+SET {seen("e")}, {_latest("e", "metricsJson", "measuredAt", "metricsVersion", guard="metricsOrder")}
+"""
+
 MERGE_RUN_READS = _merge_run_io(Rel.READ)
 MERGE_RUN_WRITES = _merge_run_io(Rel.WROTE)
 SET_RUN_READ_STATISTICS = _set_run_io_statistics(Rel.READ)

@@ -22,6 +22,7 @@ READERS = (
     "lineage_app/graph/facets.py",
     "lineage_app/graph/identity.py",
     "lineage_app/graph/run_state.py",
+    "lineage_app/graph/quality.py",
     "lineage_app/ownership/services/events.py",
 )
 # Where the graph keeps a facet map's facets whole, as JSON on the node (the read API's `facets`).
@@ -37,6 +38,9 @@ API_FIELDS = {
     "ownership": ("owners",),
     "inputStatistics": ("rowCount", "fileCount"),
     "outputStatistics": ("rowCount", "fileCount", "writeStatistics"),
+    "dataQualityAssertions": ("checks",),
+    "test": ("checks",),
+    "dataQualityMetrics": ("metrics",),
 }
 UI_PAGES = ROOT / "frontend" / "src" / "pages"
 # The UI's facet views (`frontend/src/facets/`): one module per facet map reads its facets from a node's `facets` by

@@ -24,6 +24,7 @@ from lineage_app.api_support import (
     RUN_STATES,
     ColumnEdgeSerializer,
     MomentInput,
+    QualityStatusField,
     ResponseSerializer,
     moment_of,
     query_params,
@@ -130,6 +131,9 @@ class ImpactApi(_ReportApi):
             owners = EffectiveOwnerOutput(many=True, help_text="effective owners (a field: its dataset's)")
             lastRunState = serializers.ChoiceField(choices=RUN_STATES, allow_null=True)
             lastRunTime = serializers.CharField(allow_null=True)
+            quality = QualityStatusField(
+                required=False, help_text="datasets: their data-quality status now (docs/quality.md)"
+            )
 
         class SummarySerializer(ResponseSerializer):
             class Meta:

@@ -30,6 +30,7 @@ CSV_COLUMNS = (
     "owners",
     "lastRunState",
     "lastRunTime",
+    "quality",
     "actions",
     "application",
 )
@@ -98,6 +99,7 @@ def csv_cells(row: dict[str, Any]) -> list[Any]:
         "; ".join(owner_text(o) for o in row["owners"]),
         row["lastRunState"] or "",
         row["lastRunTime"] or "",
+        row.get("quality") or "",
         "; ".join(row.get("actions") or []),
         row.get("application") or "",
     ]
@@ -131,7 +133,7 @@ body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#1d2330}
 h1{font-size:1.4em}table{border-collapse:collapse;width:100%;margin:1em 0}
 th,td{border:1px solid #d5d9e0;padding:4px 6px;text-align:left;vertical-align:top}
 th{background:#f1f3f6}.mono{font-family:ui-monospace,monospace;font-size:12px}.muted{color:#6b7280}
-.FAILED,.ABORTED{color:#b42318;font-weight:600}.COMPLETED{color:#067647}
+.FAILED,.ABORTED,.failing{color:#b42318;font-weight:600}.COMPLETED,.passing{color:#067647}.warning{color:#9a6700}
 """
 
 
@@ -156,7 +158,7 @@ def export_html(report: ImpactReport) -> Iterator[str]:
         f"(depth {report.depth}; {escape(moment_text(report))}; "
         f"{escape(report.level)} level; "
         f"generated {escape(report.generated_at)}).</p>"
-        "<table><thead><tr><th>Distance</th><th>Type</th><th>Asset</th><th>Owners</th><th>Last run</th>"
+        "<table><thead><tr><th>Distance</th><th>Type</th><th>Asset</th><th>Owners</th><th>Last run</th><th>Quality</th>"
         "<th>Path</th><th>Transformations</th></tr></thead><tbody>"
     )
     piece: list[str] = []
@@ -171,6 +173,7 @@ def export_html(report: ImpactReport) -> Iterator[str]:
             + f'<td class="mono">{asset}</td>'
             + _cell("; ".join(owner_text(o) for o in row["owners"]) or "—")
             + f'<td class="{escape(state)}">{escape(state)} {escape(row["lastRunTime"] or "")}</td>'
+            + _cell(row.get("quality") or "", row.get("quality") or "")
             + _cell(" → ".join(row["path"]), "mono")
             + _cell(" → ".join(transformation_text(e) for e in row["transformations"]))
             + "</tr>"
@@ -232,7 +235,8 @@ def export_pdf(report: ImpactReport) -> bytes:
             wrapped("      ", roles)
         owners = "; ".join(owner_text(o) for o in row["owners"]) or "-"
         run = f"{row['lastRunState'] or '-'} {row['lastRunTime'] or ''}".strip()
-        wrapped("      owners: ", f"{owners}   last run: {run}")
+        quality = f"   quality: {row['quality']}" if row.get("quality") else ""
+        wrapped("      owners: ", f"{owners}   last run: {run}{quality}")
         wrapped("      path: ", " > ".join(row["path"]))
         if row["transformations"]:
             wrapped("      transformations: ", " > ".join(transformation_text(e) for e in row["transformations"]))

@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from lineage_app.graph import impact
+from lineage_app.graph import impact, listings
 from lineage_app.graph.model import API_TYPES, KEY_SEPARATOR, LEVELS, NOW, Label, Moment, NodeRef, NodeType, natural_key
 from lineage_app.graph.node_ids import NodeNotFound, node_ref_id
 from lineage_app.graph.node_resolve import node_resolve
+from lineage_app.graph.quality import UNKNOWN
 
 __all__ = ["LEVELS", "ImpactReport", "NodeNotFound", "impact_report", "root_cause_for_node"]
 
@@ -53,8 +54,11 @@ class ImpactReport:
     def rows(self) -> Iterator[dict[str, Any]]:
         for chunk in impact.chunks(self.traversal.assets()):
             details = impact.impact_details(refs=chunk)
+            quality = listings.dataset_quality_statuses(keys=[key for label, key in chunk if label is Label.DATASET])
             for ref in chunk:
                 row = self._row(ref, details.get(ref))
+                if ref[0] is Label.DATASET:
+                    row["quality"] = quality.get(ref[1], UNKNOWN)
                 self._count(row)
                 yield row
 

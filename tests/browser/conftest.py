@@ -14,6 +14,7 @@ from django.conf import settings
 from django.test import override_settings
 
 from tests.browser.chromium import CHROMIUM, chromium_launch
+from tests.browser.example_pipeline import ExamplePipeline, example_pipeline_run
 
 # Playwright's sync API runs an event loop in this thread; the ORM calls the tests make between
 # browser steps are still plain synchronous calls.
@@ -112,3 +113,16 @@ def shot(page: Any, name: str, *, readme: str | None = None) -> Path:
         README_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(README_SCREENSHOTS / f"{readme}.png"))
     return path
+
+
+@pytest.fixture(scope="session")
+def example_run(tmp_path_factory: pytest.TempPathFactory) -> ExamplePipeline:
+    """The real example pipeline, run once per session (`tests/browser/example_pipeline.py`)."""
+    return example_pipeline_run(tmp_path_factory.mktemp("example") / "example-data")
+
+
+@pytest.fixture
+def example(graph: Any, example_run: ExamplePipeline) -> Iterator[ExamplePipeline]:
+    """The example pipeline's events applied to this test's fresh graph."""
+    example_run.apply()
+    yield example_run

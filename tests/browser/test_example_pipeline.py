@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qs, quote, urlparse
 
@@ -15,23 +14,11 @@ from tests.browser.example_pipeline import (
     CLEAN_ORDERS_ADDED_INPUT,
     CLEAN_ORDERS_DROPPED_INPUT,
     ExamplePipeline,
-    example_pipeline_run,
 )
 from tests.browser.test_explorer import click_node, graph_ready, node_ids, open_lineage
 from tests.events import dataset, run_event
 
 pytestmark = [pytest.mark.browser, pytest.mark.spark, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(scope="session")
-def example_run(tmp_path_factory: pytest.TempPathFactory) -> ExamplePipeline:
-    return example_pipeline_run(tmp_path_factory.mktemp("example") / "example-data")
-
-
-@pytest.fixture
-def example(graph: Any, example_run: ExamplePipeline) -> Iterator[ExamplePipeline]:
-    example_run.apply()
-    yield example_run
 
 
 def drawn_labels(page: Any) -> dict[str, dict[str, Any]]:

@@ -372,6 +372,7 @@ def test_failures_list_failed_and_aborted_runs_newest_first_with_what_they_shoul
             "parentRunId": None,
             "failedActions": [],
             "outputs": [EXPORT],
+            "testedDatasets": [],
         },
         {
             "runId": RUN_D,
@@ -387,6 +388,7 @@ def test_failures_list_failed_and_aborted_runs_newest_first_with_what_they_shoul
             "parentRunId": None,
             "failedActions": [],
             "outputs": [MART],
+            "testedDatasets": [],
         },
     ]
 

@@ -1,7 +1,8 @@
 // The read API client: session cookie auth, CSRF header for writes, typed endpoints.
 
 import type {
-  ApiErrorBody, ColumnLineageDiff, ColumnLineageResponse, LineageDiff, RunLineage, DatasetDetail, DatasetPage, Direction, FacetWarningList, FailureClassification, FailureGroupPage, FailurePage,
+  ApiErrorBody, ColumnLineageDiff, ColumnLineageResponse, LineageDiff, RunLineage, DatasetDetail,
+  DatasetQuality, DatasetPage, Direction, FacetWarningList, FailureClassification, FailureGroupPage, FailurePage,
   JobDetail, JobPage, Level, LineageResponse, NamespacePage, NearMissResponse, RunDetail, RunPage, SearchResponse, VersionDiff,
 } from "./types";
 
@@ -127,6 +128,7 @@ export const api = {
   namespaces: (p: PageParams = {}) => get<NamespacePage>("/namespaces", { ...p }),
   datasets: (p: PageParams & { namespace?: string; q?: string } = {}) => get<DatasetPage>("/datasets", { ...p }),
   dataset: (nodeId: string) => get<DatasetDetail>("/datasets/detail", { nodeId }),
+  datasetQuality: (nodeId: string) => get<DatasetQuality>("/datasets/quality", { nodeId }),
   facetWarnings: () => get<FacetWarningList>("/facet-warnings"),
   nearMiss: (a: string, b: string, signal?: AbortSignal) => get<NearMissResponse>("/datasets/near-miss", { a, b }, signal),
   versionDiff: (nodeId: string, from: string, to: string) =>

@@ -89,6 +89,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/datasets/quality": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `GET /api/v1/datasets/quality?nodeId=dataset:…`: a dataset's quality status and its reports, newest first. */
+        get: operations["dataset_quality"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/datasets/versions/diff": {
         parameters: {
             query?: never;
@@ -547,6 +564,20 @@ export interface components {
             addedEdges: components["schemas"]["LineageDiffEdgePair"][];
             removedEdges: components["schemas"]["LineageDiffEdgePair"][];
         };
+        /**
+         * @description * `dataQualityAssertions` - dataQualityAssertions
+         *     * `test` - test
+         * @enum {string}
+         */
+        CheckFacetEnum: "dataQualityAssertions" | "test";
+        /**
+         * @description * `passed` - passed
+         *     * `failed` - failed
+         *     * `warned` - warned
+         *     * `skipped` - skipped
+         * @enum {string}
+         */
+        CheckOutcomeEnum: "passed" | "failed" | "warned" | "skipped";
         /** @description What a column-lineage edge (`DERIVES`) says: the job that derived the field, and how. */
         ColumnEdge: {
             job: string | null;
@@ -762,6 +793,94 @@ export interface components {
             count: number;
             results: components["schemas"]["DatasetList"][];
         };
+        DatasetQuality: {
+            /** @description the canonical dataset id */
+            id: string;
+            /**
+             * @description now: the worst of each checking job's latest checks. failing: a check failed; warning: a check of severity `warn` failed; passing: every check passed; unknown: never checked (docs/quality.md)
+             *
+             *     * `failing` - failing
+             *     * `warning` - warning
+             *     * `passing` - passing
+             *     * `unknown` - unknown
+             */
+            status: components["schemas"]["QualityStatusEnum"];
+            count: number;
+            /** @description one per run that checked or measured the dataset */
+            results: components["schemas"]["DatasetQualityReport"][];
+        };
+        DatasetQualityCheck: {
+            /**
+             * @description the dataset facet `dataQualityAssertions` or the run facet `test` (TestRunFacet)
+             *
+             *     * `dataQualityAssertions` - dataQualityAssertions
+             *     * `test` - test
+             */
+            facet: components["schemas"]["CheckFacetEnum"];
+            /** @description the check's name, when sent */
+            name: string | null;
+            /** @description what kind of check: not_null, unique, accepted_values… */
+            assertion: string;
+            /** @description null for a check of the whole dataset */
+            column: string | null;
+            /** @description as sent: error, warn, or none */
+            severity: string | null;
+            /**
+             * @description passed; failed (severity error or none); warned (failed with severity warn); skipped
+             *
+             *     * `passed` - passed
+             *     * `failed` - failed
+             *     * `warned` - warned
+             *     * `skipped` - skipped
+             */
+            outcome: components["schemas"]["CheckOutcomeEnum"];
+            actual: string | null;
+            expected: string | null;
+            description: string | null;
+        };
+        DatasetQualityColumnMetrics: {
+            nullCount: number | null;
+            distinctCount: number | null;
+            /** Format: double */
+            count: number | null;
+            /** Format: double */
+            sum: number | null;
+            /** Format: double */
+            min: number | null;
+            /** Format: double */
+            max: number | null;
+        };
+        DatasetQualityMetrics: {
+            rowCount: number | null;
+            bytes: number | null;
+            fileCount: number | null;
+            lastUpdated: string | null;
+            /** @description column name -> its metrics */
+            columns: {
+                [key: string]: components["schemas"]["DatasetQualityColumnMetrics"];
+            };
+        };
+        DatasetQualityReport: {
+            runId: string;
+            job: string;
+            runState: components["schemas"]["RunStateEnum"];
+            /** @description the time of the latest event of the run that reported on it */
+            at: string;
+            /** @description the `version` facet's, when sent */
+            datasetVersion: string | null;
+            /**
+             * @description what this run's checks add up to
+             *
+             *     * `failing` - failing
+             *     * `warning` - warning
+             *     * `passing` - passing
+             *     * `unknown` - unknown
+             */
+            status: components["schemas"]["QualityStatusEnum"];
+            checks: components["schemas"]["DatasetQualityCheck"][];
+            /** @description `dataQualityMetrics`, when sent */
+            metrics: components["schemas"]["DatasetQualityMetrics"] | null;
+        };
         DatasetVersionDiff: {
             from: string;
             to: string;
@@ -872,7 +991,8 @@ export interface components {
             depth: number;
         };
         /**
-         * @description * `out_of_memory` - out_of_memory
+         * @description * `data_quality` - data_quality
+         *     * `out_of_memory` - out_of_memory
          *     * `cancelled` - cancelled
          *     * `permission` - permission
          *     * `missing_input` - missing_input
@@ -881,7 +1001,7 @@ export interface components {
          *     * `unknown` - unknown
          * @enum {string}
          */
-        FailureClassificationEnum: "out_of_memory" | "cancelled" | "permission" | "missing_input" | "schema" | "data_validation" | "unknown";
+        FailureClassificationEnum: "data_quality" | "out_of_memory" | "cancelled" | "permission" | "missing_input" | "schema" | "data_validation" | "unknown";
         FailureJobList: {
             job: string;
             namespace: string;
@@ -910,7 +1030,14 @@ export interface components {
         FailureList: {
             runId: string;
             job: string;
-            state: components["schemas"]["FailedStateEnum"];
+            /**
+             * @description COMPLETED for a run that ended but failed its data-quality checks (classification data_quality)
+             *
+             *     * `FAILED` - FAILED
+             *     * `ABORTED` - ABORTED
+             *     * `COMPLETED` - COMPLETED
+             */
+            state: components["schemas"]["FailureStateEnum"];
             startedAt: string | null;
             endedAt: string | null;
             errorMessage: string | null;
@@ -920,6 +1047,7 @@ export interface components {
             /**
              * @description what kind of failure the cause is (null for runs recorded before classification: rebuild_graph)
              *
+             *     * `data_quality` - data_quality
              *     * `out_of_memory` - out_of_memory
              *     * `cancelled` - cancelled
              *     * `permission` - permission
@@ -937,12 +1065,21 @@ export interface components {
             failedActions: string[];
             /** @description datasets the run (and its failed child runs) wrote plus their jobs' declared outputs */
             outputs: string[];
+            /** @description datasets the run's (and its failed child runs') data-quality checks failed on; a data_quality failure's blast radius and root-cause walk start at them */
+            testedDatasets: string[];
         };
         FailurePage: {
             /** @description all matches, not only this page's */
             count: number;
             results: components["schemas"]["FailureList"][];
         };
+        /**
+         * @description * `FAILED` - FAILED
+         *     * `ABORTED` - ABORTED
+         *     * `COMPLETED` - COMPLETED
+         * @enum {string}
+         */
+        FailureStateEnum: "FAILED" | "ABORTED" | "COMPLETED";
         FieldChange: {
             name: string;
             fromType: string | null;
@@ -1020,6 +1157,15 @@ export interface components {
             owners: components["schemas"]["EffectiveOwnerOutput"][];
             lastRunState: (components["schemas"]["RunStateEnum"] | components["schemas"]["NullEnum"]) | null;
             lastRunTime: string | null;
+            /**
+             * @description datasets: their data-quality status now (docs/quality.md)
+             *
+             *     * `failing` - failing
+             *     * `warning` - warning
+             *     * `passing` - passing
+             *     * `unknown` - unknown
+             */
+            quality?: components["schemas"]["QualityStatusEnum"];
         };
         ImpactSummary: {
             total: number;
@@ -1266,6 +1412,15 @@ export interface components {
             latestRunState?: (components["schemas"]["RunStateEnum"] | components["schemas"]["NullEnum"]) | null;
             /** @description jobs */
             latestRunTime?: string | null;
+            /**
+             * @description datasets: their data-quality status now. failing: a check failed; warning: a check of severity `warn` failed; passing: every check passed; unknown: never checked (docs/quality.md)
+             *
+             *     * `failing` - failing
+             *     * `warning` - warning
+             *     * `passing` - passing
+             *     * `unknown` - unknown
+             */
+            quality?: components["schemas"]["QualityStatusEnum"];
             /** @description `level=application`, application jobs only: the ids of its action jobs that this answer reached (rolled up into this node), sorted */
             actions?: string[];
             /**
@@ -1380,6 +1535,14 @@ export interface components {
         };
         OwnershipPage: components["schemas"]["EffectiveOwnerPage"] | components["schemas"]["AssignmentPage"];
         /**
+         * @description * `failing` - failing
+         *     * `warning` - warning
+         *     * `passing` - passing
+         *     * `unknown` - unknown
+         * @enum {string}
+         */
+        QualityStatusEnum: "failing" | "warning" | "passing" | "unknown";
+        /**
          * @description * `owner` - owner
          *     * `steward` - steward
          *     * `on-call` - on-call
@@ -1476,6 +1639,7 @@ export interface components {
             /**
              * @description a failed / aborted run's kind of failure
              *
+             *     * `data_quality` - data_quality
              *     * `out_of_memory` - out_of_memory
              *     * `cancelled` - cancelled
              *     * `permission` - permission
@@ -1605,6 +1769,7 @@ export interface components {
             /**
              * @description a failed / aborted run's kind of failure
              *
+             *     * `data_quality` - data_quality
              *     * `out_of_memory` - out_of_memory
              *     * `cancelled` - cancelled
              *     * `permission` - permission
@@ -2077,6 +2242,77 @@ export interface operations {
             };
         };
     };
+    dataset_quality: {
+        parameters: {
+            query: {
+                limit?: number;
+                /** @description e.g. `dataset:<namespace>:<name>`, URL-encoded */
+                nodeId: string;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetQuality"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     dataset_version_diff: {
         parameters: {
             query: {
@@ -2222,6 +2458,7 @@ export interface operations {
                 /**
                  * @description only failures of this kind
                  *
+                 *     * `data_quality` - data_quality
                  *     * `out_of_memory` - out_of_memory
                  *     * `cancelled` - cancelled
                  *     * `permission` - permission
@@ -2230,7 +2467,7 @@ export interface operations {
                  *     * `data_validation` - data_validation
                  *     * `unknown` - unknown
                  */
-                classification?: "out_of_memory" | "cancelled" | "permission" | "missing_input" | "schema" | "data_validation" | "unknown";
+                classification?: "data_quality" | "out_of_memory" | "cancelled" | "permission" | "missing_input" | "schema" | "data_validation" | "unknown";
                 /** @description a job nodeId */
                 job?: string;
                 limit?: number;
@@ -2311,6 +2548,7 @@ export interface operations {
                 /**
                  * @description only failures of this kind
                  *
+                 *     * `data_quality` - data_quality
                  *     * `out_of_memory` - out_of_memory
                  *     * `cancelled` - cancelled
                  *     * `permission` - permission
@@ -2319,7 +2557,7 @@ export interface operations {
                  *     * `data_validation` - data_validation
                  *     * `unknown` - unknown
                  */
-                classification?: "out_of_memory" | "cancelled" | "permission" | "missing_input" | "schema" | "data_validation" | "unknown";
+                classification?: "data_quality" | "out_of_memory" | "cancelled" | "permission" | "missing_input" | "schema" | "data_validation" | "unknown";
                 /** @description a job nodeId */
                 job?: string;
                 limit?: number;

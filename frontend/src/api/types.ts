@@ -55,6 +55,13 @@ export type ColumnLineageDiff = Schemas["ColumnLineageDiff"];
 /** A dataset whose schema differs between a diff's two instants. */
 export type SchemaChange = Schemas["SchemaChange"];
 
+/** `GET /datasets/quality`: a dataset's data-quality status now and each run's checks and metrics of it. */
+export type DatasetQuality = Schemas["DatasetQuality"];
+export type QualityReport = Schemas["DatasetQualityReport"];
+export type QualityCheck = Schemas["DatasetQualityCheck"];
+export type QualityMetrics = Schemas["DatasetQualityMetrics"];
+export type QualityStatus = Schemas["QualityStatusEnum"];
+
 export type Failure = Schemas["FailureList"];
 export type FailureClassification = NonNullable<Failure["classification"]>;
 export type FailurePage = Schemas["FailurePage"];

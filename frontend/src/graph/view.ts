@@ -8,6 +8,7 @@ import { fullName, type Change, type GraphEdge, type GraphModel, type GraphNode 
 import { namespaceChip } from "./names";
 import { transformationOf, transformationText, type TransformationEdge } from "./transformations";
 import { graphStyle, nodeColors } from "./renderers";
+import { qualityMark } from "./renderers/dataset";
 import { graphHooksExpose, graphHooksRemove, graphRenderedMark } from "./testHooks";
 
 export interface GraphViewEvents {
@@ -29,7 +30,7 @@ const CHANGE_MARK: Record<Change, string> = { added: "+ ", removed: "− ", unch
 /** A node's drawn label: its short name, with its namespace as a second line when the graph spans several. */
 export function drawnLabel(node: GraphNode, showNamespace: boolean): string {
   const namespace = node.data.namespace;
-  const label = `${node.change ? CHANGE_MARK[node.change] : ""}${node.label}`;
+  const label = `${node.change ? CHANGE_MARK[node.change] : ""}${qualityMark(node)}${node.label}`;
   return showNamespace && typeof namespace === "string" && namespace ? `${label}\n${namespaceChip(namespace)}` : label;
 }
 
@@ -88,6 +89,9 @@ function nodeText(node: GraphNode, showNamespace: boolean): string {
 function nodeTitle(node: GraphNode): string {
   if (node.type === "CARD_HEAD") return `${fullName(node)}\nclick: all fields · name only · fields on the path`;
   if (node.type === "DATASET_FIELD" && node.data.type) return `${fullName(node)}\n${String(node.data.type)}`;
+  if (node.type === "DATASET" && node.data.quality && node.data.quality !== "unknown") {
+    return `${fullName(node)}\ndata quality: ${String(node.data.quality)}`;
+  }
   return fullName(node);
 }
 
@@ -97,6 +101,7 @@ function nodeElement(node: GraphNode, position: Point | undefined, label: string
     group: "nodes",
     data: {
       id: node.id, label, title: nodeTitle(node), kind: node.type, state: stateKey(state as string | null),
+      ...(node.type === "DATASET" && node.data.quality ? { quality: node.data.quality } : {}),
       ...(nodeColors[node.type]?.(node) ?? {}),
       w: size.width, h: size.height, ...(node.parent ? { parent: node.parent } : {}),
     },

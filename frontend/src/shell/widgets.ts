@@ -1,6 +1,7 @@
 // Small shared pieces: state and verification badges, messages, node links.
 
 import { ApiError } from "../api/client";
+import type { QualityStatus } from "../api/types";
 import { h, link, nameBreaks } from "../dom";
 import { idLabel, idType, stateKey } from "../format";
 import { idShortName } from "../graph/names";
@@ -8,6 +9,11 @@ import { idShortName } from "../graph/names";
 export function stateBadge(state: string | null | undefined): HTMLElement {
   const key = stateKey(state);
   return h("span", { class: `badge state-${key.toLowerCase()}`, "data-state": key }, state ?? "unknown");
+}
+
+/** A dataset's data-quality status as a badge: passing, warning (a check of severity warn failed), failing or unknown. */
+export function qualityBadge(status: QualityStatus): HTMLElement {
+  return h("span", { class: `badge quality-${status}`, "data-quality": status, title: "data quality now" }, `quality ${status}`);
 }
 
 /** What each signature status the server reports means, in words (the schema types the status as a string). */

@@ -25,7 +25,7 @@ from lineage_app.explorer.apis.shared import response_read, responses_documented
 from lineage_app.explorer.selectors.blast_radius import BLAST_LIMIT
 from lineage_app.explorer.selectors.failures import STREAK_LIMIT, failure_job_list, failure_list
 from lineage_app.graph.failure_cause import CLASSIFICATIONS
-from lineage_app.graph.model import FAILED_STATES
+from lineage_app.graph.model import FAILURE_STATES
 
 
 class FailureFilterInput(PageInput):
@@ -57,7 +57,10 @@ class FailureSerializer(ResponseSerializer):
 
     runId = serializers.CharField()
     job = serializers.CharField()
-    state = serializers.ChoiceField(choices=FAILED_STATES)
+    state = serializers.ChoiceField(
+        choices=FAILURE_STATES,
+        help_text="COMPLETED for a run that ended but failed its data-quality checks (classification data_quality)",
+    )
     startedAt = serializers.CharField(allow_null=True)
     endedAt = serializers.CharField(allow_null=True)
     errorMessage = serializers.CharField(allow_null=True)
@@ -84,6 +87,13 @@ class FailureSerializer(ResponseSerializer):
     outputs = serializers.ListField(
         child=serializers.CharField(),
         help_text=("datasets the run (and its failed child runs) wrote plus their jobs' declared outputs"),
+    )
+    testedDatasets = serializers.ListField(
+        child=serializers.CharField(),
+        help_text=(
+            "datasets the run's (and its failed child runs') data-quality checks failed on; a data_quality "
+            "failure's blast radius and root-cause walk start at them"
+        ),
     )
 
 

@@ -11,10 +11,12 @@ from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
 from lineage_app.api_support import (
+    QUALITY_STATUS_HELP,
     RUN_STATES,
     ColumnEdgeSerializer,
     EdgeValiditySerializer,
     MomentInput,
+    QualityStatusField,
     ResponseSerializer,
     moment_of,
     query_params,
@@ -84,6 +86,9 @@ class LineageGraphApi(APIView):
                     choices=RUN_STATES, allow_null=True, required=False, help_text="jobs"
                 )
                 latestRunTime = serializers.CharField(allow_null=True, required=False, help_text="jobs")
+                quality = QualityStatusField(
+                    required=False, help_text=f"datasets: their data-quality status now. {QUALITY_STATUS_HELP}"
+                )
                 actions = serializers.ListField(
                     child=serializers.CharField(),
                     required=False,

@@ -8,7 +8,7 @@ from typing import Any
 from lineage_app.explorer.selectors.blast_radius import failure_blast_radius
 from lineage_app.explorer.selectors.run_lineage import run_lineage
 from lineage_app.graph import listings
-from lineage_app.graph.failure_cause import UNKNOWN
+from lineage_app.graph.failure_cause import DATA_QUALITY, UNKNOWN
 from lineage_app.graph.model import FAILED_STATES, NodeType
 from lineage_app.graph.node_resolve import node_resolve
 from lineage_app.instants import utc_text
@@ -107,20 +107,26 @@ def _failure_filters(
 
 
 def _failure_item(row: dict[str, Any]) -> tuple[dict[str, Any], set[str]]:
-    """A failure as the API answers it, and the natural keys of the datasets it should have written."""
+    """A failure as the API answers it, and the natural keys of the datasets its blast radius starts at:
+    those it should have written; for a data-quality failure, those its failing checks tested."""
     children = row.pop("children")
     outputs = set(row.pop("wrote")) | set(row.pop("declared"))
     keys = set(row.pop("wroteKeys")) | set(row.pop("declaredKeys"))
+    tested, tested_keys = set(row.pop("tested")), set(row.pop("testedKeys"))
     for child in children:
         outputs |= set(child["wrote"]) | set(child["declared"])
         keys |= set(child["wroteKeys"]) | set(child["declaredKeys"])
+        tested |= set(child["tested"])
+        tested_keys |= set(child["testedKeys"])
+    headline = _headline(row, children)
     item = {
         **row,
-        **_headline(row, children),
+        **headline,
         "failedActions": sorted({child["job"] for child in children}),
         "outputs": sorted(outputs),
+        "testedDatasets": sorted(tested),
     }
-    return item, keys
+    return item, tested_keys if headline["classification"] == DATA_QUALITY and tested_keys else keys
 
 
 def _headline(row: dict[str, Any], children: list[dict[str, Any]]) -> dict[str, Any]:

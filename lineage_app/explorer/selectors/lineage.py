@@ -8,9 +8,11 @@ from typing import Any
 
 from django.conf import settings
 
+from lineage_app.graph import listings
 from lineage_app.graph.model import API_TYPES, NOW, Label, Moment, NodeType
 from lineage_app.graph.node_ids import node_ref_id
 from lineage_app.graph.node_resolve import node_resolve
+from lineage_app.graph.quality import UNKNOWN
 from lineage_app.graph.reads import EDGE_TIMES
 from lineage_app.graph.traversal import LineageGraph, NodeRef, job_lineage_traverse, lineage_traverse
 
@@ -26,7 +28,7 @@ def lineage_for_node(
     parent run) is replaced by its application job, whose data lists its `actions`; at `action` level,
     the graph as recorded, each action job's data names its `application`. An application job starts
     from its action jobs at either level. Only the edges `moment` names are followed (by default those
-    current now); each edge says when it held.
+    current now); each edge says when it held. Each dataset's data says its data-quality status now.
     """
     start = node_resolve(node_id=node_id)
     graph = job_lineage_traverse(
@@ -37,7 +39,12 @@ def lineage_for_node(
         max_nodes=settings.LINEAGE_MAX_NODES,
         roll_up=level == "application",
     )
-    return _graph_body(graph, start, depth=depth, direction=direction, edge_fields=False, level=level)
+    body = _graph_body(graph, start, depth=depth, direction=direction, edge_fields=False, level=level)
+    datasets = {ref[1]: summary for ref, summary in graph.nodes.items() if ref[0] is Label.DATASET}
+    statuses = listings.dataset_quality_statuses(keys=sorted(datasets))
+    for key, summary in datasets.items():  # the same dicts as the body's nodes' `data`
+        summary["quality"] = statuses.get(key, UNKNOWN)
+    return body
 
 
 def column_lineage_for_node(*, node_id: str, depth: int, direction: str, moment: Moment = NOW) -> dict[str, Any]:

@@ -1,7 +1,9 @@
-// Renderer for dataset nodes: a rounded box, border and tint in the colour of the last run that wrote it.
+// Renderer for dataset nodes: a rounded box, border and tint in the colour of the last run that wrote it, and a
+// badge for its data-quality status: a mark before its name and, when its checks fail or warn, an outline.
 
 import type cytoscape from "cytoscape";
-import { STATE_COLORS, stateKey } from "../../format";
+import type { QualityStatus } from "../../api/types";
+import { QUALITY_COLORS, QUALITY_MARKS, STATE_COLORS, stateKey } from "../../format";
 import type { GraphNode } from "../model";
 
 export const datasetStyle: cytoscape.StylesheetJson = [
@@ -26,7 +28,14 @@ export const datasetStyle: cytoscape.StylesheetJson = [
       color: "#1f2328",
     },
   },
+  { selector: 'node[kind = "DATASET"][quality = "failing"]', style: { "outline-width": 3, "outline-offset": 2, "outline-color": QUALITY_COLORS.failing } },
+  { selector: 'node[kind = "DATASET"][quality = "warning"]', style: { "outline-width": 3, "outline-offset": 2, "outline-color": QUALITY_COLORS.warning } },
 ];
+
+/** The mark before a checked dataset's name: a sign, so that the outline's colour is not the only thing that tells. */
+export function qualityMark(node: GraphNode): string {
+  return node.type === "DATASET" ? QUALITY_MARKS[node.data.quality as QualityStatus] ?? "" : "";
+}
 
 export function datasetColors(node: GraphNode): { fill: string; stroke: string } {
   const color = STATE_COLORS[stateKey(node.data.lastRunState as string | null)];

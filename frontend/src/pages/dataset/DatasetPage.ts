@@ -9,6 +9,7 @@ import { setQuery } from "../../router";
 import { errorMessage, lineageHref, loading, nodeLink, stateBadge } from "../../shell/widgets";
 import { datasetFacetSections } from "../../facets/dataset";
 import { fieldId, impactPageHref } from "../impact/model";
+import { qualitySection } from "./quality";
 import { writeTrend } from "./writeTrend";
 
 export function DatasetPage(root: HTMLElement, url: URL): void {
@@ -57,7 +58,7 @@ function datasetView(detail: DatasetDetail, url: URL): HTMLElement {
     h("div", { class: "facet-sections", id: "dataset-facets" }, datasetFacetSections(detail.facets)),
     h("h2", {}, "Rows and bytes written"),
     writeTrend(detail.writeStatistics),
-    // The data-quality history goes here: after what the dataset is and how much its runs wrote, before its schema.
+    qualitySection(detail.id),
     h("div", { class: "two-columns" },
       h("section", {},
         h("h2", {}, `Current schema (${detail.fields.filter((f) => f.current).length} fields)`),

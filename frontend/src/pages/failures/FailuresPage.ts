@@ -10,17 +10,19 @@ import { navigate } from "../../router";
 import { errorMessage, lineageHref, loading, nodeLink, nodeShortLink, stateBadge } from "../../shell/widgets";
 import { impactPageHref } from "../impact/model";
 import {
-  CLASSIFICATIONS, classificationLabel, failureFilters, failuresHref, rootCauseWalkHref, sinceLastSuccessText, splitCause,
+  CLASSIFICATIONS, classificationLabel, failureFilters, failureRootCauseHref, failureStarts, failuresHref, rootCauseWalkHref,
+  sinceLastSuccessText, splitCause,
   streakText,
 } from "./model";
 
 const PAGE = 50;
 const GROUP_PAGE = 20;
 
-/** The explorer opened downstream from what the failed run should have written (its job if nothing). */
-export function impactHref(failure: Pick<Failure, "job" | "outputs">, depth = 5): string {
-  const roots = failure.outputs.length ? failure.outputs : [failure.job];
-  return lineageHref(roots, { depth, direction: "downstream" });
+type FailureStart = Pick<Failure, "job" | "outputs" | "classification" | "testedDatasets">;
+
+/** The explorer opened downstream from where the failure starts (`failureStarts`). */
+export function impactHref(failure: FailureStart, depth = 5): string {
+  return lineageHref(failureStarts(failure), { depth, direction: "downstream" });
 }
 
 export function FailuresPage(root: HTMLElement, url: URL): void {
@@ -119,7 +121,7 @@ function groupRow(group: FailureGroup): HTMLElement {
       sinceLastSuccessLine(group)),
     h("td", { class: "cell-blast" }, blastRadius(group.blastRadius, last)),
     h("td", { class: "cell-links" },
-      link(rootCauseWalkHref(group.job), "Root cause walk"), " ",
+      link(last ? failureRootCauseHref(last) : rootCauseWalkHref(group.job), "Root cause walk"), " ",
       link(failuresHref({ job: group.job }), "Failures")));
 }
 
@@ -128,9 +130,10 @@ function sinceLastSuccessLine(group: FailureGroup): HTMLElement | null {
   return text ? h("p", { class: "since-last-success muted", title: `compared with run ${group.sinceLastSuccess?.runId}` }, text) : null;
 }
 
-export function blastRadius(radius: BlastRadius, failure: Pick<Failure, "job" | "outputs"> | null): HTMLElement {
+export function blastRadius(radius: BlastRadius, failure: FailureStart | null): HTMLElement {
   if (!radius.datasets.length) return h("span", { class: "muted" }, "nothing recorded downstream");
-  const impact = impactPageHref(failure?.outputs.length ? failure.outputs : radius.datasets.filter((d) => d.distance === 0).map((d) => d.id));
+  const starts = failure ? failureStarts(failure).filter((id) => id !== failure.job) : [];
+  const impact = impactPageHref(starts.length ? starts : radius.datasets.filter((d) => d.distance === 0).map((d) => d.id));
   return h("div", { class: "blast-radius" },
     h("div", { class: "chips" }, radius.datasets.map((d) =>
       h("a", { href: impact, "data-link": "", class: "chip chip-dataset",
@@ -156,13 +159,17 @@ function failureCard(failure: Failure): HTMLElement {
         failure.errorMessage ? h("pre", { class: "error-text failure-message" }, failure.errorMessage) : null,
         failure.stackTrace ? h("pre", { class: "stack-trace" }, failure.stackTrace) : null)
       : null,
+    failure.testedDatasets.length
+      ? h("div", { class: "failure-tested" }, "Failed checks on: ",
+        failure.testedDatasets.flatMap((id, i) => [i ? ", " : "", link(`/dataset?nodeId=${encodeURIComponent(id)}`, idLabel(id))]))
+      : null,
     h("div", { class: "failure-outputs" }, "Should have written: ",
       failure.outputs.length ? failure.outputs.flatMap((id, i) => [i ? ", " : "", nodeShortLink(id)]) : "—"),
     h("div", { class: "failure-links" },
-      link(rootCauseWalkHref(failure.job), "Root cause walk"),
+      link(failureRootCauseHref(failure), "Root cause walk"),
       link(lineageHref([failure.job], { depth: 2, direction: "both" }), "Lineage"),
       link(impactHref(failure), "Downstream impact"),
-      link(impactPageHref(failure.outputs.length ? failure.outputs : [failure.job]), "Impact report"),
+      link(impactPageHref(failureStarts(failure)), "Impact report"),
       link(`/job?nodeId=${encodeURIComponent(failure.job)}`, "Run history"),
       h("span", { class: "muted mono" }, `run ${failure.runId}`)));
 }

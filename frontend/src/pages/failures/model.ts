@@ -2,12 +2,13 @@
 // filters kept in the URL, and the links a failure offers.
 
 import type { FailureFilters } from "../../api/client";
-import type { FailureClassification, FailureGroup } from "../../api/types";
+import type { Failure, FailureClassification, FailureGroup } from "../../api/types";
 import { idShortName } from "../../graph/names";
 import { lineageHref } from "../../shell/widgets";
 
 /** In the order the server tries its rules (see docs/api.md). */
 export const CLASSIFICATIONS: { value: FailureClassification; label: string }[] = [
+  { value: "data_quality", label: "Data quality" },
   { value: "out_of_memory", label: "Out of memory" },
   { value: "cancelled", label: "Cancelled" },
   { value: "permission", label: "Permission" },
@@ -52,6 +53,19 @@ export function failuresHref(filters: FailureFilters): string {
   }
   const query = params.toString();
   return query ? `/failures?${query}` : "/failures";
+}
+
+/** Where a failure's walks start: the datasets its failing data-quality checks tested, for a data-quality
+ * failure (the test job itself often writes nothing); else what it should have written; else its job. */
+export function failureStarts(failure: Pick<Failure, "job" | "outputs" | "classification" | "testedDatasets">): string[] {
+  if (failure.classification === "data_quality" && failure.testedDatasets.length) return failure.testedDatasets;
+  return failure.outputs.length ? failure.outputs : [failure.job];
+}
+
+/** The root-cause walk of a failure: upstream of the tested datasets of a data-quality failure, else of its job. */
+export function failureRootCauseHref(failure: Pick<Failure, "job" | "classification" | "testedDatasets">, depth = 6): string {
+  const tested = failure.classification === "data_quality" ? failure.testedDatasets : [];
+  return tested.length ? lineageHref(tested, { depth, direction: "upstream" }) : rootCauseWalkHref(failure.job, depth);
 }
 
 /** The explorer upstream of a failed job: where its inputs came from. */

@@ -5,7 +5,7 @@ import type { DatasetDetail } from "../../api/types";
 import { h, link, replace } from "../../dom";
 import { formatTime, idLabel, idType } from "../../format";
 import { navigate } from "../../router";
-import { errorMessage, loading, nodeLink, stateBadge } from "../../shell/widgets";
+import { errorMessage, loading, nodeLink, qualityBadge, stateBadge } from "../../shell/widgets";
 import { idShortName } from "../../graph/names";
 import { IMPACT_FORMATS, impactApi, type ImpactAsset, type ImpactResponse } from "./api";
 import { DEFAULT_DEPTH, NO_OWNER, edgeText, fieldId, groupByOwner, impactPageHref, ownerText } from "./model";
@@ -129,6 +129,7 @@ function ownerSection(owner: string, inherited: boolean, assets: ImpactAsset[]):
         h("th", {}, "Path"), h("th", {}, "Owners"), h("th", {}, "Last run"))),
       h("tbody", {}, shown.map((asset) => h("tr", { "data-asset": asset.id },
         h("td", { class: "cell-asset", title: idLabel(asset.id) }, shortLink(asset.id),
+          asset.quality && asset.quality !== "unknown" ? [" ", qualityBadge(asset.quality)] : null,
           asset.actions?.length
             ? h("div", { class: "muted impact-actions" }, `${asset.actions.length} action${asset.actions.length === 1 ? "" : "s"}: `,
               asset.actions.map((id) => idLabel(id).slice(idLabel(asset.id).length + 1) || idLabel(id)).join(", "))
