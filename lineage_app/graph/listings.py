@@ -12,6 +12,7 @@ from lineage_app.graph.driver import graph_read, records
 from lineage_app.graph.failure_cause import DATA_QUALITY
 from lineage_app.graph.model import Label
 from lineage_app.graph.quality import statuses_worst
+from lineage_app.graph.schema_fields import field_descriptions
 from lineage_app.graph.traversal import application_actions, element_ids, job_applications, node_summaries
 
 Rows = list[dict[str, Any]]
@@ -334,10 +335,12 @@ def tagged_search_rows(*, q: str, labels: list[Label], limit: int) -> Rows:
     return graph_read(work)
 
 
-def dataset_current_schemas(*, keys: list[str]) -> dict[str, str]:
-    """The current schema (`fieldsJson`) of each of the datasets `keys` that has one."""
-    rows = graph_read(lambda tx: records(tx, reads.DATASET_CURRENT_SCHEMAS, keys=keys))
-    return {row["key"]: row["fieldsJson"] for row in rows}
+def dataset_field_descriptions(*, keys: list[str]) -> dict[str, dict[str, str]]:
+    """Each field's description (`schema_fields.field_descriptions`) of each of the datasets `keys`, by key."""
+    versions: dict[str, Rows] = {}
+    for row in graph_read(lambda tx: records(tx, reads.DATASET_FIELD_DESCRIPTIONS, keys=keys)):
+        versions.setdefault(row.pop("key"), []).append(row)
+    return {key: field_descriptions(found) for key, found in versions.items()}
 
 
 def dataset_alias_resolve(*, candidate_keys: list[str]) -> str | None:

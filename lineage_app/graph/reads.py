@@ -653,12 +653,12 @@ SEARCH_TAGGED = {
     ),
 }
 
-# The current schema of each dataset named by `$keys` (its fields' descriptions are in it).
-DATASET_CURRENT_SCHEMAS = f"""
+# The fields and their descriptions of every schema version of each dataset named by `$keys`, with each version's
+# newest sighting (`schema_fields.field_descriptions` reads a field's description off them).
+DATASET_FIELD_DESCRIPTIONS = f"""
 UNWIND $keys AS k
-MATCH (d:{Label.DATASET} {{key: k}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
-WHERE v.version = d.currentVersion
-RETURN k AS key, v.fieldsJson AS fieldsJson
+MATCH (:{Label.DATASET} {{key: k}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
+RETURN k AS key, v.fieldNames AS fieldNames, v.fieldDescriptions AS fieldDescriptions, v.lastKey AS lastKey
 """
 
 SEARCH_DATASETS = _search(Label.DATASET)

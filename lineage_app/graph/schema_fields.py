@@ -7,8 +7,9 @@ said, and a type filled in where another version left it empty is no schema chan
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 # A version's fields as (name, value) pairs in schema order: their types, or their descriptions.
 FieldValues = Sequence[tuple[str, str]]
@@ -23,6 +24,14 @@ def fields_known(versions: Iterable[Iterable[tuple[str, str]]]) -> dict[str, str
             if value or name not in known:
                 known[name] = value
     return known
+
+
+def field_descriptions(versions: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """Each field's description over a dataset's schema `versions` (each with `fieldNames`, `fieldDescriptions` and
+    `lastKey`, its newest sighting): the newest non-empty one a version sent, else ""."""
+    by_sighting = sorted(versions, key=lambda v: v["lastKey"] or "")
+    # A version written before descriptions were kept has none.
+    return fields_known(zip(v["fieldNames"] or [], v["fieldDescriptions"] or [], strict=False) for v in by_sighting)
 
 
 @dataclass(frozen=True, slots=True)

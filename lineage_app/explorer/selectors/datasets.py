@@ -11,7 +11,7 @@ from lineage_app.graph import listings
 from lineage_app.graph.model import NOW, Label, NodeType
 from lineage_app.graph.node_ids import NodeNotFound
 from lineage_app.graph.node_resolve import node_resolve
-from lineage_app.graph.schema_fields import fields_known, schema_change
+from lineage_app.graph.schema_fields import field_descriptions, schema_change
 from lineage_app.graph.traversal import lineage_traverse
 
 LAST_RUNS = 10
@@ -80,10 +80,8 @@ def dataset_detail(*, node_id: str) -> dict[str, Any]:
 
 
 def _described(fields: list[dict[str, Any]], versions: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """`fields` with their descriptions: each the newest a schema version sent (`fields_known`), or None."""
-    by_sighting = sorted(versions, key=lambda v: v["lastKey"] or "")
-    # A version written before descriptions were kept has none.
-    known = fields_known(zip(v["fieldNames"], v["fieldDescriptions"] or [], strict=False) for v in by_sighting)
+    """`fields` with their descriptions: each the newest a schema version sent (`field_descriptions`), or None."""
+    known = field_descriptions(versions)
     return [{**field, "description": known.get(field["name"]) or None} for field in fields]
 
 

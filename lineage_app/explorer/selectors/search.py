@@ -113,27 +113,16 @@ def _run_hits(*, run_id: str, types: list[str]) -> list[dict[str, Any]]:
 
 
 def _field_descriptions(fields: list[dict[str, Any]]) -> dict[tuple[str, str, str], str]:
-    """The description the current schema of each field's dataset gives it, by (namespace, dataset, field)."""
+    """The description each field's dataset's schema gives it (`schema_fields.field_descriptions`, as the dataset
+    page shows it), by (namespace, dataset, field)."""
     keys = sorted({natural_key(row["namespace"], row["dataset"]) for row in fields})
-    schemas = listings.dataset_current_schemas(keys=keys) if keys else {}
+    described = listings.dataset_field_descriptions(keys=keys) if keys else {}
     found = {}
     for row in fields:
-        fields_json = schemas.get(natural_key(row["namespace"], row["dataset"]))
-        description = _description(json.loads(fields_json), row["name"]) if fields_json else None
+        description = described.get(natural_key(row["namespace"], row["dataset"]), {}).get(row["name"])
         if description:
             found[row["namespace"], row["dataset"], row["name"]] = description
     return found
-
-
-def _description(fields: list[dict[str, Any]], name: str) -> str | None:
-    """The description of the field `name` (dotted for a nested one) in a schema's fields."""
-    head, _, rest = name.partition(".")
-    for field in fields:
-        if field.get("name") == name:
-            return field.get("description")
-        if rest and field.get("name") == head and field.get("fields"):
-            return _description(field["fields"], rest)
-    return None
 
 
 def _hit(row: dict[str, Any], descriptions: dict[tuple[str, str, str], str]) -> dict[str, Any]:
