@@ -394,10 +394,10 @@ def runs_io(*, run_ids: list[str]) -> dict[str, dict[str, Any]]:
     }
 
 
-def previous_completed_run(*, job_key: str, before: str) -> dict[str, Any] | None:
-    """The job's latest completed run ordered before `before` (a completed-run order key): {runId, endedAt}."""
-    rows = graph_read(lambda tx: records(tx, reads.PREVIOUS_COMPLETED_RUN, jobKey=job_key, before=before))
-    return rows[0] if rows else None
+def previous_completed_runs(*, job_key: str, before: str, limit: int) -> Rows:
+    """The job's latest `limit` completed runs ordered before `before` (a completed-run order key), newest first:
+    {runId, endedAt}."""
+    return graph_read(lambda tx: records(tx, reads.PREVIOUS_COMPLETED_RUNS, jobKey=job_key, before=before, limit=limit))
 
 
 def dataset_version_history(*, keys: list[str]) -> dict[str, list[dict[str, Any]]]:

@@ -699,12 +699,12 @@ OPTIONAL MATCH (c:{Label.RUN})-[:{Rel.CHILD_OF}]->(r)
 RETURN r.runId AS runId, reads, writes, collect(DISTINCT c.runId) AS children
 """
 
-# The job's latest completed run before `$before` (a completed-run order key), or nothing.
-PREVIOUS_COMPLETED_RUN = f"""
+# The job's latest `$limit` completed runs before `$before` (a completed-run order key), newest first.
+PREVIOUS_COMPLETED_RUNS = f"""
 MATCH (:{Label.JOB} {{key: $jobKey}})-[:{Rel.HAS_RUN}]->(p:{Label.RUN})
 WHERE p.completedOrder < $before
 RETURN p.runId AS runId, p.endedAt AS endedAt
-ORDER BY p.completedOrder DESC LIMIT 1
+ORDER BY p.completedOrder DESC LIMIT $limit
 """
 
 # Every schema version of each dataset in `$keys`, with when it was first seen and its fields.

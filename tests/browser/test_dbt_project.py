@@ -14,6 +14,7 @@ from urllib.parse import quote
 import pytest
 
 from lineage_app.explorer.selectors.datasets import dataset_detail
+from lineage_app.explorer.selectors.failures import failure_job_list
 from lineage_app.explorer.selectors.jobs_and_runs import job_detail, job_run_list
 from lineage_app.explorer.selectors.lineage import lineage_for_node
 from lineage_app.graph.driver import graph_read, records
@@ -152,4 +153,26 @@ def test_a_dbt_project_built_and_tested_by_dbt_ol_reads_as_its_engineer_expects(
     assert states == {"run": "COMPLETED", "test": "FAILED"}
     page.goto(f"{live_server.url}/dataset?nodeId={quote(table['stg_orders'], safe='')}")
     page.get_by_text("Where the order stands.").wait_for()
+    page.locator("#quality #quality-checks").wait_for()
+    assert page.locator("#quality h2 [data-quality]").inner_text() == "quality failing"
+    assert "accepted_values" in page.inner_text("#quality-checks")
     shot(page, "dbt-dataset", readme="dbt-dataset")
+
+    # The failed test says what failed: a data-quality failure naming the check, its column and values, whose
+    # blast radius is the tested table's downstream, not the test job's (empty) outputs.
+    failed = failure_job_list(
+        namespace=None, job=None, classification="data_quality", since=None, until=None, limit=10, offset=0
+    )["results"]
+    assert [group["job"] for group in failed] == ["job:dbt:dbt-run-shop"]  # told under the dbt command's run
+    last = failed[0]["lastFailure"]
+    assert last["failedActions"] == [f"{model['stg_orders']}.test"]
+    assert failed[0]["sinceLastSuccess"] is None  # compared with the last `test` (none before), not with `run`
+    assert last["classification"] == "data_quality"
+    assert "accepted_values" in last["cause"] and "status" in last["cause"], last["cause"]
+    assert last["testedDatasets"] == [table["stg_orders"]]
+    assert {d["id"] for d in failed[0]["blastRadius"]["datasets"]} >= {table["stg_orders"], table["fct_orders"]}
+    page.goto(f"{live_server.url}/failures")
+    page.locator("article.failure", has_text="accepted_values").first.wait_for()
+    page.locator("#failure-groups table", has_text="dbt-run-shop").wait_for()
+    assert "Data quality" in page.inner_text("#failure-groups")
+    shot(page, "dbt-failure", readme="dbt-failure")

@@ -8,7 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from lineage_app.explorer.selectors.run_commands import run_command
+from lineage_app.explorer.selectors.run_commands import COMMAND_RUNS, run_command
 from lineage_app.graph import listings
 from lineage_app.graph.model import Label, NodeType, RunState
 from lineage_app.graph.node_ids import NodeNotFound, node_id, node_ref_id
@@ -17,9 +17,6 @@ from lineage_app.graph.run_state import STATE_AFTER
 from lineage_app.graph.traversal import run_find
 from lineage_app.ingest.selectors import run_events, run_streaming_latest, run_verification_statuses
 from lineage_app.signatures.selectors import verification_worst
-
-# How many of a job's newest runs `latestByCommand` looks through for each command's latest.
-COMMAND_RUNS = 50
 
 
 def job_list(*, namespace: str | None, q: str | None, limit: int, offset: int) -> dict[str, Any]:

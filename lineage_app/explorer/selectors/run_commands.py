@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+# How many of a job's newest runs are looked through for a command's latest run.
+COMMAND_RUNS = 50
+
 DBT_COMMANDS = {"MODEL": "run", "TEST": "test", "SEED": "seed", "SNAPSHOT": "snapshot"}
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from lineage_app.explorer.selectors.run_commands import COMMAND_RUNS, run_command
 from lineage_app.graph import listings
 from lineage_app.graph.model import NodeType, natural_key, run_order_key
 from lineage_app.graph.node_ids import NodeNotFound, node_id
@@ -14,7 +15,9 @@ from lineage_app.graph.traversal import MAX_NESTING, runs_properties
 def run_lineage(*, run_id: str) -> dict[str, Any]:
     """The datasets `run_id` and its child runs (a Spark application's actions, an Airflow DAG's tasks)
     read and wrote, the job's previous completed run (the latest to complete before this one ended, or
-    before its last event if it has not), and what was added and removed since that run."""
+    before its last event if it has not; of the same command, for a run that names one: a dbt `test` is
+    compared with the last `test`, not with the `run` that built the models), and what was added and
+    removed since that run."""
     run_id = run_id.lower()
     found = runs_properties(run_ids=[run_id]).get(run_id)
     if found is None:
@@ -24,7 +27,9 @@ def run_lineage(*, run_id: str) -> dict[str, Any]:
         found.get("endedAt") or found.get("lastEventTime") or "", run_id
     )
     job_key = natural_key(found.get("jobNamespace") or "", found.get("jobName") or "")
-    previous = listings.previous_completed_run(job_key=job_key, before=before)
+    previous = _previous_of_command(
+        job_key, before, run_command(listings.run_step_kinds(run_ids=[run_id]).get(run_id, []))
+    )
     earlier = _io_with_children(previous["runId"]) if previous else None
     return {
         "runId": run_id,
@@ -37,6 +42,16 @@ def run_lineage(*, run_id: str) -> dict[str, Any]:
         "previousRunId": previous["runId"] if previous else None,
         "changes": _changes(own, earlier) if earlier is not None else None,
     }
+
+
+def _previous_of_command(job_key: str, before: str, command: str | None) -> dict[str, Any] | None:
+    """The job's latest completed run before `before` that ran `command` (any run, when `command` is None), among
+    its `COMMAND_RUNS` latest."""
+    candidates = listings.previous_completed_runs(job_key=job_key, before=before, limit=COMMAND_RUNS if command else 1)
+    if command is None:
+        return candidates[0] if candidates else None
+    steps = listings.run_step_kinds(run_ids=[c["runId"] for c in candidates])
+    return next((c for c in candidates if run_command(steps.get(c["runId"], [])) == command), None)
 
 
 def _io_with_children(run_id: str) -> dict[str, list[dict[str, Any]]]:
