@@ -47,8 +47,11 @@ def lake(name: str) -> dict[str, Any]:
     return dataset("file", f"{LAKE}/{name}", fields=[("id", "bigint"), ("amount", "double")])
 
 
-def parent(run_id: str, namespace: str, name: str) -> dict[str, Any]:
-    return {"parent": facet(run={"runId": run_id}, job={"namespace": namespace, "name": name})}
+def parent(run_id: str, namespace: str, name: str, *, root: tuple[str, str, str] | None = None) -> dict[str, Any]:
+    """The ParentRunFacet naming run `run_id` of job `namespace`:`name`, and with `root` (run id, namespace, name)
+    the chain's root run (ParentRunFacet 1-1-0), as the Airflow provider and the Spark integration send it."""
+    root_part = {"root": {"run": {"runId": root[0]}, "job": {"namespace": root[1], "name": root[2]}}} if root else {}
+    return {"parent": facet(run={"runId": run_id}, job={"namespace": namespace, "name": name}, **root_part)}
 
 
 def job_type(integration: str, kind: str) -> dict[str, Any]:
