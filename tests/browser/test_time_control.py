@@ -19,7 +19,6 @@ from tests.apply import accept_and_apply
 from tests.browser.conftest import PageWatch, shot
 from tests.browser.example_pipeline import CLEAN_ORDERS_ADDED_INPUT, CLEAN_ORDERS_DROPPED_INPUT, ExamplePipeline
 from tests.browser.scenario import lifecycle
-from tests.browser.test_example_pipeline import example, example_run  # noqa: F401 (fixtures: one pipeline run a session)
 from tests.browser.test_explorer import graph_ready, node_ids, open_lineage
 from tests.events import dataset
 
@@ -263,7 +262,7 @@ def _iso(moment: datetime) -> str:
 def test_on_the_example_pipeline_the_hold_list_clean_orders_dropped_is_stale_and_a_comparison_shows_it_swapped(
     logged_in: Any,
     live_server: Any,
-    example: ExamplePipeline,  # noqa: F811 (the fixture imported above)
+    example: ExamplePipeline,
     watch: PageWatch,
 ) -> None:
     page = logged_in
