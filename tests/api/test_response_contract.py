@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 from lineage_app.api_support import ResponseIncomplete, ResponseSerializer, page_of
 from lineage_app.ownership import services as ownership
 from tests.apply import accept_and_apply
-from tests.events import dataset, new_run_id, run_event
+from tests.events import dataset, facet, new_run_id, run_event
 from tests.explorer.application_graph import APP, APP_RUN, DAG_RUN, WRITE, build_application_graph
 from tests.explorer.known_graph import (
     AGGREGATE,
@@ -54,6 +54,8 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ("/api/v1/datasets/near-miss", "/api/v1/datasets/near-miss", {"a": RAW, "b": MART}),
     ("/api/v1/datasets/near-miss", "/api/v1/datasets/near-miss", {"a": CLEAN, "b": ELSEWHERE}),
     ("/api/v1/datasets/versions/diff", "/api/v1/datasets/versions/diff", {"nodeId": CLEAN}),
+    ("/api/v1/datasets/quality", "/api/v1/datasets/quality", {"nodeId": ELSEWHERE}),
+    ("/api/v1/datasets/quality", "/api/v1/datasets/quality", {"nodeId": CLEAN}),
     ("/api/v1/jobs", "/api/v1/jobs", {}),
     ("/api/v1/jobs/detail", "/api/v1/jobs/detail", {"nodeId": AGGREGATE}),
     ("/api/v1/jobs/detail", "/api/v1/jobs/detail", {"nodeId": APP}),
@@ -91,13 +93,23 @@ def known(graph: Any) -> None:
     and an event with a facet left out (so that every list has something in it)."""
     build_known_graph()
     build_application_graph()
+    audited = dataset("warehouse", "clean.orders")
+    audited["facets"]["dataQualityAssertions"] = facet(
+        assertions=[
+            {"assertion": "not_null", "success": True, "column": "id"},
+            {"assertion": "accepted_values", "success": False, "column": "status", "actual": "1", "expected": "0"},
+        ]
+    )
+    audited["inputFacets"] = {
+        "dataQualityMetrics": facet(rowCount=40, columnMetrics={"status": {"nullCount": 0, "distinctCount": 4}})
+    }
     accept_and_apply(
         run_event(
             "COMPLETE",
             run_id=new_run_id(),
             job="audit",
             namespace="warehouse",
-            inputs=[dataset("warehouse", "clean.orders")],
+            inputs=[audited],
             run_facets={"custom": "not an object"},
         )
     )
