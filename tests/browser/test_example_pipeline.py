@@ -48,7 +48,8 @@ def test_every_node_of_the_daily_revenue_lineage_has_a_readable_short_label_at_t
         assert len(first_line) < len(name) or len(name) <= 32, f"{node_id} is labelled with its whole long name"
         assert label["screenFontPx"] >= READABLE_PX, f"{node_id}'s label is drawn at {label['screenFontPx']:.1f} px"
     assert labels[revenue]["text"].startswith("warehouse/daily_revenue")
-    assert labels[example.dataset_id("bronze/orders")]["text"].startswith("bronze/orders")
+    # validate_orders reports a failing check on bronze/orders: its label leads with the failing-quality mark.
+    assert labels[example.dataset_id("bronze/orders")]["text"].startswith("✗ bronze/orders")
     shot(page, "example-daily-revenue-lineage", readme="lineage-explorer")
 
 
