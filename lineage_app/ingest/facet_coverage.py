@@ -37,7 +37,7 @@ API_FIELDS = {
     "columnLineage": ("columnLineage",),
     "ownership": ("owners",),
     "inputStatistics": ("rowCount", "fileCount"),
-    "outputStatistics": ("rowCount", "fileCount", "writeStatistics"),
+    "outputStatistics": ("writeStatistics",),
     "dataQualityAssertions": ("checks",),
     "test": ("checks",),
     "dataQualityMetrics": ("metrics",),
