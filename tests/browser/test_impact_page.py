@@ -113,6 +113,9 @@ def test_a_failure_and_the_field_view_link_to_the_impact_page(
     assert parse_qs(urlparse(page.url).query)["nodeId"] == [MART]
     assert {EXPORT_JOB, EXPORT} <= assets(page)
     page.goto(f"{live_server.url}/lineage?nodeId={CLEAN}&view=column&field=amount_eur")
+    # Once the drawn field is traced, its panel and the field list offer its impact once between them.
+    page.wait_for_selector("#side-panel .traced-field[data-field-id='datasetField:db:clean.orders:amount_eur']")
+    assert page.get_by_role("link", name="Impact of amount_eur →").count() == 1
     page.get_by_role("link", name="Impact of amount_eur →").click()
     page.wait_for_selector("#impact-total")
     assert parse_qs(urlparse(page.url).query)["nodeId"] == ["datasetField:db:clean.orders:amount_eur"]

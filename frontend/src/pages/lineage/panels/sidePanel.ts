@@ -38,6 +38,9 @@ export class SidePanel {
 
   /** The traced field's details (when one is traced), then the fields of the column view's dataset, `field` marked as the one drawn. */
   fieldPicker(detail: DatasetDetail, field: string | null, traced: HTMLElement | null = null): void {
+    const own = field ? fieldIdOf(detail.namespace, detail.name, field) : null;
+    // The traced field's panel links to its own impact: the drawn field's link once, not twice.
+    const ownImpact = own && own !== traced?.dataset.fieldId;
     replace(this.element, traced, h("div", { class: "side-panel-content field-picker" },
       h("div", { class: "panel-head" },
         h("span", { class: "tag tag-dataset" }, "dataset"),
@@ -51,7 +54,7 @@ export class SidePanel {
             onclick: () => this.emit({ kind: "show-field", datasetId: detail.id, field: each.name }),
           }, each.name, h("span", { class: "muted mono" }, ` ${each.type ?? ""}`)))))
         : h("p", { class: "muted" }, "No schema recorded."),
-      field ? h("p", {}, link(impactPageHref([fieldIdOf(detail.namespace, detail.name, field)]), `Impact of ${field} →`)) : null,
+      own && ownImpact ? h("p", {}, link(impactPageHref([own]), `Impact of ${field} →`)) : null,
       h("p", {}, link(`/dataset?nodeId=${encodeURIComponent(detail.id)}`, "Schema history →"))));
   }
 }
