@@ -63,3 +63,15 @@ def sightings_properties(sightings: Mapping[str, Sighting]) -> dict[str, Any]:
         "processingType": job_type.get("processingType"),
         "integration": job_type.get("integration"),
     }
+
+
+def tag_texts(facets: Mapping[str, Any]) -> list[str]:
+    """The tags of a `tags` facet (TagsJobFacet, TagsDatasetFacet, TagsRunFacet: `{key, value, source}`),
+    each as `key:value` (`key` alone when it has no value): how the graph's Tag nodes and search name them."""
+    tags = (facets.get("tags") or {}).get("tags") if isinstance(facets.get("tags"), dict) else None
+    texts = []
+    for tag in tags if isinstance(tags, list) else []:
+        if isinstance(tag, dict) and tag.get("key") not in (None, ""):
+            value = tag.get("value")
+            texts.append(f"{tag['key']}:{value}" if value not in (None, "") else str(tag["key"]))
+    return list(dict.fromkeys(texts))

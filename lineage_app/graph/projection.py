@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 from lineage_app.graph import writes as statements
 from lineage_app.graph.events import EventRecord
-from lineage_app.graph.facets import Sightings, is_deleted, sightings_merge, sightings_of
+from lineage_app.graph.facets import Sightings, is_deleted, sightings_merge, sightings_of, tag_texts
 from lineage_app.graph.identity import Identity, identity_key, identity_normalise, linked_identifiers
 from lineage_app.graph.model import (
     NodeType,
@@ -796,18 +796,6 @@ def _add_dataset_node(built: _EventRowsBuilder, event: _Stamped, namespace: str,
         fixed={"key": key, "nodeId": node_id(NodeType.DATASET, namespace, name), "namespace": namespace, "name": name},
     )
     return key
-
-
-def tag_texts(facets: Mapping[str, Any]) -> list[str]:
-    """The tags of a `tags` facet (TagsJobFacet, TagsDatasetFacet, TagsRunFacet: `{key, value, source}`),
-    each as `key:value` (`key` alone when it has no value): how the graph's Tag nodes and search name them."""
-    tags = (facets.get("tags") or {}).get("tags") if isinstance(facets.get("tags"), dict) else None
-    texts = []
-    for tag in tags if isinstance(tags, list) else []:
-        if isinstance(tag, dict) and tag.get("key") not in (None, ""):
-            value = tag.get("value")
-            texts.append(f"{tag['key']}:{value}" if value not in (None, "") else str(tag["key"]))
-    return list(dict.fromkeys(texts))
 
 
 def _add_tags(rows: _Rows, event: _Stamped, target_key: str, facets: dict[str, Any]) -> None:

@@ -8,10 +8,10 @@ import re
 from typing import Any
 
 from lineage_app.graph import listings
+from lineage_app.graph.facets import tag_texts
 from lineage_app.graph.model import API_TYPES, Label, NodeType, natural_key
 from lineage_app.graph.node_ids import node_id, node_ref_id
 from lineage_app.graph.ownership import owned_search_rows
-from lineage_app.graph.projection import tag_texts
 
 SEARCH_TYPES = {"dataset": Label.DATASET, "job": Label.JOB, "field": Label.FIELD, "run": Label.RUN}
 # What a hit matched: its name, another name of its dataset, its run id, one of its tags, one of its owners.
