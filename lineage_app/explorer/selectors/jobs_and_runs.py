@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
@@ -133,13 +134,15 @@ def run_streaming(*, run_ids: list[str]) -> dict[str, dict[str, Any]]:
     return blocks
 
 
-def _run_summaries(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Runs as listed, each with its worst signature status, the command it ran (`run_commands`) and, when it
-    streams, its `streaming` block."""
+def _run_summaries(
+    rows: list[dict[str, Any]], steps: Mapping[str, list[dict[str, Any]]] | None = None
+) -> list[dict[str, Any]]:
+    """Runs as listed, each with its worst signature status, the command it ran (`run_commands`, from `steps` when
+    the caller has read them) and, when it streams, its `streaming` block."""
     run_ids = [row["runId"] for row in rows]
     verified = _verifications(run_ids)
     live = run_streaming(run_ids=run_ids)
-    steps = listings.run_step_kinds(run_ids=run_ids)
+    steps = listings.run_step_kinds(run_ids=run_ids) if steps is None else steps
     return [
         {
             **row,
@@ -153,13 +156,17 @@ def _run_summaries(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _latest_by_command(key: str) -> list[dict[str, Any]]:
     """The latest run of each command among a job's `COMMAND_RUNS` newest runs, by command: a dbt project's
-    failed `test` beside its completed `run`, rather than one status for both."""
+    failed `test` beside its completed `run`, rather than one status for both. Only those runs are summarised
+    (their events' signatures read), not all the runs looked through."""
     _, rows = listings.job_run_page(key=key, limit=COMMAND_RUNS, offset=0)
+    steps = listings.run_step_kinds(run_ids=[row["runId"] for row in rows])
     latest: dict[str, dict[str, Any]] = {}
-    for run in _run_summaries(rows):  # newest first
-        if run["command"] is not None:
-            latest.setdefault(run["command"], run)
-    return [{"command": command, "run": run} for command, run in sorted(latest.items())]
+    for row in rows:  # newest first
+        command = run_command(steps.get(row["runId"], []))
+        if command is not None:
+            latest.setdefault(command, row)
+    summaries = dict(zip(latest, _run_summaries(list(latest.values()), steps), strict=True))
+    return [{"command": command, "run": summaries[command]} for command in sorted(summaries)]
 
 
 def _verifications(run_ids: list[str]) -> dict[str, str | None]:
