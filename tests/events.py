@@ -110,3 +110,39 @@ def run_lifecycle(*, run_id: str | None = None, minutes: int = 5, fail: bool = F
             run_facets=end_facets,
         ),
     ]
+
+
+def tags(*pairs: tuple[str, str], source: str = "DBT") -> dict[str, Any]:
+    """A `tags` facet (TagsJobFacet / TagsDatasetFacet / TagsRunFacet): `{key, value, source}` each."""
+    return facet(tags=[{"key": key, "value": value, "source": source} for key, value in pairs])
+
+
+def dbt_run(run_id: str, *, model: str, at_minutes: int = 0) -> list[dict[str, Any]]:
+    """A dbt model's run, as dbt-ol sends it: tags on the job, the run and the dataset, owners, a documented schema."""
+    orders = dataset("postgres://db:5432", model, owners=["team:analytics"])
+    orders["facets"]["schema"] = facet(
+        fields=[
+            {"name": "order_id", "type": "bigint", "description": "The order's key, from the shop"},
+            {
+                "name": "customer",
+                "type": "struct",
+                "fields": [{"name": "email", "type": "string", "description": "PII"}],
+            },
+            {"name": "amount", "type": "decimal(10,2)"},
+        ]
+    )
+    orders["facets"]["tags"] = tags(("pii", "true"), ("tier", "gold"))
+    events = []
+    for event_type, minutes in (("START", at_minutes), ("COMPLETE", at_minutes + 2)):
+        event = run_event(
+            event_type,
+            run_id=run_id,
+            namespace="dbt",
+            job=model,
+            at=T0.replace(minute=minutes),
+            outputs=[orders],
+            run_facets={"tags": tags(("environment", "production"), source="USER")},
+        )
+        event["job"]["facets"] = {"tags": tags(("domain", "finance"))}
+        events.append(event)
+    return events

@@ -9,11 +9,11 @@ import pytest
 from lineage_app.ingest.models import LineageEvent
 from tests.apply import accept_and_apply
 from tests.browser.conftest import PageWatch, shot
-from tests.events import dataset, run_event
-from tests.explorer.test_search import ORDERS, dbt_run, tags
+from tests.events import dataset, dbt_run, run_event, tags
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
+ORDERS = "dataset:postgres://db:5432:analytics.orders"  # what `dbt_run` writes
 EVIL_TAG = "<img src=x onerror=alert(1)>"
 
 

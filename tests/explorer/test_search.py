@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
 from lineage_app.ownership.services.owners import assignment_create
-from tests.events import T0, dataset, facet, run_event
+from tests.events import dataset, dbt_run, run_event, tags
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -21,42 +21,6 @@ RUN_ID = "3f0e5c52-9b1d-4c8e-a7f1-2f5d0c9b8e11"
 OTHER_RUN = "0c1b2a39-4d5e-4f60-8a7b-9c8d7e6f5a41"
 ORDERS, CUSTOMERS = "dataset:postgres://db:5432:analytics.orders", "dataset:postgres://db:5432:analytics.customers"
 MODEL = "job:dbt:analytics.orders"
-
-
-def tags(*pairs: tuple[str, str], source: str = "DBT") -> dict[str, Any]:
-    """A `tags` facet (TagsJobFacet / TagsDatasetFacet / TagsRunFacet): `{key, value, source}` each."""
-    return facet(tags=[{"key": key, "value": value, "source": source} for key, value in pairs])
-
-
-def dbt_run(run_id: str, *, model: str, at_minutes: int = 0) -> list[dict[str, Any]]:
-    """A dbt model's run, as dbt-ol sends it: tags on the job, the run and the dataset, owners, a documented schema."""
-    orders = dataset("postgres://db:5432", model, owners=["team:analytics"])
-    orders["facets"]["schema"] = facet(
-        fields=[
-            {"name": "order_id", "type": "bigint", "description": "The order's key, from the shop"},
-            {
-                "name": "customer",
-                "type": "struct",
-                "fields": [{"name": "email", "type": "string", "description": "PII"}],
-            },
-            {"name": "amount", "type": "decimal(10,2)"},
-        ]
-    )
-    orders["facets"]["tags"] = tags(("pii", "true"), ("tier", "gold"))
-    events = []
-    for event_type, minutes in (("START", at_minutes), ("COMPLETE", at_minutes + 2)):
-        event = run_event(
-            event_type,
-            run_id=run_id,
-            namespace="dbt",
-            job=model,
-            at=T0.replace(minute=minutes),
-            outputs=[orders],
-            run_facets={"tags": tags(("environment", "production"), source="USER")},
-        )
-        event["job"]["facets"] = {"tags": tags(("domain", "finance"))}
-        events.append(event)
-    return events
 
 
 @pytest.fixture
