@@ -310,6 +310,10 @@ def test_the_pages_show_what_the_agent_s_facets_say_of_clean_orders_and_the_rows
     page.locator("#runs button", has_text="details").first.click()
     engine = page.locator(".run-facets [data-facets='processing_engine'] dd").first.inner_text()
     assert engine.startswith("spark ") or engine.startswith("Spark ")
+    # The application run read and wrote through its actions: its details name those datasets, not "—".
+    reads = page.locator(".run-detail [data-io='read']").first.inner_text()
+    assert reads.startswith("Read: through its steps: ") and "bronze/orders" in reads, reads
+    assert "silver/orders_clean" in page.locator(".run-detail [data-io='wrote']").first.inner_text()
 
 
 def test_searching_a_run_id_lands_on_that_run(logged_in: Any, live_server: Any, example: ExamplePipeline) -> None:

@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from tests.explorer.application_graph import (
     APP,
+    APP_RUN,
     BRONZE,
     DAG,
     EXPORT,
@@ -18,8 +19,10 @@ from tests.explorer.application_graph import (
     REPORT,
     SILVER,
     TABLE,
+    TABLE_RUN,
     UPLOAD,
     WRITE,
+    WRITE_RUN,
     build_application_graph,
 )
 
@@ -204,3 +207,20 @@ def test_search_finds_the_application_first_and_says_it_is_one(pipeline: None, r
     assert "actionCount" not in by_id[GOLD]
     jobs = get(read_client, "search", q="nightly", types="job")["results"]
     assert [(hit["id"], hit["actionCount"], hit["application"]) for hit in jobs] == [(DAG, 0, None), (UPLOAD, 0, None)]
+
+
+def test_an_application_run_lists_what_its_actions_read_and_wrote(pipeline: None, read_client: APIClient) -> None:
+    response = read_client.get(f"/api/v1/jobs/runs/{APP_RUN}")
+    assert response.status_code == 200, response.content
+    run = response.json()
+    # The application run read and wrote nothing itself: its actions did, and its page says so.
+    assert (run["inputs"], run["outputs"]) == ([], [])
+    assert run["children"] == sorted([TABLE_RUN, WRITE_RUN])
+    assert (run["stepInputs"], run["stepOutputs"]) == ([BRONZE, SILVER], [GOLD, SILVER])
+    action = read_client.get(f"/api/v1/jobs/runs/{WRITE_RUN}").json()
+    assert (action["inputs"], action["outputs"], action["stepInputs"], action["stepOutputs"]) == (
+        [BRONZE],
+        [SILVER],
+        [],
+        [],
+    )

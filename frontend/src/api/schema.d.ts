@@ -1664,6 +1664,10 @@ export interface components {
             inputs: string[];
             /** @description dataset ids the run wrote */
             outputs: string[];
+            /** @description dataset ids its child runs and theirs (a Spark application's actions, a DAG's tasks) read, that it did not read itself */
+            stepInputs: string[];
+            /** @description dataset ids its child runs and theirs wrote, that it did not write itself */
+            stepOutputs: string[];
             /** @description the runIds of its child runs */
             children: string[];
             /**

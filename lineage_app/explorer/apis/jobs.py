@@ -244,6 +244,15 @@ class RunDetailApi(APIView):
         facets = serializers.DictField(help_text="the run facets of its events, merged in eventTime order")
         inputs = serializers.ListField(child=serializers.CharField(), help_text="dataset ids the run read")
         outputs = serializers.ListField(child=serializers.CharField(), help_text="dataset ids the run wrote")
+        stepInputs = serializers.ListField(
+            child=serializers.CharField(),
+            help_text="dataset ids its child runs and theirs (a Spark application's actions, a DAG's tasks) read, "
+            "that it did not read itself",
+        )
+        stepOutputs = serializers.ListField(
+            child=serializers.CharField(),
+            help_text="dataset ids its child runs and theirs wrote, that it did not write itself",
+        )
         children = serializers.ListField(child=serializers.CharField(), help_text="the runIds of its child runs")
         verification = serializers.ChoiceField(
             choices=VERIFICATIONS, allow_null=True, help_text="the worst signature status of its events"

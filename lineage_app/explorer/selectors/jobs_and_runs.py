@@ -10,6 +10,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from lineage_app.explorer.selectors.run_commands import COMMAND_RUNS, run_command
+from lineage_app.explorer.selectors.run_lineage import io_with_descendants
 from lineage_app.graph import listings
 from lineage_app.graph.model import Label, NodeType, RunState
 from lineage_app.graph.node_ids import NodeNotFound, node_id, node_ref_id
@@ -95,12 +96,15 @@ def run_for_id(*, run_id: str) -> dict[str, Any]:
     run.pop("nodeId", None)
     events = run_events(run_id=run["runId"])
     streaming = run_streaming(run_ids=[run["runId"]])
+    steps = io_with_descendants(sorted(found["children"])) if found["children"] else {"reads": [], "writes": []}
     return {
         "id": node_id(NodeType.RUN, run["runId"]),
         **run,
         "facets": facets,
         "inputs": sorted(found["inputs"]),
         "outputs": sorted(found["outputs"]),
+        "stepInputs": sorted({d["id"] for d in steps["reads"]} - set(found["inputs"])),
+        "stepOutputs": sorted({d["id"] for d in steps["writes"]} - set(found["outputs"])),
         "children": sorted(found["children"]),
         "command": run_command(listings.run_step_kinds(run_ids=[run["runId"]]).get(run["runId"], [])),
         "verification": verification_worst(statuses=[event["verification"] or "" for event in events]),

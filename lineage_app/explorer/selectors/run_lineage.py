@@ -22,7 +22,7 @@ def run_lineage(*, run_id: str) -> dict[str, Any]:
     found = runs_properties(run_ids=[run_id]).get(run_id)
     if found is None:
         raise NodeNotFound(f"no run with id {run_id!r}")
-    own = _io_with_children(run_id)
+    own = io_with_descendants([run_id])
     before = found.get("completedOrder") or run_order_key(
         found.get("endedAt") or found.get("lastEventTime") or "", run_id
     )
@@ -30,7 +30,7 @@ def run_lineage(*, run_id: str) -> dict[str, Any]:
     previous = _previous_of_command(
         job_key, before, run_command(listings.run_step_kinds(run_ids=[run_id]).get(run_id, []))
     )
-    earlier = _io_with_children(previous["runId"]) if previous else None
+    earlier = io_with_descendants([previous["runId"]]) if previous else None
     return {
         "runId": run_id,
         "jobId": node_id(NodeType.JOB, found.get("jobNamespace") or "", found.get("jobName") or ""),
@@ -54,11 +54,11 @@ def _previous_of_command(job_key: str, before: str, command: str | None) -> dict
     return next((c for c in candidates if run_command(steps.get(c["runId"], [])) == command), None)
 
 
-def _io_with_children(run_id: str) -> dict[str, list[dict[str, Any]]]:
-    """What the run and its descendants (up to `MAX_NESTING` levels) read and wrote, each dataset once, by id."""
+def io_with_descendants(run_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """What the runs and their descendants (up to `MAX_NESTING` levels) read and wrote, each dataset once, by id."""
     reads: dict[str, dict[str, Any]] = {}
     writes: dict[str, dict[str, Any]] = {}
-    asked, ask = {run_id}, [run_id]
+    asked, ask = set(run_ids), sorted(set(run_ids))
     for _ in range(MAX_NESTING):
         if not ask:
             break

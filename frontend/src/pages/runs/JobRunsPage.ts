@@ -110,6 +110,14 @@ function commandChip(command: string | null): HTMLElement | null {
   return command ? h("span", { class: "tag tag-command", title: "the command this run ran" }, command) : null;
 }
 
+/** What a run read (or wrote): its own, then what only its steps did ("through its steps"), or "—" for neither. */
+function ioLine(verb: "Read" | "Wrote", own: string[], steps: string[]): HTMLElement {
+  const links = (ids: string[]) => ids.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]);
+  if (!own.length && !steps.length) return h("div", {}, `${verb}: —`);
+  return h("div", { "data-io": verb.toLowerCase() }, `${verb}: `, links(own),
+    steps.length ? h("span", { class: "step-io" }, own.length ? "; through its steps: " : "through its steps: ", links(steps)) : null);
+}
+
 /** A run's id, error, stack trace, reads and writes, and the facets its events were applied without. */
 function runDetail(full: RunDetail): (HTMLElement | null)[] {
   return [
@@ -117,10 +125,12 @@ function runDetail(full: RunDetail): (HTMLElement | null)[] {
     full.errorMessage ? h("pre", { class: "error-text" }, full.errorMessage) : null,
     full.stackTrace ? h("details", { class: "stack" }, h("summary", {}, "Stack trace"), h("pre", { class: "stack-trace" }, full.stackTrace)) : null,
     h("div", { class: "facet-sections run-facets" }, runFacetSections(full.facets)),
-    h("div", {}, "Read: ", full.inputs.length ? full.inputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—"),
-    h("div", {}, "Wrote: ", full.outputs.length ? full.outputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—"),
+    ioLine("Read", full.inputs, full.stepInputs),
+    ioLine("Wrote", full.outputs, full.stepOutputs),
     eventWarnings(full.events),
-    full.outputs.length ? link(lineageHref(full.outputs, { depth: 5, direction: "downstream" }), "Downstream of this run's outputs") : null,
+    full.outputs.length || full.stepOutputs.length
+      ? link(lineageHref([...full.outputs, ...full.stepOutputs], { depth: 5, direction: "downstream" }), "Downstream of this run's outputs")
+      : null,
   ];
 }
 
