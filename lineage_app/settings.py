@@ -100,6 +100,7 @@ INSTALLED_APPS = [
     "lineage_app.graph",
     "lineage_app.explorer",
     "lineage_app.ownership",
+    "lineage_app.notify",
     "lineage_app.reports",
     "lineage_app.health",
     "lineage_app.stack",
