@@ -285,6 +285,7 @@ def rate_limit_setting(name: str, default: str) -> str:
 API_RATE_LIMITS = {
     "ingest": rate_limit_setting("API_RATE_LIMIT_INGEST", "12000/minute"),
     "read": rate_limit_setting("API_RATE_LIMIT_READ", "3000/minute"),
+    "admin": rate_limit_setting("API_RATE_LIMIT_ADMIN", "600/minute"),
 }
 
 # --- Sign-in lockout (django-axes; docs/security.md) ---------------------------------------------
