@@ -101,6 +101,7 @@ INSTALLED_APPS = [
     "lineage_app.explorer",
     "lineage_app.ownership",
     "lineage_app.notify",
+    "lineage_app.alerts",
     "lineage_app.reports",
     "lineage_app.health",
     "lineage_app.stack",
@@ -248,6 +249,17 @@ LINEAGE_STALE_AFTER_DAYS = float(env("LINEAGE_STALE_AFTER_DAYS", "0"))
 if LINEAGE_STALE_AFTER_RUNS < 1 or LINEAGE_STALE_AFTER_DAYS < 0:
     raise ValueError("LINEAGE_STALE_AFTER_RUNS must be 1 or more, LINEAGE_STALE_AFTER_DAYS 0 or more")
 
+# --- Alerts (docs/alerts.md) ------------------------------------------------------------------------
+# A repeat of an open incident's cause within this many hours updates it without a new message.
+ALERTS_REPEAT_WINDOW_HOURS = float(env("ALERTS_REPEAT_WINDOW_HOURS", "6"))
+# Hops downstream (dataset -> job -> dataset is two) whose assets' owners are told too, and counted in
+# the blast radius.
+ALERTS_DOWNSTREAM_DEPTH = env_int("ALERTS_DOWNSTREAM_DEPTH", 6)
+# Where messages link to: the UI's address as the recipients reach it.
+ALERTS_UI_URL = env("ALERTS_UI_URL", "http://localhost:8000").rstrip("/")
+if ALERTS_REPEAT_WINDOW_HOURS < 0 or not 0 <= ALERTS_DOWNSTREAM_DEPTH <= 20:
+    raise ValueError("ALERTS_REPEAT_WINDOW_HOURS must be 0 or more, ALERTS_DOWNSTREAM_DEPTH from 0 to 20")
+
 # --- Read API ----------------------------------------------------------------------------------
 LINEAGE_MAX_DEPTH = env_int("LINEAGE_MAX_DEPTH", 20)
 # The node budget of one lineage answer: past it the traversal stops and says `truncated`.
@@ -339,6 +351,9 @@ SPECTACULAR_SETTINGS = {
     # One name per choice set, so the UI's generated types name them (not `State301Enum`).
     "ENUM_NAME_OVERRIDES": {
         "RunStateEnum": "lineage_app.graph.model.RunState",
+        "AlertKindEnum": "lineage_app.alerts.models.RULE_KINDS",
+        "IncidentStateEnum": "lineage_app.alerts.models.INCIDENT_STATES",
+        "IncidentEventKindEnum": "lineage_app.alerts.models.INCIDENT_EVENT_KINDS",
         "FailedStateEnum": "lineage_app.graph.model.FAILED_STATES",
         "OwnerKindEnum": "lineage_app.graph.model.OWNER_KINDS",
         "LevelEnum": "lineage_app.graph.model.LEVELS",

@@ -66,3 +66,20 @@ class ReadsOrAdministers(BasePermission):
         if request.method in SAFE_METHODS:
             return CanRead().has_permission(request, view)
         return CanAdminister().has_permission(request, view)
+
+
+class CanHandleIncidents(BasePermission):
+    message = "acknowledging or resolving an incident needs a signed-in user or a token with the 'admin' scope"
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        scope = _token_scope(request)
+        if scope is not None:
+            return scope == ApiToken.Scope.ADMIN
+        return bool(request.user and request.user.is_authenticated)
+
+
+class IsSignedInUser(BasePermission):
+    message = "this is about the signed-in user's own settings: sign in (API tokens have no user)"
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return _token_scope(request) is None and bool(request.user and request.user.is_authenticated)

@@ -23,6 +23,15 @@ INGEST_EVENTS = Counter(
 )
 EVENTS_APPLIED = Counter("tributary_events_applied", "Events applied to the graph.")
 EVENTS_FAILED = Counter("tributary_events_failed", "Events parked as failed: they cannot be applied (not an outage).")
+CHANGE_CONSUMER_ERRORS = Counter(
+    "tributary_change_consumer_errors",
+    "Applied batches an optional consumer of their change records (alerts) failed on, by consumer; "
+    "the events stay applied.",
+    ["consumer"],
+)
+INCIDENTS_OPENED = Counter(
+    "tributary_incidents_opened", "Incidents opened, by kind (run_failed, schema_breaking, …).", ["kind"]
+)
 EVENTS_QUARANTINED = Counter(
     "tributary_events_quarantined", "Events quarantined by an enforcing signature policy instead of being applied."
 )

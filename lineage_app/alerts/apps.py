@@ -1,0 +1,16 @@
+"""Django app config for alerts: rules, incidents, routes and subscriptions, fed by apply's change records."""
+
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class AlertsConfig(AppConfig):
+    name = "lineage_app.alerts"
+    verbose_name = "Alerts"
+
+    def ready(self) -> None:
+        from lineage_app.alerts.services import ALERT_RECORDS, alerts_consume
+        from lineage_app.changes import consumer_register
+
+        consumer_register(name="alerts", consumer=alerts_consume, kinds=ALERT_RECORDS)
