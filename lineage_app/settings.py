@@ -250,6 +250,8 @@ if LINEAGE_STALE_AFTER_RUNS < 1 or LINEAGE_STALE_AFTER_DAYS < 0:
     raise ValueError("LINEAGE_STALE_AFTER_RUNS must be 1 or more, LINEAGE_STALE_AFTER_DAYS 0 or more")
 
 # --- Alerts (docs/alerts.md) ------------------------------------------------------------------------
+# Off: apply hands alerts no change records (no incidents; the API still answers).
+ALERTS_ENABLED = env_bool("ALERTS_ENABLED", True)
 # A repeat of an open incident's cause within this many hours updates it without a new message.
 ALERTS_REPEAT_WINDOW_HOURS = float(env("ALERTS_REPEAT_WINDOW_HOURS", "6"))
 # Hops downstream (dataset -> job -> dataset is two) whose assets' owners are told too, and counted in

@@ -10,6 +10,10 @@ class AlertsConfig(AppConfig):
     verbose_name = "Alerts"
 
     def ready(self) -> None:
+        from django.conf import settings
+
+        if not settings.ALERTS_ENABLED:
+            return
         from lineage_app.alerts.services import ALERT_RECORDS, alerts_consume
         from lineage_app.changes import consumer_register
 

@@ -10,6 +10,7 @@ export function header(): HTMLElement {
     link("/", "Overview"),
     link("/lineage", "Lineage"),
     link("/failures", "Failures"),
+    link("/incidents", "Incidents"),
     link("/impact", "Impact"));
   onNavigate((url) => {
     for (const a of nav.querySelectorAll("a")) {
