@@ -9,9 +9,9 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+from django.contrib.auth.models import User
 from jsonschema import Draft202012Validator
 from rest_framework import serializers
-from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
 from lineage_app.alerts.models import Incident
