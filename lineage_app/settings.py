@@ -418,9 +418,9 @@ if NOTIFY_MAX_ATTEMPTS < 1 or NOTIFY_CLAIM_LEASE_SECONDS <= 2 * NOTIFY_TIMEOUT_S
 NOTIFY_DENY_PRIVATE_ADDRESSES = env_bool("NOTIFY_DENY_PRIVATE_ADDRESSES", False)
 NOTIFY_EMAIL_FROM = env("NOTIFY_EMAIL_FROM", "tributary@localhost")
 NOTIFY_MESSAGE_ID_DOMAIN = env("NOTIFY_MESSAGE_ID_DOMAIN", "tributary.local")
-# Email goes through Django's backend: SMTP by default; `make run` writes files under var/mail instead.
+# Email goes through Django's backend: SMTP by default; `make run` writes files under var/notifications/mail.
 EMAIL_BACKEND = env("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
-EMAIL_FILE_PATH = env("EMAIL_FILE_PATH", str(VAR_DIR / "mail"))
+EMAIL_FILE_PATH = env("EMAIL_FILE_PATH", str(VAR_DIR / "notifications" / "mail"))
 EMAIL_HOST = env("EMAIL_HOST", "localhost")
 EMAIL_PORT = env_int("EMAIL_PORT", 25)
 EMAIL_HOST_USER = env("EMAIL_HOST_USER")

@@ -81,15 +81,28 @@ def destination_delete(*, destination: Destination) -> None:
     destination.delete()
 
 
-def example_destination_get_or_create(*, url: str, secret: str, name: str = "example webhook") -> Destination:
-    """The destination `make run`'s example routes its owners to: the local receiver at `url`."""
-    destination, created = Destination.objects.get_or_create(
-        name=name, defaults={"kind": Destination.Kind.WEBHOOK, "url": url, "secret": secret}
+EXAMPLE_WEBHOOK, EXAMPLE_MAILBOX = "example webhook", "example mailbox"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExampleDestinations:
+    webhook: Destination
+    mailbox: Destination
+
+
+def example_destinations_get_or_create(
+    *, webhook_url: str, webhook_secret: str, email: str = "oncall@example.com"
+) -> ExampleDestinations:
+    """`make run`'s destinations: the local receiver's signed webhook at `webhook_url` (it moves with its
+    port each start) and a mailbox that the file email backend writes under `var/mail/`."""
+    webhook, _ = Destination.objects.update_or_create(
+        name=EXAMPLE_WEBHOOK,
+        defaults={"kind": Destination.Kind.WEBHOOK, "url": webhook_url, "secret": webhook_secret, "email": ""},
     )
-    if not created and (destination.url, destination.secret) != (url, secret):
-        destination.url, destination.secret = url, secret  # the receiver listens on a new port each start
-        destination.save(update_fields=["url", "secret", "updated_at"])
-    return destination
+    mailbox, _ = Destination.objects.update_or_create(
+        name=EXAMPLE_MAILBOX, defaults={"kind": Destination.Kind.EMAIL, "email": email, "url": ""}
+    )
+    return ExampleDestinations(webhook=webhook, mailbox=mailbox)
 
 
 # --- The outbox --------------------------------------------------------------------------------------
