@@ -37,6 +37,9 @@ class RunEnded:
     ended_at: str | None
     failure_cause: str | None
     failure_class: str | None
+    # The datasets (namespace, name as sent) whose data-quality checks failed in the run: where a
+    # `data_quality` failure's blast radius starts, beside the job's own outputs.
+    tested: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -367,6 +367,8 @@ SPECTACULAR_SETTINGS = {
         "CheckOutcomeEnum": "lineage_app.graph.quality.CHECK_OUTCOMES",
         "CheckFacetEnum": "lineage_app.graph.quality.CHECK_FACETS",
         "FailureStateEnum": "lineage_app.graph.model.FAILURE_STATES",
+        "DestinationKindEnum": "lineage_app.notify.models.DESTINATION_KINDS",
+        "DeliveryStateEnum": "lineage_app.notify.models.DELIVERY_STATES",
     },
 }
 
@@ -412,6 +414,41 @@ X_FRAME_OPTIONS = "DENY"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"
+
+# --- Notifications (docs/notifications.md) -------------------------------------------------------
+# Deliveries are sent by the workers only, never by apply: a delivery that fails is retried after
+# NOTIFY_RETRY_BASE_SECONDS, doubling up to NOTIFY_RETRY_MAX_SECONDS, and dead-lettered after
+# NOTIFY_MAX_ATTEMPTS tries. A worker's claim on a delivery lapses after NOTIFY_CLAIM_LEASE_SECONDS
+# (it died mid-send), more than a send may take (NOTIFY_TIMEOUT_SECONDS).
+NOTIFY_MAX_ATTEMPTS = env_int("NOTIFY_MAX_ATTEMPTS", 8)
+NOTIFY_RETRY_BASE_SECONDS = float(env("NOTIFY_RETRY_BASE_SECONDS", "5"))
+NOTIFY_RETRY_MAX_SECONDS = float(env("NOTIFY_RETRY_MAX_SECONDS", "900"))
+NOTIFY_TIMEOUT_SECONDS = float(env("NOTIFY_TIMEOUT_SECONDS", "10"))
+NOTIFY_CLAIM_LEASE_SECONDS = float(env("NOTIFY_CLAIM_LEASE_SECONDS", "120"))
+# The beat's sweeper re-enqueues pending deliveries due for longer than this (their message was lost).
+NOTIFY_SWEEP_GRACE_SECONDS = float(env("NOTIFY_SWEEP_GRACE_SECONDS", "10"))
+if NOTIFY_MAX_ATTEMPTS < 1 or NOTIFY_CLAIM_LEASE_SECONDS <= 2 * NOTIFY_TIMEOUT_SECONDS:
+    raise ValueError(
+        "NOTIFY_MAX_ATTEMPTS must be 1 or more, NOTIFY_CLAIM_LEASE_SECONDS over twice NOTIFY_TIMEOUT_SECONDS"
+    )
+# Destinations may be internal services; set this to refuse private, loopback and link-local addresses.
+NOTIFY_DENY_PRIVATE_ADDRESSES = env_bool("NOTIFY_DENY_PRIVATE_ADDRESSES", False)
+NOTIFY_EMAIL_FROM = env("NOTIFY_EMAIL_FROM", "tributary@localhost")
+NOTIFY_MESSAGE_ID_DOMAIN = env("NOTIFY_MESSAGE_ID_DOMAIN", "tributary.local")
+# Email goes through Django's backend: SMTP by default; `make run` writes files under var/notifications/mail.
+EMAIL_BACKEND = env("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
+EMAIL_FILE_PATH = env("EMAIL_FILE_PATH", str(VAR_DIR / "notifications" / "mail"))
+EMAIL_HOST = env("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+EMAIL_TIMEOUT = NOTIFY_TIMEOUT_SECONDS
+CELERY_BEAT_SCHEDULE["sweep-due-deliveries"] = {
+    "task": "lineage_app.notify.tasks.sweep_deliveries",
+    "schedule": float(env("NOTIFY_SWEEP_INTERVAL_SECONDS", "15")),
+}
 
 # --- Observability (docs/observability.md) -------------------------------------------------------
 # text: plain messages, as a terminal shows them (`make run`); json: one JSON object per line, with

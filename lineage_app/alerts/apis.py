@@ -69,7 +69,7 @@ class TimelineOutput(ResponseSerializer):
     actor = serializers.CharField(allow_blank=True)
 
 
-class DeliveryOutput(ResponseSerializer):
+class IncidentDeliveryOutput(ResponseSerializer):
     id = serializers.IntegerField()
     destination = serializers.CharField(help_text="the destination's name")
     destinationKind = serializers.CharField()
@@ -82,7 +82,7 @@ class DeliveryOutput(ResponseSerializer):
 
 class IncidentDetailOutput(IncidentOutput):
     timeline: serializers.ListSerializer = serializers.ListSerializer(child=TimelineOutput())
-    deliveries: serializers.ListSerializer = serializers.ListSerializer(child=DeliveryOutput())
+    deliveries: serializers.ListSerializer = serializers.ListSerializer(child=IncidentDeliveryOutput())
 
 
 def _when(value: Any) -> str | None:

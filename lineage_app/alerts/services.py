@@ -33,6 +33,7 @@ from lineage_app.alerts.selectors import (
 from lineage_app.changes import ChangeRecord, DatasetDropped, RunEnded, SchemaChanged, VerificationProblem
 from lineage_app.graph.model import Label, NodeType, RunState, natural_key
 from lineage_app.graph.node_ids import node_id
+from lineage_app.graph.traversal import NodeRef
 from lineage_app.notify.models import Destination
 from lineage_app.notify.services import enqueue
 from lineage_app.observability.metrics import INCIDENTS_OPENED
@@ -102,7 +103,9 @@ def _run_failed(record: RunEnded, rule: Rule) -> None:
             )
             Incident.objects.filter(pk=covering.pk).update(last_seen_at=timezone.now())
         return
-    blast = blast_radius(roots=[(Label.JOB, natural_key(record.job_namespace, record.job_name))], depth=_depth())
+    roots: list[NodeRef] = [(Label.JOB, natural_key(record.job_namespace, record.job_name))]
+    roots += [(Label.DATASET, natural_key(namespace, name)) for namespace, name in record.tested]
+    blast = blast_radius(roots=roots, depth=_depth())
     if not _in_scope(rule, record.job_namespace, blast):
         return
     verb = "was aborted" if record.state == RunState.ABORTED else "failed"

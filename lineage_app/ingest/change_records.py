@@ -15,8 +15,10 @@ from lineage_app.changes import (
     changes_wanted,
 )
 from lineage_app.graph.events import EventRecord
+from lineage_app.graph.failure_cause import DATA_QUALITY
 from lineage_app.graph.impact import root_cause_events
 from lineage_app.graph.model import KEY_SEPARATOR, Label, RunState
+from lineage_app.graph.quality import FAILED, event_checks
 from lineage_app.graph.run_state import RunFold
 from lineage_app.ingest.models import LineageEvent
 from lineage_protocol import VerificationStatus
@@ -52,6 +54,7 @@ def change_records(
                         ended_at=fold.ended_at,
                         failure_cause=fold.failure_cause,
                         failure_class=fold.failure_class,
+                        tested=_failing_checks(fold) if fold.failure_class == DATA_QUALITY else (),
                     )
                 )
     if changes_wanted(SchemaChanged) and new_versions:
@@ -59,6 +62,16 @@ def change_records(
     if changes_wanted(DatasetDropped):
         records += _drops(applied)
     return records
+
+
+def _failing_checks(fold: RunFold) -> tuple[tuple[str, str], ...]:
+    """The datasets the run reported a failing data-quality check on (`graph.quality`)."""
+    found: dict[tuple[str, str], None] = {}
+    for event in fold.events:
+        for dataset, checks in event_checks(event.payload):
+            if dataset.get("namespace") and any(check["outcome"] == FAILED for check in checks):
+                found[(str(dataset["namespace"]), str(dataset["name"]))] = None
+    return tuple(found)
 
 
 def _verification_problems(events: Sequence[LineageEvent]) -> list[ChangeRecord]:

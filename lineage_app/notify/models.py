@@ -64,3 +64,8 @@ class Delivery(models.Model):
 
     def __str__(self) -> str:
         return f"{self.idempotency_key} → {self.destination_id} ({self.state})"
+
+
+# The choice sets by value, for the API schema's enum names (SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"]).
+DESTINATION_KINDS = tuple(Destination.Kind.values)
+DELIVERY_STATES = tuple(Delivery.State.values)

@@ -77,6 +77,11 @@ GRAPH_QUERY_SECONDS = Histogram(
     ["kind"],
     buckets=GRAPH_QUERY_BUCKETS,
 )
+NOTIFY_DELIVERY_ATTEMPTS = Counter(
+    "tributary_notify_delivery_attempts",
+    "Tries at sending a notification, by destination kind and outcome (sent; failed: retried later; dead).",
+    ["kind", "outcome"],
+)
 
 
 def events_applied_record(*, received: Sequence[datetime], applied_at: datetime) -> None:

@@ -10,9 +10,9 @@ from django.utils import timezone
 from lineage_app.alerts.models import Incident, IncidentEvent, Rule
 from lineage_app.alerts.services import incident_resolve
 from lineage_app.notify.models import Delivery
-from tests.alerts.scenario import BRONZE, bronze, history, routed, run
+from tests.alerts.scenario import BRONZE, NS, bronze, history, routed, run
 from tests.apply import accept_and_apply
-from tests.events import T0
+from tests.events import T0, dataset, facet, new_run_id, run_event
 
 pytestmark = pytest.mark.django_db
 
@@ -122,3 +122,28 @@ def test_an_added_column_is_no_breaking_change(graph) -> None:  # type: ignore[n
     accept_and_apply(*history())
     accept_and_apply(*run("ingest_orders", at=T0, output=bronze([*BRONZE, ("note", "string")])))
     assert not Incident.objects.exists()
+
+
+def test_a_data_quality_failure_reaches_the_owners_downstream_of_the_dataset_it_tested(graph) -> None:  # type: ignore[no-untyped-def]
+    """As the example's validate_orders: its checks of bronze/orders fail, then it fails writing a dataset no one
+    reads; everyone downstream of bronze/orders hears, as does the owner of what it writes."""
+    accept_and_apply(*history())
+    hooks = routed("team:finance-analytics", "team:quality-checks")
+    tested = bronze()
+    tested["facets"]["dataQualityAssertions"] = facet(
+        assertions=[{"assertion": "non_negative", "success": False, "column": "amount"}]
+    )
+    checked = dataset(NS, "quality/orders_checked", owners=["team:quality-checks"])
+    run_id = new_run_id()
+    accept_and_apply(
+        run_event(
+            "START", run_id=run_id, job="check_orders", namespace="shop", at=T0, inputs=[tested], outputs=[checked]
+        ),
+        run_event(
+            "FAIL", run_id=run_id, job="check_orders", namespace="shop", at=T0 + timedelta(minutes=1), inputs=[tested]
+        ),
+    )
+    incident = Incident.objects.get()
+    assert incident.classification == "data_quality"
+    assert {"team:finance-analytics", "team:quality-checks", "team:data-quality"} <= set(incident.owners)
+    assert Delivery.objects.filter(destination__in=hooks.values()).count() == 2

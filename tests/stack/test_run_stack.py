@@ -20,7 +20,7 @@ from lineage_app.stack.ports import port_free
 from tests.browser.example_pipeline import CLEAN_ORDERS_ADDED_INPUT, CLEAN_ORDERS_DROPPED_INPUT
 
 ROOT = Path(__file__).resolve().parents[2]
-LOGS = ("web", "worker", "beat", "graph", "redis", "example")
+LOGS = ("web", "worker", "beat", "graph", "redis", "example", "notify-receiver")
 
 
 def _free() -> int:
@@ -104,14 +104,15 @@ def test_make_run_shows_a_banner_one_line_per_example_job_and_keeps_the_rest_in_
         assert seen[6].startswith("  admin login   user admin, password ")
         assert seen[6].split()[-1] == (tmp_path / "admin_password").read_text().strip()
         assert seen[7].startswith("  ingest token  trb_")
-        assert seen[8:12] == [
+        assert seen[8:13] == [
             f"  API docs      {url}/api/v1/docs",
+            f"  notifications {tmp_path / 'notifications'}/ (signed webhooks: webhook.jsonl; email: mail/)",
             f"  logs          {tmp_path / 'log'}/",
             "  Ctrl-C stops everything.",
             "",
         ]
-        assert seen[12].startswith("Example pipeline (events signed with ed25519:")
-        assert seen[13:] == [
+        assert seen[13].startswith("Example pipeline (events signed with ed25519:")
+        assert seen[14:] == [
             "  ✓ ingest_orders",
             "  ✓ ingest_customers",
             "  ✓ clean_orders",
@@ -150,6 +151,8 @@ def test_make_run_shows_a_banner_one_line_per_example_job_and_keeps_the_rest_in_
             (CLEAN_ORDERS_DROPPED_INPUT, "team:customer-data", "manual"),
             (CLEAN_ORDERS_ADDED_INPUT, "team:finance-analytics", "manual"),
         ]
+        destinations = database.execute("SELECT name, kind FROM notify_destination ORDER BY name").fetchall()
+        assert destinations == [("example mailbox", "email"), ("example webhook", "webhook")]
         database.close()
     finally:
         os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C does: run_stack stops every child itself

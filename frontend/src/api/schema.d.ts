@@ -4,6 +4,103 @@
  */
 
 export interface paths {
+    "/api/v1/alerts/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description `GET /api/v1/alerts/deliveries?state=dead`: deliveries, newest first (`state=dead`: the dead letters).
+         *     Admins only.
+         */
+        get: operations["alert_delivery_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description `POST /api/v1/alerts/deliveries/<id>/retry`: a dead-lettered delivery gets a fresh round of tries
+         *     (409 unless it is dead). Admins only.
+         */
+        post: operations["alert_delivery_retry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/destinations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `GET /api/v1/alerts/destinations`: every destination, by name; `POST`: a new one (201). Admins only. */
+        get: operations["alert_destination_list"];
+        put?: never;
+        /** @description `GET /api/v1/alerts/destinations`: every destination, by name; `POST`: a new one (201). Admins only. */
+        post: operations["alert_destination_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/destinations/{destination_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `/api/v1/alerts/destinations/<id>`: `GET` one, `PATCH` the settings given, `DELETE` it (204). Admins only. */
+        get: operations["alert_destination_detail"];
+        put?: never;
+        post?: never;
+        /** @description `/api/v1/alerts/destinations/<id>`: `GET` one, `PATCH` the settings given, `DELETE` it (204). Admins only. */
+        delete: operations["alert_destination_delete"];
+        options?: never;
+        head?: never;
+        /** @description `/api/v1/alerts/destinations/<id>`: `GET` one, `PATCH` the settings given, `DELETE` it (204). Admins only. */
+        patch: operations["alert_destination_update"];
+        trace?: never;
+    };
+    "/api/v1/alerts/destinations/{destination_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description `POST /api/v1/alerts/destinations/<id>/test`: send a test message now and answer how it went
+         *     (`state` `sent`, or `pending` with `lastError` when the try failed: the workers retry it). Admins only.
+         */
+        post: operations["alert_destination_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/alerts/routes": {
         parameters: {
             query?: never;
@@ -1107,15 +1204,83 @@ export interface components {
         };
         DeliveryOutput: {
             id: number;
-            /** @description the destination's name */
-            destination: string;
-            destinationKind: string;
-            /** @description pending, sending, sent or dead */
-            state: string;
+            destination: components["schemas"]["DestinationRef"];
+            /** @description sent as `Idempotency-Key` (webhooks) or in the Message-ID (email) */
+            idempotencyKey: string;
+            title: string;
+            state: components["schemas"]["DeliveryStateEnum"];
             attempts: number;
             lastError: string;
             createdAt: string;
+            /** @description when a pending delivery is tried next */
+            nextAttemptAt: string | null;
             sentAt: string | null;
+        };
+        DeliveryPage: {
+            /** @description all matches, not only this page's */
+            count: number;
+            results: components["schemas"]["DeliveryOutput"][];
+        };
+        /**
+         * @description * `pending` - pending
+         *     * `sending` - sending
+         *     * `sent` - sent
+         *     * `dead` - dead
+         * @enum {string}
+         */
+        DeliveryStateEnum: "pending" | "sending" | "sent" | "dead";
+        DestinationInput: {
+            name: string;
+            /**
+             * @description email: `email` is the mailbox; slack, teams, webhook: `url` is the webhook's URL
+             *
+             *     * `email` - email
+             *     * `slack` - slack
+             *     * `teams` - teams
+             *     * `webhook` - webhook
+             */
+            kind: components["schemas"]["DestinationKindEnum"];
+            /** @default  */
+            url: string;
+            /** @default  */
+            email: string;
+            /** @description a generic webhook's signing secret (HMAC-SHA256); write-only. On update: left out keeps it, empty removes it */
+            secret?: string;
+            /** @default true */
+            enabled: boolean;
+        };
+        /**
+         * @description * `email` - email
+         *     * `slack` - slack
+         *     * `teams` - teams
+         *     * `webhook` - webhook
+         * @enum {string}
+         */
+        DestinationKindEnum: "email" | "slack" | "teams" | "webhook";
+        DestinationOutput: {
+            id: number;
+            name: string;
+            kind: components["schemas"]["DestinationKindEnum"];
+            /** @description a generic webhook's URL; of a Slack or Teams webhook only the host (its URL is its key) */
+            url: string;
+            email: string;
+            /** @description whether a signing secret is set; the secret itself is never answered */
+            hasSecret: boolean;
+            enabled: boolean;
+            /** @description its dead-lettered deliveries */
+            deadDeliveries: number;
+            createdAt: string;
+            updatedAt: string;
+        };
+        DestinationPage: {
+            /** @description all matches, not only this page's */
+            count: number;
+            results: components["schemas"]["DestinationOutput"][];
+        };
+        DestinationRef: {
+            id: number;
+            name: string;
+            kind: components["schemas"]["DestinationKindEnum"];
         };
         /**
          * @description * `both` - both
@@ -1398,6 +1563,18 @@ export interface components {
                 [key: string]: number;
             };
         };
+        IncidentDeliveryOutput: {
+            id: number;
+            /** @description the destination's name */
+            destination: string;
+            destinationKind: string;
+            /** @description pending, sending, sent or dead */
+            state: string;
+            attempts: number;
+            lastError: string;
+            createdAt: string;
+            sentAt: string | null;
+        };
         IncidentDetailOutput: {
             id: number;
             kind: components["schemas"]["AlertKindEnum"];
@@ -1423,7 +1600,7 @@ export interface components {
                 [key: string]: number;
             };
             timeline: components["schemas"]["TimelineOutput"][];
-            deliveries: components["schemas"]["DeliveryOutput"][];
+            deliveries: components["schemas"]["IncidentDeliveryOutput"][];
         };
         /**
          * @description * `opened` - opened
@@ -1819,6 +1996,26 @@ export interface components {
             results: components["schemas"]["OwnerOutput"][];
         };
         OwnershipPage: components["schemas"]["EffectiveOwnerPage"] | components["schemas"]["AssignmentPage"];
+        PatchedDestinationPatchInput: {
+            name?: string;
+            /**
+             * @description email: `email` is the mailbox; slack, teams, webhook: `url` is the webhook's URL
+             *
+             *     * `email` - email
+             *     * `slack` - slack
+             *     * `teams` - teams
+             *     * `webhook` - webhook
+             */
+            kind?: components["schemas"]["DestinationKindEnum"];
+            /** @default  */
+            url: string;
+            /** @default  */
+            email: string;
+            /** @description a generic webhook's signing secret (HMAC-SHA256); write-only. On update: left out keeps it, empty removes it */
+            secret?: string;
+            /** @default true */
+            enabled: boolean;
+        };
         PatchedInput: {
             enabled?: boolean;
             namespaces?: string[];
@@ -2214,6 +2411,570 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    alert_delivery_list: {
+        parameters: {
+            query?: {
+                /** @description a destination's id */
+                destination?: number;
+                limit?: number;
+                offset?: number;
+                /**
+                 * @description * `pending` - pending
+                 *     * `sending` - sending
+                 *     * `sent` - sent
+                 *     * `dead` - dead
+                 */
+                state?: "pending" | "sending" | "sent" | "dead";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryPage"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_delivery_retry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                delivery_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryOutput"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_destination_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DestinationPage"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_destination_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DestinationInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["DestinationInput"];
+                "multipart/form-data": components["schemas"]["DestinationInput"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DestinationOutput"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_destination_detail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                destination_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DestinationOutput"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_destination_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                destination_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_destination_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                destination_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedDestinationPatchInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedDestinationPatchInput"];
+                "multipart/form-data": components["schemas"]["PatchedDestinationPatchInput"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DestinationOutput"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_destination_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                destination_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryOutput"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     alert_route_list: {
         parameters: {
             query?: never;
