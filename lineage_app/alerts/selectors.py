@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,7 +57,7 @@ class Blast:
         return [*self.datasets, *self.jobs]
 
 
-def blast_radius(*, roots: list[NodeRef], depth: int, fields: list[NodeRef] = ()) -> Blast:  # type: ignore[assignment]
+def blast_radius(*, roots: list[NodeRef], depth: int, fields: Sequence[NodeRef] = ()) -> Blast:
     """The roots and everything downstream of them within `depth` hops (the impact traversal), with owners;
     with `fields`, the downstream fields derived from them too (column lineage)."""
     reached = impact_traverse(starts=roots, depth=depth, moment=NOW)
