@@ -3,6 +3,7 @@ signed example runs that verify, owners from facets and the CSV, and Ctrl-C stop
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import signal
@@ -18,6 +19,7 @@ import pytest
 
 from lineage_app.stack.ports import port_free
 from tests.browser.example_pipeline import CLEAN_ORDERS_ADDED_INPUT, CLEAN_ORDERS_DROPPED_INPUT
+from tests.conftest import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGS = ("web", "worker", "beat", "graph", "redis", "example", "notify-receiver")
@@ -153,6 +155,15 @@ def test_make_run_shows_a_banner_one_line_per_example_job_and_keeps_the_rest_in_
         ]
         destinations = database.execute("SELECT name, kind FROM notify_destination ORDER BY name").fetchall()
         assert destinations == [("example mailbox", "email"), ("example webhook", "webhook")]
+        # validate_orders' failure opened an incident telling the owners of what it breaks, through the
+        # local receiver (docs/alerts.md).
+        incidents = database.execute("SELECT root, kind, owners FROM alerts_incident").fetchall()
+        assert [(root, kind) for root, kind, _ in incidents] == [("job:spark:validate_orders", "run_failed")]
+        assert {"team:finance-analytics", "team:data-quality"} <= set(json.loads(incidents[0][2]))
+        received = tmp_path / "notifications" / "webhook.jsonl"
+        wait_until(lambda: received.exists() and "validate_orders" in received.read_text(), timeout=60, what="alert")
+        told = {o for line in received.read_text().splitlines() for o in json.loads(line)["body"]["yours"]}
+        assert {"team:finance-analytics", "team:data-quality"} <= told
         database.close()
     finally:
         os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C does: run_stack stops every child itself
