@@ -40,6 +40,8 @@ class RunEnded:
     # The datasets (namespace, name as sent) whose data-quality checks failed in the run: where a
     # `data_quality` failure's blast radius starts, beside the job's own outputs.
     tested: tuple[tuple[str, str], ...] = ()
+    # The job of the run's parent run (a Spark action's application, an orchestrator's task's DAG), if any.
+    parent_job: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

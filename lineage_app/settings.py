@@ -224,6 +224,7 @@ CELERY_BEAT_SCHEDULE["check-graph"] = {
     "task": "lineage_app.ingest.tasks.check_graph",
     "schedule": float(env("GRAPH_CHECK_INTERVAL_SECONDS", "300")),
 }
+CELERY_BEAT_SCHEDULE["check-deadlines"] = {"task": "lineage_app.alerts.tasks.check_deadlines", "schedule": 300.0}
 CELERY_BEAT_SCHEDULE["prune-applied-events"] = {
     "task": "lineage_app.ingest.tasks.prune_applied_events",
     "schedule": float(env("EVENT_PRUNE_INTERVAL_SECONDS", "86400")),
@@ -259,6 +260,10 @@ ALERTS_REPEAT_WINDOW_HOURS = float(env("ALERTS_REPEAT_WINDOW_HOURS", "6"))
 ALERTS_DOWNSTREAM_DEPTH = env_int("ALERTS_DOWNSTREAM_DEPTH", 6)
 # Where messages link to: the UI's address as the recipients reach it.
 ALERTS_UI_URL = env("ALERTS_UI_URL", "http://localhost:8000").rstrip("/")
+# Missed deadlines: a job's cadence is learned from its completions over this many days; it is late
+# once the cadence plus this fraction of it (at least 5 minutes) has passed. Beat checks every 5 minutes.
+ALERTS_CADENCE_DAYS = float(env("ALERTS_CADENCE_DAYS", "30"))
+ALERTS_DEADLINE_GRACE = float(env("ALERTS_DEADLINE_GRACE", "0.25"))
 if ALERTS_REPEAT_WINDOW_HOURS < 0 or not 0 <= ALERTS_DOWNSTREAM_DEPTH <= 20:
     raise ValueError("ALERTS_REPEAT_WINDOW_HOURS must be 0 or more, ALERTS_DOWNSTREAM_DEPTH from 0 to 20")
 

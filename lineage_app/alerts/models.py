@@ -18,6 +18,7 @@ class Rule(models.Model):
         SCHEMA_BREAKING = "schema_breaking", "A removed or retyped column on a dataset with downstream consumers"
         DATASET_DROPPED = "dataset_dropped", "A dataset with downstream consumers was dropped"
         VERIFICATION = "verification", "An event's signature did not verify"
+        DEADLINE_MISSED = "deadline_missed", "A job with a regular cadence has not completed when due"
 
     kind = models.CharField(max_length=20, choices=Kind.choices, unique=True)
     enabled = models.BooleanField(default=True)

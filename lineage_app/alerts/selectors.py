@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -162,3 +163,14 @@ def delivery_key_prefix(incident: Incident) -> str:
 
 def subscriptions_of(*, user: Any) -> QuerySet[Subscription]:
     return Subscription.objects.filter(user=user).select_related("subscriber")
+
+
+def job_completions(*, since: datetime) -> dict[tuple[str, str], list[datetime]]:
+    """When each job's runs completed since `since` (one time per run, from the event log), oldest first."""
+    found: dict[tuple[str, str], dict[str, datetime]] = defaultdict(dict)
+    rows = LineageEvent.objects.filter(
+        event_type="COMPLETE", event_time__gte=since, status=LineageEvent.Status.APPLIED
+    ).values_list("job_namespace", "job_name", "run_id", "event_time")
+    for namespace, name, run_id, at in rows:
+        found[(namespace, name)][run_id or str(at)] = at
+    return {job: sorted(times.values()) for job, times in found.items()}

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from lineage_app.alerts.cadence import cadence_of
 from lineage_app.alerts.compose import incident_message
 from lineage_app.alerts.models import Incident, IncidentAsset, IncidentEvent, Route, Rule, Subscription
 from lineage_app.alerts.selectors import (
@@ -26,6 +27,7 @@ from lineage_app.alerts.selectors import (
     delivery_key_prefix,
     incident_covering,
     incident_open_for,
+    job_completions,
     routes_for,
     rules_by_kind,
     run_verification,
@@ -88,7 +90,9 @@ def _depth() -> int:
 def _run_failed(record: RunEnded, rule: Rule) -> None:
     if rule.namespaces and record.job_namespace not in rule.namespaces:
         return
-    job = node_id(NodeType.JOB, record.job_namespace, record.job_name)
+    # A child run's failure (a Spark action's, a DAG's task's) is its parent's: one incident for the two.
+    namespace, name = record.parent_job or (record.job_namespace, record.job_name)
+    job = node_id(NodeType.JOB, namespace, name)
     if _repeated(Rule.Kind.RUN_FAILED, job, run_id=record.run_id):
         return
     covering = incident_covering(node_id=job, kind=Rule.Kind.RUN_FAILED)
@@ -103,8 +107,9 @@ def _run_failed(record: RunEnded, rule: Rule) -> None:
             )
             Incident.objects.filter(pk=covering.pk).update(last_seen_at=timezone.now())
         return
-    roots: list[NodeRef] = [(Label.JOB, natural_key(record.job_namespace, record.job_name))]
-    roots += [(Label.DATASET, natural_key(namespace, name)) for namespace, name in record.tested]
+    roots: list[NodeRef] = [(Label.JOB, natural_key(namespace, name))]
+    roots += [(Label.JOB, natural_key(record.job_namespace, record.job_name))] if record.parent_job else []
+    roots += [(Label.DATASET, natural_key(ns, dataset)) for ns, dataset in record.tested]
     blast = blast_radius(roots=roots, depth=_depth())
     if not _in_scope(rule, record.job_namespace, blast):
         return
@@ -112,7 +117,7 @@ def _run_failed(record: RunEnded, rule: Rule) -> None:
     _open(
         kind=Rule.Kind.RUN_FAILED,
         root=job,
-        title=f"{record.job_namespace}/{record.job_name} {verb}",
+        title=f"{namespace}/{name} {verb}",
         cause=record.failure_cause or "",
         classification=record.failure_class or "",
         run_id=record.run_id,
@@ -184,10 +189,45 @@ def _verification_problem(record: VerificationProblem, rule: Rule) -> None:
     )
 
 
+def deadlines_check(*, now: datetime) -> int:
+    """Open a `deadline_missed` incident for each job whose learned cadence says it should have completed by
+    `now` (plus a grace) and has not; how many jobs are late. An irregular job is never late."""
+    rule = rules_by_kind()[Rule.Kind.DEADLINE_MISSED]
+    if not rule.enabled:
+        return 0
+    late = 0
+    since = now - timedelta(days=settings.ALERTS_CADENCE_DAYS)
+    for (namespace, name), ends in sorted(job_completions(since=since).items()):
+        cadence = cadence_of(ends)
+        if cadence is None or now <= cadence.due(grace_fraction=settings.ALERTS_DEADLINE_GRACE):
+            continue
+        late += 1
+        job = node_id(NodeType.JOB, namespace, name)
+        if (rule.namespaces and namespace not in rule.namespaces) or _repeated(
+            Rule.Kind.DEADLINE_MISSED, job, run_id=""
+        ):
+            continue
+        blast = blast_radius(roots=[(Label.JOB, natural_key(namespace, name))], depth=_depth())
+        if not _in_scope(rule, namespace, blast):
+            continue
+        _open(
+            kind=Rule.Kind.DEADLINE_MISSED,
+            root=job,
+            title=f"{namespace}/{name} missed its deadline",
+            cause=f"runs every {cadence.every}; last completed {cadence.last.isoformat()}, "
+            f"due by {cadence.due(grace_fraction=settings.ALERTS_DEADLINE_GRACE).isoformat()} with its grace",
+            classification="late",
+            run_id="",
+            blast=blast,
+        )
+    return late
+
+
 def _recoveries(completed: list[RunEnded]) -> None:
-    """A job that completes again resolves its open failure incident, and its owners hear so."""
+    """A job that completes again resolves its open failure or deadline incident, and its owners hear so."""
     jobs = {node_id(NodeType.JOB, r.job_namespace, r.job_name): r for r in completed}
-    for incident in Incident.objects.filter(kind=Rule.Kind.RUN_FAILED, state__in=OPEN_STATES, root__in=list(jobs)):
+    kinds = [Rule.Kind.RUN_FAILED, Rule.Kind.DEADLINE_MISSED]
+    for incident in Incident.objects.filter(kind__in=kinds, state__in=OPEN_STATES, root__in=list(jobs)):
         run = jobs[incident.root]
         incident_resolve(incident=incident, actor="", reason=f"recovered: run {run.run_id} completed")
 

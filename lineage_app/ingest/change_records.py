@@ -55,6 +55,7 @@ def change_records(
                         failure_cause=fold.failure_cause,
                         failure_class=fold.failure_class,
                         tested=_failing_checks(fold) if fold.failure_class == DATA_QUALITY else (),
+                        parent_job=(fold.parent.job_namespace, fold.parent.job_name) if fold.parent else None,
                     )
                 )
     if changes_wanted(SchemaChanged) and new_versions:

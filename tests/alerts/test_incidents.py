@@ -147,3 +147,26 @@ def test_a_data_quality_failure_reaches_the_owners_downstream_of_the_dataset_it_
     assert incident.classification == "data_quality"
     assert {"team:finance-analytics", "team:quality-checks", "team:data-quality"} <= set(incident.owners)
     assert Delivery.objects.filter(destination__in=hooks.values()).count() == 2
+
+
+def test_a_spark_action_failing_and_its_application_failing_make_one_incident(graph) -> None:  # type: ignore[no-untyped-def]
+    accept_and_apply(*history())
+    routed("team:data-quality")
+    app_run, action_run = new_run_id(), new_run_id()
+    parent = {"parent": facet(run={"runId": app_run}, job={"namespace": "shop", "name": "validate_orders"})}
+    error = {"errorMessage": facet(message="negative amount", programmingLanguage="java")}
+    accept_and_apply(
+        run_event("START", run_id=action_run, job="validate_orders.write", namespace="shop", at=T0, run_facets=parent),
+        run_event(
+            "FAIL",
+            run_id=action_run,
+            job="validate_orders.write",
+            namespace="shop",
+            at=T0 + timedelta(minutes=1),
+            run_facets={**parent, **error},
+        ),
+    )
+    accept_and_apply(*run("validate_orders", fail=True, at=T0, run_id=app_run))
+    incident = Incident.objects.get()
+    assert incident.root == "job:shop:validate_orders" and incident.occurrences == 2
+    assert Delivery.objects.count() == 1

@@ -157,12 +157,18 @@ def test_make_run_shows_a_banner_one_line_per_example_job_and_keeps_the_rest_in_
         assert destinations == [("example mailbox", "email"), ("example webhook", "webhook")]
         # validate_orders' failure opened an incident telling the owners of what it breaks, through the
         # local receiver (docs/alerts.md).
-        incidents = database.execute("SELECT root, kind, owners FROM alerts_incident").fetchall()
-        assert [(root, kind) for root, kind, _ in incidents] == [("job:spark:validate_orders", "run_failed")]
-        assert {"team:finance-analytics", "team:data-quality"} <= set(json.loads(incidents[0][2]))
+        # (and clean_orders v2 dropping `currency`, which daily_revenue reads, one of a breaking schema change).
+        incidents = dict(database.execute("SELECT root, owners FROM alerts_incident WHERE kind = 'run_failed'"))
+        assert list(incidents) == ["job:spark:validate_orders"], "the action's failure and its application's: one"
+        assert {"team:finance-analytics", "team:data-quality"} <= set(
+            json.loads(incidents["job:spark:validate_orders"])
+        )
+        breaking = database.execute("SELECT root, cause FROM alerts_incident WHERE kind = 'schema_breaking'").fetchall()
+        assert [(root.rsplit("/", 1)[-1], cause) for root, cause in breaking] == [("orders_clean", "removed currency")]
         received = tmp_path / "notifications" / "webhook.jsonl"
         wait_until(lambda: received.exists() and "validate_orders" in received.read_text(), timeout=60, what="alert")
-        told = {o for line in received.read_text().splitlines() for o in json.loads(line)["body"]["yours"]}
+        bodies = [json.loads(line)["body"] for line in received.read_text().splitlines()]
+        told = {o for body in bodies if body["incident"]["root"] == "job:spark:validate_orders" for o in body["yours"]}
         assert {"team:finance-analytics", "team:data-quality"} <= told
         database.close()
     finally:
