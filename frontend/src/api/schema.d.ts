@@ -778,9 +778,10 @@ export interface components {
          *     * `schema_breaking` - schema_breaking
          *     * `dataset_dropped` - dataset_dropped
          *     * `verification` - verification
+         *     * `deadline_missed` - deadline_missed
          * @enum {string}
          */
-        AlertKindEnum: "run_failed" | "recovered" | "schema_breaking" | "dataset_dropped" | "verification";
+        AlertKindEnum: "run_failed" | "recovered" | "schema_breaking" | "dataset_dropped" | "verification" | "deadline_missed";
         /**
          * @description * `DATASET` - DATASET
          *     * `JOB` - JOB
@@ -4472,8 +4473,9 @@ export interface operations {
                  *     * `schema_breaking` - schema_breaking
                  *     * `dataset_dropped` - dataset_dropped
                  *     * `verification` - verification
+                 *     * `deadline_missed` - deadline_missed
                  */
-                kind?: "run_failed" | "recovered" | "schema_breaking" | "dataset_dropped" | "verification";
+                kind?: "run_failed" | "recovered" | "schema_breaking" | "dataset_dropped" | "verification" | "deadline_missed";
                 limit?: number;
                 offset?: number;
                 /**
