@@ -59,8 +59,13 @@ class DestinationInput(serializers.Serializer):
 
 
 class DestinationPatchInput(DestinationInput):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, partial=True, **kwargs)
+    """The fields to change; those left out keep their value (a left-out `secret` too)."""
+
+    name = serializers.CharField(max_length=200, required=False)
+    kind = serializers.ChoiceField(choices=Destination.Kind.values, required=False, help_text=KIND_HELP)
+    url = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+    email = serializers.CharField(max_length=254, required=False, allow_blank=True)
+    enabled = serializers.BooleanField(required=False)
 
 
 class DestinationRef(ResponseSerializer):

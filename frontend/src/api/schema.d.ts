@@ -1711,6 +1711,7 @@ export interface components {
             results: components["schemas"]["OwnerOutput"][];
         };
         OwnershipPage: components["schemas"]["EffectiveOwnerPage"] | components["schemas"]["AssignmentPage"];
+        /** @description The fields to change; those left out keep their value (a left-out `secret` too). */
         PatchedDestinationPatchInput: {
             name?: string;
             /**
@@ -1722,14 +1723,11 @@ export interface components {
              *     * `webhook` - webhook
              */
             kind?: components["schemas"]["DestinationKindEnum"];
-            /** @default  */
-            url: string;
-            /** @default  */
-            email: string;
+            url?: string;
+            email?: string;
             /** @description a generic webhook's signing secret (HMAC-SHA256); write-only. On update: left out keeps it, empty removes it */
             secret?: string;
-            /** @default true */
-            enabled: boolean;
+            enabled?: boolean;
         };
         /**
          * @description * `failing` - failing
