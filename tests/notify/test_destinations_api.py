@@ -182,6 +182,8 @@ def test_no_answer_ever_shows_a_secret_or_a_slack_webhook_s_key(admin, receiver)
     admin.get("/api/v1/alerts/destinations")
     admin.get("/api/v1/alerts/deliveries")
     admin.get("/api/v1/schema")
+    for made in (hook, slack):  # the browsable API's pages too
+        assert admin.get(f"/api/v1/alerts/destinations/{made['id']}", HTTP_ACCEPT="text/html").status_code == 200
     assert len(admin.bodies) >= 15
     for body in admin.bodies:
         assert SECRET.encode() not in body
