@@ -188,3 +188,20 @@ def test_no_answer_ever_shows_a_secret_or_a_slack_webhook_s_key(admin, receiver)
     for body in admin.bodies:
         assert SECRET.encode() not in body
         assert SLACK_KEY.encode() not in body
+
+
+@pytest.mark.parametrize("raw_id", ["x", "2.5e-3", "null", "99999999999999999999", "424242"])
+def test_an_id_naming_no_destination_or_delivery_is_a_json_404(admin, raw_id) -> None:  # type: ignore[no-untyped-def]
+    for method, path in [
+        ("get", f"/api/v1/alerts/destinations/{raw_id}"),
+        ("patch", f"/api/v1/alerts/destinations/{raw_id}"),
+        ("delete", f"/api/v1/alerts/destinations/{raw_id}"),
+        ("post", f"/api/v1/alerts/destinations/{raw_id}/test"),
+        ("post", f"/api/v1/alerts/deliveries/{raw_id}/retry"),
+    ]:
+        answer = getattr(admin, method)(path, {}, format="json")
+        assert (answer.status_code, answer["Content-Type"], answer.json()["error"]) == (
+            404,
+            "application/json",
+            "not_found",
+        ), path

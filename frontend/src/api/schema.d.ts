@@ -2146,6 +2146,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a delivery's id */
                 delivery_id: number;
             };
             cookie?: never;
@@ -2355,6 +2356,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a destination's id */
                 destination_id: number;
             };
             cookie?: never;
@@ -2423,6 +2425,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a destination's id */
                 destination_id: number;
             };
             cookie?: never;
@@ -2490,6 +2493,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a destination's id */
                 destination_id: number;
             };
             cookie?: never;
@@ -2564,6 +2568,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a destination's id */
                 destination_id: number;
             };
             cookie?: never;
