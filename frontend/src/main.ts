@@ -3,6 +3,7 @@
 import "./styles.css";
 import { h } from "./dom";
 import { DatasetPage } from "./pages/dataset/DatasetPage";
+import { DestinationsPage } from "./pages/destinations/DestinationsPage";
 import { FailuresPage } from "./pages/failures/FailuresPage";
 import { HomePage } from "./pages/home/HomePage";
 import { ImpactPage } from "./pages/impact/ImpactPage";
@@ -21,6 +22,7 @@ route("/failures", FailuresPage);
 route("/impact", ImpactPage);
 route("/incidents", IncidentsPage);
 route("/incident", IncidentPage);
+route("/destinations", DestinationsPage);
 
 const app = document.getElementById("app")!;
 const outlet = h("main", { id: "outlet" });

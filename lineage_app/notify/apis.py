@@ -3,12 +3,13 @@ messages, read deliveries (dead-lettered ones too) and retry them. Secrets are a
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import transaction
-from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from django.db.models import Model, QuerySet
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
+from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -59,8 +60,13 @@ class DestinationInput(serializers.Serializer):
 
 
 class DestinationPatchInput(DestinationInput):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, partial=True, **kwargs)
+    """The fields to change; those left out keep their value (a left-out `secret` too)."""
+
+    name = serializers.CharField(max_length=200, required=False)
+    kind = serializers.ChoiceField(choices=Destination.Kind.values, required=False, help_text=KIND_HELP)
+    url = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+    email = serializers.CharField(max_length=254, required=False, allow_blank=True)
+    enabled = serializers.BooleanField(required=False)
 
 
 class DestinationRef(ResponseSerializer):
@@ -82,6 +88,20 @@ class DeliveryOutput(ResponseSerializer):
     createdAt = serializers.CharField()
     nextAttemptAt = serializers.CharField(allow_null=True, help_text="when a pending delivery is tried next")
     sentAt = serializers.CharField(allow_null=True)
+
+
+# Ids in paths are matched as text, so that `/destinations/x` is a JSON 404 like an unknown number, not Django's page.
+DESTINATION_ID = OpenApiParameter("destination_id", int, OpenApiParameter.PATH, description="a destination's id")
+DELIVERY_ID = OpenApiParameter("delivery_id", int, OpenApiParameter.PATH, description="a delivery's id")
+M = TypeVar("M", bound=Model)
+
+
+def _one(queryset: QuerySet[M], raw_id: str, what: str) -> M:
+    """The row `raw_id` names, or a 404 saying so (an id that is no number, or a number too large, names none)."""
+    found = queryset.filter(pk=int(raw_id)).first() if raw_id.isdigit() and len(raw_id) <= 18 else None
+    if found is None:
+        raise NotFound(f"no {what} with id {raw_id!r}")
+    return found
 
 
 def _invalid(exc: DestinationInvalid) -> Response:
@@ -130,18 +150,23 @@ class DestinationDetailApi(APIView):
 
     permission_classes = [CanAdminister]
 
-    @extend_schema(operation_id="alert_destination_detail", responses={200: DestinationOutput, **ERRORS})
-    def get(self, request: Request, destination_id: int) -> Response:
-        destination = get_object_or_404(selectors.destination_list(), pk=destination_id)
+    @extend_schema(
+        operation_id="alert_destination_detail",
+        parameters=[DESTINATION_ID],
+        responses={200: DestinationOutput, **ERRORS},
+    )
+    def get(self, request: Request, destination_id: str) -> Response:
+        destination = _one(selectors.destination_list(), destination_id, "destination")
         return response_of(DestinationOutput, selectors.destination_row(destination))
 
     @extend_schema(
         operation_id="alert_destination_update",
+        parameters=[DESTINATION_ID],
         request=DestinationPatchInput,
         responses={200: DestinationOutput, **ERRORS},
     )
-    def patch(self, request: Request, destination_id: int) -> Response:
-        destination = get_object_or_404(Destination, pk=destination_id)
+    def patch(self, request: Request, destination_id: str) -> Response:
+        destination = _one(Destination.objects.all(), destination_id, "destination")
         changes = _valid(DestinationPatchInput, request.data)
         secret = changes.pop("secret", None)
         try:
@@ -149,12 +174,14 @@ class DestinationDetailApi(APIView):
         except DestinationInvalid as exc:
             return _invalid(exc)
         return response_of(
-            DestinationOutput, selectors.destination_row(selectors.destination_list().get(pk=destination_id))
+            DestinationOutput, selectors.destination_row(selectors.destination_list().get(pk=destination.pk))
         )
 
-    @extend_schema(operation_id="alert_destination_delete", responses={204: None, **ERRORS})
-    def delete(self, request: Request, destination_id: int) -> Response:
-        services.destination_delete(destination=get_object_or_404(Destination, pk=destination_id))
+    @extend_schema(
+        operation_id="alert_destination_delete", parameters=[DESTINATION_ID], responses={204: None, **ERRORS}
+    )
+    def delete(self, request: Request, destination_id: str) -> Response:
+        services.destination_delete(destination=_one(Destination.objects.all(), destination_id, "destination"))
         return Response(status=204)
 
 
@@ -164,9 +191,14 @@ class DestinationTestApi(APIView):
 
     permission_classes = [CanAdminister]
 
-    @extend_schema(operation_id="alert_destination_test", request=None, responses={200: DeliveryOutput, **ERRORS})
-    def post(self, request: Request, destination_id: int) -> Response:
-        destination = get_object_or_404(Destination, pk=destination_id)
+    @extend_schema(
+        operation_id="alert_destination_test",
+        parameters=[DESTINATION_ID],
+        request=None,
+        responses={200: DeliveryOutput, **ERRORS},
+    )
+    def post(self, request: Request, destination_id: str) -> Response:
+        destination = _one(Destination.objects.all(), destination_id, "destination")
         delivery = services.destination_test(destination=destination)
         return response_of(DeliveryOutput, selectors.delivery_row(delivery))
 
@@ -200,9 +232,14 @@ class DeliveryRetryApi(APIView):
 
     permission_classes = [CanAdminister]
 
-    @extend_schema(operation_id="alert_delivery_retry", request=None, responses={200: DeliveryOutput, **ERRORS})
-    def post(self, request: Request, delivery_id: int) -> Response:
-        delivery = get_object_or_404(Delivery.objects.select_related("destination"), pk=delivery_id)
+    @extend_schema(
+        operation_id="alert_delivery_retry",
+        parameters=[DELIVERY_ID],
+        request=None,
+        responses={200: DeliveryOutput, **ERRORS},
+    )
+    def post(self, request: Request, delivery_id: str) -> Response:
+        delivery = _one(Delivery.objects.select_related("destination"), delivery_id, "delivery")
         if delivery.state != Delivery.State.DEAD:
             return error_response(
                 "conflict", f"only a dead-lettered delivery is retried; this one is {delivery.state}", http_status=409

@@ -171,6 +171,9 @@ def delivery_attempt(*, delivery_id: int) -> Delivery | None:
         )
     except SendFailed as exc:
         return _delivery_failed(delivery=delivery, claimed_at=claimed_at, error=str(exc))
+    except Exception as exc:  # a bug (a message that will not render): counted as a try, so it ends dead, not stuck
+        logger.exception("delivery %s could not be sent", delivery.pk)
+        return _delivery_failed(delivery=delivery, claimed_at=claimed_at, error=f"internal error: {type(exc).__name__}")
     _delivery_settle(delivery, claimed_at=claimed_at, state=State.SENT, sent_at=timezone.now(), last_error="")
     NOTIFY_DELIVERY_ATTEMPTS.labels(kind=destination.kind, outcome="sent").inc()
     return delivery

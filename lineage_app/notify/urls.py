@@ -8,12 +8,12 @@ from lineage_app.notify import apis
 
 urlpatterns = [
     path("alerts/destinations", apis.DestinationListApi.as_view(), name="alert-destination-list"),
-    path("alerts/destinations/<int:destination_id>", apis.DestinationDetailApi.as_view(), name="alert-destination"),
+    path("alerts/destinations/<str:destination_id>", apis.DestinationDetailApi.as_view(), name="alert-destination"),
     path(
-        "alerts/destinations/<int:destination_id>/test",
+        "alerts/destinations/<str:destination_id>/test",
         apis.DestinationTestApi.as_view(),
         name="alert-destination-test",
     ),
     path("alerts/deliveries", apis.DeliveryListApi.as_view(), name="alert-delivery-list"),
-    path("alerts/deliveries/<int:delivery_id>/retry", apis.DeliveryRetryApi.as_view(), name="alert-delivery-retry"),
+    path("alerts/deliveries/<str:delivery_id>/retry", apis.DeliveryRetryApi.as_view(), name="alert-delivery-retry"),
 ]

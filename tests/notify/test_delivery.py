@@ -189,3 +189,13 @@ def test_dead_letters_and_tries_are_counted_in_metrics(client, settings) -> None
     assert 'tributary_notify_deliveries{state="dead"} 1.0' in text
     assert 'tributary_notify_deliveries{state="pending"} 0.0' in text
     assert 'tributary_notify_delivery_attempts_total{kind="webhook",outcome="dead"}' in text
+
+
+def test_a_message_that_cannot_be_rendered_counts_as_a_try_and_ends_dead_not_stuck(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.NOTIFY_MAX_ATTEMPTS = 1
+    hook = Destination.objects.create(name="hook", kind="webhook", url="http://127.0.0.1:9/")
+    delivery = services.enqueue(destination=hook, message=MESSAGE, idempotency_key="broken")
+    Delivery.objects.filter(pk=delivery.pk).update(message={"summary": "no title"})  # as a bug would leave it
+    services.delivery_attempt(delivery_id=delivery.pk)
+    delivery.refresh_from_db()
+    assert (delivery.state, delivery.last_error) == ("dead", "internal error: KeyError")

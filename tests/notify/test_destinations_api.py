@@ -182,7 +182,26 @@ def test_no_answer_ever_shows_a_secret_or_a_slack_webhook_s_key(admin, receiver)
     admin.get("/api/v1/alerts/destinations")
     admin.get("/api/v1/alerts/deliveries")
     admin.get("/api/v1/schema")
+    for made in (hook, slack):  # the browsable API's pages too
+        assert admin.get(f"/api/v1/alerts/destinations/{made['id']}", HTTP_ACCEPT="text/html").status_code == 200
     assert len(admin.bodies) >= 15
     for body in admin.bodies:
         assert SECRET.encode() not in body
         assert SLACK_KEY.encode() not in body
+
+
+@pytest.mark.parametrize("raw_id", ["x", "2.5e-3", "null", "99999999999999999999", "424242"])
+def test_an_id_naming_no_destination_or_delivery_is_a_json_404(admin, raw_id) -> None:  # type: ignore[no-untyped-def]
+    for method, path in [
+        ("get", f"/api/v1/alerts/destinations/{raw_id}"),
+        ("patch", f"/api/v1/alerts/destinations/{raw_id}"),
+        ("delete", f"/api/v1/alerts/destinations/{raw_id}"),
+        ("post", f"/api/v1/alerts/destinations/{raw_id}/test"),
+        ("post", f"/api/v1/alerts/deliveries/{raw_id}/retry"),
+    ]:
+        answer = getattr(admin, method)(path, {}, format="json")
+        assert (answer.status_code, answer["Content-Type"], answer.json()["error"]) == (
+            404,
+            "application/json",
+            "not_found",
+        ), path

@@ -74,6 +74,7 @@ export async function request<T>(url: string, options: RequestOptions = {}): Pro
   if (!response.ok) {
     throw new ApiError(response.status, await errorBody(response));
   }
+  if (response.status === 204) return undefined as T; // a DELETE: no body
   return (await response.json()) as T;
 }
 

@@ -1997,6 +1997,7 @@ export interface components {
             results: components["schemas"]["OwnerOutput"][];
         };
         OwnershipPage: components["schemas"]["EffectiveOwnerPage"] | components["schemas"]["AssignmentPage"];
+        /** @description The fields to change; those left out keep their value (a left-out `secret` too). */
         PatchedDestinationPatchInput: {
             name?: string;
             /**
@@ -2008,14 +2009,11 @@ export interface components {
              *     * `webhook` - webhook
              */
             kind?: components["schemas"]["DestinationKindEnum"];
-            /** @default  */
-            url: string;
-            /** @default  */
-            email: string;
+            url?: string;
+            email?: string;
             /** @description a generic webhook's signing secret (HMAC-SHA256); write-only. On update: left out keeps it, empty removes it */
             secret?: string;
-            /** @default true */
-            enabled: boolean;
+            enabled?: boolean;
         };
         PatchedInput: {
             enabled?: boolean;
@@ -2495,6 +2493,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a delivery's id */
                 delivery_id: number;
             };
             cookie?: never;
@@ -2704,6 +2703,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a destination's id */
                 destination_id: number;
             };
             cookie?: never;
@@ -2772,6 +2772,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a destination's id */
                 destination_id: number;
             };
             cookie?: never;
@@ -2839,6 +2840,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a destination's id */
                 destination_id: number;
             };
             cookie?: never;
@@ -2913,6 +2915,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a destination's id */
                 destination_id: number;
             };
             cookie?: never;
