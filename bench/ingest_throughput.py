@@ -12,6 +12,7 @@ edges (checked by counting both) with minimal hand-written `UNWIND … MERGE` st
 transaction per apply batch, so their ratio says what the apply path costs over the engine.
 
     .venv/bin/python bench/ingest_throughput.py [--events 3000] [--clients 4]
+    ALERTS_ENABLED=0 .venv/bin/python bench/ingest_throughput.py   # apply without the alerts consumer
     .venv/bin/python bench/ingest_throughput.py --database-url postgres://postgres@127.0.0.1:5432/bench
 """
 

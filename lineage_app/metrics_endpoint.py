@@ -1,4 +1,5 @@
-"""`GET /metrics`: the web processes' metrics and the event log's gauges (read through `ingest`), for Prometheus."""
+"""`GET /metrics`: the web processes' metrics, the event log's gauges (read through `ingest`) and the
+notification outbox's (through `notify`), for Prometheus."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from lineage_app.ingest.selectors import event_log_gauges
+from lineage_app.notify.selectors import outbox_gauges
 from lineage_app.observability.access import metrics_refusal
 from lineage_app.observability.exposition import metrics_exposition
 
@@ -26,4 +28,6 @@ def metrics(request: HttpRequest) -> HttpResponse:
         if refusal == 401:
             answer["WWW-Authenticate"] = 'Bearer realm="tributary-metrics"'
         return answer
-    return HttpResponse(metrics_exposition(event_log=event_log_gauges), content_type=CONTENT_TYPE_LATEST)
+    return HttpResponse(
+        metrics_exposition(event_log=event_log_gauges, outbox=outbox_gauges), content_type=CONTENT_TYPE_LATEST
+    )

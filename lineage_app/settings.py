@@ -100,6 +100,8 @@ INSTALLED_APPS = [
     "lineage_app.graph",
     "lineage_app.explorer",
     "lineage_app.ownership",
+    "lineage_app.notify",
+    "lineage_app.alerts",
     "lineage_app.reports",
     "lineage_app.health",
     "lineage_app.stack",
@@ -222,6 +224,7 @@ CELERY_BEAT_SCHEDULE["check-graph"] = {
     "task": "lineage_app.ingest.tasks.check_graph",
     "schedule": float(env("GRAPH_CHECK_INTERVAL_SECONDS", "300")),
 }
+CELERY_BEAT_SCHEDULE["check-deadlines"] = {"task": "lineage_app.alerts.tasks.check_deadlines", "schedule": 300.0}
 CELERY_BEAT_SCHEDULE["prune-applied-events"] = {
     "task": "lineage_app.ingest.tasks.prune_applied_events",
     "schedule": float(env("EVENT_PRUNE_INTERVAL_SECONDS", "86400")),
@@ -246,6 +249,23 @@ LINEAGE_STALE_AFTER_RUNS = env_int("LINEAGE_STALE_AFTER_RUNS", 1)
 LINEAGE_STALE_AFTER_DAYS = float(env("LINEAGE_STALE_AFTER_DAYS", "0"))
 if LINEAGE_STALE_AFTER_RUNS < 1 or LINEAGE_STALE_AFTER_DAYS < 0:
     raise ValueError("LINEAGE_STALE_AFTER_RUNS must be 1 or more, LINEAGE_STALE_AFTER_DAYS 0 or more")
+
+# --- Alerts (docs/alerts.md) ------------------------------------------------------------------------
+# Off: apply hands alerts no change records (no incidents; the API still answers).
+ALERTS_ENABLED = env_bool("ALERTS_ENABLED", True)
+# A repeat of an open incident's cause within this many hours updates it without a new message.
+ALERTS_REPEAT_WINDOW_HOURS = float(env("ALERTS_REPEAT_WINDOW_HOURS", "6"))
+# Hops downstream (dataset -> job -> dataset is two) whose assets' owners are told too, and counted in
+# the blast radius.
+ALERTS_DOWNSTREAM_DEPTH = env_int("ALERTS_DOWNSTREAM_DEPTH", 6)
+# Where messages link to: the UI's address as the recipients reach it.
+ALERTS_UI_URL = env("ALERTS_UI_URL", "http://localhost:8000").rstrip("/")
+# Missed deadlines: a job's cadence is learned from its completions over this many days; it is late
+# once the cadence plus this fraction of it (at least 5 minutes) has passed. Beat checks every 5 minutes.
+ALERTS_CADENCE_DAYS = float(env("ALERTS_CADENCE_DAYS", "30"))
+ALERTS_DEADLINE_GRACE = float(env("ALERTS_DEADLINE_GRACE", "0.25"))
+if ALERTS_REPEAT_WINDOW_HOURS < 0 or not 0 <= ALERTS_DOWNSTREAM_DEPTH <= 20:
+    raise ValueError("ALERTS_REPEAT_WINDOW_HOURS must be 0 or more, ALERTS_DOWNSTREAM_DEPTH from 0 to 20")
 
 # --- Read API ----------------------------------------------------------------------------------
 LINEAGE_MAX_DEPTH = env_int("LINEAGE_MAX_DEPTH", 20)
@@ -284,6 +304,7 @@ def rate_limit_setting(name: str, default: str) -> str:
 API_RATE_LIMITS = {
     "ingest": rate_limit_setting("API_RATE_LIMIT_INGEST", "12000/minute"),
     "read": rate_limit_setting("API_RATE_LIMIT_READ", "3000/minute"),
+    "admin": rate_limit_setting("API_RATE_LIMIT_ADMIN", "600/minute"),
 }
 
 # --- Sign-in lockout (django-axes; docs/security.md) ---------------------------------------------
@@ -337,6 +358,9 @@ SPECTACULAR_SETTINGS = {
     # One name per choice set, so the UI's generated types name them (not `State301Enum`).
     "ENUM_NAME_OVERRIDES": {
         "RunStateEnum": "lineage_app.graph.model.RunState",
+        "AlertKindEnum": "lineage_app.alerts.models.RULE_KINDS",
+        "IncidentStateEnum": "lineage_app.alerts.models.INCIDENT_STATES",
+        "IncidentEventKindEnum": "lineage_app.alerts.models.INCIDENT_EVENT_KINDS",
         "FailedStateEnum": "lineage_app.graph.model.FAILED_STATES",
         "OwnerKindEnum": "lineage_app.graph.model.OWNER_KINDS",
         "LevelEnum": "lineage_app.graph.model.LEVELS",
@@ -348,6 +372,8 @@ SPECTACULAR_SETTINGS = {
         "CheckOutcomeEnum": "lineage_app.graph.quality.CHECK_OUTCOMES",
         "CheckFacetEnum": "lineage_app.graph.quality.CHECK_FACETS",
         "FailureStateEnum": "lineage_app.graph.model.FAILURE_STATES",
+        "DestinationKindEnum": "lineage_app.notify.models.DESTINATION_KINDS",
+        "DeliveryStateEnum": "lineage_app.notify.models.DELIVERY_STATES",
     },
 }
 
@@ -393,6 +419,41 @@ X_FRAME_OPTIONS = "DENY"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"
+
+# --- Notifications (docs/notifications.md) -------------------------------------------------------
+# Deliveries are sent by the workers only, never by apply: a delivery that fails is retried after
+# NOTIFY_RETRY_BASE_SECONDS, doubling up to NOTIFY_RETRY_MAX_SECONDS, and dead-lettered after
+# NOTIFY_MAX_ATTEMPTS tries. A worker's claim on a delivery lapses after NOTIFY_CLAIM_LEASE_SECONDS
+# (it died mid-send), more than a send may take (NOTIFY_TIMEOUT_SECONDS).
+NOTIFY_MAX_ATTEMPTS = env_int("NOTIFY_MAX_ATTEMPTS", 8)
+NOTIFY_RETRY_BASE_SECONDS = float(env("NOTIFY_RETRY_BASE_SECONDS", "5"))
+NOTIFY_RETRY_MAX_SECONDS = float(env("NOTIFY_RETRY_MAX_SECONDS", "900"))
+NOTIFY_TIMEOUT_SECONDS = float(env("NOTIFY_TIMEOUT_SECONDS", "10"))
+NOTIFY_CLAIM_LEASE_SECONDS = float(env("NOTIFY_CLAIM_LEASE_SECONDS", "120"))
+# The beat's sweeper re-enqueues pending deliveries due for longer than this (their message was lost).
+NOTIFY_SWEEP_GRACE_SECONDS = float(env("NOTIFY_SWEEP_GRACE_SECONDS", "10"))
+if NOTIFY_MAX_ATTEMPTS < 1 or NOTIFY_CLAIM_LEASE_SECONDS <= 2 * NOTIFY_TIMEOUT_SECONDS:
+    raise ValueError(
+        "NOTIFY_MAX_ATTEMPTS must be 1 or more, NOTIFY_CLAIM_LEASE_SECONDS over twice NOTIFY_TIMEOUT_SECONDS"
+    )
+# Destinations may be internal services; set this to refuse private, loopback and link-local addresses.
+NOTIFY_DENY_PRIVATE_ADDRESSES = env_bool("NOTIFY_DENY_PRIVATE_ADDRESSES", False)
+NOTIFY_EMAIL_FROM = env("NOTIFY_EMAIL_FROM", "tributary@localhost")
+NOTIFY_MESSAGE_ID_DOMAIN = env("NOTIFY_MESSAGE_ID_DOMAIN", "tributary.local")
+# Email goes through Django's backend: SMTP by default; `make run` writes files under var/notifications/mail.
+EMAIL_BACKEND = env("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
+EMAIL_FILE_PATH = env("EMAIL_FILE_PATH", str(VAR_DIR / "notifications" / "mail"))
+EMAIL_HOST = env("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+EMAIL_TIMEOUT = NOTIFY_TIMEOUT_SECONDS
+CELERY_BEAT_SCHEDULE["sweep-due-deliveries"] = {
+    "task": "lineage_app.notify.tasks.sweep_deliveries",
+    "schedule": float(env("NOTIFY_SWEEP_INTERVAL_SECONDS", "15")),
+}
 
 # --- Observability (docs/observability.md) -------------------------------------------------------
 # text: plain messages, as a terminal shows them (`make run`); json: one JSON object per line, with

@@ -3,9 +3,12 @@
 import "./styles.css";
 import { h } from "./dom";
 import { DatasetPage } from "./pages/dataset/DatasetPage";
+import { DestinationsPage } from "./pages/destinations/DestinationsPage";
 import { FailuresPage } from "./pages/failures/FailuresPage";
 import { HomePage } from "./pages/home/HomePage";
 import { ImpactPage } from "./pages/impact/ImpactPage";
+import { IncidentPage } from "./pages/incidents/IncidentPage";
+import { IncidentsPage } from "./pages/incidents/IncidentsPage";
 import { LineagePage } from "./pages/lineage/LineagePage";
 import { JobRunsPage } from "./pages/runs/JobRunsPage";
 import { route, startRouter } from "./router";
@@ -17,6 +20,9 @@ route("/dataset", DatasetPage);
 route("/job", JobRunsPage);
 route("/failures", FailuresPage);
 route("/impact", ImpactPage);
+route("/incidents", IncidentsPage);
+route("/incident", IncidentPage);
+route("/destinations", DestinationsPage);
 
 const app = document.getElementById("app")!;
 const outlet = h("main", { id: "outlet" });

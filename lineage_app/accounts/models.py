@@ -20,6 +20,7 @@ class ApiToken(models.Model):
     class Scope(models.TextChoices):
         INGEST = "ingest", "Ingest lineage events"
         READ = "read", "Read the lineage API"
+        ADMIN = "admin", "Administer: read, and manage alert rules, destinations and routes"
 
     name = models.CharField(max_length=100, help_text="Who or what uses this token.")
     scope = models.CharField(max_length=10, choices=Scope.choices)

@@ -8,7 +8,7 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 
 from lineage_app.accounts.models import ApiToken
-from lineage_app.accounts.roles import can_edit_ownership
+from lineage_app.accounts.roles import can_administer, can_edit_ownership
 
 
 def _token_scope(request: Request) -> str | None:
@@ -28,7 +28,7 @@ class CanRead(BasePermission):
     def has_permission(self, request: Request, view: Any) -> bool:
         scope = _token_scope(request)
         if scope is not None:
-            return scope == ApiToken.Scope.READ
+            return scope in (ApiToken.Scope.READ, ApiToken.Scope.ADMIN)
         return bool(request.user and request.user.is_authenticated)
 
 
@@ -48,3 +48,38 @@ class ReadsOrEditsOwnership(BasePermission):
         if request.method in SAFE_METHODS:
             return CanRead().has_permission(request, view)
         return CanEditOwnership().has_permission(request, view)
+
+
+class CanAdminister(BasePermission):
+    message = "this needs an admin: a signed-in user with the 'admin' role or a token with the 'admin' scope"
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return can_administer(request.user, request.auth)
+
+
+class ReadsOrAdministers(BasePermission):
+    """Safe methods for readers (`CanRead`), every other method for admins (`CanAdminister`)."""
+
+    message = CanAdminister.message
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if request.method in SAFE_METHODS:
+            return CanRead().has_permission(request, view)
+        return CanAdminister().has_permission(request, view)
+
+
+class CanHandleIncidents(BasePermission):
+    message = "acknowledging or resolving an incident needs a signed-in user or a token with the 'admin' scope"
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        scope = _token_scope(request)
+        if scope is not None:
+            return scope == ApiToken.Scope.ADMIN
+        return bool(request.user and request.user.is_authenticated)
+
+
+class IsSignedInUser(BasePermission):
+    message = "this is about the signed-in user's own settings: sign in (API tokens have no user)"
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return _token_scope(request) is None and bool(request.user and request.user.is_authenticated)

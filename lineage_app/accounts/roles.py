@@ -1,7 +1,8 @@
 """Roles: viewers read, editors manage ownership, admins manage keys, tokens and users.
 
 A role is a Django group (`viewer`, `editor`, `admin`, created by a data migration); superusers
-are admins. Each role includes the ones below it. A read-scope API token counts as a viewer.
+are admins. Each role includes the ones below it. A read-scope API token counts as a viewer,
+an admin-scope one as an admin.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ STAFF_ROLES = (EDITOR, ADMIN)  # roles that work in the Django admin, so need st
 def roles_of(user: Any, token: Any = None) -> list[str]:
     """Every role `user` (or the API `token` it authenticated with) holds, lowest first."""
     if isinstance(token, ApiToken):
+        if token.scope == ApiToken.Scope.ADMIN:
+            return list(ROLES)
         return [VIEWER] if token.scope == ApiToken.Scope.READ else []
     if user is None or not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", True):
         return []

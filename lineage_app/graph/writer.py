@@ -23,8 +23,9 @@ from lineage_app.graph.validity import BatchEdges, GraceFor, no_grace, validity_
 CONSTRAINT_RACE_TRIES = 4
 
 
-def graph_writes_apply(plan: GraphWrites, *, grace_for: GraceFor = no_grace) -> None:
-    """Write `plan` in one transaction, which runs again (from scratch) after a constraint race.
+def graph_writes_apply(plan: GraphWrites, *, grace_for: GraceFor = no_grace) -> frozenset[str]:
+    """Write `plan` in one transaction, which runs again (from scratch) after a constraint race; the keys
+    of the datasets that got a schema version the graph did not hold before.
 
     In the transaction: the names the batch spells join the alias registry and resolve to canonical
     datasets, merging any node an alias had until now (`alias_registry`); the projection turns the
@@ -36,10 +37,11 @@ def graph_writes_apply(plan: GraphWrites, *, grace_for: GraceFor = no_grace) -> 
     grace `grace_for` gives each job's namespace).
     """
 
-    def work(tx: ManagedTransaction) -> None:
+    def work(tx: ManagedTransaction) -> frozenset[str]:
         canonical, merged = identity_settle(tx, spellings=plan.aliases.rows(), links=plan.alias_links.rows())
         rows = rows_resolve(plan, canonical=canonical)
         known_versions, current_versions = _known_versions(tx, rows.versions)
+        new_versions = frozenset(v["datasetKey"] for v in rows.versions if v["key"] not in known_versions)
         candidates = field_candidates(rows, known_versions=known_versions)
         existing_fields = _existing_field_keys(tx, sorted(candidates))
         new_fields = [row for key, row in candidates.items() if key not in existing_fields]
@@ -59,14 +61,15 @@ def graph_writes_apply(plan: GraphWrites, *, grace_for: GraceFor = no_grace) -> 
             edges=[*rows.job_inputs, *rows.job_outputs, *rows.input_confirmations, *rows.output_confirmations],
         )
         validity_settle(tx, job_keys=rows.settled_jobs(plan), batch=batch, grace_for=grace_for, in_full=neighbours)
+        return new_versions
 
     for attempt in range(CONSTRAINT_RACE_TRIES):
         try:
-            graph_write(work)
-            return
+            return graph_write(work)
         except (ConstraintError, AliasRegistryRace):
             if attempt == CONSTRAINT_RACE_TRIES - 1:
                 raise
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def _known_versions(tx: ManagedTransaction, versions: list[dict[str, Any]]) -> tuple[set[str], set[str]]:

@@ -15,11 +15,13 @@ from django.utils import timezone
 
 from lineage_app.accounts.models import ApiToken
 from lineage_app.celery import app as celery_app
+from lineage_app.changes import EventsApplied, GraphRebuilt, changes_publish
 from lineage_app.graph.events import EventRecord
 from lineage_app.graph.projection import GraphWrites, graph_writes_for, writes_add_runs
 from lineage_app.graph.run_state import RunFold, run_fold
 from lineage_app.graph.schema import graph_schema_init
 from lineage_app.graph.writer import graph_wipe, graph_writes_apply
+from lineage_app.ingest.change_records import change_records
 from lineage_app.ingest.event_log import log_insert, log_mark_applied, log_mark_folded
 from lineage_app.ingest.group_commit import GroupCommitter, Publisher
 from lineage_app.ingest.models import LineageEvent
@@ -32,7 +34,6 @@ from lineage_app.observability.metrics import (
     RUNS_SETTLED_LATE,
     events_applied_record,
 )
-from lineage_app.ownership.services import ownership_mirror_all, ownership_record_events
 
 logger = logging.getLogger(__name__)
 
@@ -150,8 +151,11 @@ def run_folds(*, run_ids: Iterable[str]) -> dict[str, RunFold]:
     return _folds(list(run_ids), {})
 
 
-def events_apply(*, event_ids: Sequence[int]) -> int:
+def events_apply(*, event_ids: Sequence[int], publish: bool = True) -> int:
     """Apply logged events to the graph in one transaction; returns how many were applied.
+
+    Once the graph holds them, the batch's change records go to their consumers (`lineage_app.changes`:
+    ownership, alerts); a replay (`graph_rebuild`, `publish=False`) sends only the applied events.
 
     A run's node is written from the fold of all its applied events plus this batch. The batch is
     marked applied and its runs `fold_pending` in one statement; then any run whose applied set grew
@@ -164,10 +168,13 @@ def events_apply(*, event_ids: Sequence[int]) -> int:
     waiting = {e.id for e in events}
     unsettled = runs_fold_pending(event_ids=[i for i in event_ids if i not in waiting])
     # Signatures are checked before the graph is touched; an enforcing policy quarantines failures.
+    checked = events
     verified = events_verify(events=events)
     EVENTS_QUARANTINED.inc(len(events) - len(verified))
     events = verified
     if not events:
+        if publish:
+            changes_publish(change_records(checked=checked, applied=[], folds=[], new_versions=frozenset()))
         runs_settle(run_ids=unsettled)
         return 0
     batch = [_record(e) for e in events]
@@ -176,8 +183,11 @@ def events_apply(*, event_ids: Sequence[int]) -> int:
         if event.run_id:
             by_run[event.run_id].append(record)
     folds = _folds(by_run, by_run)
-    graph_writes_apply(graph_writes_for(batch, folds.values()), grace_for=stale_grace_policy())
-    ownership_record_events(events=batch)  # event-sourced owners into the catalog; re-mirror hand-set ones
+    new_versions = graph_writes_apply(graph_writes_for(batch, folds.values()), grace_for=stale_grace_policy())
+    if publish:
+        changes_publish(change_records(checked=checked, applied=batch, folds=folds.values(), new_versions=new_versions))
+    else:
+        changes_publish([EventsApplied(events=tuple(batch))])
     applied_at = timezone.now()
     marked = log_mark_applied([e.id for e in events], applied_at)
     events_applied_record(received=[e.received_at for e in events if e.id in marked], applied_at=applied_at)
@@ -275,9 +285,9 @@ def graph_rebuild(*, batch_size: int, progress: Callable[[int], object] = lambda
     ids = list(replayable.order_by("event_time", "id").values_list("id", flat=True))
     for start in range(0, len(ids), batch_size):
         chunk = ids[start : start + batch_size]
-        events_apply(event_ids=chunk)
+        events_apply(event_ids=chunk, publish=False)
         progress(len(chunk))
-    ownership_mirror_all()  # hand-set owners live in the database, not the event log
+    changes_publish([GraphRebuilt()])  # hand-set owners live in the database, not the event log
     return len(ids)
 
 

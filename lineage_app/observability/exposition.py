@@ -116,11 +116,39 @@ class EventLogCollector(Collector):
             )
 
 
-def metrics_exposition(*, event_log: Callable[[], EventLogGauges] | None = None) -> bytes:
-    """The Prometheus text of this server's processes, with the event-log gauges `event_log` reads."""
+class OutboxCollector(Collector):
+    """The notification outbox's deliveries by state (`notify.selectors.outbox_gauges`), read when scraped."""
+
+    def __init__(self, read: Callable[[], Mapping[str, int]]) -> None:
+        self._read = read
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        deliveries = GaugeMetricFamily(
+            "tributary_notify_deliveries",
+            "Notification deliveries in the outbox, by state (dead: dead-lettered after NOTIFY_MAX_ATTEMPTS tries).",
+            labels=["state"],
+        )
+        for state, count in self._read().items():
+            deliveries.add_metric([state], count)
+        yield deliveries
+
+
+def metrics_exposition(
+    *,
+    event_log: Callable[[], EventLogGauges] | None = None,
+    outbox: Callable[[], Mapping[str, int]] | None = None,
+) -> bytes:
+    """The Prometheus text of this server's processes, with the event-log gauges `event_log` reads and
+    the outbox's `outbox` reads."""
     registries = [process_registry()]
+    collectors: list[Collector] = []
     if event_log is not None:
+        collectors.append(EventLogCollector(event_log))
+    if outbox is not None:
+        collectors.append(OutboxCollector(outbox))
+    if collectors:
         gauges = CollectorRegistry(auto_describe=False)
-        gauges.register(EventLogCollector(event_log))
+        for collector in collectors:
+            gauges.register(collector)
         registries.append(gauges)
     return b"".join(generate_latest(registry) for registry in registries)

@@ -23,6 +23,15 @@ INGEST_EVENTS = Counter(
 )
 EVENTS_APPLIED = Counter("tributary_events_applied", "Events applied to the graph.")
 EVENTS_FAILED = Counter("tributary_events_failed", "Events parked as failed: they cannot be applied (not an outage).")
+CHANGE_CONSUMER_ERRORS = Counter(
+    "tributary_change_consumer_errors",
+    "Applied batches an optional consumer of their change records (alerts) failed on, by consumer; "
+    "the events stay applied.",
+    ["consumer"],
+)
+INCIDENTS_OPENED = Counter(
+    "tributary_incidents_opened", "Incidents opened, by kind (run_failed, schema_breaking, …).", ["kind"]
+)
 EVENTS_QUARANTINED = Counter(
     "tributary_events_quarantined", "Events quarantined by an enforcing signature policy instead of being applied."
 )
@@ -67,6 +76,11 @@ GRAPH_QUERY_SECONDS = Histogram(
     "Time of one managed graph transaction (retries included), by kind (read or write).",
     ["kind"],
     buckets=GRAPH_QUERY_BUCKETS,
+)
+NOTIFY_DELIVERY_ATTEMPTS = Counter(
+    "tributary_notify_delivery_attempts",
+    "Tries at sending a notification, by destination kind and outcome (sent; failed: retried later; dead).",
+    ["kind", "outcome"],
 )
 
 

@@ -12,12 +12,15 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
 
+from lineage_app.alerts.services import route_create
+from lineage_app.notify.models import Destination
+from lineage_app.ownership.models import Owner
 from lineage_app.ownership.services import CsvImported, assignments_import_csv
 from lineage_app.signatures.models import ProducerKey
 from lineage_app.signatures.services import producer_key_register
@@ -66,6 +69,16 @@ def example_signing_key(*, keys_dir: Path) -> tuple[Path, ProducerKey]:
 def example_owners_import(*, lake: Path, csv_path: Path = OWNERS_CSV) -> CsvImported:
     """Import the example's hand-set owners (adds only; running it again changes nothing)."""
     return assignments_import_csv(text=csv_path.read_text().replace(LAKE_PLACEHOLDER, str(lake)))
+
+
+def example_routes_create(*, destinations: Sequence[Destination]) -> int:
+    """Route every owner the example knows (its CSV's, so before the pipeline runs) to `destinations`, so
+    `validate_orders`' failure reaches team:finance-analytics and team:data-quality; how many routes."""
+    owners = list(Owner.objects.values_list("name", flat=True))
+    for owner in owners:
+        for destination in destinations:
+            route_create(owner=owner, destination=destination.pk)
+    return len(owners) * len(destinations)
 
 
 @dataclass

@@ -55,7 +55,7 @@ def test_create_token_without_a_name_names_the_token_after_its_scope() -> None:
 
 def test_create_token_refuses_an_unknown_scope_and_creates_nothing() -> None:
     with pytest.raises(CommandError):
-        create_token_command("--scope", "admin")
+        create_token_command("--scope", "root")
     assert ApiToken.objects.count() == 0
 
 

@@ -9,11 +9,16 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+from django.contrib.auth.models import User
 from jsonschema import Draft202012Validator
 from rest_framework import serializers
 from rest_framework.test import APIClient
 
+from lineage_app.accounts.services import token_create
+from lineage_app.alerts.models import Incident
+from lineage_app.alerts.services import route_create, subscription_create
 from lineage_app.api_support import ResponseIncomplete, ResponseSerializer, page_of
+from lineage_app.notify.models import Delivery, Destination
 from lineage_app.ownership import services as ownership
 from tests.apply import accept_and_apply
 from tests.events import dataset, facet, new_run_id, run_event
@@ -82,6 +87,11 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ("/api/v1/impact", "/api/v1/impact", {"nodeId": RAW}),
     ("/api/v1/impact", "/api/v1/impact", {"nodeId": [FIELD, APP], "level": "action"}),
     ("/api/v1/root-cause", "/api/v1/root-cause", {"nodeId": MART}),
+    ("/api/v1/incidents", "/api/v1/incidents", {}),
+    ("/api/v1/incidents/{incident_id}", "/api/v1/incidents/{incident_id}", {}),  # the known graph's failure's
+    ("/api/v1/alerts/rules", "/api/v1/alerts/rules", {}),
+    ("/api/v1/alerts/routes", "/api/v1/alerts/routes", {}),
+    ("/api/v1/alerts/subscriptions", "/api/v1/alerts/subscriptions", {}),  # a user's own: asked as one
 ]
 # A download in the format asked for (`json`, `csv`, `html`, `pdf`): documented as a binary file.
 NOT_JSON = {"/api/v1/impact/report"}
@@ -179,8 +189,19 @@ def test_every_get_endpoint_answers_what_the_schema_documents(
     known: None, read_client: APIClient, schema: dict[str, Any], left_out: list[str]
 ) -> None:
     failed = []
+    incident = Incident.objects.order_by("id").first()
+    assert incident is not None, "the known graph's failed run opens an incident"
+    route_create(
+        owner="team:finance", destination=Destination.objects.create(name="d", kind="webhook", url="http://h/").pk
+    )
+    user = User.objects.create_user("subscriber")
+    subscription_create(user=user, subscriber=None, target_type="namespace", namespace="db", name="")
+    as_user = APIClient()
+    as_user.force_authenticate(user)
     for documented, path, query in CALLS:
-        for problem in problems_of(schema, documented, answer_of(read_client, path, query)):
+        client = as_user if path == "/api/v1/alerts/subscriptions" else read_client
+        answer = answer_of(client, path.replace("{incident_id}", str(incident.pk)), query)
+        for problem in problems_of(schema, documented, answer):
             failed.append(f"GET {path} {query}: {problem}")
     assert not failed, "\n".join(failed)
     assert not left_out, "selector keys no serializer declares:\n" + "\n".join(sorted(set(left_out)))
@@ -189,7 +210,45 @@ def test_every_get_endpoint_answers_what_the_schema_documents(
 def test_every_documented_json_get_endpoint_is_called_above(schema: dict[str, Any]) -> None:
     documented = {path for path, operations in schema["paths"].items() if "get" in operations}
     documented -= {"/api/v1/schema", "/api/v1/docs"} | NOT_JSON
-    assert documented == {call[0] for call in CALLS}
+    assert documented == {call[0] for call in CALLS + ADMIN_CALLS}
+
+
+# The admins' GET endpoints (notification destinations and deliveries), asked with an `admin` token.
+ADMIN_CALLS: list[tuple[str, str, dict[str, Any]]] = [
+    ("/api/v1/alerts/destinations", "/api/v1/alerts/destinations", {}),
+    ("/api/v1/alerts/destinations/{destination_id}", "/api/v1/alerts/destinations/{hook}", {}),
+    ("/api/v1/alerts/destinations/{destination_id}", "/api/v1/alerts/destinations/{slack}", {}),
+    ("/api/v1/alerts/deliveries", "/api/v1/alerts/deliveries", {}),
+    ("/api/v1/alerts/deliveries", "/api/v1/alerts/deliveries", {"state": "dead"}),
+]
+
+
+def test_every_admin_get_endpoint_answers_what_the_schema_documents(
+    read_client: APIClient, schema: dict[str, Any], left_out: list[str]
+) -> None:
+    hook = Destination.objects.create(name="hook", kind="webhook", url="http://h/", secret="s")
+    slack = Destination.objects.create(name="slack", kind="slack", url="https://hooks.slack.com/services/T/B/K")
+    Destination.objects.create(name="mail", kind="email", email="oncall@example.com")
+    for n, (state, sent_at) in enumerate([("pending", None), ("sent", "2026-01-05T08:00:00Z"), ("dead", None)]):
+        Delivery.objects.create(
+            destination=hook,
+            idempotency_key=f"incident:{n}",
+            message={"title": "t", "summary": "s"},
+            state=state,
+            attempts=n,
+            last_error="HTTP 503" if state == "dead" else "",
+            next_attempt_at="2026-01-05T08:00:00Z",
+            sent_at=sent_at,
+        )
+    admin = APIClient()
+    admin.credentials(HTTP_AUTHORIZATION=f"Bearer {token_create(name='admin', scope='admin')[1]}")
+    failed = []
+    for documented, path, query in ADMIN_CALLS:
+        path = path.replace("{hook}", str(hook.pk)).replace("{slack}", str(slack.pk))
+        for problem in problems_of(schema, documented, answer_of(admin, path, query)):
+            failed.append(f"GET {path} {query}: {problem}")
+    assert not failed, "\n".join(failed)
+    assert not left_out, "selector keys no serializer declares:\n" + "\n".join(sorted(set(left_out)))
 
 
 def test_the_strict_schema_refuses_an_undeclared_key_and_a_missing_one(

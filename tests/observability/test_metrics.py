@@ -115,13 +115,13 @@ def test_events_two_workers_apply_at_once_are_counted_applied_once(  # type: ign
 
     ids = [post(ingest_client, "/api/v1/lineage", e).json()["id"] for e in run_lifecycle()]
     other_worker_at = timezone.now()
-    record_owners = services.ownership_record_events
+    publish = services.changes_publish
 
-    def the_other_worker_marks_first(**kwargs: Any) -> None:
-        record_owners(**kwargs)
+    def the_other_worker_marks_first(records: Any) -> None:
+        publish(records)
         assert log_mark_applied(ids[:2], other_worker_at) == set(ids[:2])
 
-    monkeypatch.setattr(services, "ownership_record_events", the_other_worker_marks_first)
+    monkeypatch.setattr(services, "changes_publish", the_other_worker_marks_first)
     before = scrape()
     assert events_apply(event_ids=ids) == 3
     after = scrape()

@@ -3,6 +3,7 @@ signed example runs that verify, owners from facets and the CSV, and Ctrl-C stop
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import signal
@@ -18,9 +19,10 @@ import pytest
 
 from lineage_app.stack.ports import port_free
 from tests.browser.example_pipeline import CLEAN_ORDERS_ADDED_INPUT, CLEAN_ORDERS_DROPPED_INPUT
+from tests.conftest import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
-LOGS = ("web", "worker", "beat", "graph", "redis", "example")
+LOGS = ("web", "worker", "beat", "graph", "redis", "example", "notify-receiver")
 
 
 def _free() -> int:
@@ -104,14 +106,15 @@ def test_make_run_shows_a_banner_one_line_per_example_job_and_keeps_the_rest_in_
         assert seen[6].startswith("  admin login   user admin, password ")
         assert seen[6].split()[-1] == (tmp_path / "admin_password").read_text().strip()
         assert seen[7].startswith("  ingest token  trb_")
-        assert seen[8:12] == [
+        assert seen[8:13] == [
             f"  API docs      {url}/api/v1/docs",
+            f"  notifications {tmp_path / 'notifications'}/ (signed webhooks: webhook.jsonl; email: mail/)",
             f"  logs          {tmp_path / 'log'}/",
             "  Ctrl-C stops everything.",
             "",
         ]
-        assert seen[12].startswith("Example pipeline (events signed with ed25519:")
-        assert seen[13:] == [
+        assert seen[13].startswith("Example pipeline (events signed with ed25519:")
+        assert seen[14:] == [
             "  ✓ ingest_orders",
             "  ✓ ingest_customers",
             "  ✓ clean_orders",
@@ -150,6 +153,23 @@ def test_make_run_shows_a_banner_one_line_per_example_job_and_keeps_the_rest_in_
             (CLEAN_ORDERS_DROPPED_INPUT, "team:customer-data", "manual"),
             (CLEAN_ORDERS_ADDED_INPUT, "team:finance-analytics", "manual"),
         ]
+        destinations = database.execute("SELECT name, kind FROM notify_destination ORDER BY name").fetchall()
+        assert destinations == [("example mailbox", "email"), ("example webhook", "webhook")]
+        # validate_orders' failure opened an incident telling the owners of what it breaks, through the
+        # local receiver (docs/alerts.md).
+        # (and clean_orders v2 dropping `currency`, which daily_revenue reads, one of a breaking schema change).
+        incidents = dict(database.execute("SELECT root, owners FROM alerts_incident WHERE kind = 'run_failed'"))
+        assert list(incidents) == ["job:spark:validate_orders"], "the action's failure and its application's: one"
+        assert {"team:finance-analytics", "team:data-quality"} <= set(
+            json.loads(incidents["job:spark:validate_orders"])
+        )
+        breaking = database.execute("SELECT root, cause FROM alerts_incident WHERE kind = 'schema_breaking'").fetchall()
+        assert [(root.rsplit("/", 1)[-1], cause) for root, cause in breaking] == [("orders_clean", "removed currency")]
+        received = tmp_path / "notifications" / "webhook.jsonl"
+        wait_until(lambda: received.exists() and "validate_orders" in received.read_text(), timeout=60, what="alert")
+        bodies = [json.loads(line)["body"] for line in received.read_text().splitlines()]
+        told = {o for body in bodies if body["incident"]["root"] == "job:spark:validate_orders" for o in body["yours"]}
+        assert {"team:finance-analytics", "team:data-quality"} <= told
         database.close()
     finally:
         os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C does: run_stack stops every child itself

@@ -3,7 +3,7 @@
 import type {
   ApiErrorBody, ColumnLineageDiff, ColumnLineageResponse, LineageDiff, RunLineage, DatasetDetail,
   DatasetQuality, DatasetPage, Direction, FacetWarningList, FailureClassification, FailureGroupPage, FailurePage,
-  JobDetail, JobPage, Level, LineageResponse, NamespacePage, NearMissResponse, RunDetail, RunPage, SearchResponse, VersionDiff,
+  IncidentDetail, IncidentPage, IncidentState, JobDetail, JobPage, Level, LineageResponse, NamespacePage, NearMissResponse, RunDetail, RunPage, SearchResponse, VersionDiff,
 } from "./types";
 
 export const API_ROOT = "/api/v1";
@@ -74,6 +74,7 @@ export async function request<T>(url: string, options: RequestOptions = {}): Pro
   if (!response.ok) {
     throw new ApiError(response.status, await errorBody(response));
   }
+  if (response.status === 204) return undefined as T; // a DELETE: no body
   return (await response.json()) as T;
 }
 
@@ -152,4 +153,9 @@ export const api = {
   failureJobs: (p: PageParams & FailureFilters = {}) => get<FailureGroupPage>("/failures/jobs", { ...p }),
   search: (q: string, types?: string[], limit = 20, signal?: AbortSignal) =>
     get<SearchResponse>("/search", { q, types, limit }, signal),
+  incidents: (p: PageParams & { state?: IncidentState; team?: string } = {}) => get<IncidentPage>("/incidents", { ...p }),
+  incident: (id: number) => get<IncidentDetail>(`/incidents/${id}`),
+  /** Acknowledge or resolve an incident: its detail as it is now. */
+  incidentAct: (id: number, action: "acknowledge" | "resolve") =>
+    request<IncidentDetail>(apiUrl(`/incidents/${id}/${action}`), { method: "POST" }),
 };

@@ -4,6 +4,207 @@
  */
 
 export interface paths {
+    "/api/v1/alerts/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description `GET /api/v1/alerts/deliveries?state=dead`: deliveries, newest first (`state=dead`: the dead letters).
+         *     Admins only.
+         */
+        get: operations["alert_delivery_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description `POST /api/v1/alerts/deliveries/<id>/retry`: a dead-lettered delivery gets a fresh round of tries
+         *     (409 unless it is dead). Admins only.
+         */
+        post: operations["alert_delivery_retry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/destinations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `GET /api/v1/alerts/destinations`: every destination, by name; `POST`: a new one (201). Admins only. */
+        get: operations["alert_destination_list"];
+        put?: never;
+        /** @description `GET /api/v1/alerts/destinations`: every destination, by name; `POST`: a new one (201). Admins only. */
+        post: operations["alert_destination_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/destinations/{destination_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `/api/v1/alerts/destinations/<id>`: `GET` one, `PATCH` the settings given, `DELETE` it (204). Admins only. */
+        get: operations["alert_destination_detail"];
+        put?: never;
+        post?: never;
+        /** @description `/api/v1/alerts/destinations/<id>`: `GET` one, `PATCH` the settings given, `DELETE` it (204). Admins only. */
+        delete: operations["alert_destination_delete"];
+        options?: never;
+        head?: never;
+        /** @description `/api/v1/alerts/destinations/<id>`: `GET` one, `PATCH` the settings given, `DELETE` it (204). Admins only. */
+        patch: operations["alert_destination_update"];
+        trace?: never;
+    };
+    "/api/v1/alerts/destinations/{destination_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description `POST /api/v1/alerts/destinations/<id>/test`: send a test message now and answer how it went
+         *     (`state` `sent`, or `pending` with `lastError` when the try failed: the workers retry it). Admins only.
+         */
+        post: operations["alert_destination_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/routes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `/api/v1/alerts/routes`: GET the owner -> destination routes; POST one (admins). */
+        get: operations["alert_route_list"];
+        put?: never;
+        /** @description `/api/v1/alerts/routes`: GET the owner -> destination routes; POST one (admins). */
+        post: operations["alert_route_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/routes/{route_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** @description `DELETE /api/v1/alerts/routes/<id>` (admins). */
+        delete: operations["alert_route_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `GET /api/v1/alerts/rules`: every trigger, on or off, with its scope. */
+        get: operations["alert_rule_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/rules/{kind}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** @description `PATCH /api/v1/alerts/rules/<kind>`: switch a rule on or off, or scope it (admins). */
+        patch: operations["alert_rule_update"];
+        trace?: never;
+    };
+    "/api/v1/alerts/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `/api/v1/alerts/subscriptions`: the signed-in user's own subscriptions; GET them, POST one. */
+        get: operations["alert_subscription_list"];
+        put?: never;
+        /** @description `/api/v1/alerts/subscriptions`: the signed-in user's own subscriptions; GET them, POST one. */
+        post: operations["alert_subscription_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/subscriptions/{subscription_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** @description `DELETE /api/v1/alerts/subscriptions/<id>`: one of the signed-in user's own. */
+        delete: operations["alert_subscription_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/column-lineage": {
         parameters: {
             query?: never;
@@ -217,6 +418,74 @@ export interface paths {
         get: operations["impact_report"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incidents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `GET /api/v1/incidents`: incidents, the most recently seen first. */
+        get: operations["incident_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incidents/{incident_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `GET /api/v1/incidents/<id>`: an incident with its timeline and its deliveries. */
+        get: operations["incident_detail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incidents/{incident_id}/acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description `POST /api/v1/incidents/<id>/acknowledge`: someone is on it (an open incident only). */
+        post: operations["incident_acknowledge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incidents/{incident_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description `POST /api/v1/incidents/<id>/resolve`: resolve it by hand; its owners hear so. */
+        post: operations["incident_resolve"];
         delete?: never;
         options?: never;
         head?: never;
@@ -504,6 +773,16 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * @description * `run_failed` - run_failed
+         *     * `recovered` - recovered
+         *     * `schema_breaking` - schema_breaking
+         *     * `dataset_dropped` - dataset_dropped
+         *     * `verification` - verification
+         *     * `deadline_missed` - deadline_missed
+         * @enum {string}
+         */
+        AlertKindEnum: "run_failed" | "recovered" | "schema_breaking" | "dataset_dropped" | "verification" | "deadline_missed";
+        /**
          * @description * `DATASET` - DATASET
          *     * `JOB` - JOB
          *     * `DATASET_FIELD` - DATASET_FIELD
@@ -541,6 +820,24 @@ export interface components {
             /** @description all matches, not only this page's */
             count: number;
             results: components["schemas"]["AssignmentOutput"][];
+        };
+        BlastCountsOutput: {
+            datasets: number;
+            jobs: number;
+            /** @description downstream fields */
+            columns: number;
+            owners: number;
+        };
+        BlastRadiusOutput: {
+            /** @description node ids, the root first */
+            datasets: string[];
+            jobs: string[];
+            /** @description downstream fields affected (node ids) */
+            columns: string[];
+            owners: string[];
+            counts: components["schemas"]["BlastCountsOutput"];
+            truncated: boolean;
+            depth: number;
         };
         /**
          * @description * `name` - name
@@ -906,6 +1203,86 @@ export interface components {
             bytes: number | null;
             fileCount: number | null;
         };
+        DeliveryOutput: {
+            id: number;
+            destination: components["schemas"]["DestinationRef"];
+            /** @description sent as `Idempotency-Key` (webhooks) or in the Message-ID (email) */
+            idempotencyKey: string;
+            title: string;
+            state: components["schemas"]["DeliveryStateEnum"];
+            attempts: number;
+            lastError: string;
+            createdAt: string;
+            /** @description when a pending delivery is tried next */
+            nextAttemptAt: string | null;
+            sentAt: string | null;
+        };
+        DeliveryPage: {
+            /** @description all matches, not only this page's */
+            count: number;
+            results: components["schemas"]["DeliveryOutput"][];
+        };
+        /**
+         * @description * `pending` - pending
+         *     * `sending` - sending
+         *     * `sent` - sent
+         *     * `dead` - dead
+         * @enum {string}
+         */
+        DeliveryStateEnum: "pending" | "sending" | "sent" | "dead";
+        DestinationInput: {
+            name: string;
+            /**
+             * @description email: `email` is the mailbox; slack, teams, webhook: `url` is the webhook's URL
+             *
+             *     * `email` - email
+             *     * `slack` - slack
+             *     * `teams` - teams
+             *     * `webhook` - webhook
+             */
+            kind: components["schemas"]["DestinationKindEnum"];
+            /** @default  */
+            url: string;
+            /** @default  */
+            email: string;
+            /** @description a generic webhook's signing secret (HMAC-SHA256); write-only. On update: left out keeps it, empty removes it */
+            secret?: string;
+            /** @default true */
+            enabled: boolean;
+        };
+        /**
+         * @description * `email` - email
+         *     * `slack` - slack
+         *     * `teams` - teams
+         *     * `webhook` - webhook
+         * @enum {string}
+         */
+        DestinationKindEnum: "email" | "slack" | "teams" | "webhook";
+        DestinationOutput: {
+            id: number;
+            name: string;
+            kind: components["schemas"]["DestinationKindEnum"];
+            /** @description a generic webhook's URL; of a Slack or Teams webhook only the host (its URL is its key) */
+            url: string;
+            email: string;
+            /** @description whether a signing secret is set; the secret itself is never answered */
+            hasSecret: boolean;
+            enabled: boolean;
+            /** @description its dead-lettered deliveries */
+            deadDeliveries: number;
+            createdAt: string;
+            updatedAt: string;
+        };
+        DestinationPage: {
+            /** @description all matches, not only this page's */
+            count: number;
+            results: components["schemas"]["DestinationOutput"][];
+        };
+        DestinationRef: {
+            id: number;
+            name: string;
+            kind: components["schemas"]["DestinationKindEnum"];
+        };
         /**
          * @description * `both` - both
          *     * `downstream` - downstream
@@ -1187,6 +1564,92 @@ export interface components {
                 [key: string]: number;
             };
         };
+        IncidentDeliveryOutput: {
+            id: number;
+            /** @description the destination's name */
+            destination: string;
+            destinationKind: string;
+            /** @description pending, sending, sent or dead */
+            state: string;
+            attempts: number;
+            lastError: string;
+            createdAt: string;
+            sentAt: string | null;
+        };
+        IncidentDetailOutput: {
+            id: number;
+            kind: components["schemas"]["AlertKindEnum"];
+            state: components["schemas"]["IncidentStateEnum"];
+            /** @description the root cause's node id */
+            rootId: string;
+            title: string;
+            cause: string;
+            classification: string;
+            runId: string;
+            /** @description every owner the incident concerns */
+            owners: string[];
+            occurrences: number;
+            openedAt: string;
+            lastSeenAt: string;
+            acknowledgedAt: string | null;
+            acknowledgedBy: string;
+            resolvedAt: string | null;
+            resolvedBy: string;
+            blastRadius: components["schemas"]["BlastRadiusOutput"];
+            /** @description signature status -> events */
+            verification: {
+                [key: string]: number;
+            };
+            timeline: components["schemas"]["TimelineOutput"][];
+            deliveries: components["schemas"]["IncidentDeliveryOutput"][];
+        };
+        /**
+         * @description * `opened` - opened
+         *     * `repeated` - repeated
+         *     * `attached` - attached
+         *     * `notified` - notified
+         *     * `acknowledged` - acknowledged
+         *     * `resolved` - resolved
+         * @enum {string}
+         */
+        IncidentEventKindEnum: "opened" | "repeated" | "attached" | "notified" | "acknowledged" | "resolved";
+        IncidentOutput: {
+            id: number;
+            kind: components["schemas"]["AlertKindEnum"];
+            state: components["schemas"]["IncidentStateEnum"];
+            /** @description the root cause's node id */
+            rootId: string;
+            title: string;
+            cause: string;
+            classification: string;
+            runId: string;
+            /** @description every owner the incident concerns */
+            owners: string[];
+            occurrences: number;
+            openedAt: string;
+            lastSeenAt: string;
+            acknowledgedAt: string | null;
+            acknowledgedBy: string;
+            resolvedAt: string | null;
+            resolvedBy: string;
+            blastRadius: components["schemas"]["BlastRadiusOutput"];
+            /** @description signature status -> events */
+            verification: {
+                [key: string]: number;
+            };
+        };
+        IncidentPage: {
+            /** @description all matches, not only this page's */
+            count: number;
+            results: components["schemas"]["IncidentOutput"][];
+        };
+        /**
+         * @description * `open` - open
+         *     * `acknowledged` - acknowledged
+         *     * `resolved` - resolved
+         * @enum {string}
+         */
+        IncidentStateEnum: "open" | "acknowledged" | "resolved";
         JobDetail: {
             id: string;
             namespace: string;
@@ -1534,6 +1997,29 @@ export interface components {
             results: components["schemas"]["OwnerOutput"][];
         };
         OwnershipPage: components["schemas"]["EffectiveOwnerPage"] | components["schemas"]["AssignmentPage"];
+        /** @description The fields to change; those left out keep their value (a left-out `secret` too). */
+        PatchedDestinationPatchInput: {
+            name?: string;
+            /**
+             * @description email: `email` is the mailbox; slack, teams, webhook: `url` is the webhook's URL
+             *
+             *     * `email` - email
+             *     * `slack` - slack
+             *     * `teams` - teams
+             *     * `webhook` - webhook
+             */
+            kind?: components["schemas"]["DestinationKindEnum"];
+            url?: string;
+            email?: string;
+            /** @description a generic webhook's signing secret (HMAC-SHA256); write-only. On update: left out keeps it, empty removes it */
+            secret?: string;
+            enabled?: boolean;
+        };
+        PatchedInput: {
+            enabled?: boolean;
+            namespaces?: string[];
+            owners?: string[];
+        };
         /**
          * @description * `failing` - failing
          *     * `warning` - warning
@@ -1605,6 +2091,35 @@ export interface components {
          * @enum {string}
          */
         RootCauseEventKindEnum: "failure" | "schema_change";
+        RouteInput: {
+            /** @description an owner's name, e.g. `team:payments` */
+            owner: string;
+            /** @description a destination's id (`/api/v1/alerts/destinations`) */
+            destination: number;
+        };
+        RouteOutput: {
+            id: number;
+            owner: string;
+            destination: number;
+            destinationName: string;
+        };
+        RoutePage: {
+            /** @description all matches, not only this page's */
+            count: number;
+            results: components["schemas"]["RouteOutput"][];
+        };
+        RuleOutput: {
+            kind: components["schemas"]["AlertKindEnum"];
+            description: string;
+            enabled: boolean;
+            namespaces: string[];
+            owners: string[];
+        };
+        RulePage: {
+            /** @description all matches, not only this page's */
+            count: number;
+            results: components["schemas"]["RuleOutput"][];
+        };
         /**
          * @description A run as its node records it: what the run has not reported is left out (a completed run has no
          *     `errorMessage`); a run known only as another run's parent has only its ids, job, state (`NEW`)
@@ -1845,6 +2360,27 @@ export interface components {
             /** @description not ended, and silent for `STREAMING_STALL_INTERVALS` intervals (a hung or killed query) */
             stalled: boolean;
         };
+        SubscriptionInput: {
+            targetType: components["schemas"]["TargetTypeEnum"];
+            namespace: string;
+            /** @default  */
+            name: string;
+            /** @description a team to subscribe; default: `user:<you>` */
+            subscriber?: string;
+        };
+        SubscriptionOutput: {
+            id: number;
+            /** @description who hears: `user:<you>` or a team */
+            subscriber: string;
+            targetType: components["schemas"]["TargetTypeEnum"];
+            namespace: string;
+            name: string;
+        };
+        SubscriptionPage: {
+            /** @description all matches, not only this page's */
+            count: number;
+            results: components["schemas"]["SubscriptionOutput"][];
+        };
         /**
          * @description * `namespace` - namespace
          *     * `dataset` - dataset
@@ -1852,6 +2388,12 @@ export interface components {
          * @enum {string}
          */
         TargetTypeEnum: "namespace" | "dataset" | "job";
+        TimelineOutput: {
+            at: string;
+            kind: components["schemas"]["IncidentEventKindEnum"];
+            text: string;
+            actor: string;
+        };
         /**
          * @description * `VERIFIED` - VERIFIED
          *     * `UNSIGNED` - UNSIGNED
@@ -1872,6 +2414,1125 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    alert_delivery_list: {
+        parameters: {
+            query?: {
+                /** @description a destination's id */
+                destination?: number;
+                limit?: number;
+                offset?: number;
+                /**
+                 * @description * `pending` - pending
+                 *     * `sending` - sending
+                 *     * `sent` - sent
+                 *     * `dead` - dead
+                 */
+                state?: "pending" | "sending" | "sent" | "dead";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryPage"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_delivery_retry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a delivery's id */
+                delivery_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryOutput"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_destination_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DestinationPage"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_destination_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DestinationInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["DestinationInput"];
+                "multipart/form-data": components["schemas"]["DestinationInput"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DestinationOutput"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_destination_detail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a destination's id */
+                destination_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DestinationOutput"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_destination_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a destination's id */
+                destination_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_destination_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a destination's id */
+                destination_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedDestinationPatchInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedDestinationPatchInput"];
+                "multipart/form-data": components["schemas"]["PatchedDestinationPatchInput"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DestinationOutput"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_destination_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a destination's id */
+                destination_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryOutput"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_route_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutePage"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_route_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RouteInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["RouteInput"];
+                "multipart/form-data": components["schemas"]["RouteInput"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RouteOutput"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_route_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                route_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_rule_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulePage"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_rule_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kind: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedInput"];
+                "multipart/form-data": components["schemas"]["PatchedInput"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleOutput"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_subscription_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionPage"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_subscription_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["SubscriptionInput"];
+                "multipart/form-data": components["schemas"]["SubscriptionInput"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionOutput"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_subscription_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscription_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     column_lineage_graph: {
         parameters: {
             query: {
@@ -2759,6 +4420,296 @@ export interface operations {
                 };
                 content: {
                     "application/json": string;
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    incident_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description * `run_failed` - run_failed
+                 *     * `recovered` - recovered
+                 *     * `schema_breaking` - schema_breaking
+                 *     * `dataset_dropped` - dataset_dropped
+                 *     * `verification` - verification
+                 *     * `deadline_missed` - deadline_missed
+                 */
+                kind?: "run_failed" | "recovered" | "schema_breaking" | "dataset_dropped" | "verification" | "deadline_missed";
+                limit?: number;
+                offset?: number;
+                /**
+                 * @description * `open` - open
+                 *     * `acknowledged` - acknowledged
+                 *     * `resolved` - resolved
+                 */
+                state?: "open" | "acknowledged" | "resolved";
+                /** @description an owner name, e.g. `team:payments` */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentPage"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    incident_detail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentDetailOutput"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    incident_acknowledge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentDetailOutput"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    incident_resolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incident_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentDetailOutput"];
                 };
             };
             /** @description a parameter is malformed or out of range (named in `path`) */

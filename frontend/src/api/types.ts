@@ -79,3 +79,8 @@ export type RunDetail = Schemas["RunDetail"];
 export type RunLineage = Schemas["RunLineage"];
 /** What one run wrote to a dataset (its `outputStatistics`), on the dataset page's trend. */
 export type WriteStatistics = Schemas["DatasetWriteStatistics"];
+
+export type Incident = Schemas["IncidentOutput"];
+export type IncidentDetail = Schemas["IncidentDetailOutput"];
+export type IncidentPage = Schemas["IncidentPage"];
+export type IncidentState = Incident["state"];

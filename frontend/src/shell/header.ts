@@ -1,6 +1,7 @@
 // The app header: navigation, the search box and the logout form.
 
-import { cookie } from "../api/client";
+import { apiUrl, cookie, request } from "../api/client";
+import type { components } from "../api/schema";
 import { h, link } from "../dom";
 import { onNavigate } from "../router";
 import { searchBox } from "./searchBox";
@@ -10,7 +11,12 @@ export function header(): HTMLElement {
     link("/", "Overview"),
     link("/lineage", "Lineage"),
     link("/failures", "Failures"),
+    link("/incidents", "Incidents"),
     link("/impact", "Impact"));
+  // Admins also manage where alerts go; the link appears once `/me` says the user is one.
+  request<components["schemas"]["Me"]>(apiUrl("/me")).then(
+    (me) => { if (me.roles.includes("admin")) nav.appendChild(link("/destinations", "Destinations")); },
+    () => undefined);
   onNavigate((url) => {
     for (const a of nav.querySelectorAll("a")) {
       const path = new URL(a.href).pathname;

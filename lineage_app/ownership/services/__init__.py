@@ -2,7 +2,7 @@
 
 - `owners`: hand-set owners and assignments (validation, create, save, delete);
 - `csv_import`: the assignments' CSV export and import (through `owners.owner_upsert`);
-- `events`: ownership recorded from the `ownership` facets of applied events;
+- `events`: ownership recorded from the `ownership` facets of applied events (a consumer of `lineage_app.changes`);
 - `graph_mirror`: owners and assignments mirrored into the graph.
 """
 
@@ -16,7 +16,7 @@ from lineage_app.ownership.services.csv_import import (
     assignments_export_csv,
     assignments_import_csv,
 )
-from lineage_app.ownership.services.events import ownership_record_events
+from lineage_app.ownership.services.events import ownership_consume, ownership_record_events
 from lineage_app.ownership.services.graph_mirror import ownership_mirror_all
 from lineage_app.ownership.services.owners import (
     OwnershipInvalid,
@@ -44,6 +44,7 @@ __all__ = [
     "assignments_import_csv",
     "owner_save",
     "owners_delete",
+    "ownership_consume",
     "ownership_mirror_all",
     "ownership_record_events",
 ]

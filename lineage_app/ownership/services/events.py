@@ -6,10 +6,11 @@ from collections.abc import Sequence
 
 from django.db import transaction
 
+from lineage_app.changes import ChangeRecord, EventsApplied, GraphRebuilt
 from lineage_app.graph.events import EventRecord
 from lineage_app.graph.model import owner_kind
 from lineage_app.ownership.models import Owner, OwnershipAssignment
-from lineage_app.ownership.services.graph_mirror import assignments_mirror
+from lineage_app.ownership.services.graph_mirror import assignments_mirror, ownership_mirror_all
 
 Assignment = OwnershipAssignment
 
@@ -57,3 +58,13 @@ def ownership_record_events(*, events: Sequence[EventRecord]) -> None:
             source=Assignment.Source.MANUAL, namespace__in={ns for _, ns, _ in touched}
         ).select_related("owner")
         assignments_mirror(merge=[a for a in manual if (a.target_type, a.namespace, a.name) in touched])
+
+
+def ownership_consume(records: Sequence[ChangeRecord]) -> None:
+    """The consumer of applied batches' change records (`lineage_app.changes`): record and re-mirror their
+    owners; after `rebuild_graph`, mirror every hand-set owner again (they live in the database, not the log)."""
+    for record in records:
+        if isinstance(record, EventsApplied):
+            ownership_record_events(events=record.events)
+        elif isinstance(record, GraphRebuilt):
+            ownership_mirror_all()

@@ -1,4 +1,4 @@
-"""`manage.py create_token --scope ingest|read [--name NAME] [--rate-limit RATE]`: print a new token on stdout."""
+"""`manage.py create_token --scope ingest|read|admin [--name NAME] [--rate-limit RATE]`: print a new token on stdout."""
 
 from __future__ import annotations
 

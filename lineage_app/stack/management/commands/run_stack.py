@@ -31,8 +31,14 @@ from django.core.management.base import BaseCommand, CommandParser
 from lineage_app.accounts.services import token_create
 from lineage_app.graph.driver import graph_driver_reset, graph_ping
 from lineage_app.graph.schema import graph_schema_init
+from lineage_app.notify.services import ExampleDestinations, example_destinations_get_or_create
 from lineage_app.ownership.services import CsvImportInvalid
-from lineage_app.stack.example import ExampleReport, example_owners_import, example_signing_key
+from lineage_app.stack.example import (
+    ExampleReport,
+    example_owners_import,
+    example_routes_create,
+    example_signing_key,
+)
 from lineage_app.stack.ports import PortNeed, bolt_answers, free_port_after, port_free
 from lineage_app.stack.supervisor import Child, StopRequested, Supervisor, display_path, log_tail
 
@@ -242,6 +248,12 @@ class Command(BaseCommand):
             self.stdout.write(f"using the graph engine already answering at {plan.neo4j_uri}")
         with _driver_quiet():
             graph_schema_init()
+        if not _explicit("EMAIL_BACKEND"):
+            # No mail server here: messages to email destinations are written as files under var/mail/.
+            child_env |= {"EMAIL_BACKEND": "django.core.mail.backends.filebased.EmailBackend"}
+        if not _explicit("ALERTS_UI_URL"):
+            child_env |= {"ALERTS_UI_URL": f"http://127.0.0.1:{plan.port}"}  # where alerts link to
+        self.notifications = self._start_receiver(stack, plan, child_env)
         self.stdout.write("starting web, worker and beat…")
         celery = [sys.executable, "-m", "celery", "-A", "lineage_app"]
         stack.start(
@@ -285,12 +297,40 @@ class Command(BaseCommand):
             f"  admin login   user admin, password {password}\n"
             f"  ingest token  {token}\n"
             f"  API docs      {url}/api/v1/docs\n"
+            f"  notifications {display_path(self.notifications_dir)}/ (signed webhooks: webhook.jsonl; email: mail/)\n"
             f"  logs          {logs}\n"
             f"  Ctrl-C stops everything.\n\n"
         )
         if not example:
             return None
         return self._start_example(stack, url, token, child_env)
+
+    def _start_receiver(self, stack: Supervisor, plan: Plan, child_env: dict[str, str]) -> ExampleDestinations:
+        """The example's destinations: a local receiver of signed webhooks, and a mailbox written to files."""
+        self.notifications_dir = Path(settings.VAR_DIR) / "notifications"
+        secret_file = Path(settings.VAR_DIR) / "notify_receiver_secret"
+        if not secret_file.exists():
+            secret_file.write_text(secrets.token_urlsafe(32))
+            secret_file.chmod(0o600)
+        port = free_port_after(8100, avoid={plan.port, plan.redis_port, plan.graph_http_port})
+        stack.start(
+            "notify-receiver",
+            [
+                sys.executable,
+                str(Path(settings.BASE_DIR) / "manage.py"),
+                "notify_receiver",
+                "--port",
+                str(port),
+                "--secret-file",
+                str(secret_file),
+                "--out",
+                str(self.notifications_dir / "webhook.jsonl"),
+            ],
+            log_path=self._log("notify-receiver"),
+        )
+        return example_destinations_get_or_create(
+            webhook_url=f"http://127.0.0.1:{port}/", webhook_secret=secret_file.read_text().strip()
+        )
 
     def _start_example(self, stack: Supervisor, url: str, token: str, child_env: dict[str, str]) -> Child:
         data_dir = (Path(settings.VAR_DIR) / "example-data").resolve()
@@ -302,6 +342,9 @@ class Command(BaseCommand):
             example_owners_import(lake=data_dir / "lake")
         except CsvImportInvalid as exc:
             raise StackError(f"examples/owners.csv: {'; '.join(str(p) for p in exc.problems)}") from None
+        # Its owners' alerts (validate_orders' failure: team:finance-analytics, team:data-quality) reach the
+        # local receiver and the mailbox under var/.
+        example_routes_create(destinations=[self.notifications.webhook, self.notifications.mailbox])
         self.stdout.write(
             f"Example pipeline (events signed with {key.key_id}; owners from its facets and examples/owners.csv):"
         )

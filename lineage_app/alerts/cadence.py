@@ -1,0 +1,36 @@
+"""A job's cadence learned from when its runs completed (pure): regular enough to expect the next one, or not."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from itertools import pairwise
+from statistics import median
+
+MIN_INTERVALS = 4  # completions needed before a cadence is trusted: five runs
+TOLERANCE = 0.2  # every interval within this fraction of the median one, or the job is irregular
+MIN_GRACE = timedelta(minutes=5)
+
+
+@dataclass(frozen=True)
+class Cadence:
+    every: timedelta
+    last: datetime
+
+    def due(self, *, grace_fraction: float) -> datetime:
+        """When the next completion is overdue: the last one, plus the cadence, plus a grace."""
+        return self.last + self.every + max(self.every * grace_fraction, MIN_GRACE)
+
+
+def cadence_of(completions: Sequence[datetime]) -> Cadence | None:
+    """The cadence of the latest completions (oldest first), or None when there are too few or they are
+    irregular: a job that runs when it likes must never be reported late."""
+    ends = sorted(completions)[-(MIN_INTERVALS * 3 + 1) :]
+    intervals = [b - a for a, b in pairwise(ends)]
+    if len(intervals) < MIN_INTERVALS:
+        return None
+    typical = timedelta(seconds=median(i.total_seconds() for i in intervals))
+    if typical <= timedelta(0) or any(abs(i - typical) > typical * TOLERANCE for i in intervals):
+        return None
+    return Cadence(every=typical, last=ends[-1])

@@ -1,0 +1,406 @@
+"""Alerts' writes: apply's change records into incidents (one per root cause) and their messages into
+notify's outbox; acknowledge and resolve; rules, routes and subscriptions.
+
+The graph is read (blast radius, owners) before an incident's transaction; the incident, its timeline
+and its outbox rows are then written in one transaction, and notify delivers after it commits. Nothing
+here waits on a destination.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from lineage_app.alerts.cadence import cadence_of
+from lineage_app.alerts.compose import incident_message
+from lineage_app.alerts.models import Incident, IncidentAsset, IncidentEvent, Route, Rule, Subscription
+from lineage_app.alerts.selectors import (
+    OPEN_STATES,
+    Blast,
+    blast_radius,
+    delivery_key_prefix,
+    incident_covering,
+    incident_open_for,
+    job_completions,
+    routes_for,
+    rules_by_kind,
+    run_verification,
+)
+from lineage_app.changes import ChangeRecord, DatasetDropped, RunEnded, SchemaChanged, VerificationProblem
+from lineage_app.graph.model import Label, NodeType, RunState, natural_key
+from lineage_app.graph.node_ids import node_id
+from lineage_app.graph.traversal import NodeRef
+from lineage_app.notify.models import Destination
+from lineage_app.notify.services import enqueue
+from lineage_app.observability.metrics import INCIDENTS_OPENED
+from lineage_app.ownership.models import Owner
+
+ALERT_RECORDS = (RunEnded, SchemaChanged, DatasetDropped, VerificationProblem)
+FAILED = frozenset({RunState.FAILED.value, RunState.ABORTED.value})
+
+
+class AlertsInvalid(ValueError):
+    """Bad input to an alerts write: `field` names what is wrong."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def alerts_consume(records: Sequence[ChangeRecord]) -> None:
+    """The consumer of applied batches' change records: each enabled rule's records become incidents."""
+    rules = {kind: rule for kind, rule in rules_by_kind().items() if rule.enabled}
+    if not rules:
+        return
+    ended = sorted((r for r in records if isinstance(r, RunEnded)), key=lambda r: r.ended_at or "")
+    completed = [r for r in ended if r.state == RunState.COMPLETED]
+    if completed and Rule.Kind.RECOVERED in rules:
+        _recoveries(completed)
+    for record in records:
+        if isinstance(record, RunEnded) and record.state in FAILED and Rule.Kind.RUN_FAILED in rules:
+            _run_failed(record, rules[Rule.Kind.RUN_FAILED])
+        elif isinstance(record, SchemaChanged) and record.breaking and Rule.Kind.SCHEMA_BREAKING in rules:
+            _schema_breaking(record, rules[Rule.Kind.SCHEMA_BREAKING])
+        elif isinstance(record, DatasetDropped) and Rule.Kind.DATASET_DROPPED in rules:
+            _dataset_dropped(record, rules[Rule.Kind.DATASET_DROPPED])
+        elif isinstance(record, VerificationProblem) and Rule.Kind.VERIFICATION in rules:
+            _verification_problem(record, rules[Rule.Kind.VERIFICATION])
+
+
+# ---- the triggers ----
+
+
+def _in_scope(rule: Rule, namespace: str, blast: Blast) -> bool:
+    """Whether the rule covers a root in `namespace` whose blast radius is `blast` (owners scope on any owner in it)."""
+    if rule.namespaces and namespace not in rule.namespaces:
+        return False
+    return not rule.owners or bool(set(rule.owners) & set(blast.owned))
+
+
+def _depth() -> int:
+    return int(settings.ALERTS_DOWNSTREAM_DEPTH)
+
+
+def _run_failed(record: RunEnded, rule: Rule) -> None:
+    if rule.namespaces and record.job_namespace not in rule.namespaces:
+        return
+    # A child run's failure (a Spark action's, a DAG's task's) is its parent's: one incident for the two.
+    namespace, name = record.parent_job or (record.job_namespace, record.job_name)
+    job = node_id(NodeType.JOB, namespace, name)
+    if _repeated(Rule.Kind.RUN_FAILED, job, run_id=record.run_id):
+        return
+    covering = incident_covering(node_id=job, kind=Rule.Kind.RUN_FAILED)
+    if covering is not None:
+        with transaction.atomic():
+            IncidentAsset.objects.get_or_create(incident=covering, node_id=job)
+            _timeline(
+                covering,
+                IncidentEvent.Kind.ATTACHED,
+                f"{job} {record.state.lower()} downstream of the root: {record.failure_cause or 'no cause given'}",
+                data={"job": job, "runId": record.run_id, "classification": record.failure_class},
+            )
+            Incident.objects.filter(pk=covering.pk).update(last_seen_at=timezone.now())
+        return
+    roots: list[NodeRef] = [(Label.JOB, natural_key(namespace, name))]
+    roots += [(Label.JOB, natural_key(record.job_namespace, record.job_name))] if record.parent_job else []
+    roots += [(Label.DATASET, natural_key(ns, dataset)) for ns, dataset in record.tested]
+    blast = blast_radius(roots=roots, depth=_depth())
+    if not _in_scope(rule, record.job_namespace, blast):
+        return
+    verb = "was aborted" if record.state == RunState.ABORTED else "failed"
+    _open(
+        kind=Rule.Kind.RUN_FAILED,
+        root=job,
+        title=f"{namespace}/{name} {verb}",
+        cause=record.failure_cause or "",
+        classification=record.failure_class or "",
+        run_id=record.run_id,
+        blast=blast,
+    )
+
+
+def _schema_breaking(record: SchemaChanged, rule: Rule) -> None:
+    dataset = node_id(NodeType.DATASET, record.namespace, record.name)
+    if _repeated(Rule.Kind.SCHEMA_BREAKING, dataset, run_id=record.run_id or ""):
+        return
+    key = natural_key(record.namespace, record.name)
+    changed = [(Label.FIELD, natural_key(record.namespace, record.name, f)) for f in (*record.removed, *record.retyped)]
+    blast = blast_radius(roots=[(Label.DATASET, key)], depth=_depth(), fields=changed)
+    if not blast.consumers or not _in_scope(rule, record.namespace, blast):
+        return  # nobody reads it now: not breaking anything
+    parts = [
+        f"{label} {', '.join(names)}"
+        for label, names in (("removed", record.removed), ("retyped", record.retyped))
+        if names
+    ]
+    _open(
+        kind=Rule.Kind.SCHEMA_BREAKING,
+        root=dataset,
+        title=f"Breaking schema change on {record.namespace}/{record.name}",
+        cause="; ".join(parts),
+        classification="schema",
+        run_id=record.run_id or "",
+        blast=blast,
+    )
+
+
+def _dataset_dropped(record: DatasetDropped, rule: Rule) -> None:
+    dataset = node_id(NodeType.DATASET, record.namespace, record.name)
+    if _repeated(Rule.Kind.DATASET_DROPPED, dataset, run_id=record.run_id or ""):
+        return
+    blast = blast_radius(roots=[(Label.DATASET, natural_key(record.namespace, record.name))], depth=_depth())
+    if not blast.consumers or not _in_scope(rule, record.namespace, blast):
+        return
+    _open(
+        kind=Rule.Kind.DATASET_DROPPED,
+        root=dataset,
+        title=f"{record.namespace}/{record.name} was dropped",
+        cause="lifecycleStateChange: DROP",
+        classification="dropped",
+        run_id=record.run_id or "",
+        blast=blast,
+    )
+
+
+def _verification_problem(record: VerificationProblem, rule: Rule) -> None:
+    if not record.job_namespace:
+        return
+    job = node_id(NodeType.JOB, record.job_namespace, record.job_name)
+    if _repeated(Rule.Kind.VERIFICATION, job, run_id=record.run_id):
+        return
+    blast = blast_radius(roots=[(Label.JOB, natural_key(record.job_namespace, record.job_name))], depth=0)
+    if not _in_scope(rule, record.job_namespace, blast):
+        return
+    held = "quarantined" if record.quarantined else "applied unverified"
+    _open(
+        kind=Rule.Kind.VERIFICATION,
+        root=job,
+        title=f"Signature problem on {record.job_namespace}/{record.job_name}: {record.status}",
+        cause=f"event {record.event_id} {held}" + (f": {record.reason}" if record.reason else ""),
+        classification=record.status,
+        run_id=record.run_id,
+        blast=blast,
+    )
+
+
+def deadlines_check(*, now: datetime) -> int:
+    """Open a `deadline_missed` incident for each job whose learned cadence says it should have completed by
+    `now` (plus a grace) and has not; how many jobs are late. An irregular job is never late."""
+    rule = rules_by_kind()[Rule.Kind.DEADLINE_MISSED]
+    if not rule.enabled:
+        return 0
+    late = 0
+    since = now - timedelta(days=settings.ALERTS_CADENCE_DAYS)
+    for (namespace, name), ends in sorted(job_completions(since=since).items()):
+        cadence = cadence_of(ends)
+        if cadence is None or now <= cadence.due(grace_fraction=settings.ALERTS_DEADLINE_GRACE):
+            continue
+        late += 1
+        job = node_id(NodeType.JOB, namespace, name)
+        if (rule.namespaces and namespace not in rule.namespaces) or _repeated(
+            Rule.Kind.DEADLINE_MISSED, job, run_id=""
+        ):
+            continue
+        blast = blast_radius(roots=[(Label.JOB, natural_key(namespace, name))], depth=_depth())
+        if not _in_scope(rule, namespace, blast):
+            continue
+        _open(
+            kind=Rule.Kind.DEADLINE_MISSED,
+            root=job,
+            title=f"{namespace}/{name} missed its deadline",
+            cause=f"runs every {cadence.every}; last completed {cadence.last.isoformat()}, "
+            f"due by {cadence.due(grace_fraction=settings.ALERTS_DEADLINE_GRACE).isoformat()} with its grace",
+            classification="late",
+            run_id="",
+            blast=blast,
+        )
+    return late
+
+
+def _recoveries(completed: list[RunEnded]) -> None:
+    """A job that completes again resolves its open failure or deadline incident, and its owners hear so."""
+    jobs = {node_id(NodeType.JOB, r.job_namespace, r.job_name): r for r in completed}
+    kinds = [Rule.Kind.RUN_FAILED, Rule.Kind.DEADLINE_MISSED]
+    for incident in Incident.objects.filter(kind__in=kinds, state__in=OPEN_STATES, root__in=list(jobs)):
+        run = jobs[incident.root]
+        incident_resolve(incident=incident, actor="", reason=f"recovered: run {run.run_id} completed")
+
+
+# ---- incidents ----
+
+
+def _repeated(kind: str, root: str, *, run_id: str) -> bool:
+    """A repeat of an open incident's cause: within the window it only updates the incident; after it, the
+    incident's owners are reminded. Either way no new incident; False when none is open."""
+    incident = incident_open_for(kind=kind, root=root)
+    if incident is None:
+        return False
+    now = timezone.now()
+    quiet = incident.last_seen_at >= now - timedelta(hours=settings.ALERTS_REPEAT_WINDOW_HOURS)
+    with transaction.atomic():
+        incident.occurrences += 1
+        incident.last_seen_at = now
+        incident.save(update_fields=["occurrences", "last_seen_at"])
+        _timeline(incident, IncidentEvent.Kind.REPEATED, f"again (run {run_id})", data={"runId": run_id})
+        if not quiet:
+            _notify(incident, _owned_from_assets(incident), phase="reminder")
+    return True
+
+
+def _open(*, kind: str, root: str, title: str, cause: str, classification: str, run_id: str, blast: Blast) -> Incident:
+    now = timezone.now()
+    with transaction.atomic():
+        incident = Incident.objects.create(
+            kind=kind,
+            root=root,
+            title=title,
+            cause=cause,
+            classification=classification,
+            run_id=run_id,
+            blast_radius=blast.as_json(),
+            verification=run_verification(run_ids=[run_id]) if run_id else {},
+            owners=sorted(blast.owned),
+            opened_at=now,
+            last_seen_at=now,
+        )
+        IncidentAsset.objects.bulk_create(
+            [IncidentAsset(incident=incident, node_id=n) for n in dict.fromkeys([root, *blast.node_ids()])],
+            ignore_conflicts=True,
+        )
+        _timeline(incident, IncidentEvent.Kind.OPENED, cause or title, data={"owned": blast.owned})
+        _notify(incident, blast.owned, phase="opened")
+    INCIDENTS_OPENED.labels(kind=kind).inc()
+    return incident
+
+
+def _owned_from_assets(incident: Incident) -> dict[str, list[str]]:
+    """Who was told what when the incident opened (its `opened` timeline entry)."""
+    opened = incident.timeline.filter(kind=IncidentEvent.Kind.OPENED).first()
+    return dict(opened.data.get("owned", {})) if opened else {}
+
+
+def _notify(incident: Incident, owned: dict[str, list[str]], *, phase: str) -> None:
+    """One message per destination, listing what of the owners routed there is affected; into the outbox
+    (in the caller's transaction) and onto the timeline, owners with no route included."""
+    by_destination: dict[int, dict[str, list[str]]] = defaultdict(dict)
+    destinations: dict[int, Destination] = {}
+    for route in routes_for(owners=list(owned)):
+        by_destination[route.destination_id][route.owner.name] = owned[route.owner.name]
+        destinations[route.destination_id] = route.destination
+    told = incident.timeline.filter(kind=IncidentEvent.Kind.NOTIFIED).count()
+    sent: list[dict[str, Any]] = []
+    for destination_id, yours in sorted(by_destination.items()):
+        destination = destinations[destination_id]
+        key = f"{delivery_key_prefix(incident)}{told + 1}-{phase}:dest-{destination_id}"
+        enqueue(
+            destination=destination,
+            message=incident_message(incident=incident, yours=yours, phase=phase),
+            idempotency_key=key,
+        )
+        sent.append({"destination": destination_id, "name": destination.name, "owners": sorted(yours), "key": key})
+    unrouted = sorted(set(owned) - {o for yours in by_destination.values() for o in yours})
+    text = ", ".join(f"{s['name']} ({', '.join(s['owners'])})" for s in sent) or "no destination routed"
+    _timeline(
+        incident,
+        IncidentEvent.Kind.NOTIFIED,
+        f"{phase}: {text}" + (f"; no route for {', '.join(unrouted)}" if unrouted else ""),
+        data={"phase": phase, "deliveries": sent, "unrouted": unrouted},
+    )
+
+
+def _timeline(incident: Incident, kind: str, text: str, *, actor: str = "", data: dict[str, Any] | None = None) -> None:
+    IncidentEvent.objects.create(
+        incident=incident, at=timezone.now(), kind=kind, text=text, actor=actor, data=data or {}
+    )
+
+
+def incident_acknowledge(*, incident: Incident, actor: str) -> Incident:
+    if incident.state != Incident.State.OPEN:
+        raise AlertsInvalid(
+            "state", f"incident #{incident.pk} is {incident.state}: only an open one can be acknowledged"
+        )
+    with transaction.atomic():
+        incident.state = Incident.State.ACKNOWLEDGED
+        incident.acknowledged_at = timezone.now()
+        incident.acknowledged_by = actor
+        incident.save(update_fields=["state", "acknowledged_at", "acknowledged_by"])
+        _timeline(incident, IncidentEvent.Kind.ACKNOWLEDGED, f"acknowledged by {actor}", actor=actor)
+    return incident
+
+
+def incident_resolve(*, incident: Incident, actor: str, reason: str = "") -> Incident:
+    """Resolve `incident` (by `actor`, or by itself when it recovered) and tell its owners."""
+    if incident.state == Incident.State.RESOLVED:
+        raise AlertsInvalid("state", f"incident #{incident.pk} is resolved already")
+    with transaction.atomic():
+        incident.state = Incident.State.RESOLVED
+        incident.resolved_at = timezone.now()
+        incident.resolved_by = actor or reason
+        incident.save(update_fields=["state", "resolved_at", "resolved_by"])
+        _timeline(incident, IncidentEvent.Kind.RESOLVED, reason or f"resolved by {actor}", actor=actor)
+        _notify(incident, _owned_from_assets(incident), phase="resolved")
+    return incident
+
+
+# ---- rules, routes, subscriptions ----
+
+
+def rule_update(*, rule: Rule, enabled: bool | None, namespaces: list[str] | None, owners: list[str] | None) -> Rule:
+    if owners is not None:
+        unknown = sorted(set(owners) - set(Owner.objects.filter(name__in=owners).values_list("name", flat=True)))
+        if unknown:
+            raise AlertsInvalid("owners", f"unknown owner(s): {', '.join(unknown)}")
+        rule.owners = sorted(set(owners))
+    if namespaces is not None:
+        rule.namespaces = sorted(set(namespaces))
+    if enabled is not None:
+        rule.enabled = enabled
+    rule.save()
+    return rule
+
+
+def route_create(*, owner: str, destination: int) -> Route:
+    found = Owner.objects.filter(name=owner).first()
+    if found is None:
+        raise AlertsInvalid("owner", f"unknown owner {owner!r}: create it in ownership first")
+    target = Destination.objects.filter(pk=destination).first()
+    if target is None:
+        raise AlertsInvalid("destination", f"unknown destination {destination}")
+    route, _ = Route.objects.get_or_create(owner=found, destination=target)
+    return route
+
+
+def route_delete(*, route: Route) -> None:
+    route.delete()
+
+
+def subscription_create(
+    *, user: Any, subscriber: str | None, target_type: str, namespace: str, name: str
+) -> Subscription:
+    """`user` subscribes themselves (`user:<username>`, created as an owner if need be) or a team they name."""
+    if target_type == Subscription.TargetType.NAMESPACE and name:
+        raise AlertsInvalid("name", "a namespace subscription names no dataset or job: leave name empty")
+    if target_type != Subscription.TargetType.NAMESPACE and not name:
+        raise AlertsInvalid("name", f"a {target_type} subscription needs the {target_type}'s name")
+    if subscriber:
+        found = Owner.objects.filter(name=subscriber).first()
+        if found is None:
+            raise AlertsInvalid("subscriber", f"unknown owner {subscriber!r}")
+    else:
+        found, _ = Owner.objects.get_or_create(
+            name=f"user:{user.get_username()}", defaults={"kind": Owner.Kind.PERSON, "email": user.email or ""}
+        )
+    subscription, _ = Subscription.objects.get_or_create(
+        subscriber=found, target_type=target_type, namespace=namespace, name=name, defaults={"user": user}
+    )
+    return subscription
+
+
+def subscription_delete(*, subscription: Subscription) -> None:
+    subscription.delete()

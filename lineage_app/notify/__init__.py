@@ -1,0 +1,1 @@
+"""Notification delivery: destinations (email, Slack, Teams, signed webhooks) and a durable outbox of deliveries."""
