@@ -7,17 +7,19 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import unquote_plus
 
 from django.conf import settings
 from django.core.exceptions import TooManyFieldsSent
 from django.core.validators import MaxLengthValidator, MinLengthValidator, RegexValidator
+from django.db.models import Model, QuerySet
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.utils import OpenApiResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
+from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -308,3 +310,20 @@ def moment_of(data: Mapping[str, Any]) -> Moment:
     """The `Moment` a validated `MomentInput` asks about."""
     instant = data.get("at") or data.get("asOf")
     return Moment(at=utc_text(instant) if instant else None, stale=bool(data.get("includeStale")))
+
+
+M = TypeVar("M", bound=Model)
+
+
+def path_id(name: str, what: str) -> OpenApiParameter:
+    """The schema of a row id in a path. Such ids are matched as text (`<str:…>`), so that `/…/x` is the JSON 404
+    an unknown number gets, not Django's page; this documents them as the integers they are."""
+    return OpenApiParameter(name, int, OpenApiParameter.PATH, description=f"{what}'s id")
+
+
+def row_or_404(queryset: QuerySet[M], raw_id: str, what: str) -> M:
+    """The row `raw_id` names, or a 404 saying so (an id that is no number, or a number too large, names none)."""
+    found = queryset.filter(pk=int(raw_id)).first() if raw_id.isdigit() and len(raw_id) <= 18 else None
+    if found is None:
+        raise NotFound(f"no {what} with id {raw_id!r}")
+    return found

@@ -20,7 +20,16 @@ from lineage_app.accounts.permissions import (
 from lineage_app.alerts import selectors, services
 from lineage_app.alerts.models import Incident, IncidentEvent, Route, Rule, Subscription
 from lineage_app.api_errors import error_response
-from lineage_app.api_support import ERRORS, PageInput, ResponseSerializer, page_of, query_params, response_of
+from lineage_app.api_support import (
+    ERRORS,
+    PageInput,
+    ResponseSerializer,
+    page_of,
+    path_id,
+    query_params,
+    response_of,
+    row_or_404,
+)
 from lineage_app.instants import utc_text
 
 
@@ -144,12 +153,9 @@ def _incident_detail(incident: Incident) -> dict[str, Any]:
     }
 
 
-def _found(incident_id: int) -> Incident | None:
-    return Incident.objects.filter(pk=incident_id).first()
-
-
-def _not_found(incident_id: int) -> Response:
-    return error_response("not_found", f"no incident {incident_id}", http_status=404)
+INCIDENT_ID = path_id("incident_id", "an incident")
+ROUTE_ID = path_id("route_id", "a route")
+SUBSCRIPTION_ID = path_id("subscription_id", "a subscription")
 
 
 def _invalid(exc: services.AlertsInvalid) -> Response:
@@ -183,11 +189,11 @@ class IncidentDetailApi(APIView):
 
     permission_classes = [CanRead]
 
-    @extend_schema(operation_id="incident_detail", responses={200: IncidentDetailOutput, **ERRORS})
-    def get(self, request: Request, incident_id: int) -> Response:
-        incident = _found(incident_id)
-        if incident is None:
-            return _not_found(incident_id)
+    @extend_schema(
+        operation_id="incident_detail", parameters=[INCIDENT_ID], responses={200: IncidentDetailOutput, **ERRORS}
+    )
+    def get(self, request: Request, incident_id: str) -> Response:
+        incident = row_or_404(Incident.objects.all(), incident_id, "incident")
         return response_of(IncidentDetailOutput, _incident_detail(incident))
 
 
@@ -196,11 +202,14 @@ class IncidentAcknowledgeApi(APIView):
 
     permission_classes = [CanHandleIncidents]
 
-    @extend_schema(operation_id="incident_acknowledge", request=None, responses={200: IncidentDetailOutput, **ERRORS})
-    def post(self, request: Request, incident_id: int) -> Response:
-        incident = _found(incident_id)
-        if incident is None:
-            return _not_found(incident_id)
+    @extend_schema(
+        operation_id="incident_acknowledge",
+        parameters=[INCIDENT_ID],
+        request=None,
+        responses={200: IncidentDetailOutput, **ERRORS},
+    )
+    def post(self, request: Request, incident_id: str) -> Response:
+        incident = row_or_404(Incident.objects.all(), incident_id, "incident")
         try:
             services.incident_acknowledge(incident=incident, actor=str(request.user))
         except services.AlertsInvalid as exc:
@@ -213,11 +222,14 @@ class IncidentResolveApi(APIView):
 
     permission_classes = [CanHandleIncidents]
 
-    @extend_schema(operation_id="incident_resolve", request=None, responses={200: IncidentDetailOutput, **ERRORS})
-    def post(self, request: Request, incident_id: int) -> Response:
-        incident = _found(incident_id)
-        if incident is None:
-            return _not_found(incident_id)
+    @extend_schema(
+        operation_id="incident_resolve",
+        parameters=[INCIDENT_ID],
+        request=None,
+        responses={200: IncidentDetailOutput, **ERRORS},
+    )
+    def post(self, request: Request, incident_id: str) -> Response:
+        incident = row_or_404(Incident.objects.all(), incident_id, "incident")
         try:
             services.incident_resolve(incident=incident, actor=str(request.user))
         except services.AlertsInvalid as exc:
@@ -332,11 +344,9 @@ class RouteDeleteApi(APIView):
 
     permission_classes = [CanAdminister]
 
-    @extend_schema(operation_id="alert_route_delete", responses={204: None, **ERRORS})
-    def delete(self, request: Request, route_id: int) -> Response:
-        route = Route.objects.filter(pk=route_id).first()
-        if route is None:
-            return error_response("not_found", f"no route {route_id}", http_status=404)
+    @extend_schema(operation_id="alert_route_delete", parameters=[ROUTE_ID], responses={204: None, **ERRORS})
+    def delete(self, request: Request, route_id: str) -> Response:
+        route = row_or_404(Route.objects.all(), route_id, "route")
         services.route_delete(route=route)
         return Response(status=204)
 
@@ -406,10 +416,10 @@ class SubscriptionDeleteApi(APIView):
 
     permission_classes = [IsSignedInUser]
 
-    @extend_schema(operation_id="alert_subscription_delete", responses={204: None, **ERRORS})
-    def delete(self, request: Request, subscription_id: int) -> Response:
-        sub = selectors.subscriptions_of(user=request.user).filter(pk=subscription_id).first()
-        if sub is None:
-            return error_response("not_found", f"you have no subscription {subscription_id}", http_status=404)
+    @extend_schema(
+        operation_id="alert_subscription_delete", parameters=[SUBSCRIPTION_ID], responses={204: None, **ERRORS}
+    )
+    def delete(self, request: Request, subscription_id: str) -> Response:
+        sub = row_or_404(selectors.subscriptions_of(user=request.user), subscription_id, "subscription of yours")
         services.subscription_delete(subscription=sub)
         return Response(status=204)

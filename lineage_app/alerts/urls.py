@@ -8,16 +8,16 @@ from lineage_app.alerts import apis
 
 urlpatterns = [
     path("incidents", apis.IncidentListApi.as_view(), name="incident-list"),
-    path("incidents/<int:incident_id>", apis.IncidentDetailApi.as_view(), name="incident-detail"),
-    path("incidents/<int:incident_id>/acknowledge", apis.IncidentAcknowledgeApi.as_view(), name="incident-acknowledge"),
-    path("incidents/<int:incident_id>/resolve", apis.IncidentResolveApi.as_view(), name="incident-resolve"),
+    path("incidents/<str:incident_id>", apis.IncidentDetailApi.as_view(), name="incident-detail"),
+    path("incidents/<str:incident_id>/acknowledge", apis.IncidentAcknowledgeApi.as_view(), name="incident-acknowledge"),
+    path("incidents/<str:incident_id>/resolve", apis.IncidentResolveApi.as_view(), name="incident-resolve"),
     path("alerts/rules", apis.RuleListApi.as_view(), name="alert-rule-list"),
     path("alerts/rules/<str:kind>", apis.RuleUpdateApi.as_view(), name="alert-rule-update"),
     path("alerts/routes", apis.RoutesApi.as_view(), name="alert-routes"),
-    path("alerts/routes/<int:route_id>", apis.RouteDeleteApi.as_view(), name="alert-route-delete"),
+    path("alerts/routes/<str:route_id>", apis.RouteDeleteApi.as_view(), name="alert-route-delete"),
     path("alerts/subscriptions", apis.SubscriptionsApi.as_view(), name="alert-subscriptions"),
     path(
-        "alerts/subscriptions/<int:subscription_id>",
+        "alerts/subscriptions/<str:subscription_id>",
         apis.SubscriptionDeleteApi.as_view(),
         name="alert-subscription-delete",
     ),

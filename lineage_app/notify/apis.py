@@ -3,20 +3,27 @@ messages, read deliveries (dead-lettered ones too) and retry them. Secrets are a
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 from django.db import transaction
-from django.db.models import Model, QuerySet
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanAdminister
 from lineage_app.api_errors import error_response
-from lineage_app.api_support import ERRORS, PageInput, ResponseSerializer, page_of, query_params, response_of
+from lineage_app.api_support import (
+    ERRORS,
+    PageInput,
+    ResponseSerializer,
+    page_of,
+    path_id,
+    query_params,
+    response_of,
+    row_or_404,
+)
 from lineage_app.notify import selectors, services
 from lineage_app.notify.addresses import DestinationInvalid
 from lineage_app.notify.models import Delivery, Destination
@@ -90,18 +97,8 @@ class DeliveryOutput(ResponseSerializer):
     sentAt = serializers.CharField(allow_null=True)
 
 
-# Ids in paths are matched as text, so that `/destinations/x` is a JSON 404 like an unknown number, not Django's page.
-DESTINATION_ID = OpenApiParameter("destination_id", int, OpenApiParameter.PATH, description="a destination's id")
-DELIVERY_ID = OpenApiParameter("delivery_id", int, OpenApiParameter.PATH, description="a delivery's id")
-M = TypeVar("M", bound=Model)
-
-
-def _one(queryset: QuerySet[M], raw_id: str, what: str) -> M:
-    """The row `raw_id` names, or a 404 saying so (an id that is no number, or a number too large, names none)."""
-    found = queryset.filter(pk=int(raw_id)).first() if raw_id.isdigit() and len(raw_id) <= 18 else None
-    if found is None:
-        raise NotFound(f"no {what} with id {raw_id!r}")
-    return found
+DESTINATION_ID = path_id("destination_id", "a destination")
+DELIVERY_ID = path_id("delivery_id", "a delivery")
 
 
 def _invalid(exc: DestinationInvalid) -> Response:
@@ -156,7 +153,7 @@ class DestinationDetailApi(APIView):
         responses={200: DestinationOutput, **ERRORS},
     )
     def get(self, request: Request, destination_id: str) -> Response:
-        destination = _one(selectors.destination_list(), destination_id, "destination")
+        destination = row_or_404(selectors.destination_list(), destination_id, "destination")
         return response_of(DestinationOutput, selectors.destination_row(destination))
 
     @extend_schema(
@@ -166,7 +163,7 @@ class DestinationDetailApi(APIView):
         responses={200: DestinationOutput, **ERRORS},
     )
     def patch(self, request: Request, destination_id: str) -> Response:
-        destination = _one(Destination.objects.all(), destination_id, "destination")
+        destination = row_or_404(Destination.objects.all(), destination_id, "destination")
         changes = _valid(DestinationPatchInput, request.data)
         secret = changes.pop("secret", None)
         try:
@@ -181,7 +178,7 @@ class DestinationDetailApi(APIView):
         operation_id="alert_destination_delete", parameters=[DESTINATION_ID], responses={204: None, **ERRORS}
     )
     def delete(self, request: Request, destination_id: str) -> Response:
-        services.destination_delete(destination=_one(Destination.objects.all(), destination_id, "destination"))
+        services.destination_delete(destination=row_or_404(Destination.objects.all(), destination_id, "destination"))
         return Response(status=204)
 
 
@@ -198,7 +195,7 @@ class DestinationTestApi(APIView):
         responses={200: DeliveryOutput, **ERRORS},
     )
     def post(self, request: Request, destination_id: str) -> Response:
-        destination = _one(Destination.objects.all(), destination_id, "destination")
+        destination = row_or_404(Destination.objects.all(), destination_id, "destination")
         delivery = services.destination_test(destination=destination)
         return response_of(DeliveryOutput, selectors.delivery_row(delivery))
 
@@ -239,7 +236,7 @@ class DeliveryRetryApi(APIView):
         responses={200: DeliveryOutput, **ERRORS},
     )
     def post(self, request: Request, delivery_id: str) -> Response:
-        delivery = _one(Delivery.objects.select_related("destination"), delivery_id, "delivery")
+        delivery = row_or_404(Delivery.objects.select_related("destination"), delivery_id, "delivery")
         if delivery.state != Delivery.State.DEAD:
             return error_response(
                 "conflict", f"only a dead-lettered delivery is retried; this one is {delivery.state}", http_status=409

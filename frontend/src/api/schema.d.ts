@@ -3126,6 +3126,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a route's id */
                 route_id: number;
             };
             cookie?: never;
@@ -3471,6 +3472,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description a subscription's id */
                 subscription_id: number;
             };
             cookie?: never;
@@ -4562,6 +4564,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description an incident's id */
                 incident_id: number;
             };
             cookie?: never;
@@ -4630,6 +4633,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description an incident's id */
                 incident_id: number;
             };
             cookie?: never;
@@ -4698,6 +4702,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description an incident's id */
                 incident_id: number;
             };
             cookie?: never;
