@@ -166,7 +166,11 @@ def events_apply(*, event_ids: Sequence[int]) -> int:
     # Signatures are checked before the graph is touched; an enforcing policy quarantines failures.
     verified = events_verify(events=events)
     EVENTS_QUARANTINED.inc(len(events) - len(verified))
-    events = verified
+    # Heartbeats are the ledger's alone (recorded by `events_verify`): marked applied, never projected.
+    heartbeats = [e.id for e in verified if e.kind == LineageEvent.Kind.HEARTBEAT]
+    if heartbeats:
+        log_mark_applied(heartbeats, timezone.now())
+    events = [e for e in verified if e.kind != LineageEvent.Kind.HEARTBEAT]
     if not events:
         runs_settle(run_ids=unsettled)
         return 0
