@@ -8,6 +8,7 @@ import { HomePage } from "./pages/home/HomePage";
 import { ImpactPage } from "./pages/impact/ImpactPage";
 import { LineagePage } from "./pages/lineage/LineagePage";
 import { JobRunsPage } from "./pages/runs/JobRunsPage";
+import { TrustPage } from "./pages/trust/TrustPage";
 import { route, startRouter } from "./router";
 import { header } from "./shell/header";
 
@@ -17,6 +18,7 @@ route("/dataset", DatasetPage);
 route("/job", JobRunsPage);
 route("/failures", FailuresPage);
 route("/impact", ImpactPage);
+route("/trust", TrustPage);
 
 const app = document.getElementById("app")!;
 const outlet = h("main", { id: "outlet" });

@@ -70,7 +70,7 @@ def test_two_events_at_one_seq_are_a_fork_and_both_are_kept_as_evidence() -> Non
 def test_a_heartbeat_announcing_more_than_arrived_shows_the_stream_truncated() -> None:
     chain, events = signed_stream(6)
     heartbeat = chain.heartbeat()
-    record(events[:4] + [heartbeat])
+    record([*events[:4], heartbeat])
     stream = only(states())
     assert (stream["state"], stream["truncated"], stream["gaps"]) == ("truncated", (5, 6), [])
     record(events[4:])
@@ -78,11 +78,11 @@ def test_a_heartbeat_announcing_more_than_arrived_shows_the_stream_truncated() -
 
 
 def test_a_heartbeat_whose_head_is_another_event_is_a_fork() -> None:
-    chain, events = signed_stream(3)
+    _, events = signed_stream(3)
     other = StreamChain(KEY, "test:1")
     for event in contents(3, tag="other"):
         other.sign(event)
-    record(events + [other.heartbeat()])
+    record([*events, other.heartbeat()])
     assert only(states())["forks"][0][0] == 3
 
 

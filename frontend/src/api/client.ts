@@ -3,7 +3,7 @@
 import type {
   ApiErrorBody, ColumnLineageDiff, ColumnLineageResponse, LineageDiff, RunLineage, DatasetDetail,
   DatasetQuality, DatasetPage, Direction, FacetWarningList, FailureClassification, FailureGroupPage, FailurePage,
-  JobDetail, JobPage, Level, LineageResponse, NamespacePage, NearMissResponse, RunDetail, RunPage, SearchResponse, VersionDiff,
+  JobDetail, JobPage, LedgerStreamList, Level, LineageResponse, NamespacePage, NearMissResponse, RunDetail, RunPage, SearchResponse, VersionDiff,
 } from "./types";
 
 export const API_ROOT = "/api/v1";
@@ -152,4 +152,6 @@ export const api = {
   failureJobs: (p: PageParams & FailureFilters = {}) => get<FailureGroupPage>("/failures/jobs", { ...p }),
   search: (q: string, types?: string[], limit = 20, signal?: AbortSignal) =>
     get<SearchResponse>("/search", { q, types, limit }, signal),
+  /** Each producer stream's chain state: contiguous, gap, fork or truncated, with the seq ranges. */
+  ledgerStreams: (p: { producer?: string; limit?: number } = {}) => get<LedgerStreamList>("/ledger/streams", { ...p }),
 };

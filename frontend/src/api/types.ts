@@ -79,3 +79,9 @@ export type RunDetail = Schemas["RunDetail"];
 export type RunLineage = Schemas["RunLineage"];
 /** What one run wrote to a dataset (its `outputStatistics`), on the dataset page's trend. */
 export type WriteStatistics = Schemas["DatasetWriteStatistics"];
+
+/** `GET /ledger/streams`: each producer stream's chain state (docs/ledger.md), and the producers whose events came unchained. */
+export type LedgerStreamList = Schemas["LedgerStreamList"];
+export type LedgerStream = Schemas["LedgerStream"];
+export type LedgerState = Schemas["LedgerStreamStateEnum"];
+export type LedgerUnchained = Schemas["LedgerUnchained"];

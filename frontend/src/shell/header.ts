@@ -10,7 +10,8 @@ export function header(): HTMLElement {
     link("/", "Overview"),
     link("/lineage", "Lineage"),
     link("/failures", "Failures"),
-    link("/impact", "Impact"));
+    link("/impact", "Impact"),
+    link("/trust", "Trust"));
   onNavigate((url) => {
     for (const a of nav.querySelectorAll("a")) {
       const path = new URL(a.href).pathname;
