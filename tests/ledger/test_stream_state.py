@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 from copy import deepcopy
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from lineage_app.graph.driver import graph_read, records
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.validation import event_check
+from lineage_app.ingest.verification import events_verify
 from lineage_protocol import SIGNATURE_FACET, StreamChain, sign_event
 from tests.apply import accept_and_apply
 from tests.events import new_run_id, run_event
@@ -142,3 +145,14 @@ def test_a_heartbeat_is_applied_without_becoming_a_job_in_lineage(graph: object)
     assert set(LineageEvent.objects.values_list("kind", "status")) == {("run", "applied"), ("heartbeat", "applied")}
     jobs = graph_read(lambda tx: records(tx, "MATCH (j:Job) RETURN j.name AS name"))
     assert [job["name"] for job in jobs] == ["job_0"]
+
+
+def test_a_heartbeat_travels_through_a_file_and_import_events_like_any_event(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    chain, events = signed_stream(4)
+    path = tmp_path / "carried.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in [*events[:2], chain.heartbeat()]))
+    call_command("import_events", str(path), stdout=StringIO(), stderr=StringIO())
+    assert set(LineageEvent.objects.values_list("kind", flat=True)) == {"run", "heartbeat"}
+    events_verify(events=list(LineageEvent.objects.all()))
+    stream = only(states())
+    assert (stream["state"], stream["truncated"]) == ("truncated", (3, 4))

@@ -16,7 +16,7 @@ from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
 from lineage_app.signatures.models import ProducerKey
 from lineage_protocol import HEARTBEAT_FACET, SIGNATURE_FACET, public_key_pem, signed_hash
-from tests.conftest import ROOT
+from tests.conftest import ROOT, wait_until
 from tests.events import new_run_id, run_event
 from tests.relay.conftest import RelayProcess, post_json
 
@@ -51,17 +51,18 @@ def test_a_relay_that_withholds_its_tail_shows_truncated_through_its_heartbeat( 
     key, key_path = relay_key
     ProducerKey.objects.create(producer="site-c relay", public_key=public_key_pem(key.public_key()))
     out = tmp_path / "outbox"
-    relay = _relay(tmp_path, key_path, out)
+    relay = _relay(tmp_path, key_path, out, heartbeat_s="0.5")
     relay.start()
     status, _ = post_json(
         f"{relay.url}/api/v1/lineage/batch", [run_event("START", run_id=new_run_id()) for _ in range(5)]
     )
     assert status == 200
-    assert relay.terminate() == 0, relay.logs()  # a stopping relay sends a last heartbeat
+    wait_until(lambda: 5 in _heartbeat_seqs(out), timeout=30, what="a heartbeat announcing seq 5, in a closed file")
+    assert relay.terminate() == 0, relay.logs()
 
     lines = _lines(out)
     chained = [(path, n, e) for path, n, e in lines if _facet(e, SIGNATURE_FACET).get("seq")]
-    (heartbeat,) = [e for _, _, e in lines if HEARTBEAT_FACET in e["run"]["facets"]]
+    heartbeat = next(e for _, _, e in lines if _facet(e, HEARTBEAT_FACET).get("seq") == 5)
     assert [_facet(e, SIGNATURE_FACET)["seq"] for _, _, e in chained] == [1, 2, 3, 4, 5]
     assert (_facet(heartbeat, HEARTBEAT_FACET)["seq"], _facet(heartbeat, HEARTBEAT_FACET)["head"]) == (
         5,
