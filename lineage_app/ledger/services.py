@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from lineage_app.ledger.models import Fork, Gap, Heartbeat, Link, Stream, Unchained
 from lineage_app.signatures.models import ProducerKey
-from lineage_protocol import SignatureFormatError, is_heartbeat, read_heartbeat, read_signature
+from lineage_protocol import Signature, SignatureFormatError, is_heartbeat, read_heartbeat, read_signature
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -101,7 +101,7 @@ def ledger_record(*, events: Sequence[LedgerEvent]) -> None:
             stream.save()
 
 
-def _signature(event: LedgerEvent) -> Any:
+def _signature(event: LedgerEvent) -> Signature | None:
     try:
         return read_signature(event.payload)
     except SignatureFormatError:
