@@ -97,6 +97,7 @@ INSTALLED_APPS = [
     "lineage_app.accounts",
     "lineage_app.ingest",
     "lineage_app.signatures",
+    "lineage_app.ledger",
     "lineage_app.graph",
     "lineage_app.explorer",
     "lineage_app.ownership",

@@ -22,6 +22,7 @@ urlpatterns = [
     path("api/v1/", include("lineage_app.reports.urls")),
     path("api/v1/", include("lineage_app.notify.urls")),
     path("api/v1/", include("lineage_app.alerts.urls")),
+    path("api/v1/", include("lineage_app.ledger.urls")),
     path("api/v1/schema", SpectacularAPIView.as_view(), name="openapi-schema"),
     path("api/v1/docs", api_docs, name="api-docs"),
     path("", include("lineage_app.web.urls")),

@@ -2,6 +2,7 @@
 
 - canonical JSON (RFC 8785) and the content hash the server deduplicates on;
 - the `tributary_signature` run facet: Ed25519 over the canonical bytes of the event without it;
+- per-producer chains (`stream`, `seq`, `prev` in a version 2 signature facet) and signed heartbeats;
 - the signature status vocabulary, and the JSON Schemas of Tributary's own facets;
 - strict parsing of one serialised event;
 - the names both sides spell alike: facet keys, the ingest paths, the OpenLineage event types;
@@ -18,14 +19,27 @@ Django. Beside the API, two commands on it: `python -m lineage_protocol.keygen` 
 from __future__ import annotations
 
 from lineage_protocol.canonical import canonical_json, canonical_json_of_any, content_hash, outside_strings
+from lineage_protocol.chain import (
+    HEARTBEAT_FACET,
+    HEARTBEAT_JOB,
+    Head,
+    Heartbeat,
+    StreamChain,
+    heartbeat_event,
+    is_heartbeat,
+    read_heartbeat,
+    signed_hash,
+)
 from lineage_protocol.facet_schemas import facet_schema
 from lineage_protocol.receipt import RECEIPT_STATUSES, FailedEvent, batch_receipt, receipt_failures
 from lineage_protocol.signature import (
     ALGORITHM,
+    CHAINED_VERSION,
     DEFAULT_PRODUCER,
     SCHEMA_URL,
     SIGNATURE_FACET,
     CanonicalizationError,
+    ChainLink,
     EventParseError,
     Signature,
     SignatureFormatError,
@@ -43,6 +57,7 @@ from lineage_protocol.signature import (
     public_key_pem,
     read_signature,
     sign_event,
+    stream_name,
     verify_event,
 )
 from lineage_protocol.wire import BATCH_PATH, COUNTERS_FACET, EVENT_PATH, STREAMING_FACET, EventType
@@ -50,20 +65,27 @@ from lineage_protocol.wire import BATCH_PATH, COUNTERS_FACET, EVENT_PATH, STREAM
 __all__ = [
     "ALGORITHM",
     "BATCH_PATH",
+    "CHAINED_VERSION",
     "COUNTERS_FACET",
     "DEFAULT_PRODUCER",
     "EVENT_PATH",
+    "HEARTBEAT_FACET",
+    "HEARTBEAT_JOB",
     "RECEIPT_STATUSES",
     "SCHEMA_URL",
     "SIGNATURE_FACET",
     "STREAMING_FACET",
     "CanonicalizationError",
+    "ChainLink",
     "EventParseError",
     "EventType",
     "FailedEvent",
+    "Head",
+    "Heartbeat",
     "Signature",
     "SignatureFormatError",
     "SignatureProblem",
+    "StreamChain",
     "Verification",
     "VerificationStatus",
     "batch_receipt",
@@ -74,6 +96,8 @@ __all__ = [
     "content_hash",
     "facet_schema",
     "generate_private_key",
+    "heartbeat_event",
+    "is_heartbeat",
     "key_id",
     "load_private_key",
     "load_public_key",
@@ -81,8 +105,11 @@ __all__ = [
     "parse_event",
     "private_key_pem",
     "public_key_pem",
+    "read_heartbeat",
     "read_signature",
     "receipt_failures",
     "sign_event",
+    "signed_hash",
+    "stream_name",
     "verify_event",
 ]

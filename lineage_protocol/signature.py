@@ -27,9 +27,17 @@ ALGORITHM = "Ed25519"
 DEFAULT_PRODUCER = "https://github.com/tributary/tributary/tree/0.1.0/spark_agent"
 SCHEMA_URL = "https://github.com/tributary/tributary/blob/main/spark_agent/schemas/TributarySignatureRunFacet.json"
 
+# Version 1 (no `version` member) signs the event without the facet. Version 2 adds a chain position
+# (`stream`, `seq`, `prev`) and signs the event with the facet minus its `signature` member, so the
+# position is signed too. Both verify; a producer writes version 2 only when it chains.
+CHAINED_VERSION = 2
 _KEY_ID_PREFIX = "ed25519:"
 _KEY_ID_RE = re.compile(r"ed25519:[0-9a-f]{32}")
+_HASH_RE = re.compile(r"[0-9a-f]{64}")
 _SIGNATURE_BYTES = 64
+# A stream is `<keyId>/<instance>`; the instance names the producer process (a Spark application, a relay).
+STREAM_MAX_LENGTH = 200
+_INSTANCE_RE = re.compile(r"[A-Za-z0-9._:@-]{1,150}")
 
 
 class SignatureFormatError(ValueError):
@@ -41,12 +49,56 @@ class EventParseError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class ChainLink:
+    """An event's place in its producer's chain: `seq` (1, 2, 3, ...) in `stream`, after the event whose
+    content hash is `prev` (`None` only for a stream's first event when no earlier head was kept)."""
+
+    stream: str
+    seq: int
+    prev: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Signature:
-    """A parsed `tributary_signature` facet."""
+    """A parsed `tributary_signature` facet; `chain` is set for version 2."""
 
     algorithm: str
     key_id: str
     signature: bytes
+    chain: ChainLink | None = None
+
+
+def stream_name(key: str, instance: str) -> str:
+    """The stream of one producer instance signing with key id `key`: `<keyId>/<instance>`."""
+    if not _INSTANCE_RE.fullmatch(instance):
+        raise ValueError(f"stream instance {instance!r} must be 1-150 of A-Z a-z 0-9 . _ : @ -")
+    return f"{key}/{instance}"
+
+
+def stream_problem(stream: Any, key: str) -> str:
+    """Why `stream` is not a well-formed stream of key id `key`; empty when it is."""
+    if not isinstance(stream, str):
+        return "`stream` is not a string"
+    owner, _, instance = stream.partition("/")
+    if owner != key:
+        return f"`stream` {stream[:80]!r} does not belong to key {key}"
+    if not _INSTANCE_RE.fullmatch(instance):
+        return "`stream` instance must be 1-150 of A-Z a-z 0-9 . _ : @ -"
+    return ""
+
+
+def hash_problem(value: Any, name: str) -> str:
+    """Why `value` is not a content hash (64 lowercase hex digits); empty when it is."""
+    if isinstance(value, str) and _HASH_RE.fullmatch(value):
+        return ""
+    return f"`{name}` is not a content hash (64 lowercase hex digits)"
+
+
+def seq_problem(value: Any, name: str, *, least: int) -> str:
+    """Why `value` is not an integer from `least` up (within JSON's exact range); empty when it is."""
+    if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= 2**53 - 1:
+        return f"`{name}` is not an integer from {least} up"
+    return ""
 
 
 class VerificationStatus(StrEnum):
@@ -91,20 +143,25 @@ def _b64url(data: bytes) -> str:
 
 
 def _unsigned_view(event: Mapping[str, Any]) -> dict[str, Any]:
-    """The event without its signature facet: copies only the three dicts on the path to it."""
+    """What the signature covers: for version 1 the event without its signature facet, for version 2
+    the event with the facet minus its `signature` member. Copies only the dicts on the path to it."""
     top = dict(event)
     run = top.get("run")
     if isinstance(run, Mapping):
         facets = run.get("facets")
         if isinstance(facets, Mapping) and SIGNATURE_FACET in facets:
             facets = dict(facets)
-            del facets[SIGNATURE_FACET]
+            facet = facets.pop(SIGNATURE_FACET)
+            if isinstance(facet, Mapping) and "version" in facet:
+                facets[SIGNATURE_FACET] = {name: value for name, value in facet.items() if name != "signature"}
             top["run"] = {**run, "facets": facets}
     return top
 
 
 def canonical_bytes(event: Mapping[str, Any]) -> bytes:
-    """RFC 8785 (JCS) bytes of `event` with `run.facets.tributary_signature` removed.
+    """RFC 8785 (JCS) bytes of what the signature of `event` covers: the event with
+    `run.facets.tributary_signature` removed (version 1), or with only its `signature` member removed
+    (version 2, whose facet carries the chain position).
 
     Raises `CanonicalizationError` (a `ValueError`) for values JCS cannot represent:
     integers beyond +-(2**53 - 1), NaN or infinite floats, lone surrogates, non-string keys,
@@ -174,8 +231,12 @@ def sign_event(
     private_key: Ed25519PrivateKey,
     *,
     producer: str = DEFAULT_PRODUCER,
+    chain: ChainLink | None = None,
 ) -> dict[str, Any]:
     """Return a new event carrying a `tributary_signature` run facet; `event` is not modified.
+
+    With `chain` the facet is version 2: it carries the event's `stream`, `seq` and `prev`, and the
+    signature covers them. Without, it is version 1, as every producer wrote before chains.
 
     `run.facets` is set to `{}` first if absent, and that is what gets signed. An existing
     signature facet is replaced. Only the top level, `run` and `run.facets` are copied;
@@ -191,14 +252,24 @@ def sign_event(
         raise ValueError("`run.facets` must be an object")
     facets = {name: facet for name, facet in facets.items() if name != SIGNATURE_FACET}
     signed = {**event, "run": {**run, "facets": facets}}
-    signature = private_key.sign(canonical_bytes(signed))
-    facets[SIGNATURE_FACET] = {
+    facet: dict[str, Any] = {
         "_producer": producer,
         "_schemaURL": SCHEMA_URL,
         "algorithm": ALGORITHM,
         "keyId": key_id(private_key.public_key()),
-        "signature": _b64url(signature),
     }
+    if chain is not None:
+        problem = stream_problem(chain.stream, facet["keyId"]) or seq_problem(chain.seq, "seq", least=1)
+        if chain.prev is not None:
+            problem = problem or hash_problem(chain.prev, "prev")
+        elif chain.seq > 1:
+            problem = "`prev` is required after a stream's first event"
+        if problem:
+            raise ValueError(problem)
+        facet.update(version=CHAINED_VERSION, stream=chain.stream, seq=chain.seq, prev=chain.prev)
+        facets[SIGNATURE_FACET] = facet
+    signature = private_key.sign(canonical_bytes(signed))
+    facets[SIGNATURE_FACET] = {**facet, "signature": _b64url(signature)}
     return signed
 
 
@@ -239,7 +310,23 @@ def read_signature(event: Mapping[str, Any]) -> Signature | None:
         algorithm=facet["algorithm"],
         key_id=facet["keyId"],
         signature=_decode_signature(facet["signature"]),
+        chain=_read_chain(facet) if "version" in facet else None,
     )
+
+
+def _read_chain(facet: Mapping[str, Any]) -> ChainLink:
+    """The chain position of a version 2 facet; `SignatureFormatError` if it is not well-formed."""
+    if facet["version"] != CHAINED_VERSION or isinstance(facet["version"], bool):
+        raise SignatureFormatError(f"unsupported `version` {facet['version']!r}, expected {CHAINED_VERSION}")
+    prev = facet.get("prev")
+    problem = stream_problem(facet.get("stream"), facet["keyId"]) or seq_problem(facet.get("seq"), "seq", least=1)
+    if prev is not None:
+        problem = problem or hash_problem(prev, "prev")
+    elif not problem and facet["seq"] > 1:
+        problem = "`prev` is required after a stream's first event"
+    if problem:
+        raise SignatureFormatError(problem)
+    return ChainLink(stream=facet["stream"], seq=facet["seq"], prev=prev)
 
 
 def _matches(event: Mapping[str, Any], signature: Signature, public_key: Ed25519PublicKey) -> str:

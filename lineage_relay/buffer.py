@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from lineage_protocol import Head
+
 log = logging.getLogger("lineage_relay")
 
 # Why a producer's events were refused (answered 503) instead of being buffered.
@@ -20,6 +22,9 @@ DROP_REASONS = ("buffer_full", "disk_full", "storage_error")
 # Counters kept in the database, each updated in the transaction that does what it counts, so they
 # match the buffer exactly across crashes and restarts.
 DURABLE_COUNTERS = ("received", "forwarded", "written", "rejected")
+# How many chained events' sources are remembered to recognise a producer's retry (a lost answer is retried
+# within minutes; at 1,000 events/s this is more than a minute of them).
+CHAINED_KEPT = 100_000
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS pending (
@@ -36,6 +41,17 @@ CREATE TABLE IF NOT EXISTS rejected (
     body BLOB NOT NULL
 );
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+-- The events the relay chained, by the content hash of the event as the producer sent it (the newest
+-- `CHAINED_KEPT`): a producer's retry of one of them is answered with its id, not signed into the chain again.
+CREATE TABLE IF NOT EXISTS chained (source TEXT PRIMARY KEY, id INTEGER NOT NULL);
+-- The head of the relay's stream (docs/ledger.md), written with the events it signed: the next start's
+-- stream names it, so a restart leaves no unexplained break in the chain.
+CREATE TABLE IF NOT EXISTS chain_head (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    stream TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    hash TEXT
+);
 """
 
 
@@ -71,6 +87,8 @@ class _Request:
     """One producer request waiting for the group commit that answers it (ids, or why it was refused)."""
 
     bodies: list[bytes]
+    head: Head | None = None
+    sources: list[str | None] | None = None
     ids: list[int] | None = None
     refused: BufferRefused | None = None
 
@@ -118,13 +136,18 @@ class EventBuffer:
         row = self.connection.execute("SELECT count(*), coalesce(sum(length(body)), 0) FROM pending").fetchone()
         self._events, self._bytes = int(row[0]), int(row[1])
 
-    def add(self, *, bodies: list[bytes]) -> list[int]:
+    def add(
+        self, *, bodies: list[bytes], head: Head | None = None, sources: list[str | None] | None = None
+    ) -> list[int]:
         """Commit `bodies` (all or none) and return their ids; `BufferRefused` if they cannot be kept.
+
+        `head`, when given, is the relay's chain head once `bodies` are signed, and `sources` what each body was
+        before the relay signed it (`None` for one it did not): both are stored with them.
 
         Group commit: while one request thread commits, the others queue; the next to get the lock
         commits every queued request in one transaction, so concurrent producers share one fsync.
         """
-        request = _Request(bodies)
+        request = _Request(bodies, head, sources)
         with self._queue_lock:
             self._queue.append(request)
         with self._lock:
@@ -168,6 +191,24 @@ class EventBuffer:
                     for body in request.bodies
                 ]
             _count(connection, received=sum(len(request.bodies) for request in admitted))
+            chained = [
+                (source, pending)
+                for request in admitted
+                for source, pending in zip(request.sources or [], request.ids or [], strict=False)
+                if source is not None
+            ]
+            if chained:
+                connection.executemany("INSERT OR REPLACE INTO chained (source, id) VALUES (?, ?)", chained)
+                connection.execute(
+                    "DELETE FROM chained WHERE rowid <= (SELECT max(rowid) FROM chained) - ?", (CHAINED_KEPT,)
+                )
+            heads = [request.head for request in admitted if request.head is not None]
+            if heads:
+                head = max(heads, key=lambda h: h.seq)
+                connection.execute(
+                    "INSERT OR REPLACE INTO chain_head (id, stream, seq, hash) VALUES (1, ?, ?, ?)",
+                    (head.stream, head.seq, head.hash),
+                )
             connection.execute("COMMIT")
         except sqlite3.Error as exc:
             _rollback(connection)
@@ -236,6 +277,18 @@ class EventBuffer:
             connection = self._open_connection()
             row = connection.execute("SELECT received_at FROM pending ORDER BY id LIMIT 1").fetchone()
             return Backlog(self._events, self._bytes, float(row[0]) if row else None)
+
+    def chained_id(self, source: str) -> int | None:
+        """The id the relay gave the event it chained from `source`, if it remembers one."""
+        with self._lock:
+            row = self._open_connection().execute("SELECT id FROM chained WHERE source = ?", (source,)).fetchone()
+        return int(row[0]) if row else None
+
+    def chain_head(self) -> Head | None:
+        """The head of the stream the relay signed last (`None` before its first signed event)."""
+        with self._lock:
+            row = self._open_connection().execute("SELECT stream, seq, hash FROM chain_head").fetchone()
+        return Head(str(row[0]), int(row[1]), row[2]) if row else None
 
     def counters(self) -> dict[str, int]:
         """The durable counters (`DURABLE_COUNTERS`), zero when nothing has been counted yet."""

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import signal
+import socket
 import sqlite3
 import sys
 import threading
+import uuid
 from types import FrameType
 from typing import Any
 
-from lineage_protocol import key_id, load_private_key
-from lineage_relay.buffer import EventBuffer
+from lineage_protocol import StreamChain, load_private_key
+from lineage_relay.buffer import BufferRefused, EventBuffer
 from lineage_relay.config import FORWARD_BATCH_BYTES, RelayConfig, relay_config_parse
 from lineage_relay.drain import Drain
 from lineage_relay.forwarder import Forwarder, ServerClient, ServerStatus
@@ -41,9 +44,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"relay: {exc}", file=sys.stderr)
         return 2
     status, drain, destination = _drain(config, buffer, client)
+    # A new stream per start, following the head the buffer kept from the last one (docs/ledger.md).
+    chain = StreamChain(key, relay_instance(), after=buffer.chain_head())
     relay = Relay(
         buffer=buffer,
-        key=key,
+        chain=chain,
         status=status,
         drain=drain,
         max_event_bytes=config.max_event_bytes,
@@ -67,12 +72,16 @@ def main(argv: list[str] | None = None) -> int:
     drain.start()
     serving = threading.Thread(target=http.serve_forever, name="relay-http", daemon=True)
     serving.start()
+    beating = threading.Thread(
+        target=_heartbeats, args=(relay, stop, config.heartbeat_s), name="relay-heartbeat", daemon=True
+    )
+    beating.start()
     backlog = buffer.backlog()
     log.info(
-        "relay: listening on http://%s:%d, signing as %s, %s (%d events pending in %s)",
+        "relay: listening on http://%s:%d, signing as stream %s, %s (%d events pending in %s)",
         config.host,
         http.server_address[1],
-        key_id(key.public_key()),
+        chain.stream,
         destination,
         backlog.events,
         config.buffer,
@@ -81,11 +90,31 @@ def main(argv: list[str] | None = None) -> int:
     log.info("relay: stopping")
     http.shutdown()
     http.server_close()
+    beating.join()
+    _heartbeat(relay)  # the final head, so a tail withheld after the last periodic heartbeat shows too
     drain.stop(timeout_s=_STOP_TIMEOUT_S)
     left = buffer.backlog().events
     buffer.close()
     log.info("relay: stopped; %d events stay buffered for the next start", left)
     return 0
+
+
+def relay_instance() -> str:
+    """This relay process's stream instance: `relay:<host>:<random>` (a restart is a new stream)."""
+    host = re.sub(r"[^A-Za-z0-9.-]", "-", socket.gethostname())[:60] or "host"
+    return f"relay:{host}:{uuid.uuid4().hex[:12]}"
+
+
+def _heartbeats(relay: Relay, stop: threading.Event, every_s: float) -> None:
+    while not stop.wait(every_s):
+        _heartbeat(relay)
+
+
+def _heartbeat(relay: Relay) -> None:
+    try:
+        relay.heartbeat()
+    except BufferRefused as exc:  # full or closing: the next one announces the same head, or a later one
+        log.warning("relay: heartbeat not buffered: %s", exc.message)
 
 
 def _drain(

@@ -30,6 +30,7 @@ class RelayConfig:
     keep_rejected: int
     timeout_s: float
     retry_max_s: float
+    heartbeat_s: float
     log_level: str
 
 
@@ -138,6 +139,13 @@ _OPTIONS = {
         _positive(float),
         30.0,
         "longest pause between attempts while the server is unavailable",
+    ),
+    "heartbeat_s": _Option(
+        "--heartbeat-seconds",
+        ("TRIBUTARY_RELAY_HEARTBEAT_SECONDS",),
+        _positive(float),
+        60.0,
+        "how often the relay sends a signed heartbeat announcing its stream's head (docs/ledger.md)",
     ),
     "log_level": _Option("--log-level", ("TRIBUTARY_RELAY_LOG_LEVEL",), str.upper, "INFO", "logging level"),
 }

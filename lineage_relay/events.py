@@ -1,15 +1,22 @@
-"""What the relay makes of a request body: strictly parsed events, signed with the node's key unless already signed."""
+"""What the relay makes of a request body: strictly parsed events, signed as the next links of the relay's stream
+unless already signed."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
-from lineage_protocol import SIGNATURE_FACET, parse_event, sign_event
+from lineage_protocol import (
+    SIGNATURE_FACET,
+    CanonicalizationError,
+    StreamChain,
+    canonical_json,
+    content_hash,
+    parse_event,
+)
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 
@@ -30,12 +37,31 @@ class NotABatch(ValueError):
         self.message = message
 
 
-def event_signed(*, raw: bytes | str, key: Ed25519PrivateKey) -> bytes:
-    """The bytes to buffer for one serialised event: signed by `key`, or untouched when there is nothing to add.
+@dataclass(frozen=True, slots=True)
+class Signed:
+    """What to buffer for one event: its bytes and, when the relay chained it, the content hash of the event as
+    the producer sent it (`source`), by which a producer's retry is recognised."""
+
+    body: bytes
+    source: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Retried:
+    """An event the relay has already chained (a producer that lost the answer sent it again): not signed twice."""
+
+    source: str
+
+
+def event_signed(*, raw: bytes | str, chain: StreamChain, chained: Callable[[str], bool]) -> Signed | Retried:
+    """What to buffer for one serialised event: signed as `chain`'s next link, or untouched when there is nothing
+    to add. The caller stores what this returns before signing anything else (`Relay.store`).
 
     An event that already carries a `tributary_signature` facet was signed where it was made and is
     kept byte for byte; a dataset or job event has no run facets to carry a signature and is kept
-    as it came. The server verifies both. Raises `EventRefused`.
+    as it came. The server verifies both. An event `chained` says the relay signed before is `Retried`:
+    signing it again would give it a second place in the chain, and the server a second event.
+    Raises `EventRefused`.
     """
     try:
         event = parse_event(raw)
@@ -43,12 +69,18 @@ def event_signed(*, raw: bytes | str, key: Ed25519PrivateKey) -> bytes:
         raise EventRefused(f"not a JSON object the relay can sign: {exc}") from None
     run = event.get("run")
     if not isinstance(run, Mapping) or _has_signature(run):
-        return raw.encode() if isinstance(raw, str) else raw
+        return Signed(raw.encode() if isinstance(raw, str) else raw)
     try:
-        signed = sign_event(event, key)
-    except ValueError as exc:  # includes CanonicalizationError
+        source = content_hash(canonical_json(event))
+    except CanonicalizationError as exc:
         raise EventRefused(f"cannot sign the event: {exc}") from None
-    return json.dumps(signed, separators=(",", ":"), ensure_ascii=False).encode()
+    if chained(source):
+        return Retried(source)
+    try:
+        signed = chain.sign(event)
+    except ValueError as exc:
+        raise EventRefused(f"cannot sign the event: {exc}") from None
+    return Signed(json.dumps(signed, separators=(",", ":"), ensure_ascii=False).encode(), source)
 
 
 def batch_items(*, raw: bytes) -> list[str]:

@@ -5,17 +5,17 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import threading
 import zlib
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
-from lineage_protocol import BATCH_PATH, EVENT_PATH, FailedEvent, batch_receipt
+from lineage_protocol import BATCH_PATH, EVENT_PATH, FailedEvent, StreamChain, batch_receipt
 from lineage_relay.buffer import BufferRefused, EventBuffer
 from lineage_relay.drain import Drain
-from lineage_relay.events import EventRefused, NotABatch, batch_items, event_signed
+from lineage_relay.events import EventRefused, NotABatch, Retried, Signed, batch_items, event_signed
 from lineage_relay.forwarder import ServerStatus
 from lineage_relay.metrics import CONTENT_TYPE, health_body, metrics_text
 from lineage_relay.writer import OutputStatus
@@ -25,17 +25,84 @@ log = logging.getLogger("lineage_relay")
 _IDLE_CONNECTION_S = 60.0  # a keep-alive connection the producer leaves idle this long is closed
 
 
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """Where one event is in the buffer; `duplicate` when it was there already (a producer's retry)."""
+
+    id: int
+    duplicate: bool
+
+
 @dataclass
 class Relay:
     """Everything a request handler needs."""
 
     buffer: EventBuffer
-    key: Ed25519PrivateKey
+    chain: StreamChain
     status: ServerStatus | OutputStatus
     drain: Drain  # what empties the buffer: forwarding to the server, or writing files
     max_event_bytes: int
     max_batch_bytes: int
     producer_token: str | None
+    # Held while events are signed and stored: the chain's order is the buffer's, and an event the buffer
+    # refuses gives its seq back (`StreamChain.rewind`), so a refusal never leaves a gap.
+    sealing: threading.Lock = field(default_factory=threading.Lock)
+
+    def store(self, items: Sequence[bytes | str]) -> list[Stored | EventRefused]:
+        """Sign `items` as the chain's next links and buffer them with the new head, as one step; per item its
+        buffer id (a retry of an event already chained: the earlier one's) or why it was refused. Raises
+        `BufferRefused` when the buffer cannot take them (and then gives their seqs back)."""
+        with self.sealing:
+            before = self.chain.head()
+            signing: dict[str, int] = {}  # sources chained in this request, by index: a repeat is a retry too
+            outcomes: list[Signed | Retried | EventRefused] = []
+            for item in items:
+                outcome: Signed | Retried | EventRefused
+                try:
+                    outcome = event_signed(
+                        raw=item,
+                        chain=self.chain,
+                        chained=lambda source: source in signing or self.buffer.chained_id(source) is not None,
+                    )
+                except EventRefused as exc:
+                    outcome = exc
+                if isinstance(outcome, Signed) and outcome.source is not None:
+                    signing[outcome.source] = len(outcomes)
+                outcomes.append(outcome)
+            new = [o for o in outcomes if isinstance(o, Signed)]
+            try:
+                ids = (
+                    []
+                    if not new
+                    else self.buffer.add(
+                        bodies=[o.body for o in new], head=self.chain.head(), sources=[o.source for o in new]
+                    )
+                )
+            except BufferRefused:
+                self.chain.rewind(before)
+                raise
+        if new:
+            self.drain.wake()
+        stored = dict(zip(map(id, new), ids, strict=True))
+        answers: list[Stored | EventRefused] = []
+        for outcome in outcomes:
+            if isinstance(outcome, Signed):
+                answers.append(Stored(stored[id(outcome)], duplicate=False))
+            elif isinstance(outcome, Retried):
+                earlier = signing.get(outcome.source)
+                pending = (
+                    stored[id(outcomes[earlier])] if earlier is not None else self.buffer.chained_id(outcome.source)
+                )
+                answers.append(Stored(pending or 0, duplicate=True))
+            else:
+                answers.append(outcome)
+        return answers
+
+    def heartbeat(self) -> None:
+        """Buffer a signed heartbeat announcing the stream's head; forwarded or written like any event."""
+        with self.sealing:
+            self.buffer.add(bodies=[json.dumps(self.chain.heartbeat(), separators=(",", ":")).encode()])
+        self.drain.wake()
 
 
 class HttpError(Exception):
@@ -99,12 +166,12 @@ class RelayHandler(BaseHTTPRequestHandler):
     def _accept_event(self) -> tuple[int, dict[str, Any]]:
         relay = self.server.relay
         raw = self._body(limit=relay.max_event_bytes)
-        try:
-            body = event_signed(raw=raw, key=relay.key)
-        except EventRefused as exc:
-            raise HttpError(400, "invalid_event", exc.message) from None
-        (event_id,) = self._store([body])
-        return 201, {"id": event_id, "status": "accepted", "warnings": []}
+        (outcome,) = self._store([raw])
+        if isinstance(outcome, EventRefused):
+            raise HttpError(400, "invalid_event", outcome.message)
+        if outcome.duplicate:
+            return 200, {"id": outcome.id, "status": "duplicate", "warnings": []}
+        return 201, {"id": outcome.id, "status": "accepted", "warnings": []}
 
     def _accept_batch(self) -> tuple[int, dict[str, Any]]:
         relay = self.server.relay
@@ -115,34 +182,32 @@ class RelayHandler(BaseHTTPRequestHandler):
             raise HttpError(400, "invalid_batch", exc.message) from None
         if not items:
             raise HttpError(400, "invalid_batch", "the batch is empty: send an array of at least one event")
+        fitting = [i for i, item in enumerate(items) if len(item.encode()) <= relay.max_event_bytes]
+        outcomes: dict[int, Stored | EventRefused] = dict(
+            zip(fitting, self._store([items[i] for i in fitting]), strict=True)
+        )
+        too_large = EventRefused(f"event is larger than the limit of {relay.max_event_bytes} bytes")
         results: list[dict[str, Any]] = []
         failed: list[FailedEvent] = []
-        bodies: list[bytes] = []
-        for index, item in enumerate(items):
-            try:
-                if len(item.encode()) > relay.max_event_bytes:
-                    raise EventRefused(f"event is larger than the limit of {relay.max_event_bytes} bytes")
-                bodies.append(event_signed(raw=item, key=relay.key))
-                results.append({"index": index, "status": "accepted", "id": None, "errors": [], "warnings": []})
-            except EventRefused as exc:
-                error = {"path": f"$[{index}]", "message": exc.message}
+        for index in range(len(items)):
+            outcome = outcomes.get(index, too_large)
+            if isinstance(outcome, EventRefused):
+                error = {"path": f"$[{index}]", "message": outcome.message}
                 results.append({"index": index, "status": "rejected", "id": None, "errors": [error], "warnings": []})
-                failed.append(FailedEvent(index=index, reason=f"{exc.message} (at $[{index}])", retriable=False))
-        ids = iter(self._store(bodies) if bodies else [])
-        for result in results:
-            if result["status"] == "accepted":
-                result["id"] = next(ids)
+                failed.append(FailedEvent(index=index, reason=f"{outcome.message} (at $[{index}])", retriable=False))
+            else:
+                status = "duplicate" if outcome.duplicate else "accepted"
+                results.append({"index": index, "status": status, "id": outcome.id, "errors": [], "warnings": []})
         return 200, {**batch_receipt(received=len(items), failed=failed), "results": results}
 
-    def _store(self, bodies: list[bytes]) -> list[int]:
-        relay = self.server.relay
+    def _store(self, items: list[bytes] | list[str]) -> list[Stored | EventRefused]:
+        if not items:
+            return []
         try:
-            ids = relay.buffer.add(bodies=bodies)
+            return self.server.relay.store(items)
         except BufferRefused as exc:
             # 503, not 507: the status that producers' HTTP clients retry (openlineage-python by default).
             raise HttpError(503, exc.reason, f"{exc.message}; retry later") from None
-        relay.drain.wake()
-        return ids
 
     def _authorise(self) -> None:
         token = self.server.relay.producer_token

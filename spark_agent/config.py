@@ -22,6 +22,7 @@ ENV = {
     "dataset_owners": "TRIBUTARY_DATASET_OWNERS",
     "job_owners": "TRIBUTARY_JOB_OWNERS",
     "streaming_progress_interval_s": "TRIBUTARY_STREAMING_INTERVAL",
+    "heartbeat_interval_s": "TRIBUTARY_HEARTBEAT_INTERVAL",
 }
 
 
@@ -50,6 +51,8 @@ class AgentConfig:
     merge_window_s: float = 3.0
     # a streaming query's RUNNING events: the first progress at once, then at most one per interval
     streaming_progress_interval_s: float = 30.0
+    # with a signing key: a signed heartbeat announcing the chain's head this often, and at shutdown
+    heartbeat_interval_s: float = 300.0
 
     @property
     def resolved_transport(self) -> str | None:

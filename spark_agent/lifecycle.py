@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import re
 import sys
 import threading
 import time
 import traceback
+import uuid
+from pathlib import Path
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from lineage_protocol import EventType
+from lineage_protocol import EventType, Head, StreamChain
 from spark_agent import facets, hooks, listener, streaming
 from spark_agent.actions import ActionAssembler
 from spark_agent.config import AgentConfig, resolve_config
@@ -70,7 +75,7 @@ class Agent:
         self._quality: dict[str, dict[str, Any]] = {}  # dataset name -> its reported data-quality facets
         self._dataset_owners = _owner_rules("dataset_owners", config.dataset_owners)
         self._job_owners = _owner_rules("job_owners", config.job_owners)
-        self._signing_key = _load_signing_key(config.signing_key_path)
+        self._chain = _chain(_load_signing_key(config.signing_key_path), spark, config)
         self._ctx = ExtractContext(
             jvm=spark.sparkContext._jvm,
             session=spark._jsparkSession,
@@ -93,6 +98,9 @@ class Agent:
             self._emit,
             self.counters,
         )
+        self._beats_stop = threading.Event()
+        if self._chain is not None:
+            threading.Thread(target=self._heartbeats, name="tributary-heartbeat", daemon=True).start()
         self._stream_listener = streaming.StreamListener(self._streams, self.counters)
         try:
             streaming.register(spark, self._stream_listener)
@@ -144,6 +152,8 @@ class Agent:
         self._assembler.close()
         state = EventType.ABORT if self._aborted else EventType.FAIL if self._error else EventType.COMPLETE
         self._emit(self._app_event(state, time.time()))
+        self._beats_stop.set()
+        self._heartbeat()
         self._emitter.close(max(0.1, timeout - (time.monotonic() - started)))
         hooks.untrack(self)
         if _current is self:
@@ -278,12 +288,24 @@ class Agent:
         }
         return facets.run_event(state, when, self.run_id, self.job, run_facets, job_facets)
 
-    def _emit(self, event: dict[str, Any]) -> None:
-        if self._signing_key is not None:
-            try:
-                from lineage_protocol import sign_event
+    def _heartbeats(self) -> None:
+        while not self._beats_stop.wait(self.config.heartbeat_interval_s):
+            self._heartbeat()
 
-                event = sign_event(event, self._signing_key)
+    def _heartbeat(self) -> None:
+        """Queue a signed heartbeat announcing the chain's head, and keep the head beside the file transport."""
+        if self._chain is None:
+            return
+        try:
+            self._emitter.put(self._chain.heartbeat(namespace=self.config.namespace))
+            chain_head_keep(self.config, self._chain.head())
+        except Exception:  # lineage never hurts the job
+            log.warning("tributary: could not send a heartbeat", exc_info=True)
+
+    def _emit(self, event: dict[str, Any]) -> None:
+        if self._chain is not None:
+            try:
+                event = self._chain.sign(event)
             except Exception:
                 self.counters.add("events_signing_failed_total")
                 log.warning("tributary: could not sign an event; sending it unsigned", exc_info=True)
@@ -351,6 +373,46 @@ def _owner_rules(option: str, value: Any) -> OwnerRules:
     except ValueError as exc:
         log.warning("tributary: ignoring %s: %s", option, exc)
         return OwnerRules()
+
+
+def _chain(key: Any, spark: SparkSession, config: AgentConfig) -> StreamChain | None:
+    """The application's signing chain (`None` without a key): a new stream per application, following the
+    head kept beside the file transport or spill by the application before it (docs/ledger.md)."""
+    if key is None:
+        return None
+    try:
+        app_id = re.sub(r"[^A-Za-z0-9._:@-]", "-", str(spark.sparkContext.applicationId))[:100]
+        return StreamChain(key, f"spark:{app_id}:{uuid.uuid4().hex[:8]}", after=chain_head_kept(config))
+    except Exception:
+        log.warning("tributary: cannot start a signing chain; events will be unsigned", exc_info=True)
+        return None
+
+
+def chain_head_kept(config: AgentConfig) -> Head | None:
+    """The head the previous application kept beside the file transport, if there is one and it reads."""
+    if not config.file_path:
+        return None
+    try:
+        kept = json.loads(_head_path(config.file_path).read_text())
+        return Head(str(kept["stream"]), int(kept["seq"]), kept["hash"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def chain_head_keep(config: AgentConfig, head: Head) -> None:
+    """Keep `head` beside the file transport (replaced atomically) for the next application's stream to name."""
+    if not config.file_path or head.seq == 0:
+        return
+    path = _head_path(config.file_path)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps({"stream": head.stream, "seq": head.seq, "hash": head.hash}))
+    os.replace(partial, path)
+
+
+def _head_path(file_path: str) -> Path:
+    """`.<file name>.chain-head` in the file's directory: hidden, so `ship` never sends it."""
+    path = Path(file_path)
+    return path.with_name(f".{path.name}.chain-head")
 
 
 def _load_signing_key(path: str | None) -> Any:

@@ -11,6 +11,7 @@ import { IncidentPage } from "./pages/incidents/IncidentPage";
 import { IncidentsPage } from "./pages/incidents/IncidentsPage";
 import { LineagePage } from "./pages/lineage/LineagePage";
 import { JobRunsPage } from "./pages/runs/JobRunsPage";
+import { TrustPage } from "./pages/trust/TrustPage";
 import { route, startRouter } from "./router";
 import { header } from "./shell/header";
 
@@ -23,6 +24,7 @@ route("/impact", ImpactPage);
 route("/incidents", IncidentsPage);
 route("/incident", IncidentPage);
 route("/destinations", DestinationsPage);
+route("/trust", TrustPage);
 
 const app = document.getElementById("app")!;
 const outlet = h("main", { id: "outlet" });

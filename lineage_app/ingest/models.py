@@ -22,6 +22,7 @@ class LineageEvent(models.Model):
         RUN = "run", "RunEvent"
         DATASET = "dataset", "DatasetEvent"
         JOB = "job", "JobEvent"
+        HEARTBEAT = "heartbeat", "Heartbeat"
 
     # Statuses of events a worker may (still) apply: pending, or failed and sent again.
     APPLYABLE = (Status.PENDING, Status.FAILED)

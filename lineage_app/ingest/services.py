@@ -171,7 +171,11 @@ def events_apply(*, event_ids: Sequence[int], publish: bool = True) -> int:
     checked = events
     verified = events_verify(events=events)
     EVENTS_QUARANTINED.inc(len(events) - len(verified))
-    events = verified
+    # Heartbeats are the ledger's alone (recorded by `events_verify`): marked applied, never projected.
+    heartbeats = [e.id for e in verified if e.kind == LineageEvent.Kind.HEARTBEAT]
+    if heartbeats:
+        log_mark_applied(heartbeats, timezone.now())
+    events = [e for e in verified if e.kind != LineageEvent.Kind.HEARTBEAT]
     if not events:
         if publish:
             changes_publish(change_records(checked=checked, applied=[], folds=[], new_versions=frozenset()))

@@ -17,7 +17,7 @@ from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
-from lineage_protocol import canonical_json, content_hash, facet_schema
+from lineage_protocol import canonical_json, content_hash, facet_schema, is_heartbeat
 
 SPEC_DIR = Path(__file__).parent / "openlineage_spec"
 SPEC_ID = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
@@ -146,6 +146,9 @@ def event_check(payload: Any, *, path_prefix: str = "") -> CheckedEvent:
         )
     run = payload.get("run") or {}
     job = payload.get("job") or {}
+    if kind == "run" and is_heartbeat(payload):
+        # A producer's heartbeat (docs/ledger.md): logged and verified, recorded in the ledger, never a run.
+        kind, run = "heartbeat", {}
     return CheckedEvent(
         payload=payload,
         canonical=canonical,

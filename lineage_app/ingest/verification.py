@@ -1,4 +1,5 @@
-"""Verification writes: record each logged event's signature status, quarantine what an enforcing policy holds back."""
+"""Verification writes: record each logged event's signature status and chain position (the ledger), quarantine
+what an enforcing policy holds back."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from lineage_app.ingest.models import LineageEvent
+from lineage_app.ledger.services import LedgerEvent, ledger_record
 from lineage_app.signatures.models import SignaturePolicy
 from lineage_app.signatures.selectors import events_check, policy_modes
 
@@ -35,4 +37,15 @@ def events_verify(*, events: Sequence[LineageEvent]) -> list[LineageEvent]:
         LineageEvent.objects.filter(id=event.id).update(status=event.status, status_reason=event.status_reason)
     for status, ids in by_status.items():
         LineageEvent.objects.filter(id__in=ids).update(verification=status)
+    ledger_record(
+        events=[
+            LedgerEvent(
+                content_hash=e.content_hash,
+                payload=e.payload,
+                event_time=e.event_time,
+                verified=outcomes[e.id].ok,
+            )
+            for e in events
+        ]
+    )
     return passed

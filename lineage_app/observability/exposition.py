@@ -49,6 +49,16 @@ class EventLogGauges:
     # Applied events whose run no worker has settled yet (`fold_pending`), and the last graph check.
     fold_pending: int = 0
     graph_check: GraphCheckGauges | None = None
+    ledger: LedgerGauges | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class LedgerGauges:
+    """What the ledger adds up to across streams (`ledger.selectors.ledger_gauges`, docs/ledger.md)."""
+
+    open_gaps: int
+    forks: int
+    truncated_streams: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -97,6 +107,23 @@ class EventLogCollector(Collector):
             "Applied events whose run's node a worker has not yet re-folded with them (the sweeper settles them).",
             value=gauges.fold_pending,
         )
+        ledger = gauges.ledger
+        if ledger is not None:
+            yield GaugeMetricFamily(
+                "tributary_ledger_open_gaps",
+                "Missing seq ranges below a stream's highest arrived event, across producers' streams (want 0).",
+                value=ledger.open_gaps,
+            )
+            yield GaugeMetricFamily(
+                "tributary_ledger_forks",
+                "Seqs of producers' streams with two different events (want 0).",
+                value=ledger.forks,
+            )
+            yield GaugeMetricFamily(
+                "tributary_ledger_truncated_streams",
+                "Streams whose newest heartbeat announces more than arrived (want 0).",
+                value=ledger.truncated_streams,
+            )
         check = gauges.graph_check
         if check is not None:
             yield GaugeMetricFamily(

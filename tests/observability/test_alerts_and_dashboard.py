@@ -17,7 +17,13 @@ from prometheus_client.metrics import MetricWrapperBase
 
 from lineage_app.notify.selectors import outbox_gauges
 from lineage_app.observability import metrics
-from lineage_app.observability.exposition import EventLogCollector, EventLogGauges, GraphCheckGauges, OutboxCollector
+from lineage_app.observability.exposition import (
+    EventLogCollector,
+    EventLogGauges,
+    GraphCheckGauges,
+    LedgerGauges,
+    OutboxCollector,
+)
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.django_db
@@ -33,7 +39,10 @@ def exported() -> set[str]:
     """Every sample name Tributary's processes export: the metrics module's, the event-log and outbox gauges."""
     families = [f for m in vars(metrics).values() if isinstance(m, MetricWrapperBase) for f in m.describe()]
     checked = GraphCheckGauges(checked_at=timezone.now(), runs_checked=0, runs_differing=0)
-    no_events = EventLogGauges(by_status={}, oldest_pending=None, by_verification={"VERIFIED": 0}, graph_check=checked)
+    ledger = LedgerGauges(open_gaps=0, forks=0, truncated_streams=0)
+    no_events = EventLogGauges(
+        by_status={}, oldest_pending=None, by_verification={"VERIFIED": 0}, graph_check=checked, ledger=ledger
+    )
     families += list(EventLogCollector(lambda: no_events).collect())
     families += list(OutboxCollector(outbox_gauges).collect())
     return {family.name + suffix for family in families for suffix in SUFFIXES[family.type]}

@@ -147,3 +147,36 @@ def test_the_import_contracts_put_every_package_in_its_place_with_the_protocol_a
         set(layers),
         ["lineage_app"],
     )
+
+
+# Version 2 of the facet: a chain position, signed with the rest of the event (docs/ledger.md).
+STREAM = f"{KEY_ID}/spark:app-20261123-0001"
+CHAIN = lineage_protocol.ChainLink(STREAM, 2, CONTENT_HASH)
+SIGNATURE_V2 = "LsiC7B1w3rFEUOe3-UdY_ejd3bhEOVhgMkUUwyQ6QIvWpqo5mb0JDwaGITVl4i4mR02s5tRwuNvko57zUszFDQ"
+SIGNED_HASH_V2 = "a9d637f5c1bb52b79056536641fb83c03e675b0eec541288e9b12e21a37624aa"
+
+
+def test_a_chained_signature_of_a_fixed_event_is_pinned_and_covers_its_chain_position() -> None:
+    signed = sign_event(deepcopy(EVENT), KEY, chain=CHAIN)
+    facet = signed["run"]["facets"][SIGNATURE_FACET]
+    assert (facet["version"], facet["stream"], facet["seq"], facet["prev"]) == (2, STREAM, 2, CONTENT_HASH)
+    assert facet["signature"] == SIGNATURE_V2
+    assert lineage_protocol.signed_hash(signed) == SIGNED_HASH_V2
+    assert check_event(signed, keys={KEY_ID: KEY.public_key()}).status is VerificationStatus.VERIFIED
+    assert lineage_protocol.read_signature(signed).chain == CHAIN
+
+
+@pytest.mark.parametrize(("member", "value"), [("seq", 3), ("prev", None), ("stream", f"{KEY_ID}/other")])
+def test_a_chain_position_changed_after_signing_does_not_verify(member: str, value: object) -> None:
+    signed = sign_event(deepcopy(EVENT), KEY, chain=CHAIN)
+    signed["run"]["facets"][SIGNATURE_FACET][member] = value
+    assert check_event(signed, keys={KEY_ID: KEY.public_key()}).status is VerificationStatus.INVALID_SIGNATURE
+
+
+def test_the_version_1_form_still_verifies_and_a_version_1_signature_cannot_be_relabelled_version_2() -> None:
+    signed = sign_event(deepcopy(EVENT), KEY)
+    assert "version" not in signed["run"]["facets"][SIGNATURE_FACET]
+    assert check_event(signed, keys={KEY_ID: KEY.public_key()}).status is VerificationStatus.VERIFIED
+    relabelled = deepcopy(signed)
+    relabelled["run"]["facets"][SIGNATURE_FACET].update(version=2, stream=STREAM, seq=1, prev=None)
+    assert check_event(relabelled, keys={KEY_ID: KEY.public_key()}).status is VerificationStatus.INVALID_SIGNATURE

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from lineage_protocol import StreamChain
 from lineage_relay.buffer import EventBuffer
 from lineage_relay.forwarder import Forwarder, ServerClient, ServerStatus
 from lineage_relay.server import Relay, RelayHttpServer
@@ -69,7 +70,7 @@ def relay_in_process(relay_key: tuple[Ed25519PrivateKey, Path], tmp_path: Path) 
     )
     relay = Relay(
         buffer=buffer,
-        key=relay_key[0],
+        chain=StreamChain(relay_key[0], "relay:test:1"),
         status=status,
         drain=forwarder,
         max_event_bytes=2**20,

@@ -10,7 +10,14 @@ import pytest
 from agent_support import EventValidator, read_events, schema
 
 from examples import pipeline
-from lineage_protocol import VerificationStatus, check_event, key_id, load_public_key
+from lineage_protocol import (
+    HEARTBEAT_FACET,
+    VerificationStatus,
+    check_event,
+    key_id,
+    load_public_key,
+    read_signature,
+)
 from lineage_protocol.keygen import main as keygen
 from tests.browser.example_pipeline import (
     CLEAN_ORDERS_ACTION,
@@ -67,7 +74,18 @@ def test_the_example_pipeline_shows_lineage_an_input_and_schema_change_and_a_fai
     assert jobs["daily_revenue"] == ["team:finance-analytics"]
     assert jobs["daily_revenue.create_table.default_daily_revenue"] == ["team:finance-analytics"]
     assert jobs["validate_orders"] == []
-    apps = [(e["job"]["name"], e["eventType"]) for e in events if "parent" not in e["run"]["facets"]]
+    # Each application's agent ends with a heartbeat of its chain (docs/ledger.md), which is no application.
+    heartbeats = [e for e in events if HEARTBEAT_FACET in e["run"]["facets"]]
+    assert len(heartbeats) == 7
+    # Each application's stream follows the head the one before kept beside the file.
+    firsts = [c for e in events if (c := read_signature(e).chain) is not None and c.seq == 1]
+    heads = [e["run"]["facets"][HEARTBEAT_FACET]["head"] for e in heartbeats]
+    assert [c.prev for c in firsts] == [None, *heads[:-1]]
+    apps = [
+        (e["job"]["name"], e["eventType"])
+        for e in events
+        if "parent" not in e["run"]["facets"] and HEARTBEAT_FACET not in e["run"]["facets"]
+    ]
     ends = [a for a in apps if a[1] != "START"]
     assert ends == [
         ("ingest_orders", "COMPLETE"),

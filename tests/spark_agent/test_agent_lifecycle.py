@@ -238,5 +238,15 @@ def test_events_are_signed_when_a_key_is_configured(spark: Any, record: Any, see
     signing.load_private_key(str(key_path))  # the format the signing module expects
     with record("signed", signing_key_path=str(key_path)) as events:
         spark.read.parquet(seed).write.parquet(str(tmp_path / "copy"))
-    assert len(events) == 4
     assert all("tributary_signature" in e["run"]["facets"] for e in events)
+    # Chained (docs/ledger.md): seq 1..4 in one stream, each naming the one before; then the shutdown heartbeat.
+    (heartbeat,) = [e for e in events if signing.HEARTBEAT_FACET in e["run"]["facets"]]
+    chained = sorted(
+        (e for e in events if e is not heartbeat), key=lambda e: e["run"]["facets"]["tributary_signature"]["seq"]
+    )
+    positions = [signing.read_signature(e).chain for e in chained]
+    assert [p.seq for p in positions] == [1, 2, 3, 4]
+    assert len({p.stream for p in positions}) == 1
+    assert [p.prev for p in positions[1:]] == [signing.signed_hash(e) for e in chained[:-1]]
+    beat = heartbeat["run"]["facets"][signing.HEARTBEAT_FACET]
+    assert (beat["stream"], beat["seq"], beat["head"]) == (positions[0].stream, 4, signing.signed_hash(chained[-1]))

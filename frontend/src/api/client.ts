@@ -3,7 +3,7 @@
 import type {
   ApiErrorBody, ColumnLineageDiff, ColumnLineageResponse, LineageDiff, RunLineage, DatasetDetail,
   DatasetQuality, DatasetPage, Direction, FacetWarningList, FailureClassification, FailureGroupPage, FailurePage,
-  IncidentDetail, IncidentPage, IncidentState, JobDetail, JobPage, Level, LineageResponse, NamespacePage, NearMissResponse, RunDetail, RunPage, SearchResponse, VersionDiff,
+  IncidentDetail, IncidentPage, IncidentState, JobDetail, JobPage, LedgerStreamList, Level, LineageResponse, NamespacePage, NearMissResponse, RunDetail, RunPage, SearchResponse, VersionDiff,
 } from "./types";
 
 export const API_ROOT = "/api/v1";
@@ -158,4 +158,6 @@ export const api = {
   /** Acknowledge or resolve an incident: its detail as it is now. */
   incidentAct: (id: number, action: "acknowledge" | "resolve") =>
     request<IncidentDetail>(apiUrl(`/incidents/${id}/${action}`), { method: "POST" }),
+  /** Each producer stream's chain state: contiguous, gap, fork or truncated, with the seq ranges. */
+  ledgerStreams: (p: { producer?: string; limit?: number } = {}) => get<LedgerStreamList>("/ledger/streams", { ...p }),
 };

@@ -580,6 +580,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ledger/streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `GET /api/v1/ledger/streams`: every stream (of `producer`), its state and the seq ranges that make it so. */
+        get: operations["ledger_stream_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/lineage": {
         parameters: {
             query?: never;
@@ -1689,6 +1706,83 @@ export interface components {
             count: number;
             results: components["schemas"]["JobList"][];
         };
+        LedgerFork: {
+            seq: number;
+            /** @description content hashes of the events that arrived at this seq */
+            events: string[];
+            noticedAt: string;
+        };
+        LedgerGap: {
+            /** @description first missing seq */
+            from: number;
+            /** @description last missing seq */
+            to: number;
+            /** @description when the server first saw that these seqs were missing */
+            noticedAt: string;
+            /** @description eventTime of the last event before the gap */
+            openSince: string | null;
+        };
+        LedgerHeartbeat: {
+            seq: number;
+            at: string | null;
+        };
+        LedgerStream: {
+            producer: string;
+            /** @description `<keyId>/<instance>` */
+            stream: string;
+            keyId: string;
+            state: components["schemas"]["LedgerStreamStateEnum"];
+            /** @description the highest seq arrived */
+            high: number;
+            /** @description every seq from 1 to this one arrived */
+            contiguousTo: number;
+            gapCount: number;
+            /** @description the first 100 open gaps */
+            gaps: components["schemas"]["LedgerGap"][];
+            forkCount: number;
+            /** @description the first 100 forked seqs */
+            forks: components["schemas"]["LedgerFork"][];
+            /** @description seqs a heartbeat announced that never arrived */
+            truncated: components["schemas"]["LedgerTruncation"] | null;
+            /** @description the newest heartbeat's seq and time */
+            heartbeat: components["schemas"]["LedgerHeartbeat"] | null;
+            /** @description the head (content hash) this stream continues */
+            follows: string | null;
+            firstSeen: string;
+            lastSeen: string;
+        };
+        LedgerStreamList: {
+            /** @description all matching streams, not only those listed */
+            count: number;
+            results: components["schemas"]["LedgerStream"][];
+            unchained: components["schemas"]["LedgerUnchained"][];
+        };
+        /**
+         * @description * `fork` - fork
+         *     * `gap` - gap
+         *     * `truncated` - truncated
+         *     * `contiguous` - contiguous
+         * @enum {string}
+         */
+        LedgerStreamStateEnum: "fork" | "gap" | "truncated" | "contiguous";
+        LedgerTruncation: {
+            /** @description first seq announced but not arrived */
+            from: number;
+            /** @description the seq the newest heartbeat announced */
+            to: number;
+            announcedAt: string | null;
+        };
+        LedgerUnchained: {
+            producer: string;
+            state: components["schemas"]["LedgerUnchainedStateEnum"];
+            events: number;
+            lastEventTime: string;
+        };
+        /**
+         * @description * `unchained` - unchained
+         * @enum {string}
+         */
+        LedgerUnchainedStateEnum: "unchained";
         /**
          * @description * `application` - application
          *     * `action` - action
@@ -5063,6 +5157,76 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunLineage"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ledger_stream_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description A registered producer's name (or an unchained producer's `producer` URI). */
+                producer?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerStreamList"];
                 };
             };
             /** @description a parameter is malformed or out of range (named in `path`) */

@@ -84,3 +84,8 @@ export type Incident = Schemas["IncidentOutput"];
 export type IncidentDetail = Schemas["IncidentDetailOutput"];
 export type IncidentPage = Schemas["IncidentPage"];
 export type IncidentState = Incident["state"];
+/** `GET /ledger/streams`: each producer stream's chain state (docs/ledger.md), and the producers whose events came unchained. */
+export type LedgerStreamList = Schemas["LedgerStreamList"];
+export type LedgerStream = Schemas["LedgerStream"];
+export type LedgerState = Schemas["LedgerStreamStateEnum"];
+export type LedgerUnchained = Schemas["LedgerUnchained"];

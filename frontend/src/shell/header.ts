@@ -12,7 +12,8 @@ export function header(): HTMLElement {
     link("/lineage", "Lineage"),
     link("/failures", "Failures"),
     link("/incidents", "Incidents"),
-    link("/impact", "Impact"));
+    link("/impact", "Impact"),
+    link("/trust", "Trust"));
   // Admins also manage where alerts go; the link appears once `/me` says the user is one.
   request<components["schemas"]["Me"]>(apiUrl("/me")).then(
     (me) => { if (me.roles.includes("admin")) nav.appendChild(link("/destinations", "Destinations")); },

@@ -1,0 +1,129 @@
+"""Ledger reads: each stream's state (contiguous, gap, fork, truncated) with its ranges, unchained producers, gauges."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Count, F, Max, Q
+
+from lineage_app.instants import utc_text
+from lineage_app.ledger.models import Fork, Gap, Link, Stream, Unchained
+from lineage_app.observability.exposition import LedgerGauges
+
+# Worst first: the one `state` a stream shows when several apply.
+STATES = ("fork", "gap", "truncated", "contiguous")
+UNCHAINED = "unchained"
+# What one answer lists of a stream's gaps and forks at most (the counts are always whole).
+SHOWN = 100
+
+
+def stream_state(*, forks: int, gaps: int, high: int, announced: int) -> str:
+    """The one state a stream shows: `fork`, then `gap`, then `truncated`, else `contiguous`."""
+    if forks:
+        return "fork"
+    if gaps:
+        return "gap"
+    if announced > high:
+        return "truncated"
+    return "contiguous"
+
+
+def ledger_streams(*, producer: str | None, limit: int) -> dict[str, Any]:
+    """Streams (of `producer`, or all), newest first, with their state, gaps, forks and truncation;
+    and the producers whose events came unchained."""
+    streams = Stream.objects.all()
+    unchained = Unchained.objects.all()
+    if producer:
+        streams, unchained = streams.filter(producer=producer), unchained.filter(producer=producer)
+    streams = streams.annotate(
+        gap_count=Count("gaps", distinct=True), fork_count=Count("forks", distinct=True)
+    ).order_by("producer", "-first_seen", "stream")
+    count = streams.count()
+    rows = list(streams[:limit])
+    gaps = _gaps([s for s in rows if s.gap_count])
+    forks = _forks([s for s in rows if s.fork_count])
+    results = []
+    for s in rows:
+        state = stream_state(forks=s.fork_count, gaps=s.gap_count, high=s.high, announced=s.announced)
+        first_gap = gaps[s.pk][0]["from"] if gaps[s.pk] else None
+        results.append(
+            {
+                "producer": s.producer,
+                "stream": s.stream,
+                "keyId": s.key_id,
+                "state": state,
+                "high": s.high,
+                "contiguousTo": first_gap - 1 if first_gap is not None else s.high,
+                "gapCount": s.gap_count,
+                "gaps": gaps[s.pk],
+                "forkCount": s.fork_count,
+                "forks": forks[s.pk],
+                "truncated": (
+                    {"from": s.high + 1, "to": s.announced, "announcedAt": _text(s.announced_at)}
+                    if s.announced > s.high
+                    else None
+                ),
+                "heartbeat": {"seq": s.announced, "at": _text(s.announced_at)} if s.announced_at else None,
+                "follows": s.follows or None,
+                "firstSeen": utc_text(s.first_seen),
+                "lastSeen": utc_text(s.last_seen),
+            }
+        )
+    return {
+        "count": count,
+        "results": results,
+        "unchained": [
+            {
+                "producer": row["producer"],
+                "state": UNCHAINED,
+                "events": row["events"],
+                "lastEventTime": utc_text(row["last"]),
+            }
+            for row in unchained.values("producer")
+            .annotate(events=Count("id"), last=Max("event_time"))
+            .order_by("producer")[:limit]
+        ],
+    }
+
+
+def _gaps(streams: list[Stream]) -> dict[int, list[dict[str, Any]]]:
+    """The first `SHOWN` gaps of each stream, each with when it was noticed and since when it is open
+    (the eventTime of the last event before it, when that arrived)."""
+    found: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for s in streams:
+        for gap in Gap.objects.filter(stream=s).order_by("from_seq")[:SHOWN]:
+            before = Link.objects.filter(stream=s, seq=gap.from_seq - 1).order_by("event_time").first()
+            found[s.pk].append(
+                {
+                    "from": gap.from_seq,
+                    "to": gap.to_seq,
+                    "noticedAt": utc_text(gap.noticed_at),
+                    "openSince": _text(before.event_time if before else None),
+                }
+            )
+    return found
+
+
+def _forks(streams: list[Stream]) -> dict[int, list[dict[str, Any]]]:
+    """The first `SHOWN` forked seqs of each stream with the events there (the evidence, by content hash)."""
+    found: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for s in streams:
+        for fork in Fork.objects.filter(stream=s).order_by("seq")[:SHOWN]:
+            events = list(Link.objects.filter(stream=s, seq=fork.seq).values_list("content_hash", flat=True))
+            found[s.pk].append({"seq": fork.seq, "events": sorted(events), "noticedAt": utc_text(fork.noticed_at)})
+    return found
+
+
+def _text(moment: datetime | None) -> str | None:
+    return utc_text(moment) if moment is not None else None
+
+
+def ledger_gauges() -> LedgerGauges:
+    """What `/metrics` reports: open gaps, forked seqs, streams whose heartbeat lies beyond what arrived."""
+    return LedgerGauges(
+        open_gaps=Gap.objects.count(),
+        forks=Fork.objects.count(),
+        truncated_streams=Stream.objects.filter(Q(announced__gt=F("high"))).count(),
+    )
