@@ -353,15 +353,19 @@ def _named_edges(events: Iterable[EventRecord], resolve: Resolve) -> tuple[set[t
             natural_key(job["namespace"], job["name"]),
             node_id(NodeType.JOB, job["namespace"], job["name"]),
         )
+        named: set[str] = set()
         for dataset in event.payload.get("inputs") or []:
-            inputs.add((natural_key(*resolve(dataset["namespace"], dataset["name"])), job_key))
-        inputs.update((dataset_key, job_key) for dataset_key in inferred_inputs(event.payload, resolve))
+            dataset_key = natural_key(*resolve(dataset["namespace"], dataset["name"]))
+            named.add(dataset_key)
+            inputs.add((dataset_key, job_key))
         for dataset in event.payload.get("outputs") or []:
             namespace, name = resolve(dataset["namespace"], dataset["name"])
+            named.add(natural_key(namespace, name))
             outputs.add((job_key, natural_key(namespace, name)))
             for output_field, source in column_sources(dataset):
                 source_key = natural_key(*resolve(source["namespace"], source["name"]), source["field"])
                 derivations.add((source_key, natural_key(namespace, name, output_field), job_id))
+        inputs.update((dataset_key, job_key) for dataset_key in inferred_inputs(event.payload, resolve, named=named))
     return inputs, outputs, derivations
 
 
@@ -539,9 +543,11 @@ def _project_event(built: _EventRowsBuilder, event: _Stamped, resolve: Resolve) 
     if "dataset" in payload:
         _add_dataset(built, event, payload["dataset"], run_id=None, resolve=resolve)
     checked = {id(dataset): checks for dataset, checks in event_checks(payload)} if run_id is not None else {}
+    named: set[str] = set()
     for side in ("inputs", "outputs"):
         for dataset in payload.get(side) or []:
             dataset_key = _add_dataset(built, event, dataset, run_id=run_id, resolve=resolve)
+            named.add(dataset_key)
             if job_key is not None:
                 _add_job_io(built, event, side, job_key, dataset_key)
             if run_id is not None:
@@ -550,7 +556,7 @@ def _project_event(built: _EventRowsBuilder, event: _Stamped, resolve: Resolve) 
             if side == "outputs" and job is not None:
                 _add_column_lineage(built, event, dataset, job, resolve)
     if job_key is not None:
-        for dataset_key in sorted(inferred_inputs(payload, resolve)):
+        for dataset_key in sorted(inferred_inputs(payload, resolve, named=named)):
             _add_job_io(built, event, "inputs", job_key, dataset_key, inferred=True)
 
 
@@ -678,21 +684,14 @@ def _add_job_io(
         built.job_outputs.add((dataset_key, job_key), event, fixed={"datasetKey": dataset_key, "jobKey": job_key})
 
 
-def inferred_inputs(payload: Mapping[str, Any], resolve: Resolve) -> set[str]:
-    """The datasets (by key) an event's column lineage names as sources of its outputs that are neither among
-    its inputs nor its outputs: its inputs inferred from column lineage (openlineage-dbt lists only a model's
-    model and source parents as inputs, while its column lineage names the seeds it reads too)."""
+def inferred_inputs(payload: Mapping[str, Any], resolve: Resolve, *, named: Set[str]) -> set[str]:
+    """The datasets (by key) an event's column lineage names as sources of its outputs that are not among those
+    it `named` (the keys of its inputs and outputs): its inputs inferred from column lineage (openlineage-dbt
+    lists only a model's model and source parents as inputs, while its column lineage names the seeds it reads)."""
     sources = {
         (source["namespace"], source["name"])
         for dataset in payload.get("outputs") or []
         for _, source in column_sources(dataset)
-    }
-    if not sources:
-        return set()
-    named = {
-        natural_key(*resolve(dataset["namespace"], dataset["name"]))
-        for side in ("inputs", "outputs")
-        for dataset in payload.get(side) or []
     }
     return {key for key in (natural_key(*resolve(*source)) for source in sources) if key not in named}
 
