@@ -290,7 +290,8 @@ class EdgeValiditySerializer(ResponseSerializer):
 
 class MomentInput(QueryInput):
     """Which edges a lineage-shaped answer follows (docs/time.md): current ones unless asked about an
-    instant (`at`), stale ones only with `includeStale`. `asOf` is `at`'s former, deprecated name."""
+    instant (`at`), stale ones only with `includeStale`, inferred inputs unless `includeInferred` is false.
+    `asOf` is `at`'s former, deprecated name."""
 
     at = InstantField(
         required=False,
@@ -304,12 +305,22 @@ class MomentInput(QueryInput):
         help_text="also edges the job's latest completed run no longer confirms (at `at`, those stale then), "
         "each with `current: false` and its `staleSince`",
     )
+    includeInferred = serializers.BooleanField(
+        required=False,
+        default=True,
+        help_text="`false` leaves out inputs inferred from column lineage (a dataset a job's column lineage names "
+        "as a source, which no event listed as an input: docs/dbt.md)",
+    )
 
 
 def moment_of(data: Mapping[str, Any]) -> Moment:
     """The `Moment` a validated `MomentInput` asks about."""
     instant = data.get("at") or data.get("asOf")
-    return Moment(at=utc_text(instant) if instant else None, stale=bool(data.get("includeStale")))
+    return Moment(
+        at=utc_text(instant) if instant else None,
+        stale=bool(data.get("includeStale")),
+        inferred=data.get("includeInferred", True) is not False,
+    )
 
 
 M = TypeVar("M", bound=Model)

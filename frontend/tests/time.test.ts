@@ -127,7 +127,7 @@ describe("edge validity", () => {
   const node = (id: string, outs: { destination: string; current: boolean; staleSince: string | null }[]): LineageNode => ({
     id, type: id.startsWith("job:") ? "JOB" : "DATASET",
     data: { nodeId: id, namespace: "db", name: id, firstSeen: null, lastSeen: null },
-    inEdges: [], outEdges: outs.map((o) => ({ origin: id, firstSeen: "2026-01-05T08:00:00Z", lastSeen: "2026-01-05T08:05:00Z", ...o })),
+    inEdges: [], outEdges: outs.map((o) => ({ origin: id, firstSeen: "2026-01-05T08:00:00Z", lastSeen: "2026-01-05T08:05:00Z", inferred: false, ...o })),
   });
 
   it("keeps when each edge held, and says it on hover", () => {
@@ -163,6 +163,29 @@ describe("edge validity", () => {
     model.edges.set(`${A}->job:s:app.y`, { id: `${A}->job:s:app.y`, source: A, target: "job:s:app.y", validity: current });
     collapseApplication(model, app);
     expect(model.edges.get(`${A}->${app.id}`)?.validity?.current).toBe(true);
+  });
+});
+
+describe("inputs inferred from column lineage", () => {
+  it("are marked and say so on hover, and one edge folding several is inferred only when all of them are", () => {
+    const model = emptyModel();
+    const actions = ["job:s:app.x", "job:s:app.y"];
+    const edges = actions.map((destination) => ({
+      origin: B, destination, firstSeen: null, lastSeen: null, current: true, staleSince: null, inferred: destination.endsWith("x"),
+    }));
+    mergeLineage(model, { nodeId: B, depth: 1, direction: "both", level: "action", truncated: false, graph: [
+      { id: B, type: "DATASET", data: { nodeId: B, namespace: "db", name: "b", firstSeen: null, lastSeen: null }, inEdges: [], outEdges: edges },
+      ...actions.map((id) => ({
+        id, type: "JOB" as const, data: { nodeId: id, namespace: "s", name: id, firstSeen: null, lastSeen: null, application: "job:s:app" },
+        inEdges: edges.filter((e) => e.destination === id), outEdges: [],
+      })),
+    ] });
+    const inferred = model.edges.get(`${B}->job:s:app.x`)!;
+    expect(inferred.inferred).toBe(true);
+    expect(edgeTitle(inferred)).toContain("inferred from column lineage");
+    expect(model.edges.get(`${B}->job:s:app.y`)!.inferred).toBeUndefined();
+    collapseApplication(model, { id: "job:s:app", type: "JOB", label: "app", data: {} });
+    expect(model.edges.get(`${B}->job:s:app`)!.inferred).toBeFalsy();
   });
 });
 

@@ -65,6 +65,19 @@ def sightings_properties(sightings: Mapping[str, Sighting]) -> dict[str, Any]:
     }
 
 
+def airflow_trigger(facets: Mapping[str, Any]) -> str | None:
+    """How the Airflow DAG run a run belongs to was triggered (its `run_type`: `scheduled`, `manual`, `backfill`,
+    `dataset_triggered`, …), from the run facets the Airflow provider sends: a DAG run's `airflowDagRun`, a task
+    run's `airflow`, each with the `dagRun`; None for a run that sent neither."""
+    for name in ("airflowDagRun", "airflow"):
+        facet = facets.get(name)
+        dag_run = facet.get("dagRun") if isinstance(facet, dict) else None
+        run_type = dag_run.get("run_type") if isinstance(dag_run, dict) else None
+        if isinstance(run_type, str) and run_type:
+            return run_type.lower()
+    return None
+
+
 def tag_texts(facets: Mapping[str, Any]) -> list[str]:
     """The tags of a `tags` facet (TagsJobFacet, TagsDatasetFacet, TagsRunFacet: `{key, value, source}`),
     each as `key:value` (`key` alone when it has no value): how the graph's Tag nodes and search name them."""

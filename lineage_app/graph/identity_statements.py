@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from lineage_app.graph.model import Label, Rel
-from lineage_app.graph.writes import seen
+from lineage_app.graph.writes import inferred_input, seen
 
 MERGE_DATASET_ALIASES = f"""
 UNWIND $rows AS row
@@ -90,20 +90,23 @@ SET {_widen("m", "e")}{", " + _newer("m", "e", *props) if props else ""}
 _CONFIRMATION = ("confirmedBy", "confirmedAt")
 
 
-def _move_job_edge(rel: Rel, pattern: str, merge: str) -> str:
+def _move_job_edge(rel: Rel, pattern: str, merge: str, *first: str) -> str:
+    before = "".join(f"{item}, " for item in first)
     return f"""
 UNWIND $rows AS row
 MATCH {pattern}
 MATCH (c:{Label.DATASET} {{key: row.toKey}})
 MERGE {merge}
-SET {_widen("m", "e")}, {_newer("m", "e", *_CONFIRMATION, guard="confirmedOrder")}
+SET {before}{_widen("m", "e")}, {_newer("m", "e", *_CONFIRMATION, guard="confirmedOrder")}
 """
 
 
+# An input inferred from column lineage stays so only if both edges it merges were.
 MOVE_ALIAS_INPUTS = _move_job_edge(
     Rel.INPUT_TO,
     f"(a:{Label.DATASET} {{key: row.fromKey}})-[e:{Rel.INPUT_TO}]->(x:{Label.JOB})",
     f"(c)-[m:{Rel.INPUT_TO}]->(x)",
+    inferred_input("m", "e.inferred = true"),
 )
 MOVE_ALIAS_OUTPUTS = _move_job_edge(
     Rel.OUTPUTS,

@@ -42,10 +42,12 @@ class Rel(StrEnum):
 @dataclass(frozen=True, slots=True)
 class Moment:
     """Which lineage edges a read follows (`graph.validity`): those current now (the default), or those
-    valid `at` an instant (seen by then, not yet stale then); with `stale`, stale ones as well."""
+    valid `at` an instant (seen by then, not yet stale then); with `stale`, stale ones as well. Without
+    `inferred`, inputs inferred from column lineage (docs/dbt.md) are left out."""
 
     at: str | None = None
     stale: bool = False
+    inferred: bool = True
 
 
 NOW = Moment()

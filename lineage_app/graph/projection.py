@@ -57,8 +57,9 @@ class _Rows:
     """The rows of one statement, merged per entity across a batch.
 
     first / last widen to cover every event; `facts` follow the newest event (by order key);
-    `earliest` facts follow the oldest. This is the same rule the Cypher applies, so merging
-    in Python first changes nothing but the number of round trips.
+    `earliest` facts follow the oldest; `every` facts (booleans) hold only if they hold for every event.
+    This is the same rule the Cypher applies, so merging in Python first changes nothing but the number
+    of round trips.
     """
 
     def __init__(self) -> None:
@@ -72,6 +73,7 @@ class _Rows:
         fixed: dict[str, Any],
         facts: dict[str, Any] | None = None,
         earliest: dict[str, Any] | None = None,
+        every: dict[str, bool] | None = None,
     ) -> None:
         time, order = event.time, event.order_key
         row = self._rows.get(identity)
@@ -80,12 +82,15 @@ class _Rows:
                 **fixed,
                 **(facts or {}),
                 **(earliest or {}),
+                **(every or {}),
                 "first": time,
                 "last": time,
                 "order": order,
                 "firstOrder": order,
             }
             return
+        for name, value in (every or {}).items():
+            row[name] = row[name] and value
         row["first"] = min(row["first"], time)
         row["last"] = max(row["last"], time)
         if order >= row["order"]:
@@ -348,14 +353,19 @@ def _named_edges(events: Iterable[EventRecord], resolve: Resolve) -> tuple[set[t
             natural_key(job["namespace"], job["name"]),
             node_id(NodeType.JOB, job["namespace"], job["name"]),
         )
+        named: set[str] = set()
         for dataset in event.payload.get("inputs") or []:
-            inputs.add((natural_key(*resolve(dataset["namespace"], dataset["name"])), job_key))
+            dataset_key = natural_key(*resolve(dataset["namespace"], dataset["name"]))
+            named.add(dataset_key)
+            inputs.add((dataset_key, job_key))
         for dataset in event.payload.get("outputs") or []:
             namespace, name = resolve(dataset["namespace"], dataset["name"])
+            named.add(natural_key(namespace, name))
             outputs.add((job_key, natural_key(namespace, name)))
             for output_field, source in column_sources(dataset):
                 source_key = natural_key(*resolve(source["namespace"], source["name"]), source["field"])
                 derivations.add((source_key, natural_key(namespace, name, output_field), job_id))
+        inputs.update((dataset_key, job_key) for dataset_key in inferred_inputs(event.payload, resolve, named=named))
     return inputs, outputs, derivations
 
 
@@ -533,9 +543,11 @@ def _project_event(built: _EventRowsBuilder, event: _Stamped, resolve: Resolve) 
     if "dataset" in payload:
         _add_dataset(built, event, payload["dataset"], run_id=None, resolve=resolve)
     checked = {id(dataset): checks for dataset, checks in event_checks(payload)} if run_id is not None else {}
+    named: set[str] = set()
     for side in ("inputs", "outputs"):
         for dataset in payload.get(side) or []:
             dataset_key = _add_dataset(built, event, dataset, run_id=run_id, resolve=resolve)
+            named.add(dataset_key)
             if job_key is not None:
                 _add_job_io(built, event, side, job_key, dataset_key)
             if run_id is not None:
@@ -543,6 +555,9 @@ def _project_event(built: _EventRowsBuilder, event: _Stamped, resolve: Resolve) 
                 _add_run_quality(built, event, run_id, dataset_key, dataset, checked.get(id(dataset)))
             if side == "outputs" and job is not None:
                 _add_column_lineage(built, event, dataset, job, resolve)
+    if job_key is not None:
+        for dataset_key in sorted(inferred_inputs(payload, resolve, named=named)):
+            _add_job_io(built, event, "inputs", job_key, dataset_key, inferred=True)
 
 
 def _add_job(built: _EventRowsBuilder, event: _Stamped, job: dict[str, Any]) -> str:
@@ -659,9 +674,26 @@ def _add_field(built: _EventRowsBuilder, event: _Stamped, namespace: str, datase
     return row["key"]
 
 
-def _add_job_io(built: _EventRowsBuilder, event: _Stamped, side: str, job_key: str, dataset_key: str) -> None:
-    rows = built.job_inputs if side == "inputs" else built.job_outputs
-    rows.add((dataset_key, job_key), event, fixed={"datasetKey": dataset_key, "jobKey": job_key})
+def _add_job_io(
+    built: _EventRowsBuilder, event: _Stamped, side: str, job_key: str, dataset_key: str, *, inferred: bool = False
+) -> None:
+    if side == "inputs":
+        fixed = {"datasetKey": dataset_key, "jobKey": job_key}
+        built.job_inputs.add((dataset_key, job_key), event, fixed=fixed, every={"inferred": inferred})
+    else:
+        built.job_outputs.add((dataset_key, job_key), event, fixed={"datasetKey": dataset_key, "jobKey": job_key})
+
+
+def inferred_inputs(payload: Mapping[str, Any], resolve: Resolve, *, named: Set[str]) -> set[str]:
+    """The datasets (by key) an event's column lineage names as sources of its outputs that are not among those
+    it `named` (the keys of its inputs and outputs): its inputs inferred from column lineage (openlineage-dbt
+    lists only a model's model and source parents as inputs, while its column lineage names the seeds it reads)."""
+    sources = {
+        (source["namespace"], source["name"])
+        for dataset in payload.get("outputs") or []
+        for _, source in column_sources(dataset)
+    }
+    return {key for key in (natural_key(*resolve(*source)) for source in sources) if key not in named}
 
 
 def _add_run_io(

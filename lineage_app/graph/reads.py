@@ -34,23 +34,29 @@ FIND_NODES = {Label.DATASET: FIND_DATASETS, Label.JOB: FIND_JOBS, Label.FIELD: F
 # Which edges a hop follows, by (whether it asks about an instant `$at`, whether stale edges count):
 # `graph.validity` keeps `staleSince` on every job edge and derivation (null while current).
 _FILTERS = {
-    (False, False): "WHERE {e}.staleSince IS NULL ",
-    (False, True): "",
-    (True, False): "WHERE {e}.firstSeen <= $at AND ({e}.staleSince IS NULL OR {e}.staleSince > $at) ",
-    (True, True): "WHERE {e}.firstSeen <= $at ",
+    (False, False): ("{e}.staleSince IS NULL",),
+    (False, True): (),
+    (True, False): ("{e}.firstSeen <= $at", "({e}.staleSince IS NULL OR {e}.staleSince > $at)"),
+    (True, True): ("{e}.firstSeen <= $at",),
 }
-# Every (at, stale) pair a `Moment` can be, and whether the hop answers each edge's times: a lineage answer
-# shows them, a walk that only needs what it reaches (impact, root cause, a path's length) leaves them out.
-WINDOWS = tuple((at, stale, times) for at, stale in _FILTERS for times in (True, False))
+# The edges a hop leaves out unless asked for them, beside time: inputs inferred from column lineage (an
+# `INPUT_TO` edge's `inferred`, `graph.writes.inferred_input`), by relationship.
+_LEFT_OUT = {Rel.INPUT_TO: "{e}.inferred IS NULL"}
+# Every (at, stale, inferred) triple a `Moment` can be, and whether the hop answers each edge's times: a lineage
+# answer shows them, a walk that only needs what it reaches (impact, root cause, a path's length) leaves them out.
+WINDOWS = tuple(
+    (at, stale, inferred, times) for at, stale in _FILTERS for inferred in (True, False) for times in (True, False)
+)
 
 
-def window(moment: Moment, *, times: bool = True) -> tuple[bool, bool, bool]:
+def window(moment: Moment, *, times: bool = True) -> tuple[bool, bool, bool, bool]:
     """The key of the statements that follow the edges `moment` names (with each edge's times or not)."""
-    return (moment.at is not None, moment.stale, times)
+    return (moment.at is not None, moment.stale, moment.inferred, times)
 
 
-def _filter(var: str, at: bool, stale: bool) -> str:
-    return _FILTERS[(at, stale)].format(e=var)
+def _filter(var: str, rel: Rel, at: bool, stale: bool, inferred: bool) -> str:
+    conditions = [*_FILTERS[(at, stale)], *([] if inferred or rel not in _LEFT_OUT else [_LEFT_OUT[rel]])]
+    return f"WHERE {' AND '.join(conditions).format(e=var)} " if conditions else ""
 
 
 # One hop of dataset lineage, Dataset -INPUT_TO-> Job -OUTPUTS-> Dataset, and of column lineage,
@@ -65,19 +71,23 @@ _STEPS = {
 }
 # When an edge held, as every lineage edge carries it into an answer.
 EDGE_TIMES = ("firstSeen", "lastSeen", "staleSince")
+# What a dataset-lineage edge carries beside its times: whether it is an input inferred from column lineage
+# (`true`, else null).
+EDGE_MARKS = ("inferred",)
 # What a DERIVES edge carries into column lineage besides its times.
 EDGE_PROPERTIES = ("job", "transformation", "subtype", "indirect")
-# The columns of a hop's lists: a DERIVES hop has all of them, a dataset-lineage hop the first six.
-HOP_COLUMNS = ("source", "target", "targetId", *EDGE_TIMES, *EDGE_PROPERTIES)
+# The columns of a hop's lists: a DERIVES hop has all of them but the marks (null), a dataset-lineage hop the
+# first seven.
+HOP_COLUMNS = ("source", "target", "targetId", *EDGE_TIMES, *EDGE_MARKS, *EDGE_PROPERTIES)
 _HOP_VALUES = {"source": "a.key", "target": "b.key", "targetId": "elementId(b)"} | {
-    name: f"e.{name}" for name in (*EDGE_TIMES, *EDGE_PROPERTIES)
+    name: f"e.{name}" for name in (*EDGE_TIMES, *EDGE_MARKS, *EDGE_PROPERTIES)
 }
 # The columns of a two-hop read's lists: for each middle node, the frontier keys reaching it and their
-# edges' times, and the far nodes beyond it (keys, element ids, edges' times: aggregated over the same
-# rows, so they pair up).
+# edges' times and marks, and the far nodes beyond it (keys, element ids, edges' times and marks: aggregated
+# over the same rows, so they pair up).
 TWO_HOP_COLUMNS = ("sources", "sourceTimes", "middle", "middleId", "targets", "targetIds", "targetTimes")
 _TWO_HOP_VALUES = {name: name for name in TWO_HOP_COLUMNS} | {"middle": "b.key", "middleId": "elementId(b)"}
-_TIMES = "[{e}.firstSeen, {e}.lastSeen, {stale}]"
+_TIMES = "[{e}.firstSeen, {e}.lastSeen, {stale}, {inferred}]"
 
 
 def _stale_since(var: str, at: bool, stale: bool) -> str:
@@ -86,30 +96,46 @@ def _stale_since(var: str, at: bool, stale: bool) -> str:
     return "null" if not at and not stale else f"{var}.staleSince"
 
 
+def _inferred(var: str, rel: Rel, inferred: bool) -> str:
+    """What a hop answers as an edge's `inferred`: null outright for edges that are never inferred, and when
+    the hop leaves inferred ones out."""
+    return f"{var}.inferred" if inferred and rel in _LEFT_OUT else "null"
+
+
 def _frontier(label: Label) -> str:
     return f"UNWIND $ids AS i MATCH (a:{label}) WHERE elementId(a) = i "
 
 
-def _hop(direction: str, start: Label, at: bool, stale: bool, times: bool) -> str:
+def _hop(direction: str, start: Label, at: bool, stale: bool, inferred: bool, times: bool) -> str:
     """Each edge one hop from the frontier as a list of `HOP_COLUMNS` (all of them for DERIVES; the times
-    null unless `times`)."""
+    and marks null unless `times`)."""
     rel, end = _STEPS[(direction, start)]
     pattern = f"(a)-[e:{rel}]->(b:{end})" if direction == "downstream" else f"(a)<-[e:{rel}]-(b:{end})"
-    columns = HOP_COLUMNS if rel is Rel.DERIVES else HOP_COLUMNS[: 3 + len(EDGE_TIMES)]
-    hop_values = _HOP_VALUES | {"staleSince": _stale_since("e", at, stale)}
-    values = ", ".join(hop_values[name] if times or name not in EDGE_TIMES else "null" for name in columns)
-    return f"{_frontier(start)}MATCH {pattern} {_filter('e', at, stale)}RETURN collect([{values}]) AS pairs"
+    columns = HOP_COLUMNS if rel is Rel.DERIVES else HOP_COLUMNS[: 3 + len(EDGE_TIMES) + len(EDGE_MARKS)]
+    hop_values = _HOP_VALUES | {"staleSince": _stale_since("e", at, stale), "inferred": _inferred("e", rel, inferred)}
+    values = ", ".join(
+        hop_values[name] if times or name not in (*EDGE_TIMES, *EDGE_MARKS) else "null" for name in columns
+    )
+    return (
+        f"{_frontier(start)}MATCH {pattern} {_filter('e', rel, at, stale, inferred)}RETURN collect([{values}]) AS pairs"
+    )
+
+
+def _windows(*rels: Rel) -> tuple[tuple[bool, bool, bool, bool], ...]:
+    """The windows a hop over `rels` has statements of its own for: the one for inferred edges or not, unless
+    none of `rels` has edges a `Moment` may leave out (`hop_key` asks for the one with them then)."""
+    return tuple(key for key in WINDOWS if key[2] or any(rel in _LEFT_OUT for rel in rels))
 
 
 # One hop, keyed by (direction, frontier label, `window(moment)`); the value names the next label.
-HOPS: dict[tuple[str, Label, tuple[bool, bool, bool]], tuple[str, Label]] = {
+HOPS: dict[tuple[str, Label, tuple[bool, bool, bool, bool]], tuple[str, Label]] = {
     (direction, start, key): (_hop(direction, start, *key), _STEPS[(direction, start)][1])
     for direction, start in _STEPS
-    for key in WINDOWS
+    for key in _windows(_STEPS[(direction, start)][0])
 }
 
 
-def _double_hop(direction: str, start: Label, at: bool, stale: bool, times: bool) -> str:
+def _double_hop(direction: str, start: Label, at: bool, stale: bool, inferred: bool, times: bool) -> str:
     """Two hops in one round trip, Dataset -> Job -> Dataset or Job -> Dataset -> Job: a list of
     `TWO_HOP_COLUMNS` for each middle node (one with nothing beyond it has empty far lists; the times
     lists are empty unless `times`)."""
@@ -119,16 +145,15 @@ def _double_hop(direction: str, start: Label, at: bool, stale: bool, times: bool
     def arrow(var: str, rel: Rel) -> str:
         return f"-[{var}:{rel}]->" if direction == "downstream" else f"<-[{var}:{rel}]-"
 
-    source_times = f"collect({_TIMES.format(e='e', stale=_stale_since('e', at, stale))})" if times else "[]"
-    target_times = (
-        f"collect(CASE WHEN c IS NULL THEN null ELSE {_TIMES.format(e='f', stale=_stale_since('f', at, stale))} END)"
-        if times
-        else "[]"
-    )
+    def held(var: str, rel: Rel) -> str:
+        return _TIMES.format(e=var, stale=_stale_since(var, at, stale), inferred=_inferred(var, rel, inferred))
+
+    source_times = f"collect({held('e', first_rel)})" if times else "[]"
+    target_times = f"collect(CASE WHEN c IS NULL THEN null ELSE {held('f', second_rel)} END)" if times else "[]"
     return (
-        f"{_frontier(start)}MATCH (a){arrow('e', first_rel)}(b:{middle}) {_filter('e', at, stale)}"
+        f"{_frontier(start)}MATCH (a){arrow('e', first_rel)}(b:{middle}) {_filter('e', first_rel, at, stale, inferred)}"
         f"WITH b, collect(a.key) AS sources, {source_times} AS sourceTimes "
-        f"OPTIONAL MATCH (b){arrow('f', second_rel)}(c:{end}) {_filter('f', at, stale)}"
+        f"OPTIONAL MATCH (b){arrow('f', second_rel)}(c:{end}) {_filter('f', second_rel, at, stale, inferred)}"
         f"WITH b, sources, sourceTimes, collect(c.key) AS targets, collect(elementId(c)) AS targetIds, "
         f"{target_times} AS targetTimes "
         f"RETURN collect([{', '.join(_TWO_HOP_VALUES[name] for name in TWO_HOP_COLUMNS)}]) AS rows"
@@ -136,7 +161,7 @@ def _double_hop(direction: str, start: Label, at: bool, stale: bool, times: bool
 
 
 # Two hops, keyed like HOPS; the value names the middle and far labels.
-DOUBLE_HOPS: dict[tuple[str, Label, tuple[bool, bool, bool]], tuple[str, Label, Label]] = {
+DOUBLE_HOPS: dict[tuple[str, Label, tuple[bool, bool, bool, bool]], tuple[str, Label, Label]] = {
     (direction, start, key): (
         _double_hop(direction, start, *key),
         _STEPS[(direction, start)][1],
@@ -146,6 +171,16 @@ DOUBLE_HOPS: dict[tuple[str, Label, tuple[bool, bool, bool]], tuple[str, Label, 
     if start is not Label.FIELD
     for key in WINDOWS
 }
+
+
+def hop_key(
+    direction: str, start: Label, moment: Moment, *, times: bool
+) -> tuple[str, Label, tuple[bool, bool, bool, bool]]:
+    """The key in `HOPS` of the hop from a `start` node `direction`-wards over the edges `moment` names."""
+    key = window(moment, times=times)
+    if not key[2] and _STEPS[(direction, start)][0] not in _LEFT_OUT:
+        key = (key[0], key[1], True, key[3])  # no edge of the hop's is ever left out
+    return direction, start, key
 
 
 # ---- applications: jobs whose runs are the parents (ParentRunFacet, `CHILD_OF`) of other jobs' runs ----
@@ -332,7 +367,7 @@ RETURN j.nodeId AS id, e.lastSeen AS lastSeen, e.staleSince AS staleSince ORDER 
 
 DATASET_CONSUMERS = f"""
 MATCH (:{Label.DATASET} {{key: $key}})-[e:{Rel.INPUT_TO}]->(j:{Label.JOB})
-RETURN j.nodeId AS id, e.lastSeen AS lastSeen, e.staleSince AS staleSince ORDER BY id
+RETURN j.nodeId AS id, e.lastSeen AS lastSeen, e.staleSince AS staleSince, e.inferred AS inferred ORDER BY id
 """
 
 # The runs that wrote the dataset, newest first.
@@ -365,13 +400,13 @@ RETURN v.version AS version, v.fieldNames AS fieldNames, v.fieldTypes AS fieldTy
 # ---- job detail and runs ----
 
 # The input and output datasets of each job in `$keys` (an application's action jobs).
-# A job's inputs and outputs as [dataset id, staleSince] pairs (staleSince null while current; a job
-# with none has one pair of nulls).
+# A job's inputs as [dataset id, staleSince, inferred] and outputs as [dataset id, staleSince] (staleSince null
+# while current, inferred true for an input inferred from column lineage; a job with none has one list of nulls).
 JOB_IO = f"""
 UNWIND $keys AS k
 MATCH (j:{Label.JOB} {{key: k}})
 OPTIONAL MATCH (i:{Label.DATASET})-[e:{Rel.INPUT_TO}]->(j)
-WITH j, collect([i.nodeId, e.staleSince]) AS inputs
+WITH j, collect([i.nodeId, e.staleSince, e.inferred]) AS inputs
 OPTIONAL MATCH (j)-[f:{Rel.OUTPUTS}]->(o:{Label.DATASET})
 RETURN j.key AS key, inputs, collect([o.nodeId, f.staleSince]) AS outputs
 """
@@ -379,7 +414,7 @@ RETURN j.key AS key, inputs, collect([o.nodeId, f.staleSince]) AS outputs
 JOB_NODE = f"""
 MATCH (j:{Label.JOB} {{key: $key}})
 OPTIONAL MATCH (i:{Label.DATASET})-[e:{Rel.INPUT_TO}]->(j)
-WITH j, collect([i.nodeId, e.staleSince]) AS inputs
+WITH j, collect([i.nodeId, e.staleSince, e.inferred]) AS inputs
 OPTIONAL MATCH (j)-[f:{Rel.OUTPUTS}]->(o:{Label.DATASET})
 RETURN j.nodeId AS id, j.namespace AS namespace, j.name AS name, j.jobType AS jobType,
        j.facetsJson AS facetsJson, inputs, collect([o.nodeId, f.staleSince]) AS outputs
@@ -388,7 +423,7 @@ RETURN j.nodeId AS id, j.namespace AS namespace, j.name AS name, j.jobType AS jo
 _RUN_FIELDS = (
     "r.runId AS runId, r.state AS state, r.startedAt AS startedAt, r.endedAt AS endedAt, "
     "r.durationMs AS durationMs, r.errorMessage AS errorMessage, "
-    "r.failureCause AS cause, r.failureClass AS classification"
+    "r.failureCause AS cause, r.failureClass AS classification, r.trigger AS trigger"
 )
 _RUN_NEWEST_FIRST = "ORDER BY coalesce(r.startedAt, r.endedAt, r.lastEventTime, '') DESC, r.runId"
 
@@ -703,7 +738,7 @@ RETURN r.runId AS runId, reads, writes, collect(DISTINCT c.runId) AS children
 PREVIOUS_COMPLETED_RUNS = f"""
 MATCH (:{Label.JOB} {{key: $jobKey}})-[:{Rel.HAS_RUN}]->(p:{Label.RUN})
 WHERE p.completedOrder < $before
-RETURN p.runId AS runId, p.endedAt AS endedAt
+RETURN p.runId AS runId, p.endedAt AS endedAt, p.trigger AS trigger
 ORDER BY p.completedOrder DESC LIMIT $limit
 """
 

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from lineage_app.graph.events import EventRecord
+from lineage_app.graph.facets import airflow_trigger
 from lineage_app.graph.failure_cause import CANCELLED, DATA_QUALITY, failure_cause
 from lineage_app.graph.model import FAILED_STATES, RunState, json_property, run_order_key
 from lineage_app.graph.quality import FAILED, dataset_checks, event_checks, failing_cause, run_tests
@@ -116,6 +117,7 @@ class RunFold:
             "failureClass": self.failure_class,
             "parentRunId": self.parent.run_id if self.parent else None,
             "facetsJson": json_property(self.facets),
+            "trigger": airflow_trigger(self.facets),
             "eventCount": self.event_count,
             "lastEventTime": self.last_event_time,
             "completedOrder": self.completed_order,

@@ -337,10 +337,15 @@ def _hop_rows(
 ) -> tuple[list[Edge], ElementIds]:
     """Every edge one hop from the `label` nodes with element ids `ids`, in one round trip; and
     the element id of every node the hop reached."""
-    query, end = reads.HOPS[(direction, label, reads.window(moment, times=times))]
+    query, end = reads.HOPS[reads.hop_key(direction, label, moment, times=times)]
     rows: list[Edge] = []
     found: ElementIds = {}
-    carried = (*(reads.EDGE_TIMES if times else ()), *(reads.EDGE_PROPERTIES if label is Label.FIELD else ()))
+    column = label is Label.FIELD
+    carried = (
+        *(reads.EDGE_TIMES if times else ()),
+        *(reads.EDGE_MARKS if times and not column else ()),
+        *(reads.EDGE_PROPERTIES if column else ()),
+    )
     properties = [(name, _HOP[name]) for name in carried]
     source, target, target_id = _HOP["source"], _HOP["target"], _HOP["targetId"]
     for pair in records(tx, query, ids=ids, at=moment.at)[0]["pairs"]:
@@ -377,9 +382,13 @@ def _double_hop_rows(
 
 
 def _times_each(rows: list[list[Any]]) -> list[tuple[tuple[str, Any], ...]]:
-    """Each edge's `reads.EDGE_TIMES` (first seen, last seen, stale since) as the properties a lineage edge
-    carries, always first. One comprehension for a whole list: a large answer makes tens of thousands."""
-    return [(("firstSeen", first), ("lastSeen", last), ("staleSince", stale)) for first, last, stale in rows]
+    """Each edge's `reads.EDGE_TIMES` (first seen, last seen, stale since), always first, and `reads.EDGE_MARKS`
+    (inferred) as the properties a dataset-lineage edge carries. One comprehension for a whole list: a large
+    answer makes tens of thousands."""
+    return [
+        (("firstSeen", first), ("lastSeen", last), ("staleSince", stale), ("inferred", inferred))
+        for first, last, stale, inferred in rows
+    ]
 
 
 def _times(values: list[Any]) -> tuple[tuple[str, Any], ...]:
@@ -389,7 +398,8 @@ def _times(values: list[Any]) -> tuple[tuple[str, Any], ...]:
 
 def edge_times_merge(edges: Iterable[Edge]) -> set[Edge]:
     """`edges` with those between the same two nodes made one (an application's actions rolled up into it):
-    first seen the earliest, last seen the latest, stale only if all were, since the latest of them."""
+    first seen the earliest, last seen the latest, stale only if all were, since the latest of them, inferred
+    only if all were."""
     merged: dict[tuple[NodeRef, NodeRef], list[tuple[tuple[str, Any], ...]]] = {}
     for origin, destination, properties in edges:
         merged.setdefault((origin, destination), []).append(properties)
@@ -402,7 +412,10 @@ def edge_times_merge(edges: Iterable[Edge]) -> set[Edge]:
         stale: list[str] = [t["staleSince"] for t in times if t.get("staleSince")]
         first = min((t["firstSeen"] for t in times if t.get("firstSeen")), default=None)
         last = max((t["lastSeen"] for t in times if t.get("lastSeen")), default=None)
-        result.add((origin, destination, _times([first, last, max(stale) if len(stale) == len(times) else None])))
+        inferred = True if all(t.get("inferred") for t in times) else None
+        result.add(
+            (origin, destination, _times([first, last, max(stale) if len(stale) == len(times) else None, inferred]))
+        )
     return result
 
 

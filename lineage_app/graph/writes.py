@@ -155,12 +155,24 @@ _CURRENT = "e.staleSince = null, e.settledSince = null"
 # only saw carries none, which changes nothing.
 _CONFIRMED = _latest("e", "confirmedBy", "confirmedAt", guard="confirmedOrder", order="row.confirmedOrder")
 
+
+def inferred_input(var: str, sighting: str) -> str:
+    """A SET item, before the one that widens `var`'s first-seen: an input edge is `inferred` (from column
+    lineage, `true`; absent once real) only while every sighting of it (`sighting`, a boolean) was, so a
+    sighting as a real input, in any order, makes it real."""
+    return (
+        f"{var}.inferred = CASE WHEN {sighting} AND ({var}.firstSeen IS NULL OR {var}.inferred = true) "
+        f"THEN true ELSE null END"
+    )
+
+
+# A row's `inferred`: the batch saw the edge only as a source its column lineage named (`graph.projection`).
 MERGE_JOB_INPUTS = f"""
 UNWIND $rows AS row
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
 MATCH (j:{Label.JOB} {{key: row.jobKey}})
 MERGE (d)-[e:{Rel.INPUT_TO}]->(j)
-SET {seen("e")}, {_CURRENT}, {_CONFIRMED}
+SET {inferred_input("e", "row.inferred")}, {seen("e")}, {_CURRENT}, {_CONFIRMED}
 """
 
 MERGE_JOB_OUTPUTS = f"""

@@ -18,6 +18,7 @@ from lineage_app.explorer.selectors.failures import failure_job_list
 from lineage_app.explorer.selectors.jobs_and_runs import job_detail, job_run_list
 from lineage_app.explorer.selectors.lineage import lineage_for_node
 from lineage_app.graph.driver import graph_read, records
+from lineage_app.graph.model import Moment
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
 from tests.browser.conftest import shot
@@ -84,21 +85,34 @@ def test_a_dbt_project_built_and_tested_by_dbt_ol_reads_as_its_engineer_expects(
     """One build of the project (dbt is slow to start: each command costs seconds), every point checked on it."""
     table = {name: f"dataset:{shop}:shop.main.{name}" for name in ("stg_orders", "stg_customers", "fct_orders")}
     model = {name: f"job:dbt:shop.main.shop.{name}" for name in table}
+    seed = {name: f"dataset:{shop}:shop.main.raw_{name}" for name in ("orders", "customers")}
+    built = {
+        (model["stg_orders"], table["stg_orders"]),
+        (model["stg_customers"], table["stg_customers"]),
+        (table["stg_orders"], model["fct_orders"]),
+        (table["stg_customers"], model["fct_orders"]),
+        (model["fct_orders"], table["fct_orders"]),
+    }
+    # dbt-ol lists no input of a staging model (a seed is no model or source parent); its column lineage names
+    # the seed's columns, so the seed is its input, inferred from column lineage.
+    inferred = {(seed["orders"], model["stg_orders"]), (seed["customers"], model["stg_customers"])}
 
     # The models with their tables between them, at either level: the dbt run job is an orchestrator, whose
     # models are the pipeline's steps, so it is never drawn as one job reading and writing the staging tables.
     for level in ("application", "action"):
-        nodes, edges = drawn(lineage_for_node(node_id=table["fct_orders"], depth=6, direction="upstream", level=level))
-        assert edges == {
-            (model["stg_orders"], table["stg_orders"]),
-            (model["stg_customers"], table["stg_customers"]),
-            (table["stg_orders"], model["fct_orders"]),
-            (table["stg_customers"], model["fct_orders"]),
-            (model["fct_orders"], table["fct_orders"]),
-        }, level
+        body = lineage_for_node(node_id=table["fct_orders"], depth=6, direction="upstream", level=level)
+        nodes, edges = drawn(body)
+        assert edges == built | inferred, level
+        marked = {(e["origin"], e["destination"]) for node in body["graph"] for e in node["outEdges"] if e["inferred"]}
+        assert marked == inferred, level
         assert "job:dbt:dbt-run-shop" not in nodes
         jobs_reading = {(job, source) for source, job in edges}
         assert not any((job, target) in jobs_reading for job, target in edges if job.startswith("job:"))
+    left_out = lineage_for_node(
+        node_id=table["fct_orders"], depth=6, direction="upstream", moment=Moment(inferred=False)
+    )
+    assert drawn(left_out)[1] == built
+    assert job_detail(node_id=model["stg_orders"])["inferredInputs"] == [seed["orders"]]
 
     # The failed test is a failed run of its own test job; the models it tested stay built.
     states = graph_read(
@@ -141,8 +155,17 @@ def test_a_dbt_project_built_and_tested_by_dbt_ol_reads_as_its_engineer_expects(
     # The same in the browser: the lineage page, the dbt run job's page, the staging table's page.
     page = logged_in
     open_lineage(page, live_server, table["fct_orders"], depth=6, direction="upstream")
-    assert node_ids(page) == set(table.values()) | set(model.values())
+    assert node_ids(page) == set(table.values()) | set(model.values()) | set(seed.values())
+    seed_edge = f"{seed['orders']}->{model['stg_orders']}"
+    assert "inferred" in page.evaluate("id => window.__tributaryGraph.classes(id)", seed_edge)
+    assert page.evaluate("id => window.__tributaryGraph.edgeLine(id)", seed_edge)["style"] == "dashed"
+    built_edge = f"{table['stg_orders']}->{model['fct_orders']}"
+    assert page.evaluate("id => window.__tributaryGraph.edgeLine(id)", built_edge)["style"] == "solid"
+    assert "inferred from column lineage" in page.inner_text("#edge-legend")
     shot(page, "dbt-lineage", readme="dbt-lineage")
+    page.goto(f"{live_server.url}/job?nodeId={quote(model['stg_orders'], safe='')}")
+    page.locator("#job-inputs [data-inferred]").wait_for()
+    assert "inferred from column lineage" in page.inner_text("#job-inputs")
     page.goto(f"{live_server.url}/job?nodeId={quote('job:dbt:dbt-run-shop', safe='')}")
     commands = page.locator("#job-commands")
     commands.wait_for()

@@ -117,5 +117,14 @@ def test_the_openapi_schema_generates_and_documents_every_read_endpoint(read_cli
         assert "get" in paths[f"/api/v1/{path}"], path
     assert "post" in paths["/api/v1/lineage"]  # GET and POST share the URL
     lineage_parameters = {p["name"] for p in paths["/api/v1/lineage"]["get"]["parameters"]}
-    assert lineage_parameters == {"nodeId", "depth", "direction", "at", "asOf", "includeStale", "level"}
+    assert lineage_parameters == {
+        "nodeId",
+        "depth",
+        "direction",
+        "at",
+        "asOf",
+        "includeStale",
+        "includeInferred",
+        "level",
+    }
     assert "truncated" in schema["components"]["schemas"]["LineageGraph"]["properties"]

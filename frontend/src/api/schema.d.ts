@@ -997,6 +997,8 @@ export interface components {
             producers: string[];
             /** @description jobs that read it now */
             consumers: string[];
+            /** @description those of `consumers` whose input of it is only inferred from column lineage (docs/dbt.md) */
+            inferredConsumers: string[];
             /** @description jobs whose latest completed runs no longer write it (docs/time.md) */
             formerProducers: components["schemas"]["FormerJob"][];
             /** @description jobs whose latest completed runs no longer read it (docs/time.md) */
@@ -1065,6 +1067,21 @@ export interface components {
             lastSeen: string;
             createdByRun: string | null;
             fields: components["schemas"]["NameType"][];
+        };
+        /** @description A dataset-lineage edge (dataset to job, job to dataset). */
+        DatasetEdge: {
+            /** @description the earliest event that named it */
+            firstSeen: string | null;
+            /** @description the latest event that named it */
+            lastSeen: string | null;
+            /** @description no later completed run of its job left it out (after the grace) */
+            current: boolean;
+            /** @description the end of the completed run that retired it; null while current */
+            staleSince: string | null;
+            origin: string;
+            destination: string;
+            /** @description an input inferred from column lineage: the job's column lineage names the dataset as a source, but no event of its runs listed it as an input (docs/dbt.md); left out with `includeInferred=false` */
+            inferred: boolean;
         };
         DatasetList: {
             id: string;
@@ -1307,19 +1324,6 @@ export interface components {
          * @enum {string}
          */
         DirectionEnum: "both" | "downstream" | "upstream";
-        /** @description When a lineage edge held (docs/time.md): event times, never arrival times. */
-        Edge: {
-            /** @description the earliest event that named it */
-            firstSeen: string | null;
-            /** @description the latest event that named it */
-            lastSeen: string | null;
-            /** @description no later completed run of its job left it out (after the grace) */
-            current: boolean;
-            /** @description the end of the completed run that retired it; null while current */
-            staleSince: string | null;
-            origin: string;
-            destination: string;
-        };
         EffectiveOwnerOutput: {
             name: string;
             kind: components["schemas"]["OwnerKindEnum"];
@@ -1677,6 +1681,8 @@ export interface components {
             };
             /** @description what it reads now (an application job's: its own and its action jobs'; docs/time.md) */
             inputs: string[];
+            /** @description those of `inputs` only inferred from column lineage: its column lineage names them as sources, no event listed them as inputs (docs/dbt.md) */
+            inferredInputs: string[];
             /** @description what it writes now (an application job's: with its actions') */
             outputs: string[];
             /** @description what it read once and its latest completed runs no longer do */
@@ -1862,7 +1868,7 @@ export interface components {
             graph: components["schemas"]["LineageDiffNode"][];
             level: components["schemas"]["LevelEnum"];
         };
-        /** @description When a lineage edge held (docs/time.md): event times, never arrival times. */
+        /** @description A dataset-lineage edge (dataset to job, job to dataset). */
         LineageDiffEdge: {
             /** @description the earliest event that named it */
             firstSeen: string | null;
@@ -1874,6 +1880,8 @@ export interface components {
             staleSince: string | null;
             origin: string;
             destination: string;
+            /** @description an input inferred from column lineage: the job's column lineage names the dataset as a source, but no event of its runs listed it as an input (docs/dbt.md); left out with `includeInferred=false` */
+            inferred: boolean;
             /**
              * @description `added`: in the graph at `to`, not at `from`; `removed`: the reverse; `unchanged`: in both
              *
@@ -1928,8 +1936,8 @@ export interface components {
             id: string;
             type: components["schemas"]["LineageNodeTypeEnum"];
             data: components["schemas"]["LineageGraphNodeData"];
-            inEdges: components["schemas"]["Edge"][];
-            outEdges: components["schemas"]["Edge"][];
+            inEdges: components["schemas"]["DatasetEdge"][];
+            outEdges: components["schemas"]["DatasetEdge"][];
         };
         LineageGraphNodeData: {
             nodeId: string;
@@ -2259,7 +2267,7 @@ export interface components {
              */
             failureClass?: (components["schemas"]["FailureClassificationEnum"] | components["schemas"]["NullEnum"]) | null;
             parentRunId?: string | null;
-            /** @description what an orchestrator's run ran, from its steps (dbt's `run`, `test`, …) */
+            /** @description what an orchestrator's run ran, from its steps (dbt's `run`, `test`, …), else its Airflow DAG run's trigger (`scheduled`, `manual`, …) */
             command: string | null;
             eventCount?: number;
             lastEventTime?: string;
@@ -2406,7 +2414,7 @@ export interface components {
             verification: (components["schemas"]["VerificationEnum"] | components["schemas"]["NullEnum"]) | null;
             /** @description a streaming query's run only: its live progress */
             streaming?: components["schemas"]["Streaming"];
-            /** @description what an orchestrator's run ran, from its steps: dbt's `seed`, `run`, `test`, `snapshot` or `build`; null for other runs (docs/api.md) */
+            /** @description what an orchestrator's run ran, from its steps: dbt's `seed`, `run`, `test`, `snapshot` or `build`; else how its Airflow DAG run was triggered (`scheduled`, `manual`, `backfill`, …); null for other runs (docs/api.md) */
             command: string | null;
         };
         SchemaChange: {
@@ -3643,6 +3651,8 @@ export interface operations {
                  *     * `upstream` - upstream
                  */
                 direction?: "both" | "downstream" | "upstream";
+                /** @description `false` leaves out inputs inferred from column lineage (a dataset a job's column lineage names as a source, which no event listed as an input: docs/dbt.md) */
+                includeInferred?: boolean;
                 /** @description also edges the job's latest completed run no longer confirms (at `at`, those stale then), each with `current: false` and its `staleSince` */
                 includeStale?: boolean;
                 /** @description e.g. `dataset:<namespace>:<name>`, URL-encoded */
@@ -4401,6 +4411,8 @@ export interface operations {
                 /** @description ISO 8601: the graph as it was then (edges first seen by then and not yet stale then) */
                 at?: string;
                 depth?: number;
+                /** @description `false` leaves out inputs inferred from column lineage (a dataset a job's column lineage names as a source, which no event listed as an input: docs/dbt.md) */
+                includeInferred?: boolean;
                 /** @description also edges the job's latest completed run no longer confirms (at `at`, those stale then), each with `current: false` and its `staleSince` */
                 includeStale?: boolean;
                 /**
@@ -4491,6 +4503,8 @@ export interface operations {
                  *     * `pdf` - pdf
                  */
                 format?: "json" | "csv" | "html" | "pdf";
+                /** @description `false` leaves out inputs inferred from column lineage (a dataset a job's column lineage names as a source, which no event listed as an input: docs/dbt.md) */
+                includeInferred?: boolean;
                 /** @description also edges the job's latest completed run no longer confirms (at `at`, those stale then), each with `current: false` and its `staleSince` */
                 includeStale?: boolean;
                 /**
@@ -5292,6 +5306,8 @@ export interface operations {
                  *     * `upstream` - upstream
                  */
                 direction?: "both" | "downstream" | "upstream";
+                /** @description `false` leaves out inputs inferred from column lineage (a dataset a job's column lineage names as a source, which no event listed as an input: docs/dbt.md) */
+                includeInferred?: boolean;
                 /** @description also edges the job's latest completed run no longer confirms (at `at`, those stale then), each with `current: false` and its `staleSince` */
                 includeStale?: boolean;
                 /**
@@ -6051,6 +6067,8 @@ export interface operations {
                 /** @description ISO 8601: the graph as it was then (edges first seen by then and not yet stale then) */
                 at?: string;
                 depth?: number;
+                /** @description `false` leaves out inputs inferred from column lineage (a dataset a job's column lineage names as a source, which no event listed as an input: docs/dbt.md) */
+                includeInferred?: boolean;
                 /** @description also edges the job's latest completed run no longer confirms (at `at`, those stale then), each with `current: false` and its `staleSince` */
                 includeStale?: boolean;
                 /** @description a `dataset:…` id */

@@ -34,7 +34,7 @@ export type RunSummary = Schemas["RunSummary"];
 export type Streaming = Schemas["Streaming"];
 export type RunPage = Schemas["RunPage"];
 
-export type LineageEdge = Schemas["Edge"];
+export type LineageEdge = Schemas["DatasetEdge"];
 /** When a lineage edge held: first and last seen, whether its job's latest completed run confirmed it, since when stale. */
 export type EdgeValidity = Pick<LineageEdge, "firstSeen" | "lastSeen" | "current" | "staleSince">;
 export type LineageNodeData = Schemas["LineageGraphNodeData"];

@@ -27,6 +27,8 @@ export interface GraphEdge {
   validity?: EdgeValidity;
   /** Drawn as stale: its job's completed runs had left it out by the instant looked at (now, or the place's `at`). */
   stale?: boolean;
+  /** An input inferred from column lineage: the job's column lineage names the dataset, no event listed it as an input. */
+  inferred?: boolean;
   /** In a diff between two instants: whether the edge came, went or stayed. */
   change?: Change;
 }
@@ -127,8 +129,10 @@ export function mergeLineage(model: GraphModel, response: LineageResponse | Line
       const previous = model.edges.get(id);
       const validity = edgeValidity(edge) ?? previous?.validity;
       const change = changeJoin(previous?.change, edge.change);
+      const inferred = edge.inferred ?? previous?.inferred;
       model.edges.set(id, {
         id, source: edge.origin, target: edge.destination, ...validityFields(validity, at), ...(change ? { change } : {}),
+        ...(inferred ? { inferred } : {}),
       });
     }
   }
@@ -144,7 +148,7 @@ export interface LineageLike {
   })[];
 }
 
-type LineageEdgeLike = { origin: string; destination: string; change?: Change } & Partial<EdgeValidity>;
+type LineageEdgeLike = { origin: string; destination: string; change?: Change; inferred?: boolean } & Partial<EdgeValidity>;
 
 /** Remove a node and every edge that touches it. */
 function removeNode(model: GraphModel, id: string): void {
@@ -184,7 +188,11 @@ export function collapseApplication(model: GraphModel, app: GraphNode): string[]
     const validity = validityJoin(previous?.validity, edge.validity);
     // Stale when every edge it stands for is.
     const stale = previous?.stale === undefined ? edge.stale : edge.stale === undefined ? previous.stale : previous.stale && edge.stale;
-    model.edges.set(id, { id, source, target, ...(validity ? { validity } : {}), ...(stale !== undefined ? { stale } : {}) });
+    // Inferred when every edge it stands for is.
+    const inferred = previous ? previous.inferred && edge.inferred : edge.inferred;
+    model.edges.set(id, {
+      id, source, target, ...(validity ? { validity } : {}), ...(stale !== undefined ? { stale } : {}), ...(inferred ? { inferred } : {}),
+    });
   }
   return actions;
 }

@@ -52,6 +52,7 @@ export function edgeTitle(edge: GraphEdge): string {
     lines.push(transformationText(edge.data));
     if (edge.data.job) lines.push(`by ${idLabel(edge.data.job)}`);
   }
+  if (edge.inferred) lines.push("inferred from column lineage: no event listed it as an input");
   if (edge.change === "added") lines.push("added: in the later graph, not in the earlier one");
   if (edge.change === "removed") lines.push("removed: in the earlier graph, not in the later one");
   if (edge.change === "unchanged") lines.push("unchanged: in both graphs");
@@ -124,7 +125,8 @@ function edgeElement(edge: GraphEdge, placement: Placement, large: boolean): cyt
       ...(segments ? { sw: segments.weights, sd: segments.distances } : {}),
     },
     classes: [
-      transformation ? `field-edge ${transformation.kind.toLowerCase()}` : "", large ? "fast" : "", segments ? "routed" : "", ...timeClasses(edge),
+      transformation ? `field-edge ${transformation.kind.toLowerCase()}` : "", large ? "fast" : "", segments ? "routed" : "",
+      edge.inferred ? "inferred" : "", ...timeClasses(edge),
     ].join(" ").replace(/\s+/g, " ").trim(),
   };
 }

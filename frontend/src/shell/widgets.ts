@@ -55,6 +55,14 @@ export function nodeLink(id: string): HTMLElement {
   return href ? link(href, text) : text;
 }
 
+/** The mark of an input inferred from column lineage (docs/dbt.md): after its link, when `inferred`. */
+export function inferredMark(inferred: boolean): HTMLElement | null {
+  return inferred
+    ? h("span", { class: "muted inferred-mark", "data-inferred": "true", title: "its column lineage names it as a source; no event listed it as an input" },
+      " (inferred from column lineage)")
+    : null;
+}
+
 /** A dataset's or job's short name (the full one on hover), linking to its page. */
 export function nodeShortLink(id: string): HTMLElement {
   const href = nodeHref(id);

@@ -142,6 +142,10 @@ class DatasetDetailApi(APIView):
         owners = OwnerSerializer(many=True)
         producers = serializers.ListField(child=serializers.CharField(), help_text="jobs that write it now")
         consumers = serializers.ListField(child=serializers.CharField(), help_text="jobs that read it now")
+        inferredConsumers = serializers.ListField(
+            child=serializers.CharField(),
+            help_text="those of `consumers` whose input of it is only inferred from column lineage (docs/dbt.md)",
+        )
         formerProducers = FormerJobSerializer(
             many=True, help_text="jobs whose latest completed runs no longer write it (docs/time.md)"
         )

@@ -58,7 +58,8 @@ class RunSummarySerializer(ResponseSerializer):
     command = serializers.CharField(
         allow_null=True,
         help_text="what an orchestrator's run ran, from its steps: dbt's `seed`, `run`, `test`, `snapshot` or "
-        "`build`; null for other runs (docs/api.md)",
+        "`build`; else how its Airflow DAG run was triggered (`scheduled`, `manual`, `backfill`, …); null for other "
+        "runs (docs/api.md)",
     )
 
 
@@ -119,6 +120,11 @@ class JobDetailApi(APIView):
         inputs = serializers.ListField(
             child=serializers.CharField(),
             help_text="what it reads now (an application job's: its own and its action jobs'; docs/time.md)",
+        )
+        inferredInputs = serializers.ListField(
+            child=serializers.CharField(),
+            help_text="those of `inputs` only inferred from column lineage: its column lineage names them as sources, "
+            "no event listed them as inputs (docs/dbt.md)",
         )
         outputs = serializers.ListField(
             child=serializers.CharField(), help_text="what it writes now (an application job's: with its actions')"
@@ -231,7 +237,9 @@ class RunDetailApi(APIView):
         )
         parentRunId = serializers.CharField(allow_null=True, required=False)
         command = serializers.CharField(
-            allow_null=True, help_text="what an orchestrator's run ran, from its steps (dbt's `run`, `test`, …)"
+            allow_null=True,
+            help_text="what an orchestrator's run ran, from its steps (dbt's `run`, `test`, …), else its Airflow DAG "
+            "run's trigger (`scheduled`, `manual`, …)",
         )
         eventCount = serializers.IntegerField(required=False)
         lastEventTime = serializers.CharField(required=False)

@@ -36,13 +36,22 @@ class EdgeSerializer(EdgeValiditySerializer):
     destination = serializers.CharField()
 
 
+class DatasetEdgeSerializer(EdgeSerializer):
+    """A dataset-lineage edge (dataset to job, job to dataset)."""
+
+    inferred = serializers.BooleanField(
+        help_text="an input inferred from column lineage: the job's column lineage names the dataset as a source, "
+        "but no event of its runs listed it as an input (docs/dbt.md); left out with `includeInferred=false`"
+    )
+
+
 class FieldEdgeSerializer(EdgeSerializer, ColumnEdgeSerializer):
     """A column-lineage edge between two fields, as the graph's nodes list it."""
 
 
 class LineageGraphApi(APIView):
-    """`GET /api/v1/lineage?nodeId=…&depth=…&direction=…[&at=…][&includeStale=true]`: datasets and jobs
-    around a node."""
+    """`GET /api/v1/lineage?nodeId=…&depth=…&direction=…[&at=…][&includeStale=true][&includeInferred=false]`:
+    datasets and jobs around a node."""
 
     permission_classes = [CanRead]
 
@@ -107,8 +116,8 @@ class LineageGraphApi(APIView):
             id = serializers.CharField()
             type = serializers.ChoiceField(choices=LINEAGE_NODE_TYPES)
             data = NodeDataSerializer()  # type: ignore[assignment]  # the API's `data` shadows DRF's
-            inEdges = EdgeSerializer(many=True)
-            outEdges = EdgeSerializer(many=True)
+            inEdges = DatasetEdgeSerializer(many=True)
+            outEdges = DatasetEdgeSerializer(many=True)
 
         nodeId = serializers.CharField()
         depth = serializers.IntegerField()

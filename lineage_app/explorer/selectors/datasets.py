@@ -71,6 +71,7 @@ def dataset_detail(*, node_id: str) -> dict[str, Any]:
         "owners": found["owners"],
         "producers": [job["id"] for job in found["producers"] if job["staleSince"] is None],
         "consumers": [job["id"] for job in found["consumers"] if job["staleSince"] is None],
+        "inferredConsumers": [job["id"] for job in found["consumers"] if job["staleSince"] is None and job["inferred"]],
         "formerProducers": [job for job in found["producers"] if job["staleSince"] is not None],
         "formerConsumers": [job for job in found["consumers"] if job["staleSince"] is not None],
         "lastRuns": found["lastRuns"],

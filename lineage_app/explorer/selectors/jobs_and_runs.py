@@ -55,11 +55,14 @@ def job_detail(*, node_id: str) -> dict[str, Any]:
     outputs: set[str] = set()
     stale_inputs: set[str] = set()
     stale_outputs: set[str] = set()
+    real_inputs: set[str] = set()  # current inputs some edge lists for real, not inferred from column lineage
     for io in [found, *found["actionIo"]]:
         for side, current, former in (("inputs", inputs, stale_inputs), ("outputs", outputs, stale_outputs)):
-            for dataset_id, stale_since in io[side]:
+            for dataset_id, stale_since, *inferred in io[side]:
                 if dataset_id is not None:
                     (former if stale_since else current).add(dataset_id)
+                    if not stale_since and inferred != [True]:
+                        real_inputs.add(dataset_id)
     application = found["application"]
     return {
         "id": found["id"],
@@ -68,6 +71,7 @@ def job_detail(*, node_id: str) -> dict[str, Any]:
         "jobType": found["jobType"],
         "facets": json.loads(found["facetsJson"] or "{}"),
         "inputs": sorted(inputs),
+        "inferredInputs": sorted(inputs - real_inputs),
         "outputs": sorted(outputs),
         "formerInputs": sorted(stale_inputs - inputs),
         "formerOutputs": sorted(stale_outputs - outputs),
@@ -94,6 +98,7 @@ def run_for_id(*, run_id: str) -> dict[str, Any]:
     run = dict(found["run"])
     facets = json.loads(run.pop("facetsJson", None) or "{}")
     run.pop("nodeId", None)
+    trigger = run.pop("trigger", None)
     events = run_events(run_id=run["runId"])
     streaming = run_streaming(run_ids=[run["runId"]])
     steps = io_with_descendants(sorted(found["children"])) if found["children"] else {"reads": [], "writes": []}
@@ -106,7 +111,7 @@ def run_for_id(*, run_id: str) -> dict[str, Any]:
         "stepInputs": sorted({d["id"] for d in steps["reads"]} - set(found["inputs"])),
         "stepOutputs": sorted({d["id"] for d in steps["writes"]} - set(found["outputs"])),
         "children": sorted(found["children"]),
-        "command": run_command(listings.run_step_kinds(run_ids=[run["runId"]]).get(run["runId"], [])),
+        "command": run_command(listings.run_step_kinds(run_ids=[run["runId"]]).get(run["runId"], []), trigger),
         "verification": verification_worst(statuses=[event["verification"] or "" for event in events]),
         "events": events,
         **({"streaming": streaming[run["runId"]]} if streaming else {}),
@@ -151,7 +156,7 @@ def _run_summaries(
         {
             **row,
             "verification": verified[row["runId"]],
-            "command": run_command(steps.get(row["runId"], [])),
+            "command": run_command(steps.get(row["runId"], []), row.get("trigger")),
             **({"streaming": live[row["runId"]]} if row["runId"] in live else {}),
         }
         for row in rows
@@ -166,7 +171,7 @@ def _latest_by_command(key: str) -> list[dict[str, Any]]:
     steps = listings.run_step_kinds(run_ids=[row["runId"] for row in rows])
     latest: dict[str, dict[str, Any]] = {}
     for row in rows:  # newest first
-        command = run_command(steps.get(row["runId"], []))
+        command = run_command(steps.get(row["runId"], []), row.get("trigger"))
         if command is not None:
             latest.setdefault(command, row)
     summaries = dict(zip(latest, _run_summaries(list(latest.values()), steps), strict=True))

@@ -97,6 +97,8 @@ def _edges(
         if edge_fields:
             edge.update((name, value) for name, value in properties if name not in EDGE_TIMES)
             edge["indirect"] = bool(edge.get("indirect"))
+        else:  # an input inferred from column lineage (docs/dbt.md) says so
+            edge["inferred"] = len(properties) > 3 and properties[3][1] is True
         out_edges[origin].append(edge)
         in_edges[destination].append(edge)
     return in_edges, out_edges

@@ -28,7 +28,7 @@ def run_lineage(*, run_id: str) -> dict[str, Any]:
     )
     job_key = natural_key(found.get("jobNamespace") or "", found.get("jobName") or "")
     previous = _previous_of_command(
-        job_key, before, run_command(listings.run_step_kinds(run_ids=[run_id]).get(run_id, []))
+        job_key, before, run_command(listings.run_step_kinds(run_ids=[run_id]).get(run_id, []), found.get("trigger"))
     )
     earlier = io_with_descendants([previous["runId"]]) if previous else None
     return {
@@ -51,7 +51,7 @@ def _previous_of_command(job_key: str, before: str, command: str | None) -> dict
     if command is None:
         return candidates[0] if candidates else None
     steps = listings.run_step_kinds(run_ids=[c["runId"] for c in candidates])
-    return next((c for c in candidates if run_command(steps.get(c["runId"], [])) == command), None)
+    return next((c for c in candidates if run_command(steps.get(c["runId"], []), c["trigger"]) == command), None)
 
 
 def io_with_descendants(run_ids: list[str]) -> dict[str, list[dict[str, Any]]]:

@@ -9,6 +9,9 @@ import { jobColors, jobStyle } from "./job";
 import { timeStyle } from "./time";
 
 /** Per-type colours put in each node's data, read by that type's style rule. */
+/** How an input inferred from column lineage is drawn (and its legend sample). */
+export const INFERRED_COLOR = "#8250df";
+
 export const nodeColors: Partial<Record<GraphNode["type"], (node: GraphNode) => { fill: string; stroke: string }>> = {
   DATASET: datasetColors,
   JOB: jobColors,
@@ -47,6 +50,16 @@ export const graphStyle: cytoscape.StylesheetJson = [
     } as cytoscape.Css.Edge,
   },
   ...fieldEdgeStyle,
+  // An input inferred from column lineage (no event listed it as an input): dashed short, in violet.
+  {
+    selector: "edge.inferred",
+    style: {
+      "line-style": "dashed",
+      "line-dash-pattern": [3, 3],
+      "line-color": INFERRED_COLOR,
+      "target-arrow-color": INFERRED_COLOR,
+    } as cytoscape.Css.Edge,
+  },
   ...timeStyle,
   { selector: "node.root", style: { "underlay-color": "#8250df", "underlay-opacity": 0.25, "underlay-padding": 8 } },
   { selector: "node:selected", style: { "overlay-color": "#0969da", "overlay-opacity": 0.18, "overlay-padding": 6 } },

@@ -6,7 +6,7 @@ import type { DatasetDetail, FormerJob, VersionDiff } from "../../api/types";
 import { h, link, replace } from "../../dom";
 import { formatTime } from "../../format";
 import { setQuery } from "../../router";
-import { errorMessage, lineageHref, loading, nodeLink, stateBadge } from "../../shell/widgets";
+import { errorMessage, inferredMark, lineageHref, loading, nodeLink, stateBadge } from "../../shell/widgets";
 import { datasetFacetSections } from "../../facets/dataset";
 import { fieldId, impactPageHref } from "../impact/model";
 import { qualitySection } from "./quality";
@@ -108,10 +108,10 @@ function diffView(diff: VersionDiff): HTMLElement {
 
 /** The jobs that write and read the dataset now and, apart, the ones that did once but whose latest completed run no longer does. */
 export function producersAndConsumers(detail: DatasetDetail): HTMLElement[] {
-  const current = (title: string, id: string, jobs: string[], none: string) => [
+  const current = (title: string, id: string, jobs: string[], none: string, inferred: string[] = []) => [
     h("h2", {}, `${title} (${jobs.length})`),
     jobs.length
-      ? h("ul", { class: "job-list", id }, jobs.map((job) => h("li", { "data-job": job }, nodeLink(job))))
+      ? h("ul", { class: "job-list", id }, jobs.map((job) => h("li", { "data-job": job }, nodeLink(job), inferredMark(inferred.includes(job)))))
       : h("p", { class: "muted", id }, none),
   ];
   const former = (title: string, id: string, verb: string, jobs: FormerJob[]) => [
@@ -122,7 +122,7 @@ export function producersAndConsumers(detail: DatasetDetail): HTMLElement[] {
       : h("p", { class: "muted", id }, "None."),
   ];
   return [
-    ...current("Read by", "consumers", detail.consumers, "No job reads it now."),
+    ...current("Read by", "consumers", detail.consumers, "No job reads it now.", detail.inferredConsumers),
     ...former("Formerly read by", "former-consumers", "read", detail.formerConsumers),
     ...current("Written by", "producers", detail.producers, "No job writes it now."),
     ...(detail.formerProducers.length ? former("Formerly written by", "former-producers", "wrote", detail.formerProducers) : []),

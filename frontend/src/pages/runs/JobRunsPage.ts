@@ -9,7 +9,7 @@ import { h, link, replace, svg } from "../../dom";
 import { STATE_COLORS, formatDuration, formatTime, stateKey } from "../../format";
 import { jobFacetSections } from "../../facets/job";
 import { runFacetSections } from "../../facets/run";
-import { errorMessage, lineageHref, loading, nodeLink, stateBadge, verificationBadge } from "../../shell/widgets";
+import { errorMessage, inferredMark, lineageHref, loading, nodeLink, stateBadge, verificationBadge } from "../../shell/widgets";
 import { classificationChip } from "../failures/FailuresPage";
 import { rootCauseWalkHref } from "../failures/model";
 import { LoadQueue, lineageChangeLoad } from "./lineageChange";
@@ -75,8 +75,8 @@ export function JobRunsPage(root: HTMLElement, url: URL): Cleanup | void {
   return () => abort.abort();
 }
 
-function idLinks(ids: string[]): (HTMLElement | string)[] | string {
-  return ids.length ? ids.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—";
+function idLinks(ids: string[], inferred: string[] = []): (HTMLElement | string | null)[] | string {
+  return ids.length ? ids.flatMap((id, i) => [i ? ", " : "", nodeLink(id), inferredMark(inferred.includes(id))]) : "—";
 }
 
 function jobHead(job: JobDetail): HTMLElement {
@@ -90,7 +90,7 @@ function jobHead(job: JobDetail): HTMLElement {
         "Latest: ", ...job.latestByCommand.flatMap(({ command, run }, i) => [i ? " · " : "", h("span", { "data-command": command }, command, " ", stateBadge(run.state))]))
       : null,
     h("div", { class: "io" },
-      h("span", {}, "Reads: ", idLinks(job.inputs)),
+      h("span", { id: "job-inputs" }, "Reads: ", idLinks(job.inputs, job.inferredInputs)),
       h("span", {}, " · Writes: ", idLinks(job.outputs))),
     job.formerInputs.length || job.formerOutputs.length
       ? h("div", { class: "io io-former muted", title: "its latest completed runs no longer read or write these" },

@@ -4,7 +4,7 @@ import { api } from "../../../api/client";
 import type { DatasetDetail } from "../../../api/types";
 import { h, link, nameBreaks, replace } from "../../../dom";
 import { formatTime } from "../../../format";
-import { errorMessage, loading, nodeLink, section, stateBadge, verificationBadge } from "../../../shell/widgets";
+import { errorMessage, inferredMark, loading, nodeLink, section, stateBadge, verificationBadge } from "../../../shell/widgets";
 import type { PanelActions } from "./types";
 
 export function datasetPanel(id: string, actions: PanelActions): HTMLElement {
@@ -77,7 +77,9 @@ function datasetSections(detail: DatasetDetail, actions: PanelActions): HTMLElem
         : h("p", { class: "muted" }, "No runs.")),
     section("Producers and consumers",
       h("div", {}, h("strong", {}, "Written by: "), detail.producers.length ? detail.producers.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—"),
-      h("div", {}, h("strong", {}, "Read by: "), detail.consumers.length ? detail.consumers.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—"),
+      h("div", {}, h("strong", {}, "Read by: "), detail.consumers.length
+        ? detail.consumers.flatMap((id, i) => [i ? ", " : "", nodeLink(id), inferredMark(detail.inferredConsumers.includes(id))])
+        : "—"),
       detail.formerConsumers.length
         ? h("div", { class: "former-consumers", title: "Read it before; their latest completed run no longer did" }, h("strong", {}, "Formerly read by: "),
           detail.formerConsumers.flatMap((job, i) => [i ? ", " : "", nodeLink(job.id), h("span", { class: "muted" }, ` (stopped ${formatTime(job.staleSince)})`)]))

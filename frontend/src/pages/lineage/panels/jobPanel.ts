@@ -6,7 +6,7 @@ import type { JobDetail, RunPage } from "../../../api/types";
 import { h, link, nameBreaks, replace } from "../../../dom";
 import { formatDuration, formatTime, idLabel } from "../../../format";
 import { jobFacetSections } from "../../../facets/job";
-import { errorMessage, loading, nodeLink, section, stateBadge, verificationBadge } from "../../../shell/widgets";
+import { errorMessage, inferredMark, loading, nodeLink, section, stateBadge, verificationBadge } from "../../../shell/widgets";
 import { streamingSummary } from "../../runs/streaming";
 import type { PanelActions } from "./types";
 
@@ -69,7 +69,7 @@ function jobSections(detail: JobDetail, runs: RunPage, actions: PanelActions): H
         ? h("ul", { class: "runs" }, runs.results.map((run) =>
           h("li", {}, stateBadge(run.state), " ", formatTime(run.startedAt), h("span", { class: "muted" }, ` ${formatDuration(run.durationMs)}`))))
         : h("p", { class: "muted" }, "No runs.")),
-    section("Reads", detail.inputs.length ? h("ul", {}, detail.inputs.map((id) => h("li", {}, nodeLink(id)))) : h("p", { class: "muted" }, "—")),
+    section("Reads", detail.inputs.length ? h("ul", {}, detail.inputs.map((id) => h("li", {}, nodeLink(id), inferredMark(detail.inferredInputs.includes(id))))) : h("p", { class: "muted" }, "—")),
     section("Writes", detail.outputs.length ? h("ul", {}, detail.outputs.map((id) => h("li", {}, nodeLink(id)))) : h("p", { class: "muted" }, "—")),
     ...jobFacetSections(detail.facets),
   ];

@@ -3,6 +3,7 @@
 // as every time in the UI is shown.
 
 import { h, replace } from "../../../dom";
+import { INFERRED_COLOR } from "../../../graph/renderers";
 import { TIME_COLORS } from "../../../graph/renderers/time";
 import type { ExplorerState } from "../state";
 import type { Intent } from "../store";
@@ -123,6 +124,7 @@ export class TimeControl {
     return [
       legendItem(edgeSample(TIME_COLORS.current, null), "current edge", "current"),
       ...(place.stale ? [legendItem(edgeSample(TIME_COLORS.stale, "6 4"), "stale edge (hover: last seen)", "stale")] : []),
+      legendItem(edgeSample(INFERRED_COLOR, "3 3"), "inferred from column lineage", "inferred"),
     ];
   }
 }
