@@ -150,6 +150,7 @@ def job_find(*, key: str) -> dict[str, Any] | None:
             "actions": actions,
             "actionIo": records(tx, reads.JOB_IO, keys=actions) if actions else [],
             "application": application[0][1] if application else None,
+            "dependencies": records(tx, reads.JOB_DEPENDENCIES, key=key)[0],
         }
 
     return graph_read(work)

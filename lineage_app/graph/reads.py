@@ -148,6 +148,26 @@ DOUBLE_HOPS: dict[tuple[str, Label, tuple[bool, bool, bool]], tuple[str, Label, 
 }
 
 
+# Declared job dependencies (`PRECEDES`, from `jobDependencies` run facets): one hop from the frontier jobs,
+# upstream or downstream, as lists of `HOP_COLUMNS`' first six, every edge with its times. Drawn beside the
+# data flow in the lineage view (`traversal.job_lineage_traverse`), never walked on by impact or root cause.
+def _dependency_hop(direction: str, at: bool, stale: bool) -> str:
+    arrow = "-[e:{rel}]->" if direction == "downstream" else "<-[e:{rel}]-"
+    values = ", ".join(
+        (_HOP_VALUES | {"staleSince": _stale_since("e", at, stale)})[name]
+        for name in HOP_COLUMNS[: 3 + len(EDGE_TIMES)]
+    )
+    return (
+        f"{_frontier(Label.JOB)}MATCH (a){arrow.format(rel=Rel.PRECEDES)}(b:{Label.JOB}) {_filter('e', at, stale)}"
+        f"RETURN collect([{values}]) AS pairs"
+    )
+
+
+# Keyed by (direction, `window(moment)`'s first two).
+DEPENDENCY_HOPS: dict[tuple[str, tuple[bool, bool]], str] = {
+    (direction, key): _dependency_hop(direction, *key) for direction in ("upstream", "downstream") for key in _FILTERS
+}
+
 # ---- applications: jobs whose runs are the parents (ParentRunFacet, `CHILD_OF`) of other jobs' runs ----
 # A job's application is the job of its latest run's parent run, when that parent is an application whose
 # children are its internals: a Spark application (its actions) or a Flink job (its operators), as its
@@ -218,6 +238,7 @@ SUMMARY_COLUMNS: dict[Label, tuple[tuple[str, str], ...]] = {
         ("lastSeen", "lastSeen"),
         ("lastRunState", "latestRunState"),
         ("lastRunTime", "latestRunTime"),
+        ("temporary", "temporary"),
     ),
     Label.JOB: (
         ("key", "key"),
@@ -383,6 +404,20 @@ WITH j, collect([i.nodeId, e.staleSince]) AS inputs
 OPTIONAL MATCH (j)-[f:{Rel.OUTPUTS}]->(o:{Label.DATASET})
 RETURN j.nodeId AS id, j.namespace AS namespace, j.name AS name, j.jobType AS jobType,
        j.facetsJson AS facetsJson, inputs, collect([o.nodeId, f.staleSince]) AS outputs
+"""
+
+# A job's declared dependencies (`PRECEDES`, from `jobDependencies` run facets), each way, as lists of
+# [other job's id, declaring job's key, stale since, dependency type, sequence rule, status rule].
+_DEPENDENCY = (
+    "[{other}.nodeId, {e}.declaredBy, {e}.staleSince, {e}.dependencyType, {e}.sequenceTriggerRule, "
+    "{e}.statusTriggerRule]"
+)
+JOB_DEPENDENCIES = f"""
+MATCH (j:{Label.JOB} {{key: $key}})
+OPTIONAL MATCH (u:{Label.JOB})-[e:{Rel.PRECEDES}]->(j)
+WITH j, collect({_DEPENDENCY.format(other="u", e="e")}) AS upstream
+OPTIONAL MATCH (j)-[f:{Rel.PRECEDES}]->(d:{Label.JOB})
+RETURN upstream, collect({_DEPENDENCY.format(other="d", e="f")}) AS downstream
 """
 
 _RUN_FIELDS = (

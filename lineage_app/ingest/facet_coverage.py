@@ -41,6 +41,7 @@ API_FIELDS = {
     "dataQualityAssertions": ("checks",),
     "test": ("checks",),
     "dataQualityMetrics": ("metrics",),
+    "jobDependencies": ("dependencies",),
 }
 UI_PAGES = ROOT / "frontend" / "src" / "pages"
 # The UI's facet views (`frontend/src/facets/`): one module per facet map reads its facets from a node's `facets` by

@@ -590,7 +590,7 @@ export interface components {
         ColumnLineageDiff: {
             nodeId: string;
             depth: number;
-            direction: components["schemas"]["DirectionEnum"];
+            direction: components["schemas"]["Direction2d3Enum"];
             from: string;
             to: string;
             /** @description the node budget cut either graph short */
@@ -645,7 +645,7 @@ export interface components {
         ColumnLineageGraph: {
             nodeId: string;
             depth: number;
-            direction: components["schemas"]["DirectionEnum"];
+            direction: components["schemas"]["Direction2d3Enum"];
             truncated: boolean;
             graph: components["schemas"]["ColumnLineageGraphFieldNode"][];
         };
@@ -912,8 +912,8 @@ export interface components {
          *     * `upstream` - upstream
          * @enum {string}
          */
-        DirectionEnum: "both" | "downstream" | "upstream";
-        /** @description When a lineage edge held (docs/time.md): event times, never arrival times. */
+        Direction2d3Enum: "both" | "downstream" | "upstream";
+        /** @description A dataset-lineage edge; a job -> job one is a declared dependency or goes through temporary datasets. */
         Edge: {
             /** @description the earliest event that named it */
             firstSeen: string | null;
@@ -925,6 +925,10 @@ export interface components {
             staleSince: string | null;
             origin: string;
             destination: string;
+            /** @description set (true) on a job -> job edge a run declared (OpenLineage `jobDependencies` run facet) */
+            declared?: boolean;
+            /** @description a job -> job edge standing for the temporary dataset(s) it names, left out of the answer unless `includeTemporary` */
+            via?: string[];
         };
         EffectiveOwnerOutput: {
             name: string;
@@ -1187,6 +1191,30 @@ export interface components {
                 [key: string]: number;
             };
         };
+        JobDependency: {
+            jobId: string;
+            /**
+             * @description `upstream`: it runs before this job
+             *
+             *     * `upstream` - upstream
+             *     * `downstream` - downstream
+             */
+            direction: components["schemas"]["JobDependencyDirectionEnum"];
+            /** @description a declaring job's latest completed runs still declare it */
+            current: boolean;
+            /** @description the jobs whose runs declared it */
+            declaredBy: string[];
+            /** @description as sent: `DIRECT_INVOCATION`, … */
+            dependencyType: string | null;
+            sequenceTriggerRule: string | null;
+            statusTriggerRule: string | null;
+        };
+        /**
+         * @description * `upstream` - upstream
+         *     * `downstream` - downstream
+         * @enum {string}
+         */
+        JobDependencyDirectionEnum: "upstream" | "downstream";
         JobDetail: {
             id: string;
             namespace: string;
@@ -1212,6 +1240,8 @@ export interface components {
             actions: string[];
             /** @description the (outermost) application job this job is an action of */
             application: string | null;
+            /** @description job dependencies its runs or the other job's declared (`jobDependencies` run facet) */
+            dependencies: components["schemas"]["JobDependency"][];
         };
         JobList: {
             id: string;
@@ -1294,7 +1324,7 @@ export interface components {
         LineageDiff: {
             nodeId: string;
             depth: number;
-            direction: components["schemas"]["DirectionEnum"];
+            direction: components["schemas"]["Direction2d3Enum"];
             from: string;
             to: string;
             /** @description the node budget cut either graph short */
@@ -1305,7 +1335,7 @@ export interface components {
             graph: components["schemas"]["LineageDiffNode"][];
             level: components["schemas"]["LevelEnum"];
         };
-        /** @description When a lineage edge held (docs/time.md): event times, never arrival times. */
+        /** @description A dataset-lineage edge; a job -> job one is a declared dependency or goes through temporary datasets. */
         LineageDiffEdge: {
             /** @description the earliest event that named it */
             firstSeen: string | null;
@@ -1317,6 +1347,10 @@ export interface components {
             staleSince: string | null;
             origin: string;
             destination: string;
+            /** @description set (true) on a job -> job edge a run declared (OpenLineage `jobDependencies` run facet) */
+            declared?: boolean;
+            /** @description a job -> job edge standing for the temporary dataset(s) it names, left out of the answer unless `includeTemporary` */
+            via?: string[];
             /**
              * @description `added`: in the graph at `to`, not at `from`; `removed`: the reverse; `unchanged`: in both
              *
@@ -1361,7 +1395,7 @@ export interface components {
         LineageGraph: {
             nodeId: string;
             depth: number;
-            direction: components["schemas"]["DirectionEnum"];
+            direction: components["schemas"]["Direction2d3Enum"];
             /** @description the node budget (`LINEAGE_MAX_NODES`) cut the graph short */
             truncated: boolean;
             graph: components["schemas"]["LineageGraphNode"][];
@@ -1398,6 +1432,8 @@ export interface components {
             lastRunState?: (components["schemas"]["RunStateEnum"] | components["schemas"]["NullEnum"]) | null;
             /** @description datasets */
             lastRunTime?: string | null;
+            /** @description datasets: `datasetType` subtype TEMPORARY */
+            temporary?: boolean | null;
             /** @description jobs */
             latestRunId?: string | null;
             /**
@@ -3170,6 +3206,8 @@ export interface operations {
                 direction?: "both" | "downstream" | "upstream";
                 /** @description also edges the job's latest completed run no longer confirms (at `at`, those stale then), each with `current: false` and its `staleSince` */
                 includeStale?: boolean;
+                /** @description draw temporary datasets (OpenLineage `datasetType` subtype TEMPORARY); by default each one between a job writing it and a job reading it is left out, as a job -> job edge naming it in `via` */
+                includeTemporary?: boolean;
                 /**
                  * @description `application`: each action job (a job whose runs have a parent run, OpenLineage ParentRunFacet: a Spark action, an Airflow task) is drawn as its application job; `action`: action jobs as recorded, each naming its `application`. An application job as `nodeId` starts from its action jobs at either level.
                  *

@@ -29,6 +29,10 @@ export interface GraphEdge {
   stale?: boolean;
   /** In a diff between two instants: whether the edge came, went or stayed. */
   change?: Change;
+  /** A job -> job edge a run declared (`jobDependencies`), not data flowing. */
+  declared?: boolean;
+  /** A job -> job edge standing for the temporary datasets it names (drawn only on request). */
+  via?: string[];
 }
 
 /** The validity fields of an API edge, when it has them (an older server's edges have none). */
@@ -127,8 +131,9 @@ export function mergeLineage(model: GraphModel, response: LineageResponse | Line
       const previous = model.edges.get(id);
       const validity = edgeValidity(edge) ?? previous?.validity;
       const change = changeJoin(previous?.change, edge.change);
+      const marks = { ...(edge.declared ? { declared: true } : {}), ...(edge.via?.length ? { via: edge.via } : {}) };
       model.edges.set(id, {
-        id, source: edge.origin, target: edge.destination, ...validityFields(validity, at), ...(change ? { change } : {}),
+        id, source: edge.origin, target: edge.destination, ...validityFields(validity, at), ...(change ? { change } : {}), ...marks,
       });
     }
   }
@@ -144,7 +149,7 @@ export interface LineageLike {
   })[];
 }
 
-type LineageEdgeLike = { origin: string; destination: string; change?: Change } & Partial<EdgeValidity>;
+type LineageEdgeLike = { origin: string; destination: string; change?: Change; declared?: boolean; via?: string[] } & Partial<EdgeValidity>;
 
 /** Remove a node and every edge that touches it. */
 function removeNode(model: GraphModel, id: string): void {
@@ -184,7 +189,12 @@ export function collapseApplication(model: GraphModel, app: GraphNode): string[]
     const validity = validityJoin(previous?.validity, edge.validity);
     // Stale when every edge it stands for is.
     const stale = previous?.stale === undefined ? edge.stale : edge.stale === undefined ? previous.stale : previous.stale && edge.stale;
-    model.edges.set(id, { id, source, target, ...(validity ? { validity } : {}), ...(stale !== undefined ? { stale } : {}) });
+    const declared = edge.declared || previous?.declared;
+    const via = [...new Set([...(previous?.via ?? []), ...(edge.via ?? [])])];
+    model.edges.set(id, {
+      id, source, target, ...(validity ? { validity } : {}), ...(stale !== undefined ? { stale } : {}),
+      ...(declared ? { declared } : {}), ...(via.length ? { via } : {}),
+    });
   }
   return actions;
 }

@@ -145,6 +145,26 @@ class JobDetailApi(APIView):
             allow_null=True, help_text="the (outermost) application job this job is an action of"
         )
 
+        class DependencySerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "JobDependency"
+
+            jobId = serializers.CharField()
+            direction = serializers.ChoiceField(
+                choices=["upstream", "downstream"], help_text="`upstream`: it runs before this job"
+            )
+            current = serializers.BooleanField(help_text="a declaring job's latest completed runs still declare it")
+            declaredBy = serializers.ListField(
+                child=serializers.CharField(), help_text="the jobs whose runs declared it"
+            )
+            dependencyType = serializers.CharField(allow_null=True, help_text="as sent: `DIRECT_INVOCATION`, …")
+            sequenceTriggerRule = serializers.CharField(allow_null=True)
+            statusTriggerRule = serializers.CharField(allow_null=True)
+
+        dependencies = DependencySerializer(
+            many=True, help_text="job dependencies its runs or the other job's declared (`jobDependencies` run facet)"
+        )
+
     @extend_schema(
         operation_id="job_detail", parameters=[InputSerializer], responses=responses_documented(OutputSerializer)
     )

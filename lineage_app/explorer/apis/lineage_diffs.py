@@ -15,7 +15,7 @@ from lineage_app.accounts.permissions import CanRead
 from lineage_app.api_support import InstantField, ResponseSerializer, query_params
 from lineage_app.explorer.apis.lineage_graphs import (
     ColumnLineageGraphApi,
-    EdgeSerializer,
+    DatasetJobEdgeSerializer,
     FieldEdgeSerializer,
     LineageGraphApi,
 )
@@ -86,7 +86,7 @@ class _DiffBody(ResponseSerializer):
     schemaChanges = SchemaChangeSerializer(many=True, help_text="datasets whose schema differs between the two")
 
 
-class DiffEdgeSerializer(EdgeSerializer):
+class DiffEdgeSerializer(DatasetJobEdgeSerializer):
     class Meta:
         ref_name = "LineageDiffEdge"
 

@@ -36,6 +36,24 @@ class EdgeSerializer(EdgeValiditySerializer):
     destination = serializers.CharField()
 
 
+class DatasetJobEdgeSerializer(EdgeSerializer):
+    """A dataset-lineage edge; a job -> job one is a declared dependency or goes through temporary datasets."""
+
+    class Meta:
+        ref_name = "Edge"
+
+    declared = serializers.BooleanField(
+        required=False,
+        help_text="set (true) on a job -> job edge a run declared (OpenLineage `jobDependencies` run facet)",
+    )
+    via = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="a job -> job edge standing for the temporary dataset(s) it names, left out of the answer "
+        "unless `includeTemporary`",
+    )
+
+
 class FieldEdgeSerializer(EdgeSerializer, ColumnEdgeSerializer):
     """A column-lineage edge between two fields, as the graph's nodes list it."""
 
@@ -54,6 +72,11 @@ class LineageGraphApi(APIView):
             "ParentRunFacet: a Spark action, an Airflow task) is drawn as its application job; "
             "`action`: action jobs as recorded, each naming its `application`. An application "
             "job as `nodeId` starts from its action jobs at either level.",
+        )
+        includeTemporary = serializers.BooleanField(
+            default=False,
+            help_text="draw temporary datasets (OpenLineage `datasetType` subtype TEMPORARY); by default each one "
+            "between a job writing it and a job reading it is left out, as a job -> job edge naming it in `via`",
         )
 
     class OutputSerializer(ResponseSerializer):
@@ -81,6 +104,9 @@ class LineageGraphApi(APIView):
                     choices=RUN_STATES, allow_null=True, required=False, help_text="datasets"
                 )
                 lastRunTime = serializers.CharField(allow_null=True, required=False, help_text="datasets")
+                temporary = serializers.BooleanField(
+                    allow_null=True, required=False, help_text="datasets: `datasetType` subtype TEMPORARY"
+                )
                 latestRunId = serializers.CharField(allow_null=True, required=False, help_text="jobs")
                 latestRunState = serializers.ChoiceField(
                     choices=RUN_STATES, allow_null=True, required=False, help_text="jobs"
@@ -107,8 +133,8 @@ class LineageGraphApi(APIView):
             id = serializers.CharField()
             type = serializers.ChoiceField(choices=LINEAGE_NODE_TYPES)
             data = NodeDataSerializer()  # type: ignore[assignment]  # the API's `data` shadows DRF's
-            inEdges = EdgeSerializer(many=True)
-            outEdges = EdgeSerializer(many=True)
+            inEdges = DatasetJobEdgeSerializer(many=True)
+            outEdges = DatasetJobEdgeSerializer(many=True)
 
         nodeId = serializers.CharField()
         depth = serializers.IntegerField()
@@ -130,6 +156,7 @@ class LineageGraphApi(APIView):
                 direction=data["direction"],
                 moment=moment_of(data),
                 level=data["level"],
+                include_temporary=data["includeTemporary"],
             ),
         )
 

@@ -75,7 +75,35 @@ def job_detail(*, node_id: str) -> dict[str, Any]:
         **({"streaming": latest["streaming"]} if latest and "streaming" in latest else {}),
         "actions": sorted(node_ref_id((Label.JOB, action)) for action in found["actions"]),
         "application": node_ref_id((Label.JOB, application)) if application else None,
+        "dependencies": _dependencies(found["dependencies"]),
     }
+
+
+def _dependencies(found: dict[str, list[list[Any]]]) -> list[dict[str, Any]]:
+    """A job's declared dependencies (`jobDependencies`), one per other job and direction: current if any
+    job's declaration of it is, with the jobs that declared it and what the newest declaration says."""
+    merged: dict[tuple[str, str], dict[str, Any]] = {}
+    for direction in ("upstream", "downstream"):
+        for job_id, declared_by, stale_since, kind, sequence, status in found[direction]:
+            if job_id is None:
+                continue
+            entry = merged.setdefault(
+                (direction, job_id),
+                {
+                    "jobId": job_id,
+                    "direction": direction,
+                    "current": False,
+                    "declaredBy": [],
+                    "dependencyType": kind,
+                    "sequenceTriggerRule": sequence,
+                    "statusTriggerRule": status,
+                },
+            )
+            entry["current"] = entry["current"] or stale_since is None
+            entry["declaredBy"].append(node_ref_id((Label.JOB, declared_by)))
+    for entry in merged.values():
+        entry["declaredBy"].sort()
+    return [merged[key] for key in sorted(merged)]
 
 
 def job_run_list(*, node_id: str, limit: int, offset: int) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import { api } from "../../api/client";
 import type { Cleanup } from "../../router";
 import type { JobDetail, RunDetail, RunSummary } from "../../api/types";
 import { h, link, replace, svg } from "../../dom";
-import { STATE_COLORS, formatDuration, formatTime, stateKey } from "../../format";
+import { STATE_COLORS, formatDuration, formatTime, idLabel, stateKey } from "../../format";
 import { jobFacetSections } from "../../facets/job";
 import { runFacetSections } from "../../facets/run";
 import { errorMessage, lineageHref, loading, nodeLink, stateBadge, verificationBadge } from "../../shell/widgets";
@@ -98,11 +98,31 @@ function jobHead(job: JobDetail): HTMLElement {
         job.formerInputs.length && job.formerOutputs.length ? " · " : null,
         job.formerOutputs.length ? h("span", {}, "Wrote before: ", idLinks(job.formerOutputs)) : null)
       : null,
+    dependencyList(job.dependencies),
     h("div", { class: "panel-actions" },
       link(lineageHref([job.id]), "Lineage"),
       link(`/failures?job=${encodeURIComponent(job.id)}`, "Failures of this job"),
       link(rootCauseWalkHref(job.id), "Root cause walk")),
     h("div", { class: "facet-sections", id: "job-facets" }, jobFacetSections(job.facets)));
+}
+
+/** The jobs its runs (or theirs) declared it runs after or before (`jobDependencies`); nothing when none did. */
+function dependencyList(dependencies: JobDetail["dependencies"]): HTMLElement | null {
+  if (!dependencies.length) return null;
+  return h("div", { class: "io job-dependencies", id: "job-dependencies" },
+    "Declared dependencies: ",
+    ...dependencies.flatMap((dependency, i) => [
+      i ? " · " : "",
+      h("span", {
+        class: dependency.current ? "dependency" : "dependency muted",
+        "data-direction": dependency.direction,
+        title: [
+          `declared by ${dependency.declaredBy.map(idLabel).join(", ")}`,
+          dependency.dependencyType, dependency.sequenceTriggerRule, dependency.statusTriggerRule,
+          dependency.current ? "" : "no longer declared by the latest completed runs",
+        ].filter(Boolean).join("\n"),
+      }, dependency.direction === "upstream" ? "after " : "before ", nodeLink(dependency.jobId), dependency.current ? "" : " (former)"),
+    ]));
 }
 
 /** What an orchestrator's run ran (dbt's `run`, `test`, …), beside its state; nothing for other runs. */
