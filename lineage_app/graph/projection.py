@@ -25,6 +25,7 @@ from lineage_app.graph.model import (
 from lineage_app.graph.node_ids import node_id
 from lineage_app.graph.quality import checks_status, dataset_metrics, dataset_version, event_checks
 from lineage_app.graph.run_state import RunFold
+from lineage_app.graph.subsets import subset_text
 
 # Facets kept as graph structure of their own, not in a node's facet blob.
 STRUCTURAL_DATASET_FACETS = frozenset({"schema", "columnLineage"})
@@ -170,6 +171,9 @@ class _EventRowsBuilder:
     run_writes: _Rows = field(default_factory=_Rows)
     run_read_statistics: _Rows = field(default_factory=_Rows)
     run_write_statistics: _Rows = field(default_factory=_Rows)
+    run_read_subsets: _Rows = field(default_factory=_Rows)
+    run_write_subsets: _Rows = field(default_factory=_Rows)
+    job_output_subsets: _Rows = field(default_factory=_Rows)
     run_checks: _Rows = field(default_factory=_Rows)
     run_metrics: _Rows = field(default_factory=_Rows)
     job_inputs: _Rows = field(default_factory=_Rows)
@@ -201,6 +205,11 @@ class EventRows:
     run_writes: list[dict[str, Any]]
     run_read_statistics: list[dict[str, Any]]
     run_write_statistics: list[dict[str, Any]]
+    # The part of a dataset each run read or wrote, when its `subset` facet said (`graph.subsets`).
+    run_read_subsets: list[dict[str, Any]]
+    run_write_subsets: list[dict[str, Any]]
+    # Each job output's newest write of part of the dataset.
+    job_output_subsets: list[dict[str, Any]]
     # Each run's data-quality checks and metrics of a dataset (`graph.quality`).
     run_checks: list[dict[str, Any]]
     run_metrics: list[dict[str, Any]]
@@ -415,10 +424,13 @@ def write_statements(
         (statements.SET_DATASET_LATEST_RUNS, writes.runs),
         (statements.SET_RUN_READ_STATISTICS, rows.run_read_statistics),
         (statements.SET_RUN_WRITE_STATISTICS, rows.run_write_statistics),
+        (statements.SET_RUN_READ_SUBSETS, rows.run_read_subsets),
+        (statements.SET_RUN_WRITE_SUBSETS, rows.run_write_subsets),
         (statements.MERGE_RUN_CHECKS, rows.run_checks),
         (statements.MERGE_RUN_METRICS, rows.run_metrics),
         (statements.MERGE_JOB_INPUTS, rows.job_inputs),
         (statements.MERGE_JOB_OUTPUTS, rows.job_outputs),
+        (statements.SET_JOB_OUTPUT_SUBSETS, rows.job_output_subsets),
         (statements.MERGE_JOB_DEPENDENCIES, rows.job_dependencies),
         (statements.MERGE_DATASET_VERSIONS, [v for v in versions if v["key"] not in known_versions]),
         (statements.SET_VERSION_SIGHTINGS, [v for v in versions if v["key"] in known_versions]),
@@ -560,6 +572,8 @@ def _project_event(built: _EventRowsBuilder, event: _Stamped, resolve: Resolve) 
             dataset_key = _add_dataset(built, event, dataset, run_id=run_id, resolve=resolve)
             if job_key is not None:
                 _add_job_io(built, event, side, job_key, dataset_key)
+                if side == "outputs":
+                    _add_job_output_subset(built, event, job_key, dataset_key, dataset)
             if run_id is not None:
                 _add_run_io(built, event, side, run_id, dataset_key, dataset)
                 _add_run_quality(built, event, run_id, dataset_key, dataset, checked.get(id(dataset)))
@@ -720,6 +734,19 @@ def _add_job_io(built: _EventRowsBuilder, event: _Stamped, side: str, job_key: s
     rows.add((dataset_key, job_key), event, fixed={"datasetKey": dataset_key, "jobKey": job_key})
 
 
+def _add_job_output_subset(
+    built: _EventRowsBuilder, event: _Stamped, job_key: str, dataset_key: str, dataset: dict[str, Any]
+) -> None:
+    subset = subset_text(dataset, "outputs")
+    if subset is not None:
+        built.job_output_subsets.add(
+            (job_key, dataset_key),
+            event,
+            fixed={"jobKey": job_key, "datasetKey": dataset_key},
+            facts={"lastSubset": subset, "lastSubsetAt": event.time},
+        )
+
+
 def _add_run_io(
     built: _EventRowsBuilder,
     event: _Stamped,
@@ -747,6 +774,10 @@ def _add_run_io(
             fixed=fixed,
             facts={"rowCount": stats.get("rowCount"), "bytes": stats.get("size"), "fileCount": stats.get("fileCount")},
         )
+    subset = subset_text(dataset, side)
+    if subset is not None:
+        subsets = built.run_read_subsets if side == "inputs" else built.run_write_subsets
+        subsets.add(identity, event, fixed=fixed, facts={"subset": subset})
 
 
 def _add_run_quality(

@@ -358,10 +358,10 @@ RETURN j.nodeId AS id, e.lastSeen AS lastSeen, e.staleSince AS staleSince ORDER 
 
 # The runs that wrote the dataset, newest first.
 DATASET_LAST_RUNS = f"""
-MATCH (r:{Label.RUN})-[:{Rel.WROTE}]->(:{Label.DATASET} {{key: $key}})
+MATCH (r:{Label.RUN})-[w:{Rel.WROTE}]->(:{Label.DATASET} {{key: $key}})
 MATCH (j:{Label.JOB})-[:{Rel.HAS_RUN}]->(r)
 RETURN r.runId AS runId, j.nodeId AS job, r.state AS state, r.startedAt AS startedAt,
-       r.endedAt AS endedAt
+       r.endedAt AS endedAt, w.subset AS subset
 ORDER BY coalesce(r.startedAt, r.endedAt, r.lastEventTime, '') DESC, runId
 LIMIT $limit
 """
@@ -710,14 +710,27 @@ MATCH (r:{Label.RUN} {{runId: runId}})
 RETURN r.runId AS runId, properties(r) AS props
 """
 
+# The last part of a dataset each job wrote (`subset` facet), for the job -> dataset edges in `$rows`
+# ({job, dataset} keys) that have one, as [job key, dataset key, subset, when].
+JOB_OUTPUT_SUBSETS = f"""
+UNWIND $rows AS row
+MATCH (:{Label.JOB} {{key: row.job}})-[e:{Rel.OUTPUTS}]->(:{Label.DATASET} {{key: row.dataset}})
+WHERE e.lastSubset IS NOT NULL
+RETURN collect([row.job, row.dataset, e.lastSubset, e.lastSubsetAt]) AS rows
+"""
+
+# A run with what it read and wrote, and the part of each it read or wrote where its `subset` facet said
+# ([dataset id, subset] lists).
 RUN_DETAIL = f"""
 MATCH (r:{Label.RUN} {{runId: $runId}})
-OPTIONAL MATCH (r)-[:{Rel.READ}]->(i:{Label.DATASET})
-WITH r, collect(DISTINCT i.nodeId) AS inputs
-OPTIONAL MATCH (r)-[:{Rel.WROTE}]->(o:{Label.DATASET})
-WITH r, inputs, collect(DISTINCT o.nodeId) AS outputs
+OPTIONAL MATCH (r)-[u:{Rel.READ}]->(i:{Label.DATASET})
+WITH r, collect(DISTINCT i.nodeId) AS inputs,
+     collect(CASE WHEN u.subset IS NULL THEN null ELSE [i.nodeId, u.subset] END) AS inputSubsets
+OPTIONAL MATCH (r)-[w:{Rel.WROTE}]->(o:{Label.DATASET})
+WITH r, inputs, inputSubsets, collect(DISTINCT o.nodeId) AS outputs,
+     collect(CASE WHEN w.subset IS NULL THEN null ELSE [o.nodeId, w.subset] END) AS outputSubsets
 OPTIONAL MATCH (c:{Label.RUN})-[:{Rel.CHILD_OF}]->(r)
-RETURN properties(r) AS run, inputs, outputs, collect(DISTINCT c.runId) AS children
+RETURN properties(r) AS run, inputs, outputs, inputSubsets, outputSubsets, collect(DISTINCT c.runId) AS children
 """
 
 # ---- lineage in time (docs/time.md) ----

@@ -142,10 +142,23 @@ MERGE (r)-[e:{Rel.CHECKED}]->(d)
 SET {seen("e")}, {_latest("e", "metricsJson", "measuredAt", "metricsVersion", guard="metricsOrder")}
 """
 
+
+# The part of a dataset a run read or wrote (`subset` facet, `graph.subsets`): only rows that sent one, so a
+# run reading or writing a whole dataset costs nothing more.
+def _set_run_io_subsets(rel: Rel) -> str:
+    return f"""
+UNWIND $rows AS row
+MATCH (r:{Label.RUN} {{runId: row.runId}})-[e:{rel}]->(d:{Label.DATASET} {{key: row.datasetKey}})
+SET {_latest("e", "subset", guard="subsetOrder")}
+"""
+
+
 MERGE_RUN_READS = _merge_run_io(Rel.READ)
 MERGE_RUN_WRITES = _merge_run_io(Rel.WROTE)
 SET_RUN_READ_STATISTICS = _set_run_io_statistics(Rel.READ)
 SET_RUN_WRITE_STATISTICS = _set_run_io_statistics(Rel.WROTE)
+SET_RUN_READ_SUBSETS = _set_run_io_subsets(Rel.READ)
+SET_RUN_WRITE_SUBSETS = _set_run_io_subsets(Rel.WROTE)
 
 # A job edge seen or confirmed is current until `graph.validity.validity_settle`, later in the same
 # transaction, says otherwise: it retires what the batch's completed runs left out, and works a job's
@@ -169,6 +182,14 @@ MATCH (j:{Label.JOB} {{key: row.jobKey}})
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
 MERGE (j)-[e:{Rel.OUTPUTS}]->(d)
 SET {seen("e")}, {_CURRENT}, {_CONFIRMED}
+"""
+
+# The last part of a dataset a job wrote (a partition: `subset` facet), as of its newest write naming one; set
+# only from the rows of outputs that name one, so whole-dataset writes cost nothing more. Shown beside the edge.
+SET_JOB_OUTPUT_SUBSETS = f"""
+UNWIND $rows AS row
+MATCH (:{Label.JOB} {{key: row.jobKey}})-[e:{Rel.OUTPUTS}]->(:{Label.DATASET} {{key: row.datasetKey}})
+SET {_latest("e", "lastSubset", "lastSubsetAt", guard="lastSubsetOrder")}
 """
 
 # A sighting of a schema version: its creating run is the earliest event's, its field descriptions and

@@ -1,6 +1,6 @@
 """Jobs linked to jobs in a real browser, after producers' events posted over HTTP: a declared dependency drawn as a
 dotted `declared` edge and listed on the job page; a temporary dataset hidden behind a job -> job edge until the
-toolbar's toggle shows it."""
+toolbar's toggle shows it; a partition write shown as that partition on the run and dataset pages."""
 
 from __future__ import annotations
 
@@ -14,11 +14,15 @@ from tests.browser.test_explorer import graph_ready, node_ids, open_lineage, wai
 from tests.explorer.job_to_job import (
     EXTRACT_ID,
     LOAD_ID,
+    ORDERS_ID,
+    PARTITION_JOB_ID,
+    PARTITION_RUNS,
     PUBLISH_ID,
     RAW_ID,
     STAGE_ID,
     TEMP_ID,
     airflow_dag_run,
+    partition_writes,
     spark_with_temporary,
 )
 
@@ -75,4 +79,24 @@ def test_a_temporary_dataset_is_hidden_behind_a_job_to_job_edge_until_the_toggle
     page.go_back()
     page.wait_for_function("id => !window.__tributaryGraph.nodeIds().includes(id)", arg=TEMP_ID)
     assert not page.locator("#show-temporary").is_checked()
+    assert not watch.errors and not watch.dialogs
+
+
+def test_a_partition_write_shows_as_that_partition_on_the_run_and_dataset_pages(
+    logged_in: Any, live_server: Any, send: Any, watch: PageWatch
+) -> None:
+    send(partition_writes())
+    page = logged_in
+    page.goto(f"{live_server.url}/job?nodeId={quote(PARTITION_JOB_ID, safe='')}&run={PARTITION_RUNS[1]}")
+    chip = page.locator(f"#run-focus .run-writes [data-subset='{ORDERS_ID}']")
+    chip.wait_for()
+    assert chip.inner_text() == "partition date=2026-11-24"
+    assert page.locator("#run-focus .run-reads .tag-subset").count() == 0  # raw/orders was read whole
+    page.goto(f"{live_server.url}/dataset?nodeId={quote(ORDERS_ID, safe='')}")
+    runs = page.locator("#last-runs")
+    runs.wait_for()
+    assert [runs.locator(f"li[data-run='{run}'] .tag-subset").inner_text() for run in PARTITION_RUNS] == [
+        "partition date=2026-11-23",
+        "partition date=2026-11-24",
+    ]
     assert not watch.errors and not watch.dialogs

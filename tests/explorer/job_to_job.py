@@ -133,3 +133,38 @@ def spark_with_temporary() -> list[dict[str, Any]]:
             event["job"]["facets"].update(spark)
             events.append(event)
     return events
+
+
+ORDERS_ID = "dataset:s3://lake:warehouse/orders_daily"
+PARTITION_JOB_ID = f"job:{SPARK}:orders_daily.execute_insert_into_hadoop_fs_relation_command"
+PARTITION_RUNS = ("00000000-0000-4000-8000-0000000dd041", "00000000-0000-4000-8000-0000000dd042")
+
+
+def partition_writes() -> list[dict[str, Any]]:
+    """Two runs of a Spark job each overwriting one day's partition of `warehouse/orders_daily` (an
+    `outputFacets.subset` partition condition, as the Spark integration sends for `INSERT OVERWRITE … PARTITION`)."""
+    events = []
+    for day, run_id in zip((23, 24), PARTITION_RUNS, strict=True):
+        output = dataset("s3://lake", "warehouse/orders_daily") | {
+            "outputFacets": {
+                "subset": facet(
+                    outputCondition={
+                        "type": "partition",
+                        "partitions": [{"identifier": f"date={day}", "dimensions": {"date": f"2026-11-{day}"}}],
+                    }
+                )
+            }
+        }
+        for kind, late in (("START", 0), ("COMPLETE", 5)):
+            event = run_event(
+                kind,
+                run_id=run_id,
+                job="orders_daily.execute_insert_into_hadoop_fs_relation_command",
+                namespace=SPARK,
+                at=T0 + timedelta(days=day - 23, minutes=late),
+                inputs=[RAW],
+                outputs=[output],
+            )
+            event["job"]["facets"].update(job_type("SPARK", "SQL_JOB"))
+            events.append(event)
+    return events

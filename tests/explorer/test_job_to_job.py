@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 import pytest
 from rest_framework.test import APIClient
 
+from lineage_app.graph.subsets import subset_text
 from tests.explorer.job_to_job import (
     EXTRACT,
     EXTRACT_ID,
@@ -17,6 +18,9 @@ from tests.explorer.job_to_job import (
     LOAD,
     LOAD_ID,
     LOAD_RUNS,
+    ORDERS_ID,
+    PARTITION_JOB_ID,
+    PARTITION_RUNS,
     PUBLISH_ID,
     RAW_ID,
     STAGE_ID,
@@ -25,6 +29,7 @@ from tests.explorer.job_to_job import (
     TEMP_ID,
     WAREHOUSE_ID,
     airflow_dag_run,
+    partition_writes,
     spark_with_temporary,
     task_run,
 )
@@ -114,3 +119,42 @@ def test_a_temporary_dataset_is_a_job_to_job_edge_unless_asked_for(
     # A temporary dataset asked for by id is drawn, with its writer and reader.
     around = get(read_client, "lineage", nodeId=TEMP_ID, depth=1)
     assert {node["id"] for node in around["graph"]} == {TEMP_ID, STAGE_ID, PUBLISH_ID}
+
+
+def test_a_partition_write_is_told_as_that_partition_on_the_run_the_dataset_and_the_edge(
+    graph: Any, ingest_client: APIClient, read_client: APIClient
+) -> None:
+    post_and_apply(ingest_client, partition_writes()[::-1])
+    run = get(read_client, f"jobs/runs/{PARTITION_RUNS[1]}")
+    assert run["outputs"] == [ORDERS_ID]
+    assert run["outputSubsets"] == [{"datasetId": ORDERS_ID, "subset": "date=2026-11-24"}]
+    assert run["inputSubsets"] == []  # it read raw/orders whole
+    writes = get(read_client, "datasets/detail", nodeId=ORDERS_ID)["lastRuns"]
+    assert [(w["runId"], w["subset"]) for w in writes] == [
+        (PARTITION_RUNS[1], "date=2026-11-24"),
+        (PARTITION_RUNS[0], "date=2026-11-23"),
+    ]
+    body = get(read_client, "lineage", nodeId=ORDERS_ID, depth=2, direction="upstream")
+    edge = edges(body)[(PARTITION_JOB_ID, ORDERS_ID)]
+    assert (edge["lastSubset"], edge["lastSubsetAt"][:16]) == (
+        "date=2026-11-24",
+        "2026-01-06T08:05",
+    )  # its COMPLETE event
+    assert "lastSubset" not in edges(body)[(RAW_ID, PARTITION_JOB_ID)]
+
+
+def test_a_subset_condition_reads_as_one_line() -> None:
+    condition = {
+        "type": "binary",
+        "operator": "AND",
+        "left": {
+            "type": "compare",
+            "comparison": "EQUAL",
+            "left": {"type": "field", "field": "region"},
+            "right": {"type": "literal", "value": "eu"},
+        },
+        "right": {"type": "location", "locations": ["s3://lake/orders/region=eu/"]},
+    }
+    dataset = {"outputFacets": {"subset": {"outputCondition": condition}}}
+    assert subset_text(dataset, "outputs") == "(region = 'eu') AND (s3://lake/orders/region=eu/)"
+    assert subset_text(dataset, "inputs") is None

@@ -737,6 +737,8 @@ export interface components {
             state: components["schemas"]["RunStateEnum"];
             startedAt: string | null;
             endedAt: string | null;
+            /** @description the part of the dataset it wrote, when its `subset` facet said (a partition: `date=2026-11-24`); null: the run wrote the dataset as a whole */
+            subset: string | null;
         };
         DatasetDetailOwner: {
             name: string;
@@ -929,6 +931,10 @@ export interface components {
             declared?: boolean;
             /** @description a job -> job edge standing for the temporary dataset(s) it names, left out of the answer unless `includeTemporary` */
             via?: string[];
+            /** @description job -> dataset: the part of the dataset the job last wrote, when its writes name one (`subset` facet: a partition such as `date=2026-11-24`); such runs wrote that part, not the whole dataset */
+            lastSubset?: string;
+            /** @description when the job last wrote `lastSubset` */
+            lastSubsetAt?: string;
         };
         EffectiveOwnerOutput: {
             name: string;
@@ -1351,6 +1357,10 @@ export interface components {
             declared?: boolean;
             /** @description a job -> job edge standing for the temporary dataset(s) it names, left out of the answer unless `includeTemporary` */
             via?: string[];
+            /** @description job -> dataset: the part of the dataset the job last wrote, when its writes name one (`subset` facet: a partition such as `date=2026-11-24`); such runs wrote that part, not the whole dataset */
+            lastSubset?: string;
+            /** @description when the job last wrote `lastSubset` */
+            lastSubsetAt?: string;
             /**
              * @description `added`: in the graph at `to`, not at `from`; `removed`: the reverse; `unchanged`: in both
              *
@@ -1700,6 +1710,10 @@ export interface components {
             inputs: string[];
             /** @description dataset ids the run wrote */
             outputs: string[];
+            /** @description the inputs the run read part of, with that part */
+            inputSubsets: components["schemas"]["RunSubset"][];
+            /** @description the outputs the run wrote part of (a partition), with that part: not the whole dataset */
+            outputSubsets: components["schemas"]["RunSubset"][];
             /** @description the runIds of its child runs */
             children: string[];
             /**
@@ -1793,6 +1807,11 @@ export interface components {
          * @enum {string}
          */
         RunStateEnum: "NEW" | "RUNNING" | "COMPLETED" | "FAILED" | "ABORTED";
+        RunSubset: {
+            datasetId: string;
+            /** @description the part of it the run read or wrote (`subset` facet): `date=2026-11-24` for a partition (several joined by `, `, a partition's dimensions by `/`), the locations, or the condition */
+            subset: string;
+        };
         RunSummary: {
             runId: string;
             state: components["schemas"]["RunStateEnum"];

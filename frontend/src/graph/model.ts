@@ -33,6 +33,8 @@ export interface GraphEdge {
   declared?: boolean;
   /** A job -> job edge standing for the temporary datasets it names (drawn only on request). */
   via?: string[];
+  /** A job -> dataset edge: the part of the dataset (a partition) the job last wrote, and when. */
+  lastSubset?: { subset: string; at: string | null };
 }
 
 /** The validity fields of an API edge, when it has them (an older server's edges have none). */
@@ -131,7 +133,10 @@ export function mergeLineage(model: GraphModel, response: LineageResponse | Line
       const previous = model.edges.get(id);
       const validity = edgeValidity(edge) ?? previous?.validity;
       const change = changeJoin(previous?.change, edge.change);
-      const marks = { ...(edge.declared ? { declared: true } : {}), ...(edge.via?.length ? { via: edge.via } : {}) };
+      const marks = {
+        ...(edge.declared ? { declared: true } : {}), ...(edge.via?.length ? { via: edge.via } : {}),
+        ...(edge.lastSubset ? { lastSubset: { subset: edge.lastSubset, at: edge.lastSubsetAt ?? null } } : {}),
+      };
       model.edges.set(id, {
         id, source: edge.origin, target: edge.destination, ...validityFields(validity, at), ...(change ? { change } : {}), ...marks,
       });
@@ -149,7 +154,9 @@ export interface LineageLike {
   })[];
 }
 
-type LineageEdgeLike = { origin: string; destination: string; change?: Change; declared?: boolean; via?: string[] } & Partial<EdgeValidity>;
+type LineageEdgeLike = {
+  origin: string; destination: string; change?: Change; declared?: boolean; via?: string[]; lastSubset?: string; lastSubsetAt?: string;
+} & Partial<EdgeValidity>;
 
 /** Remove a node and every edge that touches it. */
 function removeNode(model: GraphModel, id: string): void {

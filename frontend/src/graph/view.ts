@@ -50,6 +50,8 @@ export function edgeTitle(edge: GraphEdge): string {
   const lines = [`${idLabel(edge.source)} → ${idLabel(edge.target)}`];
   if (edge.declared) lines.push("declared dependency: a run declared this job runs after the other (jobDependencies)");
   for (const dataset of edge.via ?? []) lines.push(`through temporary dataset ${idLabel(dataset)}`);
+  // Its runs wrote a part of the dataset (a partition), not the whole of it.
+  if (edge.lastSubset) lines.push(`partition write: last wrote ${edge.lastSubset.subset} (${formatTime(edge.lastSubset.at)})`);
   if (isColumnEdge(edge.data)) {
     lines.push(transformationText(edge.data));
     if (edge.data.job) lines.push(`by ${idLabel(edge.data.job)}`);

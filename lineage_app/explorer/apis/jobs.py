@@ -264,6 +264,22 @@ class RunDetailApi(APIView):
         facets = serializers.DictField(help_text="the run facets of its events, merged in eventTime order")
         inputs = serializers.ListField(child=serializers.CharField(), help_text="dataset ids the run read")
         outputs = serializers.ListField(child=serializers.CharField(), help_text="dataset ids the run wrote")
+
+        class SubsetSerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "RunSubset"
+
+            datasetId = serializers.CharField()
+            subset = serializers.CharField(
+                help_text="the part of it the run read or wrote (`subset` facet): `date=2026-11-24` for a partition "
+                "(several joined by `, `, a partition's dimensions by `/`), the locations, or the condition"
+            )
+
+        inputSubsets = SubsetSerializer(many=True, help_text="the inputs the run read part of, with that part")
+        outputSubsets = SubsetSerializer(
+            many=True,
+            help_text="the outputs the run wrote part of (a partition), with that part: not the whole dataset",
+        )
         children = serializers.ListField(child=serializers.CharField(), help_text="the runIds of its child runs")
         verification = serializers.ChoiceField(
             choices=VERIFICATIONS, allow_null=True, help_text="the worst signature status of its events"

@@ -52,6 +52,12 @@ class DatasetJobEdgeSerializer(EdgeSerializer):
         help_text="a job -> job edge standing for the temporary dataset(s) it names, left out of the answer "
         "unless `includeTemporary`",
     )
+    lastSubset = serializers.CharField(
+        required=False,
+        help_text="job -> dataset: the part of the dataset the job last wrote, when its writes name one (`subset` "
+        "facet: a partition such as `date=2026-11-24`); such runs wrote that part, not the whole dataset",
+    )
+    lastSubsetAt = serializers.CharField(required=False, help_text="when the job last wrote `lastSubset`")
 
 
 class FieldEdgeSerializer(EdgeSerializer, ColumnEdgeSerializer):

@@ -129,12 +129,18 @@ def run_for_id(*, run_id: str) -> dict[str, Any]:
         "facets": facets,
         "inputs": sorted(found["inputs"]),
         "outputs": sorted(found["outputs"]),
+        "inputSubsets": _subsets(found["inputSubsets"]),
+        "outputSubsets": _subsets(found["outputSubsets"]),
         "children": sorted(found["children"]),
         "command": run_command(listings.run_step_kinds(run_ids=[run["runId"]]).get(run["runId"], [])),
         "verification": verification_worst(statuses=[event["verification"] or "" for event in events]),
         "events": events,
         **({"streaming": streaming[run["runId"]]} if streaming else {}),
     }
+
+
+def _subsets(found: list[list[str]]) -> list[dict[str, str]]:
+    return [{"datasetId": dataset_id, "subset": subset} for dataset_id, subset in sorted(found)]
 
 
 def run_streaming(*, run_ids: list[str]) -> dict[str, dict[str, Any]]:

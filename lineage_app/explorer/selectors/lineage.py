@@ -51,12 +51,33 @@ def lineage_for_node(
     )
     if not include_temporary:
         temporary_collapse(graph, keep=start)
+    _partition_writes_mark(graph)
     body = _graph_body(graph, start, depth=depth, direction=direction, edge_fields=False, level=level)
     datasets = {ref[1]: summary for ref, summary in graph.nodes.items() if ref[0] is Label.DATASET}
     statuses = listings.dataset_quality_statuses(keys=sorted(datasets))
     for key, summary in datasets.items():  # the same dicts as the body's nodes' `data`
         summary["quality"] = statuses.get(key, UNKNOWN)
     return body
+
+
+def _partition_writes_mark(graph: LineageGraph) -> None:
+    """Give each job -> dataset edge whose job (or an action rolled up into it) last wrote a part of the dataset
+    (a partition, `subset` facet) that part and when, as `lastSubset` and `lastSubsetAt`."""
+    actions: dict[NodeRef, list[NodeRef]] = defaultdict(list)
+    for action, app in graph.applications.items():
+        actions[app].append(action)
+    writes = [edge for edge in graph.edges if edge[0][0] is Label.JOB and edge[1][0] is Label.DATASET]
+    pairs = sorted({(job[1], dataset[1]) for (app, dataset, _) in writes for job in [app, *actions[app]]})
+    found = listings.job_output_subsets(pairs=pairs)
+    if not found:
+        return
+    for edge in writes:
+        app, dataset, properties = edge
+        parts = [found[job[1], dataset[1]] for job in [app, *actions[app]] if (job[1], dataset[1]) in found]
+        if parts:
+            subset, at = max(parts, key=lambda part: part[1] or "")
+            graph.edges.discard(edge)
+            graph.edges.add((app, dataset, (*properties, ("lastSubset", subset), ("lastSubsetAt", at))))
 
 
 def temporary_collapse(graph: LineageGraph, *, keep: NodeRef) -> None:

@@ -125,6 +125,12 @@ function dependencyList(dependencies: JobDetail["dependencies"]): HTMLElement | 
     ]));
 }
 
+/** The part of dataset `id` a run read or wrote (a partition, its `subset` facet), beside the dataset; nothing when whole. */
+function subsetChip(subsets: RunDetail["outputSubsets"], id: string): HTMLElement | null {
+  const subset = subsets.find((s) => s.datasetId === id)?.subset;
+  return subset ? h("span", { class: "tag tag-subset", "data-subset": id, title: "only this part of the dataset (subset facet)" }, `partition ${subset}`) : null;
+}
+
 /** What an orchestrator's run ran (dbt's `run`, `test`, …), beside its state; nothing for other runs. */
 function commandChip(command: string | null): HTMLElement | null {
   return command ? h("span", { class: "tag tag-command", title: "the command this run ran" }, command) : null;
@@ -137,8 +143,8 @@ function runDetail(full: RunDetail): (HTMLElement | null)[] {
     full.errorMessage ? h("pre", { class: "error-text" }, full.errorMessage) : null,
     full.stackTrace ? h("details", { class: "stack" }, h("summary", {}, "Stack trace"), h("pre", { class: "stack-trace" }, full.stackTrace)) : null,
     h("div", { class: "facet-sections run-facets" }, runFacetSections(full.facets)),
-    h("div", {}, "Read: ", full.inputs.length ? full.inputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—"),
-    h("div", {}, "Wrote: ", full.outputs.length ? full.outputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]) : "—"),
+    h("div", { class: "run-reads" }, "Read: ", full.inputs.length ? full.inputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id), subsetChip(full.inputSubsets, id)]) : "—"),
+    h("div", { class: "run-writes" }, "Wrote: ", full.outputs.length ? full.outputs.flatMap((id, i) => [i ? ", " : "", nodeLink(id), subsetChip(full.outputSubsets, id)]) : "—"),
     eventWarnings(full.events),
     full.outputs.length ? link(lineageHref(full.outputs, { depth: 5, direction: "downstream" }), "Downstream of this run's outputs") : null,
   ];
