@@ -53,10 +53,12 @@ def sightings_stored(facets_json: str | None, orders_json: str | None) -> Sighti
 
 def sightings_properties(sightings: Mapping[str, Sighting]) -> dict[str, Any]:
     """The node properties that keep `sightings`: the live facets as the read API's `facets`, each
-    name's order key, and what the `jobType` facet says (read on Job nodes)."""
+    name's order key, what the `jobType` facet says (read on Job nodes) and whether the `datasetType` facet
+    says temporary (read on Dataset nodes, `is_temporary`)."""
     live = {name: facet for name, (_, facet) in sightings.items() if facet is not None}
     job_type = live.get("jobType") or {}
     return {
+        "temporary": is_temporary(live),
         "facetsJson": json_property(live),
         "facetOrdersJson": json_property({name: order for name, (order, _) in sightings.items()}),
         "jobType": job_type.get("jobType"),
@@ -76,6 +78,13 @@ def airflow_trigger(facets: Mapping[str, Any]) -> str | None:
         if isinstance(run_type, str) and run_type:
             return run_type.lower()
     return None
+
+
+def is_temporary(facets: Mapping[str, Any]) -> bool:
+    """Whether a dataset's facets say it is temporary: its `datasetType` facet's `subType` is `TEMPORARY`
+    (as a job's intermediate output, `datasetType` `JOB_OUTPUT`, is: any type with that subtype counts)."""
+    dataset_type = facets.get("datasetType")
+    return isinstance(dataset_type, dict) and str(dataset_type.get("subType") or "").upper() == "TEMPORARY"
 
 
 def tag_texts(facets: Mapping[str, Any]) -> list[str]:

@@ -125,6 +125,16 @@ def dataset_quality_statuses(*, keys: list[str]) -> dict[str, str]:
     return {row["key"]: statuses_worst(row["statuses"]) for row in rows}
 
 
+def job_output_subsets(*, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], tuple[str, str]]:
+    """The last part (a partition) each job of `pairs` ((job key, dataset key)) wrote of the dataset, with when,
+    for the pairs whose writes named one."""
+    if not pairs:
+        return {}
+    rows = [{"job": job, "dataset": dataset} for job, dataset in pairs]
+    found = graph_read(lambda tx: records(tx, reads.JOB_OUTPUT_SUBSETS, rows=rows))[0]["rows"]
+    return {(job, dataset): (subset, at) for job, dataset, subset, at in found}
+
+
 def dataset_version_fields(*, key: str, versions: list[str]) -> dict[str, list[tuple[str, str]]]:
     """The flattened `(name, type)` fields of each of a dataset's `versions` that exists."""
     rows = graph_read(lambda tx: records(tx, reads.DATASET_VERSION_FIELDS, key=key, versions=versions))
@@ -150,6 +160,7 @@ def job_find(*, key: str) -> dict[str, Any] | None:
             "actions": actions,
             "actionIo": records(tx, reads.JOB_IO, keys=actions) if actions else [],
             "application": application[0][1] if application else None,
+            "dependencies": records(tx, reads.JOB_DEPENDENCIES, key=key)[0],
         }
 
     return graph_read(work)

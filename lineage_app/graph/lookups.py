@@ -150,6 +150,28 @@ RETURN collect([k, j.namespace, null, s.key, t.key, e.job, {_VALIDITY}, d.lineag
                 {_DECLARED}]) AS rows
 """
 
+# A job's dependency edges (`jobDependencies`) are those it declared, of which it is one end: upstream of
+# the other job (it named a downstream) or downstream of it (it named an upstream).
+_DEPENDENCY_VALIDITY = (
+    f"WHERE e.declaredBy = k\n"
+    f"RETURN collect([k, j.namespace, null, u.key, d.key, null, e.confirmedOrder, e.lastSeen, e.staleSince, "
+    f"e.settledSince, null, null, null, null, {_DECLARED}]) AS rows"
+)
+
+READ_JOB_DOWNSTREAM_DEPENDENCY_VALIDITY = f"""
+UNWIND $keys AS k
+MATCH (u:{Label.JOB} {{key: k}})-[e:{Rel.PRECEDES}]->(d:{Label.JOB})
+WITH k, u AS j, u, e, d
+{_DEPENDENCY_VALIDITY}
+"""
+
+READ_JOB_UPSTREAM_DEPENDENCY_VALIDITY = f"""
+UNWIND $keys AS k
+MATCH (u:{Label.JOB})-[e:{Rel.PRECEDES}]->(d:{Label.JOB} {{key: k}})
+WITH k, d AS j, u, e, d
+{_DEPENDENCY_VALIDITY}
+"""
+
 # Each job's confirming runs (completed, or a running one's latest complete snapshot) after `row.after`
 # (an order key) and, when `row.until` is set, confirming no later than it, as [job key, order, time].
 READ_JOB_COMPLETED_RUNS = f"""

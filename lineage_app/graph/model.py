@@ -37,6 +37,8 @@ class Rel(StrEnum):
     TAGGED = "TAGGED"  # (Dataset|Job|Run)-[:TAGGED]->(Tag): a tag any of its events gave it, for search
     SAME_AS = "SAME_AS"  # (DatasetAlias)-[:SAME_AS]->(DatasetAlias): a `symlinks` identifier
     CHECKED = "CHECKED"  # (Run)-[:CHECKED]->(Dataset): the run's data-quality checks and metrics of it
+    # (Job)-[:PRECEDES {declaredBy}]->(Job): a job dependency a run declared (`jobDependencies` run facet)
+    PRECEDES = "PRECEDES"
 
 
 @dataclass(frozen=True, slots=True)

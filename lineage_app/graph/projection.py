@@ -25,6 +25,7 @@ from lineage_app.graph.model import (
 from lineage_app.graph.node_ids import node_id
 from lineage_app.graph.quality import checks_status, dataset_metrics, dataset_version, event_checks
 from lineage_app.graph.run_state import RunFold
+from lineage_app.graph.subsets import subset_text
 
 # Facets kept as graph structure of their own, not in a node's facet blob.
 STRUCTURAL_DATASET_FACETS = frozenset({"schema", "columnLineage"})
@@ -175,10 +176,14 @@ class _EventRowsBuilder:
     run_writes: _Rows = field(default_factory=_Rows)
     run_read_statistics: _Rows = field(default_factory=_Rows)
     run_write_statistics: _Rows = field(default_factory=_Rows)
+    run_read_subsets: _Rows = field(default_factory=_Rows)
+    run_write_subsets: _Rows = field(default_factory=_Rows)
+    job_output_subsets: _Rows = field(default_factory=_Rows)
     run_checks: _Rows = field(default_factory=_Rows)
     run_metrics: _Rows = field(default_factory=_Rows)
     job_inputs: _Rows = field(default_factory=_Rows)
     job_outputs: _Rows = field(default_factory=_Rows)
+    job_dependencies: _Rows = field(default_factory=_Rows)
     versions: _Rows = field(default_factory=_Rows)
     fields: _Rows = field(default_factory=_Rows)
     derivations: _Rows = field(default_factory=_Rows)
@@ -205,11 +210,18 @@ class EventRows:
     run_writes: list[dict[str, Any]]
     run_read_statistics: list[dict[str, Any]]
     run_write_statistics: list[dict[str, Any]]
+    # The part of a dataset each run read or wrote, when its `subset` facet said (`graph.subsets`).
+    run_read_subsets: list[dict[str, Any]]
+    run_write_subsets: list[dict[str, Any]]
+    # Each job output's newest write of part of the dataset.
+    job_output_subsets: list[dict[str, Any]]
     # Each run's data-quality checks and metrics of a dataset (`graph.quality`).
     run_checks: list[dict[str, Any]]
     run_metrics: list[dict[str, Any]]
     job_inputs: list[dict[str, Any]]
     job_outputs: list[dict[str, Any]]
+    # Each job dependency a run declared (`jobDependencies`): upstream job, downstream job, declaring job.
+    job_dependencies: list[dict[str, Any]]
     versions: list[dict[str, Any]]
     fields: list[dict[str, Any]]
     derivations: list[dict[str, Any]]
@@ -227,6 +239,7 @@ class EventRows:
     input_confirmations: list[dict[str, Any]]
     output_confirmations: list[dict[str, Any]]
     derivation_confirmations: list[dict[str, Any]]
+    dependency_confirmations: list[dict[str, Any]]
     # Every confirmation the batch brings, by job: its order key, time, and whether a completed run's.
     job_confirmations: list[dict[str, Any]]
 
@@ -258,17 +271,19 @@ def rows_resolve(writes: GraphWrites, *, canonical: Mapping[str, Identity]) -> E
     for event in writes.events:
         _project_event(built, _stamped(event), resolve)
     confirming = list(_confirming(writes))
-    inputs, outputs, derivations = _confirmations(confirming, resolve)
+    inputs, outputs, derivations, dependencies = _confirmations(confirming, resolve)
     # An edge the batch both sees and confirms is written once, confirmation and all.
     job_inputs, input_confirmations = built.job_inputs.confirmed(inputs, _job_input_identity)
     job_outputs, output_confirmations = built.job_outputs.confirmed(outputs, _job_output_identity)
     derived, derivation_confirmations = built.derivations.confirmed(derivations, _derivation_identity)
+    declared, dependency_confirmations = built.job_dependencies.confirmed(dependencies, _dependency_identity)
     return EventRows(
         **{item.name: getattr(built, item.name).rows() for item in fields(built)}
-        | {"job_inputs": job_inputs, "job_outputs": job_outputs, "derivations": derived},
+        | {"job_inputs": job_inputs, "job_outputs": job_outputs, "derivations": derived, "job_dependencies": declared},
         input_confirmations=input_confirmations,
         output_confirmations=output_confirmations,
         derivation_confirmations=derivation_confirmations,
+        dependency_confirmations=dependency_confirmations,
         job_confirmations=[
             {"jobKey": c.job_key, "order": c.order, "at": c.time, "completed": c.completed} for c in confirming
         ],
@@ -320,16 +335,26 @@ def _derivation_identity(row: Mapping[str, Any]) -> tuple[str, ...]:
     return row["sourceKey"], row["targetKey"], row["job"]
 
 
+def _dependency_identity(row: Mapping[str, Any]) -> tuple[str, ...]:
+    return row["sourceKey"], row["targetKey"], row["jobKey"]
+
+
 _Confirmations = dict[tuple[str, ...], dict[str, Any]]
 
 
 def _confirmations(
     confirming: Iterable[_Confirming], resolve: Resolve
-) -> tuple[_Confirmations, _Confirmations, _Confirmations]:
-    """The job inputs, outputs and derivations each confirmation's events name (all of a completed run's
-    events, not only the batch's), by edge, each kept with the latest confirmation naming it."""
-    found: tuple[_Confirmations, _Confirmations, _Confirmations] = ({}, {}, {})
-    names = (("datasetKey", "jobKey"), ("jobKey", "datasetKey"), ("sourceKey", "targetKey", "job"))
+) -> tuple[_Confirmations, _Confirmations, _Confirmations, _Confirmations]:
+    """The job inputs, outputs, derivations and declared dependencies each confirmation's events name (all
+    of a completed run's events, not only the batch's), by edge, each kept with the latest confirmation
+    naming it."""
+    found: tuple[_Confirmations, _Confirmations, _Confirmations, _Confirmations] = ({}, {}, {}, {})
+    names = (
+        ("datasetKey", "jobKey"),
+        ("jobKey", "datasetKey"),
+        ("sourceKey", "targetKey", "job"),
+        ("sourceKey", "targetKey", "jobKey"),
+    )
     for order, time, run_id, _, _, events in confirming:
         stamp = {"confirmedOrder": order, "confirmedBy": run_id, "confirmedAt": time}
         for kept, keys, identity in zip(found, _named_edges(events, resolve), names, strict=True):
@@ -340,11 +365,13 @@ def _confirmations(
 
 
 def _named_edges(events: Iterable[EventRecord], resolve: Resolve) -> tuple[set[tuple[str, ...]], ...]:
-    """The job edges `events` name, by key: (dataset, job) inputs, (job, dataset) outputs, and (source
-    field, target field, job id) derivations; only what confirming them needs, not the events' rows."""
+    """The job edges `events` name, by key: (dataset, job) inputs, (job, dataset) outputs, (source
+    field, target field, job id) derivations, and (upstream job, downstream job, declaring job) declared
+    dependencies; only what confirming them needs, not the events' rows."""
     inputs: set[tuple[str, ...]] = set()
     outputs: set[tuple[str, ...]] = set()
     derivations: set[tuple[str, ...]] = set()
+    dependencies: set[tuple[str, ...]] = set()
     for event in events:
         job = event.payload.get("job")
         if not job:
@@ -366,7 +393,9 @@ def _named_edges(events: Iterable[EventRecord], resolve: Resolve) -> tuple[set[t
                 source_key = natural_key(*resolve(source["namespace"], source["name"]), source["field"])
                 derivations.add((source_key, natural_key(namespace, name, output_field), job_id))
         inputs.update((dataset_key, job_key) for dataset_key in inferred_inputs(event.payload, resolve, named=named))
-    return inputs, outputs, derivations
+        if "run" in event.payload:
+            dependencies.update((up, down, job_key) for up, down, _ in declared_dependencies(event.payload, job_key))
+    return inputs, outputs, derivations, dependencies
 
 
 def field_candidates(rows: EventRows, *, known_versions: set[str]) -> dict[str, dict[str, Any]]:
@@ -405,10 +434,14 @@ def write_statements(
         (statements.SET_DATASET_LATEST_RUNS, writes.runs),
         (statements.SET_RUN_READ_STATISTICS, rows.run_read_statistics),
         (statements.SET_RUN_WRITE_STATISTICS, rows.run_write_statistics),
+        (statements.SET_RUN_READ_SUBSETS, rows.run_read_subsets),
+        (statements.SET_RUN_WRITE_SUBSETS, rows.run_write_subsets),
         (statements.MERGE_RUN_CHECKS, rows.run_checks),
         (statements.MERGE_RUN_METRICS, rows.run_metrics),
         (statements.MERGE_JOB_INPUTS, rows.job_inputs),
         (statements.MERGE_JOB_OUTPUTS, rows.job_outputs),
+        (statements.SET_JOB_OUTPUT_SUBSETS, rows.job_output_subsets),
+        (statements.MERGE_JOB_DEPENDENCIES, rows.job_dependencies),
         (statements.MERGE_DATASET_VERSIONS, [v for v in versions if v["key"] not in known_versions]),
         (statements.SET_VERSION_SIGHTINGS, [v for v in versions if v["key"] in known_versions]),
         (statements.MERGE_FIELDS, new_fields),
@@ -416,6 +449,7 @@ def write_statements(
         (statements.CONFIRM_JOB_INPUTS, rows.input_confirmations),
         (statements.CONFIRM_JOB_OUTPUTS, rows.output_confirmations),
         (statements.CONFIRM_DERIVATIONS, rows.derivation_confirmations),
+        (statements.CONFIRM_JOB_DEPENDENCIES, rows.dependency_confirmations),
         (statements.MERGE_DATASET_OWNERS, rows.dataset_owners),
         (statements.MERGE_JOB_OWNERS, rows.job_owners),
         (statements.MERGE_DATASET_TAGS, rows.dataset_tags),
@@ -550,6 +584,8 @@ def _project_event(built: _EventRowsBuilder, event: _Stamped, resolve: Resolve) 
             named.add(dataset_key)
             if job_key is not None:
                 _add_job_io(built, event, side, job_key, dataset_key)
+                if side == "outputs":
+                    _add_job_output_subset(built, event, job_key, dataset_key, dataset)
             if run_id is not None:
                 _add_run_io(built, event, side, run_id, dataset_key, dataset)
                 _add_run_quality(built, event, run_id, dataset_key, dataset, checked.get(id(dataset)))
@@ -558,6 +594,40 @@ def _project_event(built: _EventRowsBuilder, event: _Stamped, resolve: Resolve) 
     if job_key is not None:
         for dataset_key in sorted(inferred_inputs(payload, resolve, named=named)):
             _add_job_io(built, event, "inputs", job_key, dataset_key, inferred=True)
+    if job_key is not None and run_id is not None:
+        _add_dependencies(built, event, job_key)
+
+
+def declared_dependencies(payload: Mapping[str, Any], job_key: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """Each job dependency a run event declares (`jobDependencies` run facet), as (upstream job key,
+    downstream job key, the dependency as sent): its `upstream` jobs lead to the run's job (`job_key`),
+    its `downstream` jobs follow it. A job naming itself is left out."""
+    facet = ((payload.get("run") or {}).get("facets") or {}).get("jobDependencies")
+    if not isinstance(facet, dict) or is_deleted(facet):
+        return
+    for side in ("upstream", "downstream"):
+        for dependency in facet.get(side) or []:
+            if not isinstance(dependency, dict) or not isinstance(dependency.get("job"), dict):
+                continue  # not as the spec has it: the facet's schema check warned of it
+            other = natural_key(dependency["job"]["namespace"], dependency["job"]["name"])
+            if other != job_key:
+                yield (other, job_key, dependency) if side == "upstream" else (job_key, other, dependency)
+
+
+def _add_dependencies(built: _EventRowsBuilder, event: _Stamped, job_key: str) -> None:
+    for upstream, downstream, dependency in declared_dependencies(event.payload, job_key):
+        other = dependency["job"]
+        _add_job(built, event, {"namespace": other["namespace"], "name": other["name"]})
+        built.job_dependencies.add(
+            (upstream, downstream, job_key),
+            event,
+            fixed={"sourceKey": upstream, "targetKey": downstream, "jobKey": job_key},
+            facts={
+                "dependencyType": dependency.get("dependency_type"),
+                "sequenceTriggerRule": dependency.get("sequence_trigger_rule"),
+                "statusTriggerRule": dependency.get("status_trigger_rule"),
+            },
+        )
 
 
 def _add_job(built: _EventRowsBuilder, event: _Stamped, job: dict[str, Any]) -> str:
@@ -696,6 +766,19 @@ def inferred_inputs(payload: Mapping[str, Any], resolve: Resolve, *, named: Set[
     return {key for key in (natural_key(*resolve(*source)) for source in sources) if key not in named}
 
 
+def _add_job_output_subset(
+    built: _EventRowsBuilder, event: _Stamped, job_key: str, dataset_key: str, dataset: dict[str, Any]
+) -> None:
+    subset = subset_text(dataset, "outputs")
+    if subset is not None:
+        built.job_output_subsets.add(
+            (job_key, dataset_key),
+            event,
+            fixed={"jobKey": job_key, "datasetKey": dataset_key},
+            facts={"lastSubset": subset, "lastSubsetAt": event.time},
+        )
+
+
 def _add_run_io(
     built: _EventRowsBuilder,
     event: _Stamped,
@@ -723,6 +806,10 @@ def _add_run_io(
             fixed=fixed,
             facts={"rowCount": stats.get("rowCount"), "bytes": stats.get("size"), "fileCount": stats.get("fileCount")},
         )
+    subset = subset_text(dataset, side)
+    if subset is not None:
+        subsets = built.run_read_subsets if side == "inputs" else built.run_write_subsets
+        subsets.add(identity, event, fixed=fixed, facts={"subset": subset})
 
 
 def _add_run_quality(

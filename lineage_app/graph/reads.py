@@ -183,6 +183,27 @@ def hop_key(
     return direction, start, key
 
 
+# Declared job dependencies (`PRECEDES`, from `jobDependencies` run facets): one hop from the frontier jobs,
+# upstream or downstream, as lists of `HOP_COLUMNS`' first six, every edge with its times. Drawn beside the
+# data flow in the lineage view (`traversal.job_lineage_traverse`), never walked on by impact or root cause.
+def _dependency_hop(direction: str, at: bool, stale: bool) -> str:
+    arrow = "-[e:{rel}]->" if direction == "downstream" else "<-[e:{rel}]-"
+    values = ", ".join(
+        (_HOP_VALUES | {"staleSince": _stale_since("e", at, stale)})[name]
+        for name in HOP_COLUMNS[: 3 + len(EDGE_TIMES)]
+    )
+    held = _filter("e", Rel.PRECEDES, at, stale, True)  # a dependency is never inferred: nothing to leave out
+    return (
+        f"{_frontier(Label.JOB)}MATCH (a){arrow.format(rel=Rel.PRECEDES)}(b:{Label.JOB}) {held}"
+        f"RETURN collect([{values}]) AS pairs"
+    )
+
+
+# Keyed by (direction, `window(moment)`'s first two).
+DEPENDENCY_HOPS: dict[tuple[str, tuple[bool, bool]], str] = {
+    (direction, key): _dependency_hop(direction, *key) for direction in ("upstream", "downstream") for key in _FILTERS
+}
+
 # ---- applications: jobs whose runs are the parents (ParentRunFacet, `CHILD_OF`) of other jobs' runs ----
 # A job's application is the job of its latest run's parent run, when that parent is an application whose
 # children are its internals: a Spark application (its actions) or a Flink job (its operators), as its
@@ -253,6 +274,7 @@ SUMMARY_COLUMNS: dict[Label, tuple[tuple[str, str], ...]] = {
         ("lastSeen", "lastSeen"),
         ("lastRunState", "latestRunState"),
         ("lastRunTime", "latestRunTime"),
+        ("temporary", "temporary"),
     ),
     Label.JOB: (
         ("key", "key"),
@@ -372,10 +394,10 @@ RETURN j.nodeId AS id, e.lastSeen AS lastSeen, e.staleSince AS staleSince, e.inf
 
 # The runs that wrote the dataset, newest first.
 DATASET_LAST_RUNS = f"""
-MATCH (r:{Label.RUN})-[:{Rel.WROTE}]->(:{Label.DATASET} {{key: $key}})
+MATCH (r:{Label.RUN})-[w:{Rel.WROTE}]->(:{Label.DATASET} {{key: $key}})
 MATCH (j:{Label.JOB})-[:{Rel.HAS_RUN}]->(r)
 RETURN r.runId AS runId, j.nodeId AS job, r.state AS state, r.startedAt AS startedAt,
-       r.endedAt AS endedAt
+       r.endedAt AS endedAt, w.subset AS subset
 ORDER BY coalesce(r.startedAt, r.endedAt, r.lastEventTime, '') DESC, runId
 LIMIT $limit
 """
@@ -418,6 +440,20 @@ WITH j, collect([i.nodeId, e.staleSince, e.inferred]) AS inputs
 OPTIONAL MATCH (j)-[f:{Rel.OUTPUTS}]->(o:{Label.DATASET})
 RETURN j.nodeId AS id, j.namespace AS namespace, j.name AS name, j.jobType AS jobType,
        j.facetsJson AS facetsJson, inputs, collect([o.nodeId, f.staleSince]) AS outputs
+"""
+
+# A job's declared dependencies (`PRECEDES`, from `jobDependencies` run facets), each way, as lists of
+# [other job's id, declaring job's key, stale since, dependency type, sequence rule, status rule].
+_DEPENDENCY = (
+    "[{other}.nodeId, {e}.declaredBy, {e}.staleSince, {e}.dependencyType, {e}.sequenceTriggerRule, "
+    "{e}.statusTriggerRule]"
+)
+JOB_DEPENDENCIES = f"""
+MATCH (j:{Label.JOB} {{key: $key}})
+OPTIONAL MATCH (u:{Label.JOB})-[e:{Rel.PRECEDES}]->(j)
+WITH j, collect({_DEPENDENCY.format(other="u", e="e")}) AS upstream
+OPTIONAL MATCH (j)-[f:{Rel.PRECEDES}]->(d:{Label.JOB})
+RETURN upstream, collect({_DEPENDENCY.format(other="d", e="f")}) AS downstream
 """
 
 _RUN_FIELDS = (
@@ -710,14 +746,27 @@ MATCH (r:{Label.RUN} {{runId: runId}})
 RETURN r.runId AS runId, properties(r) AS props
 """
 
+# The last part of a dataset each job wrote (`subset` facet), for the job -> dataset edges in `$rows`
+# ({job, dataset} keys) that have one, as [job key, dataset key, subset, when].
+JOB_OUTPUT_SUBSETS = f"""
+UNWIND $rows AS row
+MATCH (:{Label.JOB} {{key: row.job}})-[e:{Rel.OUTPUTS}]->(:{Label.DATASET} {{key: row.dataset}})
+WHERE e.lastSubset IS NOT NULL
+RETURN collect([row.job, row.dataset, e.lastSubset, e.lastSubsetAt]) AS rows
+"""
+
+# A run with what it read and wrote, and the part of each it read or wrote where its `subset` facet said
+# ([dataset id, subset] lists).
 RUN_DETAIL = f"""
 MATCH (r:{Label.RUN} {{runId: $runId}})
-OPTIONAL MATCH (r)-[:{Rel.READ}]->(i:{Label.DATASET})
-WITH r, collect(DISTINCT i.nodeId) AS inputs
-OPTIONAL MATCH (r)-[:{Rel.WROTE}]->(o:{Label.DATASET})
-WITH r, inputs, collect(DISTINCT o.nodeId) AS outputs
+OPTIONAL MATCH (r)-[u:{Rel.READ}]->(i:{Label.DATASET})
+WITH r, collect(DISTINCT i.nodeId) AS inputs,
+     collect(CASE WHEN u.subset IS NULL THEN null ELSE [i.nodeId, u.subset] END) AS inputSubsets
+OPTIONAL MATCH (r)-[w:{Rel.WROTE}]->(o:{Label.DATASET})
+WITH r, inputs, inputSubsets, collect(DISTINCT o.nodeId) AS outputs,
+     collect(CASE WHEN w.subset IS NULL THEN null ELSE [o.nodeId, w.subset] END) AS outputSubsets
 OPTIONAL MATCH (c:{Label.RUN})-[:{Rel.CHILD_OF}]->(r)
-RETURN properties(r) AS run, inputs, outputs, collect(DISTINCT c.runId) AS children
+RETURN properties(r) AS run, inputs, outputs, inputSubsets, outputSubsets, collect(DISTINCT c.runId) AS children
 """
 
 # ---- lineage in time (docs/time.md) ----

@@ -112,6 +112,7 @@ def job_lineage_traverse(
             reached.update((ref, found[ref]) for ref in actions)
             starts.extend(actions)
         _lineage_walks(tx, graph, state, starts, depth, directions, moment)
+        _declared_dependencies(tx, graph, state, directions, moment)
         applications = job_applications(tx, jobs={ref: i for ref, i in reached.items() if ref[0] is Label.JOB})
         graph.applications = {ref: app for ref, (app, _) in applications.items()}
         if roll_up:
@@ -120,6 +121,8 @@ def job_lineage_traverse(
                 graph.edges = edge_times_merge(
                     (application_of(origin, apps), application_of(destination, apps), properties)
                     for origin, destination, properties in graph.edges
+                    # two steps of one application declared to follow each other: no edge once rolled up
+                    if application_of(origin, apps) != application_of(destination, apps)
                 )
             reached = applications_roll_up(reached, apps, own=dict(applications.values()))
         elif actions and not any(start in (origin, destination) for origin, destination, _ in graph.edges):
@@ -128,6 +131,36 @@ def job_lineage_traverse(
         return graph
 
     return graph_read(work)
+
+
+def _declared_dependencies(
+    tx: ManagedTransaction, graph: LineageGraph, state: Walk, directions: tuple[str, ...], moment: Moment
+) -> None:
+    """The declared dependencies (`jobDependencies`) of the jobs the walk reached, one hop in each of
+    `directions`, into `graph` as job -> job edges marked `declared` (one per pair of jobs); a job only they
+    reach joins within the node budget. They are drawn beside the data flow, not walked on."""
+    jobs = {ref for ref in state.reached if ref[0] is Label.JOB}
+    declared: list[Edge] = []
+    for direction in directions if jobs else ():
+        rows: list[Edge] = []
+        found: ElementIds = {}
+        query = reads.DEPENDENCY_HOPS[(direction, reads.window(moment)[:2])]
+        source, target, target_id = _HOP["source"], _HOP["target"], _HOP["targetId"]
+        for _, ids in _chunks(state, jobs):
+            for pair in records(tx, query, ids=ids, at=moment.at)[0]["pairs"]:
+                found[(Label.JOB, pair[target])] = pair[target_id]
+                times = _times([*(pair[_HOP[name]] for name in reads.EDGE_TIMES), None])  # never inferred
+                rows.append(((Label.JOB, pair[source]), (Label.JOB, pair[target]), (*times, ("declared", True))))
+
+        def edges(hop: list[Edge], _new: list[NodeRef], _distance: int, direction: str = direction) -> None:
+            for one, other, properties in hop:
+                if other in state.reached:
+                    declared.append((one, other, properties) if direction == "downstream" else (other, one, properties))
+
+        _advance(state, rows, found, 1, edges)
+    # Both jobs may declare one dependency: one edge, current while either declaration is.
+    graph.edges |= edge_times_merge(declared)
+    graph.truncated = state.truncated
 
 
 def application_of(ref: NodeRef, applications: Mapping[NodeRef, NodeRef]) -> NodeRef:
@@ -413,9 +446,11 @@ def edge_times_merge(edges: Iterable[Edge]) -> set[Edge]:
         first = min((t["firstSeen"] for t in times if t.get("firstSeen")), default=None)
         last = max((t["lastSeen"] for t in times if t.get("lastSeen")), default=None)
         inferred = True if all(t.get("inferred") for t in times) else None
-        result.add(
-            (origin, destination, _times([first, last, max(stale) if len(stale) == len(times) else None, inferred]))
+        marks = set.intersection(
+            *(set(properties[len(reads.EDGE_TIMES) + len(reads.EDGE_MARKS) :]) for properties in found)
         )
+        merged_times = _times([first, last, max(stale) if len(stale) == len(times) else None, inferred])
+        result.add((origin, destination, (*merged_times, *sorted(marks))))
     return result
 
 

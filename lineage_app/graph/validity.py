@@ -1,10 +1,10 @@
 """When a lineage edge holds: the completed runs that confirm a job's edges, and when an edge turned stale.
 
-A job's edges (`INPUT_TO`, `OUTPUTS`, and the `DERIVES` edges it wrote) each keep the latest completed
-run that confirmed them (`confirmedOrder`, `confirmedBy`, `confirmedAt`: a maximum, written with the run's
-fold) and their sightings (`firstSeen`, `lastSeen`, by any run). An edge is current until a later
-completed run of its job leaves it out, after a grace (`StaleGrace`); it is then stale, with
-`staleSince` the end of that run. A running run whose job emits complete snapshots confirms (and
+A job's edges (`INPUT_TO`, `OUTPUTS`, the `DERIVES` edges it wrote and the `PRECEDES` dependencies its runs
+declared) each keep the latest completed run that confirmed them (`confirmedOrder`, `confirmedBy`,
+`confirmedAt`: a maximum, written with the run's fold) and their sightings (`firstSeen`, `lastSeen`, by any
+run). An edge is current until a later completed run of its job leaves it out, after a grace (`StaleGrace`);
+it is then stale, with `staleSince` the end of that run. A running run whose job emits complete snapshots confirms (and
 retires) by its latest snapshot, and a job's latest JobEvent (static lineage) by what it declares.
 `validity_settle` derives `staleSince` from the job's confirmations in the graph, never from the batch,
 so it comes out the same whatever order the events arrived in.
@@ -104,6 +104,16 @@ _KINDS = (
     _Kind(lookups.READ_JOB_INPUT_VALIDITY, ("datasetKey", "jobKey"), writes.SET_JOB_INPUT_STALE_SINCE),
     _Kind(lookups.READ_JOB_OUTPUT_VALIDITY, ("jobKey", "datasetKey"), writes.SET_JOB_OUTPUT_STALE_SINCE),
     _Kind(lookups.READ_JOB_DERIVATION_VALIDITY, ("sourceKey", "targetKey", "job"), writes.SET_DERIVATION_STALE_SINCE),
+    _Kind(
+        lookups.READ_JOB_DOWNSTREAM_DEPENDENCY_VALIDITY,
+        ("sourceKey", "targetKey", "jobKey"),
+        writes.SET_JOB_DEPENDENCY_STALE_SINCE,
+    ),
+    _Kind(
+        lookups.READ_JOB_UPSTREAM_DEPENDENCY_VALIDITY,
+        ("sourceKey", "targetKey", "jobKey"),
+        writes.SET_JOB_DEPENDENCY_STALE_SINCE,
+    ),
 )
 
 
@@ -148,7 +158,8 @@ def validity_settle(
     _settle_in_full(tx, keys=full, grace_for=grace_for)
     retiring = [{"jobKey": key, "order": c["order"], "at": c["at"]} for key, c in sorted(newest.items()) if c]
     if retiring:
-        for statement in (writes.RETIRE_DERIVATIONS, writes.RETIRE_JOB_INPUTS, writes.RETIRE_JOB_OUTPUTS):
+        retire = (writes.RETIRE_DERIVATIONS, writes.RETIRE_JOB_INPUTS, writes.RETIRE_JOB_OUTPUTS)
+        for statement in (*retire, writes.RETIRE_JOB_DEPENDENCIES):
             tx.run(statement, rows=retiring, separator=KEY_SEPARATOR).consume()
     _latest_confirmations_write(tx, on_record=on_record, newest=newest, in_full=[k for k in full if k in on_record])
 

@@ -61,7 +61,7 @@ SET j.nodeId = row.nodeId, j.namespace = row.namespace, j.name = row.name, {seen
 SET_DATASET_FACETS = f"""
 UNWIND $rows AS row
 MATCH (d:{Label.DATASET} {{key: row.key}})
-SET d.facetsJson = row.facetsJson, d.facetOrdersJson = row.facetOrdersJson
+SET d.facetsJson = row.facetsJson, d.facetOrdersJson = row.facetOrdersJson, d.temporary = row.temporary
 """
 
 SET_JOB_FACETS = f"""
@@ -142,10 +142,23 @@ MERGE (r)-[e:{Rel.CHECKED}]->(d)
 SET {seen("e")}, {_latest("e", "metricsJson", "measuredAt", "metricsVersion", guard="metricsOrder")}
 """
 
+
+# The part of a dataset a run read or wrote (`subset` facet, `graph.subsets`): only rows that sent one, so a
+# run reading or writing a whole dataset costs nothing more.
+def _set_run_io_subsets(rel: Rel) -> str:
+    return f"""
+UNWIND $rows AS row
+MATCH (r:{Label.RUN} {{runId: row.runId}})-[e:{rel}]->(d:{Label.DATASET} {{key: row.datasetKey}})
+SET {_latest("e", "subset", guard="subsetOrder")}
+"""
+
+
 MERGE_RUN_READS = _merge_run_io(Rel.READ)
 MERGE_RUN_WRITES = _merge_run_io(Rel.WROTE)
 SET_RUN_READ_STATISTICS = _set_run_io_statistics(Rel.READ)
 SET_RUN_WRITE_STATISTICS = _set_run_io_statistics(Rel.WROTE)
+SET_RUN_READ_SUBSETS = _set_run_io_subsets(Rel.READ)
+SET_RUN_WRITE_SUBSETS = _set_run_io_subsets(Rel.WROTE)
 
 # A job edge seen or confirmed is current until `graph.validity.validity_settle`, later in the same
 # transaction, says otherwise: it retires what the batch's completed runs left out, and works a job's
@@ -181,6 +194,14 @@ MATCH (j:{Label.JOB} {{key: row.jobKey}})
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
 MERGE (j)-[e:{Rel.OUTPUTS}]->(d)
 SET {seen("e")}, {_CURRENT}, {_CONFIRMED}
+"""
+
+# The last part of a dataset a job wrote (a partition: `subset` facet), as of its newest write naming one; set
+# only from the rows of outputs that name one, so whole-dataset writes cost nothing more. Shown beside the edge.
+SET_JOB_OUTPUT_SUBSETS = f"""
+UNWIND $rows AS row
+MATCH (:{Label.JOB} {{key: row.jobKey}})-[e:{Rel.OUTPUTS}]->(:{Label.DATASET} {{key: row.datasetKey}})
+SET {_latest("e", "lastSubset", "lastSubsetAt", guard="lastSubsetOrder")}
 """
 
 # A sighting of a schema version: its creating run is the earliest event's, its field descriptions and
@@ -227,6 +248,17 @@ MATCH (t:{Label.FIELD} {{key: row.targetKey}})
 MERGE (s)-[e:{Rel.DERIVES} {{job: row.job}}]->(t)
 SET {seen("e")}, {_CURRENT}, {_CONFIRMED},
     {_latest("e", "transformation", "subtype", "indirect", "description", "masking", "transformationsJson")}
+"""
+
+# A job dependency a run declared (`jobDependencies`), upstream job to downstream job, kept per declaring
+# job (`declaredBy`, one of its two ends): an edge of that job, current or stale by its runs like its inputs.
+MERGE_JOB_DEPENDENCIES = f"""
+UNWIND $rows AS row
+MATCH (u:{Label.JOB} {{key: row.sourceKey}})
+MATCH (d:{Label.JOB} {{key: row.targetKey}})
+MERGE (u)-[e:{Rel.PRECEDES} {{declaredBy: row.jobKey}}]->(d)
+SET {seen("e")}, {_CURRENT}, {_CONFIRMED},
+    {_latest("e", "dependencyType", "sequenceTriggerRule", "statusTriggerRule")}
 """
 
 
@@ -333,10 +365,15 @@ _DERIVATION = (
     f"(:{Label.FIELD} {{key: row.sourceKey}})-[e:{Rel.DERIVES} {{job: row.job}}]->"
     f"(:{Label.FIELD} {{key: row.targetKey}})"
 )
+_DEPENDENCY = (
+    f"(:{Label.JOB} {{key: row.sourceKey}})-[e:{Rel.PRECEDES} {{declaredBy: row.jobKey}}]->"
+    f"(:{Label.JOB} {{key: row.targetKey}})"
+)
 
 CONFIRM_JOB_INPUTS = _confirm(_JOB_INPUT)
 CONFIRM_JOB_OUTPUTS = _confirm(_JOB_OUTPUT)
 CONFIRM_DERIVATIONS = _confirm(_DERIVATION)
+CONFIRM_JOB_DEPENDENCIES = _confirm(_DEPENDENCY)
 
 
 def _set_stale_since(pattern: str) -> str:
@@ -350,6 +387,7 @@ SET e.staleSince = row.staleSince, e.settledSince = row.settledSince
 SET_JOB_INPUT_STALE_SINCE = _set_stale_since(_JOB_INPUT)
 SET_JOB_OUTPUT_STALE_SINCE = _set_stale_since(_JOB_OUTPUT)
 SET_DERIVATION_STALE_SINCE = _set_stale_since(_DERIVATION)
+SET_JOB_DEPENDENCY_STALE_SINCE = _set_stale_since(_DEPENDENCY)
 
 # Where an edge's validity counts from: its latest confirmation or its last sighting (as an order key,
 # `$separator` after the time), whichever is later; "" for neither.
@@ -374,6 +412,10 @@ SET e.staleSince = row.at, e.settledSince = since
 
 RETIRE_JOB_INPUTS = _retire(f"(:{Label.JOB} {{key: row.jobKey}})<-[e:{Rel.INPUT_TO}]-(:{Label.DATASET})")
 RETIRE_JOB_OUTPUTS = _retire(f"(:{Label.JOB} {{key: row.jobKey}})-[e:{Rel.OUTPUTS}]->(:{Label.DATASET})")
+# The declaring job is one end of its dependency edges, either way round.
+RETIRE_JOB_DEPENDENCIES = _retire(
+    f"(:{Label.JOB} {{key: row.jobKey}})-[e:{Rel.PRECEDES}]-(:{Label.JOB})", where="e.declaredBy = row.jobKey AND "
+)
 # A job's derivations end in fields of what it outputs; those into a dataset its output edge to is stale
 # already are stale too (never confirmed or seen later than that edge), so only current outputs are walked.
 # Run before RETIRE_JOB_OUTPUTS, while the outputs it retires are still current.

@@ -23,6 +23,7 @@ READERS = (
     "lineage_app/graph/identity.py",
     "lineage_app/graph/run_state.py",
     "lineage_app/graph/quality.py",
+    "lineage_app/graph/subsets.py",
     "lineage_app/ownership/services/events.py",
 )
 # Where the graph keeps a facet map's facets whole, as JSON on the node (the read API's `facets`).
@@ -41,6 +42,8 @@ API_FIELDS = {
     "dataQualityAssertions": ("checks",),
     "test": ("checks",),
     "dataQualityMetrics": ("metrics",),
+    "jobDependencies": ("dependencies",),
+    "subset": ("inputSubsets", "outputSubsets", "subset", "lastSubset"),
 }
 UI_PAGES = ROOT / "frontend" / "src" / "pages"
 # The UI's facet views (`frontend/src/facets/`): one module per facet map reads its facets from a node's `facets` by

@@ -13,6 +13,8 @@ import pytest
 from django.conf import settings
 from django.test import override_settings
 
+from lineage_app.ingest.models import LineageEvent
+from lineage_app.ingest.services import events_apply
 from tests.browser.chromium import CHROMIUM, chromium_launch
 from tests.browser.example_pipeline import ExamplePipeline, example_pipeline_run
 
@@ -126,3 +128,20 @@ def example(graph: Any, example_run: ExamplePipeline) -> Iterator[ExamplePipelin
     """The example pipeline's events applied to this test's fresh graph."""
     example_run.apply()
     yield example_run
+
+
+@pytest.fixture
+def send(graph: Any, live_server: Any, ingest_token: str, page: Any) -> Any:
+    """Post events to `POST /api/v1/lineage` over HTTP, as a producer does, then apply them as a worker would."""
+
+    def post(events: list[dict[str, Any]]) -> None:
+        for event in events:
+            response = page.request.post(
+                f"{live_server.url}/api/v1/lineage", data=event, headers={"Authorization": f"Bearer {ingest_token}"}
+            )
+            assert response.status == 201, response.text()
+        events_apply(
+            event_ids=list(LineageEvent.objects.filter(status=LineageEvent.Status.PENDING).values_list("id", flat=True))
+        )
+
+    return post

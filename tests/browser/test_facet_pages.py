@@ -8,8 +8,6 @@ from urllib.parse import quote
 
 import pytest
 
-from lineage_app.ingest.models import LineageEvent
-from lineage_app.ingest.services import events_apply
 from tests.browser.conftest import PageWatch, shot
 from tests.browser.test_explorer import click_node, open_lineage, wait_for_nodes
 from tests.explorer.producer_facets import (
@@ -34,23 +32,6 @@ from tests.explorer.producer_facets import (
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def send(graph: Any, live_server: Any, ingest_token: str, page: Any) -> Any:
-    """Post events to `POST /api/v1/lineage` over HTTP, as a producer does, then apply them as a worker would."""
-
-    def post(events: list[dict[str, Any]]) -> None:
-        for event in events:
-            response = page.request.post(
-                f"{live_server.url}/api/v1/lineage", data=event, headers={"Authorization": f"Bearer {ingest_token}"}
-            )
-            assert response.status == 201, response.text()
-        events_apply(
-            event_ids=list(LineageEvent.objects.filter(status=LineageEvent.Status.PENDING).values_list("id", flat=True))
-        )
-
-    return post
 
 
 def job_page(page: Any, live_server: Any, job_id: str) -> Any:

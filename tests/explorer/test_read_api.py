@@ -269,6 +269,7 @@ def test_dataset_detail_has_fields_versions_owners_producers_consumers_and_runs(
             "state": "COMPLETED",
             "startedAt": "2026-01-07T08:00:00.000000Z",
             "endedAt": "2026-01-07T08:07:00.000000Z",
+            "subset": None,  # wrote the whole dataset
         },
         {
             "runId": RUN_A,
@@ -276,6 +277,7 @@ def test_dataset_detail_has_fields_versions_owners_producers_consumers_and_runs(
             "state": "COMPLETED",
             "startedAt": "2026-01-05T08:00:00.000000Z",
             "endedAt": "2026-01-05T08:05:00.000000Z",
+            "subset": None,  # wrote the whole dataset
         },
     ]
 

@@ -57,4 +57,5 @@ def test_a_facet_shown_through_its_node_s_facet_view_names_the_pages_that_import
     assert shown[("facets.run", "tags")] == ("runs/JobRunsPage.ts",)  # the run view, not the job's
     assert shown[("facets.dataset", "storage")] == ("dataset/DatasetPage.ts",)
     assert shown[("outputFacets", "outputStatistics")] == ("dataset/DatasetPage.ts",)  # through `writeStatistics`
-    assert shown[("facets.run", "jobDependencies")] == ()  # kept on the run, read by no view
+    assert shown[("facets.run", "jobDependencies")] == ("runs/JobRunsPage.ts",)  # through the job's `dependencies`
+    assert shown[("facets.run", "extractionError")] == ()  # kept on the run, read by no view

@@ -123,6 +123,11 @@ export interface LineageWhen {
   includeStale?: boolean;
 }
 
+/** What a lineage answer draws besides the data flow as recorded: temporary datasets (else job -> job edges through them). */
+export interface LineageShown {
+  includeTemporary?: boolean;
+}
+
 const whenParams = ({ at, includeStale }: LineageWhen): Params => ({ at, includeStale: includeStale ? "true" : undefined });
 
 export const api = {
@@ -140,8 +145,13 @@ export const api = {
   run: (runId: string) => get<RunDetail>(`/jobs/runs/${encodeURIComponent(runId)}`),
   /** What a run read and wrote, and how that changed from the job's previous completed run. */
   runLineage: (runId: string, signal?: AbortSignal) => get<RunLineage>(`/jobs/runs/${encodeURIComponent(runId)}/lineage`, {}, signal),
-  lineage: (nodeId: string, depth: number, direction: Direction, signal?: AbortSignal, level: Level = "application", when: LineageWhen = {}) =>
-    get<LineageResponse>("/lineage", { nodeId, depth, direction, level, ...whenParams(when) }, signal),
+  lineage: (
+    nodeId: string, depth: number, direction: Direction, signal?: AbortSignal, level: Level = "application", when: LineageWhen = {},
+    shown: LineageShown = {},
+  ) =>
+    get<LineageResponse>("/lineage", {
+      nodeId, depth, direction, level, ...whenParams(when), includeTemporary: shown.includeTemporary ? "true" : undefined,
+    }, signal),
   columnLineage: (nodeId: string, depth: number, direction: Direction, signal?: AbortSignal, when: LineageWhen = {}) =>
     get<ColumnLineageResponse>("/column-lineage", { nodeId, depth, direction, ...whenParams(when) }, signal),
   /** The lineage at `from` and at `to` as one graph, each node and edge marked added, removed or unchanged. */

@@ -904,7 +904,7 @@ export interface components {
         ColumnLineageDiff: {
             nodeId: string;
             depth: number;
-            direction: components["schemas"]["DirectionEnum"];
+            direction: components["schemas"]["Direction2d3Enum"];
             from: string;
             to: string;
             /** @description the node budget cut either graph short */
@@ -959,7 +959,7 @@ export interface components {
         ColumnLineageGraph: {
             nodeId: string;
             depth: number;
-            direction: components["schemas"]["DirectionEnum"];
+            direction: components["schemas"]["Direction2d3Enum"];
             truncated: boolean;
             graph: components["schemas"]["ColumnLineageGraphFieldNode"][];
         };
@@ -1053,6 +1053,8 @@ export interface components {
             state: components["schemas"]["RunStateEnum"];
             startedAt: string | null;
             endedAt: string | null;
+            /** @description the part of the dataset it wrote, when its `subset` facet said (a partition: `date=2026-11-24`); null: the run wrote the dataset as a whole */
+            subset: string | null;
         };
         DatasetDetailOwner: {
             name: string;
@@ -1068,7 +1070,10 @@ export interface components {
             createdByRun: string | null;
             fields: components["schemas"]["NameType"][];
         };
-        /** @description A dataset-lineage edge (dataset to job, job to dataset). */
+        /**
+         * @description A dataset-lineage edge (dataset to job, job to dataset); a job -> job one is a declared dependency or goes
+         *     through temporary datasets.
+         */
         DatasetEdge: {
             /** @description the earliest event that named it */
             firstSeen: string | null;
@@ -1082,6 +1087,14 @@ export interface components {
             destination: string;
             /** @description an input inferred from column lineage: the job's column lineage names the dataset as a source, but no event of its runs listed it as an input (docs/dbt.md); left out with `includeInferred=false` */
             inferred: boolean;
+            /** @description set (true) on a job -> job edge a run declared (OpenLineage `jobDependencies` run facet) */
+            declared?: boolean;
+            /** @description a job -> job edge standing for the temporary dataset(s) it names, left out of the answer unless `includeTemporary` */
+            via?: string[];
+            /** @description job -> dataset: the part of the dataset the job last wrote, when its writes name one (`subset` facet: a partition such as `date=2026-11-24`); such runs wrote that part, not the whole dataset */
+            lastSubset?: string;
+            /** @description when the job last wrote `lastSubset` */
+            lastSubsetAt?: string;
         };
         DatasetList: {
             id: string;
@@ -1323,7 +1336,7 @@ export interface components {
          *     * `upstream` - upstream
          * @enum {string}
          */
-        DirectionEnum: "both" | "downstream" | "upstream";
+        Direction2d3Enum: "both" | "downstream" | "upstream";
         EffectiveOwnerOutput: {
             name: string;
             kind: components["schemas"]["OwnerKindEnum"];
@@ -1671,6 +1684,30 @@ export interface components {
          * @enum {string}
          */
         IncidentStateEnum: "open" | "acknowledged" | "resolved";
+        JobDependency: {
+            jobId: string;
+            /**
+             * @description `upstream`: it runs before this job
+             *
+             *     * `upstream` - upstream
+             *     * `downstream` - downstream
+             */
+            direction: components["schemas"]["JobDependencyDirectionEnum"];
+            /** @description a declaring job's latest completed runs still declare it */
+            current: boolean;
+            /** @description the jobs whose runs declared it */
+            declaredBy: string[];
+            /** @description as sent: `DIRECT_INVOCATION`, … */
+            dependencyType: string | null;
+            sequenceTriggerRule: string | null;
+            statusTriggerRule: string | null;
+        };
+        /**
+         * @description * `upstream` - upstream
+         *     * `downstream` - downstream
+         * @enum {string}
+         */
+        JobDependencyDirectionEnum: "upstream" | "downstream";
         JobDetail: {
             id: string;
             namespace: string;
@@ -1698,6 +1735,8 @@ export interface components {
             actions: string[];
             /** @description the (outermost) application job this job is an action of */
             application: string | null;
+            /** @description job dependencies its runs or the other job's declared (`jobDependencies` run facet) */
+            dependencies: components["schemas"]["JobDependency"][];
         };
         JobList: {
             id: string;
@@ -1857,7 +1896,7 @@ export interface components {
         LineageDiff: {
             nodeId: string;
             depth: number;
-            direction: components["schemas"]["DirectionEnum"];
+            direction: components["schemas"]["Direction2d3Enum"];
             from: string;
             to: string;
             /** @description the node budget cut either graph short */
@@ -1868,7 +1907,10 @@ export interface components {
             graph: components["schemas"]["LineageDiffNode"][];
             level: components["schemas"]["LevelEnum"];
         };
-        /** @description A dataset-lineage edge (dataset to job, job to dataset). */
+        /**
+         * @description A dataset-lineage edge (dataset to job, job to dataset); a job -> job one is a declared dependency or goes
+         *     through temporary datasets.
+         */
         LineageDiffEdge: {
             /** @description the earliest event that named it */
             firstSeen: string | null;
@@ -1882,6 +1924,14 @@ export interface components {
             destination: string;
             /** @description an input inferred from column lineage: the job's column lineage names the dataset as a source, but no event of its runs listed it as an input (docs/dbt.md); left out with `includeInferred=false` */
             inferred: boolean;
+            /** @description set (true) on a job -> job edge a run declared (OpenLineage `jobDependencies` run facet) */
+            declared?: boolean;
+            /** @description a job -> job edge standing for the temporary dataset(s) it names, left out of the answer unless `includeTemporary` */
+            via?: string[];
+            /** @description job -> dataset: the part of the dataset the job last wrote, when its writes name one (`subset` facet: a partition such as `date=2026-11-24`); such runs wrote that part, not the whole dataset */
+            lastSubset?: string;
+            /** @description when the job last wrote `lastSubset` */
+            lastSubsetAt?: string;
             /**
              * @description `added`: in the graph at `to`, not at `from`; `removed`: the reverse; `unchanged`: in both
              *
@@ -1926,7 +1976,7 @@ export interface components {
         LineageGraph: {
             nodeId: string;
             depth: number;
-            direction: components["schemas"]["DirectionEnum"];
+            direction: components["schemas"]["Direction2d3Enum"];
             /** @description the node budget (`LINEAGE_MAX_NODES`) cut the graph short */
             truncated: boolean;
             graph: components["schemas"]["LineageGraphNode"][];
@@ -1963,6 +2013,8 @@ export interface components {
             lastRunState?: (components["schemas"]["RunStateEnum"] | components["schemas"]["NullEnum"]) | null;
             /** @description datasets */
             lastRunTime?: string | null;
+            /** @description datasets: `datasetType` subtype TEMPORARY */
+            temporary?: boolean | null;
             /** @description jobs */
             latestRunId?: string | null;
             /**
@@ -2285,6 +2337,10 @@ export interface components {
             stepInputs: string[];
             /** @description dataset ids its child runs and theirs wrote, that it did not write itself */
             stepOutputs: string[];
+            /** @description the inputs the run read part of, with that part */
+            inputSubsets: components["schemas"]["RunSubset"][];
+            /** @description the outputs the run wrote part of (a partition), with that part: not the whole dataset */
+            outputSubsets: components["schemas"]["RunSubset"][];
             /** @description the runIds of its child runs */
             children: string[];
             /**
@@ -2378,6 +2434,11 @@ export interface components {
          * @enum {string}
          */
         RunStateEnum: "NEW" | "RUNNING" | "COMPLETED" | "FAILED" | "ABORTED";
+        RunSubset: {
+            datasetId: string;
+            /** @description the part of it the run read or wrote (`subset` facet): `date=2026-11-24` for a partition (several joined by `, `, a partition's dimensions by `/`), the locations, or the condition */
+            subset: string;
+        };
         RunSummary: {
             runId: string;
             state: components["schemas"]["RunStateEnum"];
@@ -5310,6 +5371,8 @@ export interface operations {
                 includeInferred?: boolean;
                 /** @description also edges the job's latest completed run no longer confirms (at `at`, those stale then), each with `current: false` and its `staleSince` */
                 includeStale?: boolean;
+                /** @description draw temporary datasets (OpenLineage `datasetType` subtype TEMPORARY); by default each one between a job writing it and a job reading it is left out, as a job -> job edge naming it in `via` */
+                includeTemporary?: boolean;
                 /**
                  * @description `application`: each action job (a job whose runs have a parent run, OpenLineage ParentRunFacet: a Spark action, an Airflow task) is drawn as its application job; `action`: action jobs as recorded, each naming its `application`. An application job as `nodeId` starts from its action jobs at either level.
                  *

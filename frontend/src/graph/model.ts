@@ -31,6 +31,12 @@ export interface GraphEdge {
   inferred?: boolean;
   /** In a diff between two instants: whether the edge came, went or stayed. */
   change?: Change;
+  /** A job -> job edge a run declared (`jobDependencies`), not data flowing. */
+  declared?: boolean;
+  /** A job -> job edge standing for the temporary datasets it names (drawn only on request). */
+  via?: string[];
+  /** A job -> dataset edge: the part of the dataset (a partition) the job last wrote, and when. */
+  lastSubset?: { subset: string; at: string | null };
 }
 
 /** The validity fields of an API edge, when it has them (an older server's edges have none). */
@@ -130,9 +136,12 @@ export function mergeLineage(model: GraphModel, response: LineageResponse | Line
       const validity = edgeValidity(edge) ?? previous?.validity;
       const change = changeJoin(previous?.change, edge.change);
       const inferred = edge.inferred ?? previous?.inferred;
+      const marks = {
+        ...(inferred ? { inferred } : {}), ...(edge.declared ? { declared: true } : {}), ...(edge.via?.length ? { via: edge.via } : {}),
+        ...(edge.lastSubset ? { lastSubset: { subset: edge.lastSubset, at: edge.lastSubsetAt ?? null } } : {}),
+      };
       model.edges.set(id, {
-        id, source: edge.origin, target: edge.destination, ...validityFields(validity, at), ...(change ? { change } : {}),
-        ...(inferred ? { inferred } : {}),
+        id, source: edge.origin, target: edge.destination, ...validityFields(validity, at), ...(change ? { change } : {}), ...marks,
       });
     }
   }
@@ -148,7 +157,10 @@ export interface LineageLike {
   })[];
 }
 
-type LineageEdgeLike = { origin: string; destination: string; change?: Change; inferred?: boolean } & Partial<EdgeValidity>;
+type LineageEdgeLike = {
+  origin: string; destination: string; change?: Change; inferred?: boolean; declared?: boolean; via?: string[]; lastSubset?: string;
+  lastSubsetAt?: string;
+} & Partial<EdgeValidity>;
 
 /** Remove a node and every edge that touches it. */
 function removeNode(model: GraphModel, id: string): void {
@@ -190,8 +202,11 @@ export function collapseApplication(model: GraphModel, app: GraphNode): string[]
     const stale = previous?.stale === undefined ? edge.stale : edge.stale === undefined ? previous.stale : previous.stale && edge.stale;
     // Inferred when every edge it stands for is.
     const inferred = previous ? previous.inferred && edge.inferred : edge.inferred;
+    const declared = edge.declared || previous?.declared;
+    const via = [...new Set([...(previous?.via ?? []), ...(edge.via ?? [])])];
     model.edges.set(id, {
       id, source, target, ...(validity ? { validity } : {}), ...(stale !== undefined ? { stale } : {}), ...(inferred ? { inferred } : {}),
+      ...(declared ? { declared } : {}), ...(via.length ? { via } : {}),
     });
   }
   return actions;

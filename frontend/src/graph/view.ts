@@ -48,6 +48,10 @@ function isColumnEdge(data: Record<string, unknown> | undefined): data is Column
  */
 export function edgeTitle(edge: GraphEdge): string {
   const lines = [`${idLabel(edge.source)} → ${idLabel(edge.target)}`];
+  if (edge.declared) lines.push("declared dependency: a run declared this job runs after the other (jobDependencies)");
+  for (const dataset of edge.via ?? []) lines.push(`through temporary dataset ${idLabel(dataset)}`);
+  // Its runs wrote a part of the dataset (a partition), not the whole of it.
+  if (edge.lastSubset) lines.push(`partition write: last wrote ${edge.lastSubset.subset} (${formatTime(edge.lastSubset.at)})`);
   if (isColumnEdge(edge.data)) {
     lines.push(transformationText(edge.data));
     if (edge.data.job) lines.push(`by ${idLabel(edge.data.job)}`);
@@ -127,6 +131,7 @@ function edgeElement(edge: GraphEdge, placement: Placement, large: boolean): cyt
     classes: [
       transformation ? `field-edge ${transformation.kind.toLowerCase()}` : "", large ? "fast" : "", segments ? "routed" : "",
       edge.inferred ? "inferred" : "", ...timeClasses(edge),
+      edge.declared ? "declared" : "", edge.via?.length ? "via-temporary" : "",
     ].join(" ").replace(/\s+/g, " ").trim(),
   };
 }

@@ -120,6 +120,11 @@ class DatasetDetailApi(APIView):
             state = serializers.ChoiceField(choices=RUN_STATES)
             startedAt = serializers.CharField(allow_null=True)
             endedAt = serializers.CharField(allow_null=True)
+            subset = serializers.CharField(
+                allow_null=True,
+                help_text="the part of the dataset it wrote, when its `subset` facet said (a partition: "
+                "`date=2026-11-24`); null: the run wrote the dataset as a whole",
+            )
 
         class WriteStatisticsSerializer(ResponseSerializer):
             class Meta:

@@ -151,6 +151,26 @@ class JobDetailApi(APIView):
             allow_null=True, help_text="the (outermost) application job this job is an action of"
         )
 
+        class DependencySerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "JobDependency"
+
+            jobId = serializers.CharField()
+            direction = serializers.ChoiceField(
+                choices=["upstream", "downstream"], help_text="`upstream`: it runs before this job"
+            )
+            current = serializers.BooleanField(help_text="a declaring job's latest completed runs still declare it")
+            declaredBy = serializers.ListField(
+                child=serializers.CharField(), help_text="the jobs whose runs declared it"
+            )
+            dependencyType = serializers.CharField(allow_null=True, help_text="as sent: `DIRECT_INVOCATION`, …")
+            sequenceTriggerRule = serializers.CharField(allow_null=True)
+            statusTriggerRule = serializers.CharField(allow_null=True)
+
+        dependencies = DependencySerializer(
+            many=True, help_text="job dependencies its runs or the other job's declared (`jobDependencies` run facet)"
+        )
+
     @extend_schema(
         operation_id="job_detail", parameters=[InputSerializer], responses=responses_documented(OutputSerializer)
     )
@@ -260,6 +280,22 @@ class RunDetailApi(APIView):
         stepOutputs = serializers.ListField(
             child=serializers.CharField(),
             help_text="dataset ids its child runs and theirs wrote, that it did not write itself",
+        )
+
+        class SubsetSerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "RunSubset"
+
+            datasetId = serializers.CharField()
+            subset = serializers.CharField(
+                help_text="the part of it the run read or wrote (`subset` facet): `date=2026-11-24` for a partition "
+                "(several joined by `, `, a partition's dimensions by `/`), the locations, or the condition"
+            )
+
+        inputSubsets = SubsetSerializer(many=True, help_text="the inputs the run read part of, with that part")
+        outputSubsets = SubsetSerializer(
+            many=True,
+            help_text="the outputs the run wrote part of (a partition), with that part: not the whole dataset",
         )
         children = serializers.ListField(child=serializers.CharField(), help_text="the runIds of its child runs")
         verification = serializers.ChoiceField(

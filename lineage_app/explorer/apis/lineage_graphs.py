@@ -37,12 +37,29 @@ class EdgeSerializer(EdgeValiditySerializer):
 
 
 class DatasetEdgeSerializer(EdgeSerializer):
-    """A dataset-lineage edge (dataset to job, job to dataset)."""
+    """A dataset-lineage edge (dataset to job, job to dataset); a job -> job one is a declared dependency or goes
+    through temporary datasets."""
 
     inferred = serializers.BooleanField(
         help_text="an input inferred from column lineage: the job's column lineage names the dataset as a source, "
         "but no event of its runs listed it as an input (docs/dbt.md); left out with `includeInferred=false`"
     )
+    declared = serializers.BooleanField(
+        required=False,
+        help_text="set (true) on a job -> job edge a run declared (OpenLineage `jobDependencies` run facet)",
+    )
+    via = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="a job -> job edge standing for the temporary dataset(s) it names, left out of the answer "
+        "unless `includeTemporary`",
+    )
+    lastSubset = serializers.CharField(
+        required=False,
+        help_text="job -> dataset: the part of the dataset the job last wrote, when its writes name one (`subset` "
+        "facet: a partition such as `date=2026-11-24`); such runs wrote that part, not the whole dataset",
+    )
+    lastSubsetAt = serializers.CharField(required=False, help_text="when the job last wrote `lastSubset`")
 
 
 class FieldEdgeSerializer(EdgeSerializer, ColumnEdgeSerializer):
@@ -63,6 +80,11 @@ class LineageGraphApi(APIView):
             "ParentRunFacet: a Spark action, an Airflow task) is drawn as its application job; "
             "`action`: action jobs as recorded, each naming its `application`. An application "
             "job as `nodeId` starts from its action jobs at either level.",
+        )
+        includeTemporary = serializers.BooleanField(
+            default=False,
+            help_text="draw temporary datasets (OpenLineage `datasetType` subtype TEMPORARY); by default each one "
+            "between a job writing it and a job reading it is left out, as a job -> job edge naming it in `via`",
         )
 
     class OutputSerializer(ResponseSerializer):
@@ -90,6 +112,9 @@ class LineageGraphApi(APIView):
                     choices=RUN_STATES, allow_null=True, required=False, help_text="datasets"
                 )
                 lastRunTime = serializers.CharField(allow_null=True, required=False, help_text="datasets")
+                temporary = serializers.BooleanField(
+                    allow_null=True, required=False, help_text="datasets: `datasetType` subtype TEMPORARY"
+                )
                 latestRunId = serializers.CharField(allow_null=True, required=False, help_text="jobs")
                 latestRunState = serializers.ChoiceField(
                     choices=RUN_STATES, allow_null=True, required=False, help_text="jobs"
@@ -139,6 +164,7 @@ class LineageGraphApi(APIView):
                 direction=data["direction"],
                 moment=moment_of(data),
                 level=data["level"],
+                include_temporary=data["includeTemporary"],
             ),
         )
 

@@ -80,7 +80,35 @@ def job_detail(*, node_id: str) -> dict[str, Any]:
         **({"streaming": latest["streaming"]} if latest and "streaming" in latest else {}),
         "actions": sorted(node_ref_id((Label.JOB, action)) for action in found["actions"]),
         "application": node_ref_id((Label.JOB, application)) if application else None,
+        "dependencies": _dependencies(found["dependencies"]),
     }
+
+
+def _dependencies(found: dict[str, list[list[Any]]]) -> list[dict[str, Any]]:
+    """A job's declared dependencies (`jobDependencies`), one per other job and direction: current if any
+    job's declaration of it is, with the jobs that declared it and what the newest declaration says."""
+    merged: dict[tuple[str, str], dict[str, Any]] = {}
+    for direction in ("upstream", "downstream"):
+        for job_id, declared_by, stale_since, kind, sequence, status in found[direction]:
+            if job_id is None:
+                continue
+            entry = merged.setdefault(
+                (direction, job_id),
+                {
+                    "jobId": job_id,
+                    "direction": direction,
+                    "current": False,
+                    "declaredBy": [],
+                    "dependencyType": kind,
+                    "sequenceTriggerRule": sequence,
+                    "statusTriggerRule": status,
+                },
+            )
+            entry["current"] = entry["current"] or stale_since is None
+            entry["declaredBy"].append(node_ref_id((Label.JOB, declared_by)))
+    for entry in merged.values():
+        entry["declaredBy"].sort()
+    return [merged[key] for key in sorted(merged)]
 
 
 def job_run_list(*, node_id: str, limit: int, offset: int) -> dict[str, Any]:
@@ -110,12 +138,18 @@ def run_for_id(*, run_id: str) -> dict[str, Any]:
         "outputs": sorted(found["outputs"]),
         "stepInputs": sorted({d["id"] for d in steps["reads"]} - set(found["inputs"])),
         "stepOutputs": sorted({d["id"] for d in steps["writes"]} - set(found["outputs"])),
+        "inputSubsets": _subsets(found["inputSubsets"]),
+        "outputSubsets": _subsets(found["outputSubsets"]),
         "children": sorted(found["children"]),
         "command": run_command(listings.run_step_kinds(run_ids=[run["runId"]]).get(run["runId"], []), trigger),
         "verification": verification_worst(statuses=[event["verification"] or "" for event in events]),
         "events": events,
         **({"streaming": streaming[run["runId"]]} if streaming else {}),
     }
+
+
+def _subsets(found: list[list[str]]) -> list[dict[str, str]]:
+    return [{"datasetId": dataset_id, "subset": subset} for dataset_id, subset in sorted(found)]
 
 
 def run_streaming(*, run_ids: list[str]) -> dict[str, dict[str, Any]]:

@@ -20,7 +20,13 @@ DIRECTIONS = {"upstream": ("upstream",), "downstream": ("downstream",), "both": 
 
 
 def lineage_for_node(
-    *, node_id: str, depth: int, direction: str, moment: Moment = NOW, level: str = "application"
+    *,
+    node_id: str,
+    depth: int,
+    direction: str,
+    moment: Moment = NOW,
+    level: str = "application",
+    include_temporary: bool = False,
 ) -> dict[str, Any]:
     """Datasets and jobs within `depth` hops of `node_id` (dataset -> job -> dataset is two hops).
 
@@ -29,6 +35,10 @@ def lineage_for_node(
     the graph as recorded, each action job's data names its `application`. An application job starts
     from its action jobs at either level. Only the edges `moment` names are followed (by default those
     current now); each edge says when it held. Each dataset's data says its data-quality status now.
+
+    Jobs' declared dependencies (`jobDependencies`) are job -> job edges marked `declared`. Unless
+    `include_temporary`, each temporary dataset (`datasetType` subtype TEMPORARY) between a job that writes it
+    and one that reads it is left out, its edges made job -> job edges that name it in `via`.
     """
     start = node_resolve(node_id=node_id)
     graph = job_lineage_traverse(
@@ -39,12 +49,68 @@ def lineage_for_node(
         max_nodes=settings.LINEAGE_MAX_NODES,
         roll_up=level == "application",
     )
+    if not include_temporary:
+        temporary_collapse(graph, keep=start)
+    _partition_writes_mark(graph)
     body = _graph_body(graph, start, depth=depth, direction=direction, edge_fields=False, level=level)
     datasets = {ref[1]: summary for ref, summary in graph.nodes.items() if ref[0] is Label.DATASET}
     statuses = listings.dataset_quality_statuses(keys=sorted(datasets))
     for key, summary in datasets.items():  # the same dicts as the body's nodes' `data`
         summary["quality"] = statuses.get(key, UNKNOWN)
     return body
+
+
+def _partition_writes_mark(graph: LineageGraph) -> None:
+    """Give each job -> dataset edge whose job (or an action rolled up into it) last wrote a part of the dataset
+    (a partition, `subset` facet) that part and when, as `lastSubset` and `lastSubsetAt`."""
+    actions: dict[NodeRef, list[NodeRef]] = defaultdict(list)
+    for action, app in graph.applications.items():
+        actions[app].append(action)
+    writes = [edge for edge in graph.edges if edge[0][0] is Label.JOB and edge[1][0] is Label.DATASET]
+    pairs = sorted({(job[1], dataset[1]) for (app, dataset, _) in writes for job in [app, *actions[app]]})
+    found = listings.job_output_subsets(pairs=pairs)
+    if not found:
+        return
+    for edge in writes:
+        app, dataset, properties = edge
+        parts = [found[job[1], dataset[1]] for job in [app, *actions[app]] if (job[1], dataset[1]) in found]
+        if parts:
+            subset, at = max(parts, key=lambda part: part[1] or "")
+            graph.edges.discard(edge)
+            graph.edges.add((app, dataset, (*properties, ("lastSubset", subset), ("lastSubsetAt", at))))
+
+
+def temporary_collapse(graph: LineageGraph, *, keep: NodeRef) -> None:
+    """Leave out of `graph` each temporary dataset (but `keep`) that a job it reached writes and another it
+    reached reads: each writer -> reader pair becomes one job -> job edge naming it in `via`, held while both
+    edges held (seen from the later first sighting to the earlier last one, stale if either is). One that
+    only a writer or only a reader reached stays, so where the walk stopped is still drawn."""
+    temporary = {
+        ref
+        for ref, summary in graph.nodes.items()
+        if ref[0] is Label.DATASET and summary.get("temporary") and ref != keep
+    }
+    for dataset in sorted(temporary):
+        into = [(origin, properties) for origin, destination, properties in graph.edges if destination == dataset]
+        out = [(destination, properties) for origin, destination, properties in graph.edges if origin == dataset]
+        if not into or not out:
+            continue
+        graph.edges = {edge for edge in graph.edges if dataset not in (edge[0], edge[1])}
+        del graph.nodes[dataset]
+        via = node_ref_id(dataset)
+        for writer, written in into:
+            for reader, read in out:
+                if writer != reader:
+                    graph.edges.add((writer, reader, _through(dict(written), dict(read), via)))
+
+
+def _through(written: dict[str, Any], read: dict[str, Any], via: str) -> tuple[tuple[str, Any], ...]:
+    """The properties of a job -> job edge through the temporary dataset `via`, from its two edges'."""
+    first = max(filter(None, (written.get("firstSeen"), read.get("firstSeen"))), default=None)
+    last = min(filter(None, (written.get("lastSeen"), read.get("lastSeen"))), default=None)
+    stale = min(filter(None, (written.get("staleSince"), read.get("staleSince"))), default=None)
+    inferred = True if read.get("inferred") else None  # the reader's input of it is only inferred
+    return (("firstSeen", first), ("lastSeen", last), ("staleSince", stale), ("inferred", inferred), ("via", (via,)))
 
 
 def column_lineage_for_node(*, node_id: str, depth: int, direction: str, moment: Moment = NOW) -> dict[str, Any]:
@@ -97,8 +163,10 @@ def _edges(
         if edge_fields:
             edge.update((name, value) for name, value in properties if name not in EDGE_TIMES)
             edge["indirect"] = bool(edge.get("indirect"))
-        else:  # an input inferred from column lineage (docs/dbt.md) says so
+        else:  # an input inferred from column lineage (docs/dbt.md) says so; a job -> job edge is a declared
+            # dependency or goes through temporary datasets
             edge["inferred"] = len(properties) > 3 and properties[3][1] is True
+            edge.update((name, list(value) if name == "via" else value) for name, value in properties[4:])
         out_edges[origin].append(edge)
         in_edges[destination].append(edge)
     return in_edges, out_edges

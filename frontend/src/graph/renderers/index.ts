@@ -60,6 +60,18 @@ export const graphStyle: cytoscape.StylesheetJson = [
       "target-arrow-color": INFERRED_COLOR,
     } as cytoscape.Css.Edge,
   },
+  // Job -> job edges: a declared dependency (no data flows along it), and one through hidden temporary datasets.
+  {
+    selector: "edge.declared",
+    style: {
+      "line-style": "dotted", "line-color": "#8250df", "target-arrow-color": "#8250df", label: "declared",
+      "font-size": 9, color: "#8250df", "text-background-color": "#ffffff", "text-background-opacity": 1,
+    },
+  },
+  {
+    selector: "edge.via-temporary",
+    style: { "line-color": "#bf8700", "target-arrow-color": "#bf8700", label: "via temporary", "font-size": 9, color: "#9a6700" },
+  },
   ...timeStyle,
   { selector: "node.root", style: { "underlay-color": "#8250df", "underlay-opacity": 0.25, "underlay-padding": 8 } },
   { selector: "node:selected", style: { "overlay-color": "#0969da", "overlay-opacity": 0.18, "overlay-padding": 6 } },

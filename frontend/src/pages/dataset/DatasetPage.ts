@@ -74,7 +74,10 @@ function datasetView(detail: DatasetDetail, url: URL): HTMLElement {
         detail.owners.length ? h("ul", {}, detail.owners.map((o) => h("li", {}, o.name, o.role ? ` · ${o.role}` : ""))) : h("p", { class: "muted" }, "None recorded."),
         h("h2", {}, "Recent runs"),
         detail.lastRuns.length
-          ? h("ul", { class: "runs" }, detail.lastRuns.map((r) => h("li", {}, stateBadge(r.state), " ", nodeLink(r.job), ` ${formatTime(r.startedAt)}`)))
+          ? h("ul", { class: "runs", id: "last-runs" }, detail.lastRuns.map((r) => h("li", { "data-run": r.runId },
+            stateBadge(r.state), " ", nodeLink(r.job), ` ${formatTime(r.startedAt)}`,
+            // A run that named the part it wrote (a partition) wrote that part, not the whole dataset.
+            r.subset ? h("span", { class: "tag tag-subset", title: "the part of the dataset this run wrote (subset facet)" }, `partition ${r.subset}`) : null)))
           : h("p", { class: "muted" }, "None."),
         ...producersAndConsumers(detail))),
     h("h2", {}, `Schema versions (${versions.length})`),

@@ -7,7 +7,7 @@ import type { CardMode } from "../../graph/columnCards";
 import { cardFieldsMerge } from "../../graph/model";
 import { columnMarksShow, countsShow, pathHighlight, pictureRemember, placeSave, redraw } from "./drawing";
 import { placeLoad } from "./loading";
-import { columnDatasetLoad, isAbort, neighboursLoad, placeWhen } from "./loaders";
+import { columnDatasetLoad, isAbort, neighboursLoad, placeShown, placeWhen } from "./loaders";
 import type { ExplorerParts } from "./parts";
 import { stateParams } from "./state";
 import { isPlaceIntent, placeAfter, type Intent, type PlaceIntent } from "./store";
@@ -68,7 +68,9 @@ async function expand(parts: ExplorerParts, id: string): Promise<void> {
   if (store.place.view !== "table") return;
   if (store.comparing()) { countsShow(parts, "A comparison is drawn as the server answered it: change the depth to see more."); return; }
   try {
-    const added = store.neighboursMerge(await neighboursLoad({ id, level: store.place.level, when: placeWhen(store.place), signal }));
+    const added = store.neighboursMerge(await neighboursLoad({
+      id, level: store.place.level, when: placeWhen(store.place), shown: placeShown(store.place), signal,
+    }));
     if (added.length) await redraw(parts, id, true);
     countsShow(parts, added.length ? `${added.length} nodes added around ${idLabel(id)}.` : "");
   } catch (error) {
@@ -82,7 +84,9 @@ async function actionsShow(parts: ExplorerParts, appId: string): Promise<void> {
   const app = store.model.nodes.get(appId);
   if (!app || !store.canExpandApplication(appId)) return;
   try {
-    const members = store.applicationExpand(appId, await neighboursLoad({ id: appId, level: "action", when: placeWhen(store.place), signal }));
+    const members = store.applicationExpand(appId, await neighboursLoad({
+      id: appId, level: "action", when: placeWhen(store.place), shown: placeShown(store.place), signal,
+    }));
     placeSave(parts);
     await redraw(parts, store.place.focus ?? appId);
     side.node(store.place.focus);

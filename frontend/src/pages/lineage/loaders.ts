@@ -1,6 +1,6 @@
 // The explorer's data: read API calls whose answers become the explorer's state.
 
-import { api, type LineageWhen } from "../../api/client";
+import { api, type LineageShown, type LineageWhen } from "../../api/client";
 import type {
   ColumnLineageDiff, ColumnLineageResponse, DatasetDetail, Level, LineageResponse, NearMissResponse, SchemaChange,
 } from "../../api/types";
@@ -11,6 +11,11 @@ import { placeAt, staleShown, type ExplorerState } from "./state";
 /** What a place asks of `GET /lineage` and `/column-lineage` about time: its instant, and whether stale edges too. */
 export function placeWhen(place: ExplorerState): LineageWhen {
   return { at: placeAt(place) ?? undefined, includeStale: staleShown(place) };
+}
+
+/** What a place asks of `GET /lineage` to draw besides the recorded flow: its temporary datasets, or not. */
+export function placeShown(place: ExplorerState): LineageShown {
+  return { includeTemporary: place.temporary };
 }
 
 /** A table graph: the model drawn, whether the server cut it short, and in a comparison the schema changes between the instants. */
@@ -28,7 +33,9 @@ export async function tableLineageLoad({ place, signal }: { place: ExplorerState
     ? await Promise.all(place.roots.map((id) => api.lineageDiff(id, place.depth, place.direction, time.from, time.to, signal, place.level)))
     : null;
   const answers = diffs
-    ?? await Promise.all(place.roots.map((id) => api.lineage(id, place.depth, place.direction, signal, place.level, placeWhen(place))));
+    ?? await Promise.all(place.roots.map((id) => api.lineage(
+      id, place.depth, place.direction, signal, place.level, placeWhen(place), placeShown(place),
+    )));
   performance.mark("tributary:fetched");
   const model = emptyModel();
   for (const answer of answers) mergeLineage(model, answer, placeAt(place));
@@ -43,8 +50,10 @@ export function schemaChangesJoin(changes: SchemaChange[]): SchemaChange[] {
 }
 
 /** The nodes one hop around `id`, at a job level (`action` around an application: its action jobs with their datasets), at the place's time. */
-export function neighboursLoad({ id, level, when = {}, signal }: { id: string; level: Level; when?: LineageWhen; signal: AbortSignal }): Promise<LineageResponse> {
-  return api.lineage(id, 1, "both", signal, level, when);
+export function neighboursLoad(
+  { id, level, when = {}, shown = {}, signal }: { id: string; level: Level; when?: LineageWhen; shown?: LineageShown; signal: AbortSignal },
+): Promise<LineageResponse> {
+  return api.lineage(id, 1, "both", signal, level, when, shown);
 }
 
 /** The dataset the column view shows (its fields to pick from). */

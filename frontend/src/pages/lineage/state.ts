@@ -22,6 +22,8 @@ export interface ExplorerState {
   time: TimeChoice;
   /** Draw the edges no longer confirmed by their job's latest completed run too (dashed). */
   stale: boolean;
+  /** Draw temporary datasets (`datasetType` subtype TEMPORARY) instead of job -> job edges through them. */
+  temporary: boolean;
 }
 
 export const DEFAULT_DEPTH = 2;
@@ -42,6 +44,7 @@ export function parseState(params: URLSearchParams): ExplorerState {
     field: params.get("field") || null,
     time: timeParse(params),
     stale: params.get("stale") === "1",
+    temporary: params.get("temporary") === "1",
   };
 }
 
@@ -57,12 +60,13 @@ export function stateParams(state: ExplorerState): URLSearchParams {
   if (state.field) params.set("field", state.field);
   timeParams(state.time, params);
   if (state.stale) params.set("stale", "1");
+  if (state.temporary) params.set("temporary", "1");
   return params;
 }
 
 /** What identifies the table graph: the same key means the same fetched lineage. */
 export function tableKey(state: ExplorerState): string {
-  return JSON.stringify([state.roots, state.depth, state.direction, state.level, state.time, staleShown(state)]);
+  return JSON.stringify([state.roots, state.depth, state.direction, state.level, state.time, staleShown(state), state.temporary]);
 }
 
 /** The dataset whose columns the column view shows: the focused node if a dataset, else the first dataset root. */

@@ -18,6 +18,7 @@ export type Intent =
   | { kind: "view"; view: View }
   | { kind: "time"; time: TimeChoice }
   | { kind: "stale"; stale: boolean }
+  | { kind: "temporary"; temporary: boolean }
   | { kind: "open-root"; id: string }
   | { kind: "show-field"; datasetId: string; field: string }
   | { kind: "select"; id: string }
@@ -34,10 +35,12 @@ export type Intent =
   | { kind: "cards-mode"; mode: CardMode };
 
 /** The intents that move the explorer to another place: a new history entry and a fresh load. */
-export type PlaceIntent = Extract<Intent, { kind: "depth" | "direction" | "level" | "view" | "time" | "stale" | "open-root" | "show-field" }>;
+export type PlaceIntent = Extract<
+  Intent, { kind: "depth" | "direction" | "level" | "view" | "time" | "stale" | "temporary" | "open-root" | "show-field" }
+>;
 
 export function isPlaceIntent(intent: Intent): intent is PlaceIntent {
-  return ["depth", "direction", "level", "view", "time", "stale", "open-root", "show-field"].includes(intent.kind);
+  return ["depth", "direction", "level", "view", "time", "stale", "temporary", "open-root", "show-field"].includes(intent.kind);
 }
 
 /** The place a place intent leads to; null when it leads nowhere new (the view or level already shown). */
@@ -49,6 +52,7 @@ export function placeAfter(place: ExplorerState, intent: PlaceIntent): ExplorerS
     case "view": return place.view === intent.view ? null : { ...place, view: intent.view };
     case "time": return JSON.stringify(place.time) === JSON.stringify(intent.time) ? null : { ...place, time: intent.time };
     case "stale": return place.stale === intent.stale ? null : { ...place, stale: intent.stale };
+    case "temporary": return place.temporary === intent.temporary ? null : { ...place, temporary: intent.temporary };
     case "open-root": return { ...place, roots: [intent.id], focus: intent.id };
     case "show-field": return { ...place, view: "column", focus: intent.datasetId, field: intent.field };
   }

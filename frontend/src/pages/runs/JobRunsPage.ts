@@ -6,7 +6,7 @@ import { api } from "../../api/client";
 import type { Cleanup } from "../../router";
 import type { JobDetail, RunDetail, RunSummary } from "../../api/types";
 import { h, link, replace, svg } from "../../dom";
-import { STATE_COLORS, formatDuration, formatTime, stateKey } from "../../format";
+import { STATE_COLORS, formatDuration, formatTime, idLabel, stateKey } from "../../format";
 import { jobFacetSections } from "../../facets/job";
 import { runFacetSections } from "../../facets/run";
 import { errorMessage, inferredMark, lineageHref, loading, nodeLink, stateBadge, verificationBadge } from "../../shell/widgets";
@@ -98,6 +98,7 @@ function jobHead(job: JobDetail): HTMLElement {
         job.formerInputs.length && job.formerOutputs.length ? " · " : null,
         job.formerOutputs.length ? h("span", {}, "Wrote before: ", idLinks(job.formerOutputs)) : null)
       : null,
+    dependencyList(job.dependencies),
     h("div", { class: "panel-actions" },
       link(lineageHref([job.id]), "Lineage"),
       link(`/failures?job=${encodeURIComponent(job.id)}`, "Failures of this job"),
@@ -105,17 +106,44 @@ function jobHead(job: JobDetail): HTMLElement {
     h("div", { class: "facet-sections", id: "job-facets" }, jobFacetSections(job.facets)));
 }
 
+/** The jobs its runs (or theirs) declared it runs after or before (`jobDependencies`); nothing when none did. */
+function dependencyList(dependencies: JobDetail["dependencies"]): HTMLElement | null {
+  if (!dependencies.length) return null;
+  return h("div", { class: "io job-dependencies", id: "job-dependencies" },
+    "Declared dependencies: ",
+    ...dependencies.flatMap((dependency, i) => [
+      i ? " · " : "",
+      h("span", {
+        class: dependency.current ? "dependency" : "dependency muted",
+        "data-direction": dependency.direction,
+        title: [
+          `declared by ${dependency.declaredBy.map(idLabel).join(", ")}`,
+          dependency.dependencyType, dependency.sequenceTriggerRule, dependency.statusTriggerRule,
+          dependency.current ? "" : "no longer declared by the latest completed runs",
+        ].filter(Boolean).join("\n"),
+      }, dependency.direction === "upstream" ? "after " : "before ", nodeLink(dependency.jobId), dependency.current ? "" : " (former)"),
+    ]));
+}
+
+/** The part of dataset `id` a run read or wrote (a partition, its `subset` facet), beside the dataset; nothing when whole. */
+function subsetChip(subsets: RunDetail["outputSubsets"], id: string): HTMLElement | null {
+  const subset = subsets.find((s) => s.datasetId === id)?.subset;
+  return subset ? h("span", { class: "tag tag-subset", "data-subset": id, title: "only this part of the dataset (subset facet)" }, `partition ${subset}`) : null;
+}
+
 /** What an orchestrator's run ran (dbt's `run`, `test`, …), beside its state; nothing for other runs. */
 function commandChip(command: string | null): HTMLElement | null {
   return command ? h("span", { class: "tag tag-command", title: "the command this run ran" }, command) : null;
 }
 
-/** What a run read (or wrote): its own, then what only its steps did ("through its steps"), or "—" for neither. */
-function ioLine(verb: "Read" | "Wrote", own: string[], steps: string[]): HTMLElement {
-  const links = (ids: string[]) => ids.flatMap((id, i) => [i ? ", " : "", nodeLink(id)]);
-  if (!own.length && !steps.length) return h("div", {}, `${verb}: —`);
-  return h("div", { "data-io": verb.toLowerCase() }, `${verb}: `, links(own),
-    steps.length ? h("span", { class: "step-io" }, own.length ? "; through its steps: " : "through its steps: ", links(steps)) : null);
+/** What a run read (or wrote): its own, each with the part of it the run read or wrote (a partition), then what
+ * only its steps did ("through its steps"), or "—" for neither. */
+function ioLine(verb: "Read" | "Wrote", own: string[], steps: string[], subsets: RunDetail["outputSubsets"]): HTMLElement {
+  const links = (ids: string[], parts: RunDetail["outputSubsets"]) => ids.flatMap((id, i) => [i ? ", " : "", nodeLink(id), subsetChip(parts, id)]);
+  const attributes = { class: verb === "Read" ? "run-reads" : "run-writes", "data-io": verb.toLowerCase() };
+  if (!own.length && !steps.length) return h("div", attributes, `${verb}: —`);
+  return h("div", attributes, `${verb}: `, links(own, subsets),
+    steps.length ? h("span", { class: "step-io" }, own.length ? "; through its steps: " : "through its steps: ", links(steps, [])) : null);
 }
 
 /** A run's id, error, stack trace, reads and writes, and the facets its events were applied without. */
@@ -125,8 +153,8 @@ function runDetail(full: RunDetail): (HTMLElement | null)[] {
     full.errorMessage ? h("pre", { class: "error-text" }, full.errorMessage) : null,
     full.stackTrace ? h("details", { class: "stack" }, h("summary", {}, "Stack trace"), h("pre", { class: "stack-trace" }, full.stackTrace)) : null,
     h("div", { class: "facet-sections run-facets" }, runFacetSections(full.facets)),
-    ioLine("Read", full.inputs, full.stepInputs),
-    ioLine("Wrote", full.outputs, full.stepOutputs),
+    ioLine("Read", full.inputs, full.stepInputs, full.inputSubsets),
+    ioLine("Wrote", full.outputs, full.stepOutputs, full.outputSubsets),
     eventWarnings(full.events),
     full.outputs.length || full.stepOutputs.length
       ? link(lineageHref([...full.outputs, ...full.stepOutputs], { depth: 5, direction: "downstream" }), "Downstream of this run's outputs")

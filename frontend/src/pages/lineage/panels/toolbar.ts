@@ -24,6 +24,7 @@ export class Toolbar {
   private readonly roots = h("div", { class: "roots" });
   private readonly viewButtons: Record<View, HTMLButtonElement>;
   private readonly levelButtons: Record<Level, HTMLButtonElement>;
+  private readonly temporary = h("input", { type: "checkbox", id: "show-temporary" });
   private readonly time: TimeControl;
 
   constructor(place: ExplorerState, emit: (intent: Intent) => void, zoom: Zoom) {
@@ -43,6 +44,7 @@ export class Toolbar {
         onclick: () => emit({ kind: "level", level: "action" }),
       }, "Actions"),
     };
+    this.temporary.addEventListener("change", () => emit({ kind: "temporary", temporary: this.temporary.checked }));
     this.viewButtons = {
       table: h("button", { type: "button", id: "view-table", class: "toggle", onclick: () => emit({ kind: "view", view: "table" }) }, "Tables"),
       column: h("button", { type: "button", id: "view-column", class: "toggle", onclick: () => emit({ kind: "view", view: "column" }) }, "Columns"),
@@ -55,6 +57,10 @@ export class Toolbar {
       h("label", {}, "Depth ", depth),
       h("label", {}, "Direction ", direction),
       h("div", { class: "segmented", role: "group", "aria-label": "Job level" }, ...LEVELS.map((level) => this.levelButtons[level])),
+      h("label", {
+        class: "temporary-toggle",
+        title: "Draw temporary datasets (a job's intermediate output another job reads); hidden, each is a job → job edge naming it",
+      }, this.temporary, " Temporary datasets"),
       h("div", { class: "segmented" }, this.viewButtons.table, this.viewButtons.column),
       h("div", { class: "zoom" },
         h("button", { type: "button", title: "Zoom in", "aria-label": "Zoom in", onclick: () => zoom.zoomBy(1.25) }, "+"),
@@ -69,6 +75,7 @@ export class Toolbar {
   render(place: ExplorerState): void {
     for (const level of LEVELS) this.levelButtons[level].setAttribute("aria-pressed", String(place.level === level));
     for (const view of ["table", "column"] as const) this.viewButtons[view].setAttribute("aria-pressed", String(place.view === view));
+    this.temporary.checked = place.temporary;
     this.time.render(place);
   }
 
