@@ -6,10 +6,10 @@ import { columnDataset, parseState, stateParams, tableKey } from "../src/pages/l
 import { searchMatchText, searchResultHref } from "../src/shell/searchBox";
 
 describe("explorer state in the URL", () => {
-  it("round-trips several roots, depth, direction, level, view, focus and field", () => {
-    const params = new URLSearchParams("nodeId=dataset%3Adb%3Aa&nodeId=dataset%3Adb%3Ab&depth=4&direction=downstream&level=action&view=column&focus=dataset%3Adb%3Ab&field=id");
+  it("round-trips several roots, depth, direction, level, view, focus, field and the temporary datasets toggle", () => {
+    const params = new URLSearchParams("nodeId=dataset%3Adb%3Aa&nodeId=dataset%3Adb%3Ab&depth=4&direction=downstream&level=action&view=column&focus=dataset%3Adb%3Ab&field=id&temporary=1");
     const state = parseState(params);
-    expect(state).toEqual({ roots: ["dataset:db:a", "dataset:db:b"], depth: 4, direction: "downstream", level: "action", view: "column", all: false, focus: "dataset:db:b", field: "id", time: { kind: "now" }, stale: false });
+    expect(state).toEqual({ roots: ["dataset:db:a", "dataset:db:b"], depth: 4, direction: "downstream", level: "action", view: "column", all: false, focus: "dataset:db:b", field: "id", time: { kind: "now" }, stale: false, temporary: true });
     expect(parseState(stateParams(state))).toEqual(state);
   });
 
