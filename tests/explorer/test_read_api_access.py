@@ -125,6 +125,7 @@ def test_the_openapi_schema_generates_and_documents_every_read_endpoint(read_cli
         "asOf",
         "includeStale",
         "includeInferred",
+        "includeTemporary",
         "level",
     }
     assert "truncated" in schema["components"]["schemas"]["LineageGraph"]["properties"]
