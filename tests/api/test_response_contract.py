@@ -92,6 +92,7 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ("/api/v1/alerts/rules", "/api/v1/alerts/rules", {}),
     ("/api/v1/alerts/routes", "/api/v1/alerts/routes", {}),
     ("/api/v1/alerts/subscriptions", "/api/v1/alerts/subscriptions", {}),  # a user's own: asked as one
+    ("/api/v1/ledger/streams", "/api/v1/ledger/streams", {}),
 ]
 # A download in the format asked for (`json`, `csv`, `html`, `pdf`): documented as a binary file.
 NOT_JSON = {"/api/v1/impact/report"}

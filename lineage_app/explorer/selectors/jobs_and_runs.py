@@ -188,7 +188,7 @@ def _run_summaries(
     steps = listings.run_step_kinds(run_ids=run_ids) if steps is None else steps
     return [
         {
-            **row,
+            **{name: value for name, value in row.items() if name != "trigger"},  # its command says it
             "verification": verified[row["runId"]],
             "command": run_command(steps.get(row["runId"], []), row.get("trigger")),
             **({"streaming": live[row["runId"]]} if row["runId"] in live else {}),
