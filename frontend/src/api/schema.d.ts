@@ -904,7 +904,7 @@ export interface components {
         ColumnLineageDiff: {
             nodeId: string;
             depth: number;
-            direction: components["schemas"]["Direction2d3Enum"];
+            direction: components["schemas"]["DirectionEnum"];
             from: string;
             to: string;
             /** @description the node budget cut either graph short */
@@ -959,7 +959,7 @@ export interface components {
         ColumnLineageGraph: {
             nodeId: string;
             depth: number;
-            direction: components["schemas"]["Direction2d3Enum"];
+            direction: components["schemas"]["DirectionEnum"];
             truncated: boolean;
             graph: components["schemas"]["ColumnLineageGraphFieldNode"][];
         };
@@ -1336,7 +1336,7 @@ export interface components {
          *     * `upstream` - upstream
          * @enum {string}
          */
-        Direction2d3Enum: "both" | "downstream" | "upstream";
+        DirectionEnum: "both" | "downstream" | "upstream";
         EffectiveOwnerOutput: {
             name: string;
             kind: components["schemas"]["OwnerKindEnum"];
@@ -1896,7 +1896,7 @@ export interface components {
         LineageDiff: {
             nodeId: string;
             depth: number;
-            direction: components["schemas"]["Direction2d3Enum"];
+            direction: components["schemas"]["DirectionEnum"];
             from: string;
             to: string;
             /** @description the node budget cut either graph short */
@@ -1976,7 +1976,7 @@ export interface components {
         LineageGraph: {
             nodeId: string;
             depth: number;
-            direction: components["schemas"]["Direction2d3Enum"];
+            direction: components["schemas"]["DirectionEnum"];
             /** @description the node budget (`LINEAGE_MAX_NODES`) cut the graph short */
             truncated: boolean;
             graph: components["schemas"]["LineageGraphNode"][];
