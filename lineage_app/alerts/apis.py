@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -197,44 +198,44 @@ class IncidentDetailApi(APIView):
         return response_of(IncidentDetailOutput, _incident_detail(incident))
 
 
-class IncidentAcknowledgeApi(APIView):
+class _IncidentActionApi(APIView):
+    """`POST /api/v1/incidents/<id>/<action>`: `act` the incident, answer its detail as it is now."""
+
+    permission_classes = [CanHandleIncidents]
+    act: Callable[..., Incident]  # a service taking the incident and the actor
+
+    def post(self, request: Request, incident_id: str) -> Response:
+        incident = row_or_404(Incident.objects.all(), incident_id, "incident")
+        try:
+            self.act(incident=incident, actor=str(request.user))
+        except services.AlertsInvalid as exc:
+            return _invalid(exc)
+        return response_of(IncidentDetailOutput, _incident_detail(incident))
+
+
+def _action_schema(operation_id: str) -> Callable[[type[_IncidentActionApi]], type[_IncidentActionApi]]:
+    return extend_schema_view(
+        post=extend_schema(
+            operation_id=operation_id,
+            parameters=[INCIDENT_ID],
+            request=None,
+            responses={200: IncidentDetailOutput, **ERRORS},
+        )
+    )
+
+
+@_action_schema("incident_acknowledge")
+class IncidentAcknowledgeApi(_IncidentActionApi):
     """`POST /api/v1/incidents/<id>/acknowledge`: someone is on it (an open incident only)."""
 
-    permission_classes = [CanHandleIncidents]
-
-    @extend_schema(
-        operation_id="incident_acknowledge",
-        parameters=[INCIDENT_ID],
-        request=None,
-        responses={200: IncidentDetailOutput, **ERRORS},
-    )
-    def post(self, request: Request, incident_id: str) -> Response:
-        incident = row_or_404(Incident.objects.all(), incident_id, "incident")
-        try:
-            services.incident_acknowledge(incident=incident, actor=str(request.user))
-        except services.AlertsInvalid as exc:
-            return _invalid(exc)
-        return response_of(IncidentDetailOutput, _incident_detail(incident))
+    act = staticmethod(services.incident_acknowledge)
 
 
-class IncidentResolveApi(APIView):
+@_action_schema("incident_resolve")
+class IncidentResolveApi(_IncidentActionApi):
     """`POST /api/v1/incidents/<id>/resolve`: resolve it by hand; its owners hear so."""
 
-    permission_classes = [CanHandleIncidents]
-
-    @extend_schema(
-        operation_id="incident_resolve",
-        parameters=[INCIDENT_ID],
-        request=None,
-        responses={200: IncidentDetailOutput, **ERRORS},
-    )
-    def post(self, request: Request, incident_id: str) -> Response:
-        incident = row_or_404(Incident.objects.all(), incident_id, "incident")
-        try:
-            services.incident_resolve(incident=incident, actor=str(request.user))
-        except services.AlertsInvalid as exc:
-            return _invalid(exc)
-        return response_of(IncidentDetailOutput, _incident_detail(incident))
+    act = staticmethod(services.incident_resolve)
 
 
 class RuleOutput(ResponseSerializer):

@@ -40,10 +40,8 @@ def change_records(
     records: list[ChangeRecord] = [EventsApplied(events=tuple(applied))] if applied else []
     if changes_wanted(VerificationProblem):
         records += _verification_problems(checked)
-    run_ids = set()
     if changes_wanted(RunEnded):
         for fold in folds:
-            run_ids.add(fold.run_id)
             if fold.state in ENDED:
                 records.append(
                     RunEnded(
