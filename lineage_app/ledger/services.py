@@ -18,7 +18,6 @@ from datetime import datetime
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Max
 from django.utils import timezone
 
 from lineage_app.ledger.models import Fork, Gap, Heartbeat, Link, Stream, Unchained
@@ -179,6 +178,8 @@ def _beat_add(stream: Stream, beat: _Beat) -> None:
     Heartbeat.objects.create(
         stream=stream, seq=beat.seq, head=beat.head or "", event_time=beat.event_time, content_hash=beat.content_hash
     )
-    newest = Heartbeat.objects.filter(stream=stream).aggregate(seq=Max("seq"))["seq"] or 0
-    stream.announced = newest
-    stream.announced_at = Heartbeat.objects.filter(stream=stream, seq=newest).aggregate(at=Max("event_time"))["at"]
+    # The newest heartbeat's seq and time, kept as a maximum (heartbeats only accumulate), not read back.
+    if beat.seq > stream.announced:
+        stream.announced, stream.announced_at = beat.seq, beat.event_time
+    elif beat.seq == stream.announced:
+        stream.announced_at = max(filter(None, (stream.announced_at, beat.event_time)))
