@@ -1,13 +1,19 @@
-"""Agent overhead on a Spark job of several seconds: no agent, backend up, backend down.
+"""Agent overhead on a Spark job of several seconds: no agent, backend up, backend down, backend hanging.
 
-    python bench/agent_overhead.py [--runs 5] [--rows 1500000]
+    python bench/agent_overhead.py [--runs 5] [--rows 1500000,6000000] [--agent-root DIR]
 
 Each run is a fresh process (fresh JVM); modes are interleaved so that machine load
-drifts alike for all three. The timed span is what the agent can affect: from just
-before `install` through the job's actions to the end of `close()` (flush included);
-JVM start-up is not timed. Prints per-mode medians of wall time and of CPU time (this
-Python process plus the driver JVM, which on a shared machine is steadier than wall
-time) and the overhead of each against no agent."""
+drifts alike for all of them. The timed span is what the agent can affect: from just
+before the agent is imported and installed, through the job's actions, to the end of
+`close()` (flush included); JVM start-up is not timed. Prints, per job size, the medians of
+wall time and of CPU time (this Python process plus the driver JVM, which on a shared machine
+is steadier than wall time) and the overhead of each mode against no agent, then the agent's own
+account of where its time went: the fixed part (import, `install()`, `close()`, on the job's
+thread) and the per-action part (reading each finished action's plan, on Spark's listener thread).
+
+Backend down is a port that refuses connections; backend hanging, one that accepts them and never
+answers. `--agent-root` runs the agent of another checkout (an earlier commit's worktree), to
+measure before and after in one session."""
 
 from __future__ import annotations
 
@@ -27,15 +33,14 @@ from pathlib import Path
 from typing import Any, cast
 
 ROOT = Path(__file__).resolve().parents[1]
-MODES = ("no agent", "backend up", "backend down")
+MODES = ("no agent", "backend up", "backend down", "backend hangs")
+ACCOUNT = ("agent_install_ms", "agent_close_ms", "agent_listener_ms_total", "actions_total")
 
 
 def child(mode: str, url: str, rows: int, workdir: Path) -> None:
-    """One measured run; prints `{"seconds": ...}`."""
+    """One measured run; prints `{"seconds": ..., "cpu_seconds": ..., "account": {...}}`."""
     from pyspark.sql import SparkSession, Window
     from pyspark.sql import functions as F
-
-    import spark_agent
 
     spark = (
         SparkSession.builder.master("local[2]")
@@ -46,12 +51,21 @@ def child(mode: str, url: str, rows: int, workdir: Path) -> None:
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
+    # The session's state (analyzer, catalog) is made by its first query: the agent's install makes one (its
+    # mark), the job's first action otherwise. Made here, untimed, in every mode, it is not counted as the agent's.
+    spark._jsparkSession.range(0)
     out = str(workdir)
     jvm = cast(Any, spark.sparkContext._jvm)  # set once the context has started, as it has here
     jvm_pid = int(jvm.java.lang.ProcessHandle.current().pid())
     cpu_started = _cpu_seconds(jvm_pid)
     started = time.perf_counter()
-    agent = spark_agent.install(spark, url=url, flush_timeout_s=10) if mode != "no agent" else None
+    agent = None
+    import_ms = 0.0
+    if mode != "no agent":
+        import spark_agent
+
+        agent = spark_agent.install(spark, url=url, flush_timeout_s=10)
+        import_ms = (time.perf_counter() - started) * 1000 - agent.counters.get("agent_install_ms")
     base = spark.range(0, rows).selectExpr("id", "id % 1000 AS k", "rand(42) * 100 AS v", "cast(id AS string) AS s")
     base.write.mode("overwrite").parquet(f"{out}/base")
     facts = spark.read.parquet(f"{out}/base")
@@ -65,12 +79,16 @@ def child(mode: str, url: str, rows: int, workdir: Path) -> None:
         "rank", F.row_number().over(Window.partitionBy("k").orderBy(F.desc("share")))
     )
     ranked.where("rank <= 10").write.mode("overwrite").orc(f"{out}/top10")
+    account: dict[str, float] = {}
     if agent is not None:
         agent.close()
+        values = agent.counters.snapshot()
+        account = {name: values[name] for name in ACCOUNT if name in values}  # an earlier agent keeps no account
+        account["import_ms"] = import_ms
     elapsed = time.perf_counter() - started
     cpu = _cpu_seconds(jvm_pid) - cpu_started
     spark.stop()
-    print(json.dumps({"seconds": elapsed, "cpu_seconds": cpu}))
+    print(json.dumps({"seconds": elapsed, "cpu_seconds": cpu, "account": account}))
 
 
 def _cpu_seconds(jvm_pid: int) -> float:
@@ -81,7 +99,7 @@ def _cpu_seconds(jvm_pid: int) -> float:
     return usage.ru_utime + usage.ru_stime + jvm_ticks / os.sysconf("SC_CLK_TCK")
 
 
-class _Sink(BaseHTTPRequestHandler):
+class _Backend(BaseHTTPRequestHandler):
     received = 0
 
     def do_POST(self) -> None:
@@ -106,61 +124,98 @@ def _closed_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _measure(mode: str, url: str, rows: int) -> dict[str, float]:
+def _hanging_port() -> int:
+    """A port that accepts connections and never answers (the connections are held until exit)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(256)
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            held.append(sock.accept()[0])
+
+    threading.Thread(target=accept, daemon=True).start()
+    return int(sock.getsockname()[1])
+
+
+def _measure(mode: str, url: str, rows: int, agent_root: Path) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="tributary-bench-") as workdir:
         cmd = [sys.executable, __file__, "--child", mode, "--url", url, "--rows", str(rows)]
         env = {k: v for k, v in os.environ.items() if not k.startswith("TRIBUTARY_")}
-        env["PYTHONPATH"] = str(ROOT)
+        env["PYTHONPATH"] = str(agent_root)
         done = subprocess.run([*cmd, "--workdir", workdir], env=env, capture_output=True, text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return cast(dict[str, Any], json.loads(done.stdout.strip().splitlines()[-1]))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--rows", type=int, default=1_500_000)
+    parser.add_argument("--rows", default="1500000,6000000", help="job sizes, comma-separated")
+    parser.add_argument("--modes", default=",".join(MODES), help="comma-separated, from: " + ", ".join(MODES))
+    parser.add_argument("--agent-root", type=Path, default=ROOT, help="the checkout whose agent is measured")
     parser.add_argument("--child", choices=MODES)
     parser.add_argument("--url", default="")
     parser.add_argument("--workdir", type=Path)
     args = parser.parse_args()
     if args.child:
-        child(args.child, args.url, args.rows, args.workdir)
+        child(args.child, args.url, int(args.rows), args.workdir)
         return 0
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Sink)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Backend)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     urls = {
         "no agent": "",
         "backend up": f"http://127.0.0.1:{server.server_address[1]}",
         "backend down": f"http://127.0.0.1:{_closed_port()}",
+        "backend hangs": f"http://127.0.0.1:{_hanging_port()}",
     }
-    wall: dict[str, list[float]] = {mode: [] for mode in MODES}
-    cpu: dict[str, list[float]] = {mode: [] for mode in MODES}
-    for run in range(args.runs):
-        order = MODES[run % 3 :] + MODES[: run % 3]
-        for mode in order:
-            measured = _measure(mode, urls[mode], args.rows)
-            wall[mode].append(measured["seconds"])
-            cpu[mode].append(measured["cpu_seconds"])
-            print(
-                f"run {run + 1}/{args.runs} {mode:>12}: {measured['seconds']:6.2f} s wall, "
-                f"{measured['cpu_seconds']:6.2f} s CPU",
-                flush=True,
-            )
+    modes = tuple(m for m in MODES if m in args.modes.split(","))
+    print(f"agent from {args.agent_root}, {args.runs} runs per mode and size", flush=True)
+    for rows in (int(r) for r in args.rows.split(",")):
+        samples: dict[str, list[dict[str, Any]]] = {mode: [] for mode in modes}
+        for run in range(args.runs):
+            order = modes[run % len(modes) :] + modes[: run % len(modes)]
+            for mode in order:
+                measured = _measure(mode, urls[mode], rows, args.agent_root)
+                samples[mode].append(measured)
+                print(
+                    f"  {rows:,} rows, run {run + 1}/{args.runs} {mode:>13}: {measured['seconds']:6.2f} s wall, "
+                    f"{measured['cpu_seconds']:6.2f} s CPU",
+                    flush=True,
+                )
+        _report(rows, args.runs, samples)
     server.shutdown()
-    print(f"\nmedians of {args.runs} runs, {args.rows:,} rows, timed from install to close")
-    print(f"(load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs):")
-    for mode in MODES:
-        print(f"  {mode:>12}: {_line(wall, mode, 's wall')}   {_line(cpu, mode, 's CPU')}")
-    print(f"  events received by the backend: {_Sink.received}")
+    print(f"events received by the backend that is up: {_Backend.received}")
     return 0
 
 
-def _line(samples: dict[str, list[float]], mode: str, unit: str) -> str:
-    median = statistics.median(samples[mode])
-    baseline = statistics.median(samples["no agent"])
-    overhead = "" if mode == "no agent" else f" ({(median - baseline) / baseline * 100:+.1f} %)"
-    return f"{median:6.2f} {unit}{overhead:<10}"
+def _report(rows: int, runs: int, samples: dict[str, list[dict[str, Any]]]) -> None:
+    print(f"\n{rows:,} rows: medians of {runs} runs, timed from install to close")
+    print(f"(load average now: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+    wall = {mode: statistics.median(s["seconds"] for s in runs_) for mode, runs_ in samples.items()}
+    cpu = {mode: statistics.median(s["cpu_seconds"] for s in runs_) for mode, runs_ in samples.items()}
+    for mode in samples:
+        print(f"  {mode:>13}: {_figure(wall, mode, 's wall')}   {_figure(cpu, mode, 's CPU')}")
+    for mode, runs_ in samples.items():
+        accounts = [s["account"] for s in runs_ if s["account"].get("agent_install_ms") is not None]
+        if not accounts:
+            continue
+        part = {name: statistics.median(a[name] for a in accounts) for name in ("import_ms", *ACCOUNT)}
+        fixed = part["import_ms"] + part["agent_install_ms"] + part["agent_close_ms"]
+        per_action = part["agent_listener_ms_total"] / max(part["actions_total"], 1)
+        print(
+            f"  {mode:>13}: fixed {fixed:4.0f} ms (import {part['import_ms']:.0f}, install "
+            f"{part['agent_install_ms']:.0f}, close {part['agent_close_ms']:.0f}) on the job's thread; "
+            f"per action {per_action:.0f} ms ({part['actions_total']:.0f} actions) on Spark's listener thread"
+        )
+
+
+def _figure(samples: dict[str, float], mode: str, unit: str) -> str:
+    if "no agent" not in samples or mode == "no agent":
+        return f"{samples[mode]:6.2f} {unit}{'':<10}"
+    overhead = (samples[mode] - samples["no agent"]) / samples["no agent"] * 100
+    return f"{samples[mode]:6.2f} {unit} ({overhead:+.1f} %)"
 
 
 if __name__ == "__main__":

@@ -23,6 +23,11 @@ NAMES = (
     "streaming_progress_skipped_total",
     "streaming_unknown_endpoints_total",
     "streaming_errors_total",
+    # what the agent cost the job: milliseconds in install() and close() (on the job's thread), and spent
+    # on Spark's listener thread reading finished actions' plans
+    "agent_install_ms",
+    "agent_close_ms",
+    "agent_listener_ms_total",
 )
 
 

@@ -20,8 +20,9 @@ log = logging.getLogger("spark_agent")
 class AsyncEmitter:
     """`put` never blocks: a full queue drops the event and counts it.
 
-    Undelivered events go to `spill` when there is one, else they are counted as dropped. After a
-    batch is delivered (the backend answers again), the spill is replayed to it, oldest first."""
+    Sending, back-off and spill writes all happen on the sender thread, never on the caller's. Undelivered
+    events go to `spill` when there is one, else they are counted as dropped. After a batch is delivered
+    (the backend answers again), the spill is replayed to it, oldest first."""
 
     def __init__(
         self,
@@ -39,7 +40,8 @@ class AsyncEmitter:
         self._batch_size = batch_size
         self._queue: deque[Event] = deque()
         self._cond = threading.Condition()
-        self._in_flight = 0
+        self._in_flight: list[Event] = []  # taken from the queue, not yet settled
+        self._sending = False  # the sender is inside `sink.send` (a request can hang until its timeout)
         self._closed = False
         self._deadline: float | None = None
         self._abandoned = False
@@ -71,22 +73,32 @@ class AsyncEmitter:
             return done
 
     def close(self, timeout_s: float) -> None:
-        """Flush within `timeout_s`, then spill or drop whatever is left and stop."""
+        """Deliver what is queued within `timeout_s`, then spill or drop the rest, and stop.
+
+        A backend known to be down (`sink.down`: its last batch exhausted its retries) gets no further
+        attempt: the sender spills everything at once. Returns within `timeout_s`, or at once when the
+        backend is known down, plus the time to write the spill: when the sender is stuck in a request
+        at that point, what it holds and what is queued are spilled (or counted as dropped) here, and its
+        answer, if one comes, is ignored (a batch that did get through is sent again from the spill and
+        absorbed by the server's deduplication)."""
         started = time.monotonic()
-        self.flush(timeout_s)
         with self._cond:
             self._closed = True
-            self._deadline = time.monotonic()
-            leftovers = list(self._queue)
-            self._queue.clear()
+            down = _known_down(self._sink)
+            self._deadline = started if down else started + timeout_s
             self._cond.notify_all()
-        self._settle(Outcome(failed=leftovers))
-        self._thread.join(max(0.1, timeout_s - (time.monotonic() - started)))
+        self._thread.join(0.0 if down else timeout_s)
         with self._cond:
-            if self._thread.is_alive() and self._in_flight:
-                # the sender is stuck past the deadline: its batch is lost; count it now
-                self._counters.add("events_dropped_total", self._in_flight)
+            stuck = self._thread.is_alive() and self._sending
+            if stuck:
                 self._abandoned = True
+                leftovers = [*self._in_flight, *self._queue]
+                self._queue.clear()
+                self._in_flight = []
+        if not stuck:
+            self._thread.join()  # it is spilling what was left, to a local file
+            return
+        self._settle(Outcome(failed=leftovers))
 
     def _run(self) -> None:
         while True:
@@ -95,23 +107,32 @@ class AsyncEmitter:
                     self._cond.wait()
                 if not self._queue:
                     return
-                size = min(self._batch_size, len(self._queue))
+                give_up = self._closed and (_known_down(self._sink) or time.monotonic() >= (self._deadline or 0.0))
+                size = len(self._queue) if give_up else min(self._batch_size, len(self._queue))
                 batch = [self._queue.popleft() for _ in range(size)]
-                self._in_flight = size
-            try:
-                outcome = self._sink.send(batch, self._current_deadline) if self._sink else Outcome(failed=batch)
-            except Exception:  # a sink bug must never kill the sender
-                log.exception("tributary: transport error")
-                outcome = Outcome(failed=batch)
+                self._in_flight = batch
+                self._sending = not give_up
+            outcome = Outcome(failed=batch) if give_up else self._send(batch)
             with self._cond:
+                self._sending = False
                 if self._abandoned:
                     return
-                self._settle(outcome)
-                self._in_flight = 0
+            self._settle(outcome)
+            with self._cond:
+                self._in_flight = []
                 self._cond.notify_all()
             answered = outcome.delivered and not outcome.failed
             if answered and self._sink is not None and self._spill is not None and self._spill.holds_events():
                 self._replay(self._sink, self._spill)
+
+    def _send(self, batch: list[Event]) -> Outcome:
+        if self._sink is None:
+            return Outcome(failed=batch)
+        try:
+            return self._sink.send(batch, self._current_deadline)
+        except Exception:  # a sink bug must never kill the sender
+            log.exception("tributary: transport error")
+            return Outcome(failed=batch)
 
     def _replay(self, sink: Sink, spill: FileSink) -> None:
         try:
@@ -136,6 +157,12 @@ class AsyncEmitter:
         spilled = self._spill.write(outcome.failed) if self._spill is not None else 0
         self._counters.add("events_spilled_total", spilled)
         self._counters.add("events_dropped_total", len(outcome.failed) - spilled)
+
+
+def _known_down(sink: Sink | None) -> bool:
+    """Whether the sink's backend is known to be unreachable (the HTTP sink's `down`: its last batch exhausted
+    its retries); a sink without that notion (a file) never is."""
+    return bool(getattr(sink, "down", False))
 
 
 def build_emitter(config: AgentConfig, counters: Counters) -> AsyncEmitter:

@@ -55,6 +55,7 @@ class Agent:
     """One application run. Use `install()` to create it; `close()` (or process exit) ends it."""
 
     def __init__(self, spark: SparkSession, config: AgentConfig) -> None:
+        started = time.perf_counter()
         self.config = config
         self.counters = Counters()
         app_name = config.app_name or spark.sparkContext.appName
@@ -85,7 +86,9 @@ class Agent:
         self._assembler = ActionAssembler(self._emit_action, config.merge_window_s)
         self._emit(self._app_event(EventType.START, time.time()))
         self._listener = listener.QueryListener(self._on_action, self.counters)
-        listener.register(spark, self._listener)
+        # With `read_actions`, a read on a DataFrame built before install must be told apart exactly from one
+        # that ran before: install waits for the boundary. Otherwise it is settled in the background.
+        listener.register(spark, self._listener, settle_in_background=not config.read_actions)
         self._streams = streaming.StreamingQueries(
             spark,
             streaming.StreamingContext(
@@ -107,6 +110,7 @@ class Agent:
         except Exception:
             log.warning("tributary: cannot follow streaming queries; they will have no lineage", exc_info=True)
         hooks.track(self)
+        self.counters.add("agent_install_ms", _ms_since(started))
 
     # ----- public ------------------------------------------------------------------------
 
@@ -158,9 +162,14 @@ class Agent:
         hooks.untrack(self)
         if _current is self:
             _current = None
+        self.counters.add("agent_close_ms", _ms_since(started))
         values = self.counters.snapshot()
         report = " ".join(f"{k}={values[k]}" for k in REPORTED)
-        print(f"tributary: {self.job[1]} run {self.run_id} {state}: {report}", file=sys.stderr)
+        cost = (
+            f"install {values['agent_install_ms']} ms, {values['actions_total']} actions "
+            f"{values['agent_listener_ms_total']} ms on Spark's listener thread, close {values['agent_close_ms']} ms"
+        )
+        print(f"tributary: {self.job[1]} run {self.run_id} {state}: {report} ({cost})", file=sys.stderr)
 
     def report_quality(
         self,
@@ -208,14 +217,17 @@ class Agent:
     # ----- events ------------------------------------------------------------------------
 
     def _on_action(self, func_name: str, qe: Any, duration_ns: int | None, exc: Any) -> None:
+        """Runs on Spark's listener thread, never on the thread that ran the action."""
+        started = time.perf_counter()
         try:
             facts = extract(self._ctx, func_name, qe, duration_ns, exc)
         except Exception:
             self.counters.add("extraction_errors_total")
             log.debug("tributary: could not extract lineage for %s", func_name, exc_info=True)
-            return
+            facts = None
         if facts is not None:
             self._assembler.add(facts)
+        self.counters.add("agent_listener_ms_total", _ms_since(started))
 
     def _emit_action(self, facts: ActionFacts) -> None:
         values = facets.action_counters(facts)
@@ -361,6 +373,10 @@ def _require_classic(spark: SparkSession) -> None:
             "is a Spark Connect client session (builder.remote(...), SPARK_REMOTE or spark.api.mode=connect), "
             "whose queries run in the Connect server: lineage has to be taken there"
         )
+
+
+def _ms_since(started: float) -> int:
+    return round((time.perf_counter() - started) * 1000)
 
 
 def _warehouse(spark: SparkSession) -> str:

@@ -72,10 +72,13 @@ class QueryListener:
                 return True
             return False
 
-    def _opened(self, mark: int, running: set[int]) -> None:
+    def _opened(self, mark: int) -> None:
         with self._lock:
             self._mark = mark
-            self._running = {i for i in running if i < mark}
+
+    def _running_found(self, running: set[int]) -> None:
+        with self._lock:
+            self._running = {i for i in running if self._mark is not None and i < self._mark}
 
     def _drain_done(self) -> None:
         with self._lock:
@@ -85,12 +88,25 @@ class QueryListener:
         implements = ["org.apache.spark.sql.util.QueryExecutionListener"]
 
 
-def register(spark: SparkSession, listener: QueryListener, drain_timeout_s: float = INSTALL_DRAIN_TIMEOUT_S) -> None:
+def register(
+    spark: SparkSession,
+    listener: QueryListener,
+    drain_timeout_s: float = INSTALL_DRAIN_TIMEOUT_S,
+    *,
+    settle_in_background: bool = False,
+) -> None:
     """Register `listener`; it passes on only actions that start after this returns.
 
     The order matters: once registered, the next `QueryExecution` id is the mark (every
     action started from then on has a larger one, or an older DataFrame's); the executions
-    running then are remembered; draining the bus delivers every end posted before."""
+    running then are remembered; draining the bus delivers every end posted before.
+
+    Finding the running executions and draining the bus take a py4j reflection walk and a wait
+    (tens to hundreds of milliseconds in a fresh driver). With `settle_in_background` they run on a
+    thread of their own and `register` returns once the mark is taken: until they are done, an action
+    on a DataFrame built before install is taken for one that ran before install. Only actions that
+    reuse an older DataFrame's execution (reads such as `collect`, not writes, which always get a new
+    one) can be affected, in the first moments after install."""
     ensure_callback_server_started(spark.sparkContext._gateway)
     # py4j makes a new JVM proxy each time a Python object is passed; keep the one that
     # gets registered so that `unregister` can name the same object.
@@ -98,15 +114,22 @@ def register(spark: SparkSession, listener: QueryListener, drain_timeout_s: floa
     assert jvm is not None  # set when the session's context started its JVM
     listener.jvm_proxy = jvm.java.util.Objects.requireNonNull(listener)
     spark._jsparkSession.listenerManager().register(listener.jvm_proxy)
-    mark = int(spark._jsparkSession.range(0).queryExecution().id())
-    listener._opened(mark, _running_query_ids(jvm))
-    if not drain(spark, drain_timeout_s):
-        log.debug(
-            "tributary: Spark's listener bus did not drain in %.1f s at install; an action that ended "
-            "just before may be reported",
-            drain_timeout_s,
-        )
-    listener._drain_done()
+    listener._opened(int(spark._jsparkSession.range(0).queryExecution().id()))
+
+    def settle() -> None:
+        listener._running_found(_running_query_ids(jvm))
+        if not drain(spark, drain_timeout_s):
+            log.debug(
+                "tributary: Spark's listener bus did not drain in %.1f s at install; an action that ended "
+                "just before may be reported",
+                drain_timeout_s,
+            )
+        listener._drain_done()
+
+    if settle_in_background:
+        threading.Thread(target=settle, name="tributary-install", daemon=True).start()
+    else:
+        settle()
 
 
 def _running_query_ids(jvm: Any) -> set[int]:

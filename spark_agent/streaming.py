@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from pyspark.java_gateway import ensure_callback_server_started
 from pyspark.sql import SparkSession
-from pyspark.sql.streaming import StreamingQueryListener
 
 from lineage_protocol import EventType
 from spark_agent import facets
@@ -46,6 +46,7 @@ class _Query:
     sources: list[str] = field(default_factory=list)
     latest: dict[str, Any] = field(default_factory=dict)  # the latest batch's facet fields
     last_emitted: float | None = None  # monotonic time of the last RUNNING event
+    unread: bool = False  # the latest batch's progress was throttled, so not read
 
 
 @dataclass(frozen=True)
@@ -101,19 +102,28 @@ class StreamingQueries:
         self._counters.add("streaming_queries_total")
         self._emit(self._event(query, EventType.START, query.started_at))
 
-    def query_progress(self, progress: dict[str, Any]) -> None:
+    def query_progress(self, *, query_run_id: str, read_progress: Callable[[], dict[str, Any]]) -> None:
+        """A micro-batch ended. Its progress is read (`read_progress`: the JSON Spark keeps of it) only when a
+        RUNNING event is due; a throttled one is only counted, and read at the end should it be the latest."""
         with self._lock:
-            query = self._live.get(str(progress.get("runId")))
+            query = self._live.get(query_run_id)
             if query is None:
                 return
-            query.sources = [str(s.get("description", "")) for s in progress.get("sources", [])]
-            query.sink = str((progress.get("sink") or {}).get("description") or query.sink or "")
-            query.latest = _batch_fields(progress)
             due = self._due(query)
-        if due:
-            self._emit(self._event(query, EventType.RUNNING, _epoch(str(progress.get("timestamp")))))
-        else:
+            query.unread = not due
+        if not due:
             self._counters.add("streaming_progress_skipped_total")
+            return
+        progress = read_progress()
+        with self._lock:
+            self._take_progress(query, progress)
+        self._emit(self._event(query, EventType.RUNNING, _epoch(str(progress.get("timestamp")))))
+
+    def _take_progress(self, query: _Query, progress: dict[str, Any]) -> None:
+        query.sources = [str(s.get("description", "")) for s in progress.get("sources", [])]
+        query.sink = str((progress.get("sink") or {}).get("description") or query.sink or "")
+        query.latest = _batch_fields(progress)
+        query.unread = False
 
     def query_idle(self, *, query_run_id: str, timestamp: str) -> None:
         """Spark 3.5 reports an idle query (waiting for data) instead of empty progress: a heartbeat,
@@ -133,6 +143,11 @@ class StreamingQueries:
             query = self._live.pop(query_run_id, None)
         if query is None:
             return
+        if query.unread and query.handle is not None:
+            # The latest batch's progress was throttled: the final event carries it all the same.
+            latest = _call_text(lambda: query.handle.lastProgress().json())
+            if latest:
+                self._take_progress(query, json.loads(latest))
         if not query.sources and query.handle is not None:
             # It failed (or stopped) before its first progress: ask Spark what it was reading.
             sources = _call_text(lambda: "\u0001".join(s.toString() for s in jvm.seq(query.handle.sources())))
@@ -212,29 +227,51 @@ class StreamingQueries:
         )
 
 
-class StreamListener(StreamingQueryListener):
-    """Hands Spark's streaming query events to `StreamingQueries`; never raises back into Spark."""
+class StreamListener:
+    """Hands Spark's streaming query events to `StreamingQueries`; never raises back into Spark.
+
+    It takes the JVM's events as they come (py4j), not through PySpark's `StreamingQueryListener`, which
+    turns every progress into a Python object field by field, tens of py4j calls per micro-batch, before
+    a listener can tell that it is throttled. Here a progress costs two calls, and its JSON a third,
+    only when a RUNNING event is due. Spark 3.5 and 4 deliver the same events to this interface."""
 
     def __init__(self, queries: StreamingQueries, counters: Counters) -> None:
         self._queries = queries
         self._counters = counters
         self.active = True
+        self.jvm_wrapper: Any = None  # the JVM-side listener, needed to remove it
 
     def onQueryStarted(self, event: Any) -> None:
         self._call(
             lambda: self._queries.query_started(
-                query_id=str(event.id), query_run_id=str(event.runId), name=event.name, timestamp=event.timestamp
+                query_id=str(event.id().toString()),
+                query_run_id=str(event.runId().toString()),
+                name=_text_or_none(event.name()),
+                timestamp=str(event.timestamp()),
             )
         )
 
     def onQueryProgress(self, event: Any) -> None:
-        self._call(lambda: self._queries.query_progress(json.loads(event.progress.json)))
+        progress = event.progress()
+        self._call(
+            lambda: self._queries.query_progress(
+                query_run_id=str(progress.runId().toString()), read_progress=lambda: json.loads(str(progress.json()))
+            )
+        )
 
     def onQueryIdle(self, event: Any) -> None:
-        self._call(lambda: self._queries.query_idle(query_run_id=str(event.runId), timestamp=event.timestamp))
+        self._call(
+            lambda: self._queries.query_idle(
+                query_run_id=str(event.runId().toString()), timestamp=str(event.timestamp())
+            )
+        )
 
     def onQueryTerminated(self, event: Any) -> None:
-        self._call(lambda: self._queries.query_terminated(query_run_id=str(event.runId), exception=event.exception))
+        self._call(
+            lambda: self._queries.query_terminated(
+                query_run_id=str(event.runId().toString()), exception=_text_or_none(jvm.option(event.exception()))
+            )
+        )
 
     def _call(self, callback: Callable[[], None]) -> None:
         if not self.active:
@@ -245,14 +282,26 @@ class StreamListener(StreamingQueryListener):
             self._counters.add("streaming_errors_total")
             log.debug("tributary: streaming listener callback failed", exc_info=True)
 
+    class Java:
+        implements = ["org.apache.spark.sql.streaming.PythonStreamingQueryListener"]
+
 
 def register(spark: SparkSession, listener: StreamListener) -> None:
-    spark.streams.addListener(listener)
+    ensure_callback_server_started(spark.sparkContext._gateway)
+    jvm = spark.sparkContext._jvm
+    assert jvm is not None  # set when the session's context started its JVM
+    listener.jvm_wrapper = jvm.org.apache.spark.sql.streaming.PythonStreamingQueryListenerWrapper(listener)
+    spark._jsparkSession.streams().addListener(listener.jvm_wrapper)
 
 
 def unregister(spark: SparkSession, listener: StreamListener) -> None:
     listener.active = False
-    spark.streams.removeListener(listener)
+    if listener.jvm_wrapper is not None:
+        spark._jsparkSession.streams().removeListener(listener.jvm_wrapper)
+
+
+def _text_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)
 
 
 def _execution(spark: SparkSession, query_id: str) -> Any:

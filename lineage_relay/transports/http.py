@@ -3,13 +3,10 @@ server's `Retry-After` asks."""
 
 from __future__ import annotations
 
-import email.utils
 import json
 import logging
 import random
 import time
-import urllib.error
-import urllib.request
 from datetime import UTC
 from typing import Any
 
@@ -24,11 +21,15 @@ _CONTENT_REFUSED = (400, 413, 422)
 _RETRY_AFTER_STATUSES = (429, 503)
 # The longest single wait a `Retry-After` is followed for; a longer one is waited out in steps of this.
 RETRY_AFTER_MAX_S = 60.0
+# `_post`'s status when the backend accepted the connection but did not answer in time.
+_TIMED_OUT = -1
 
 
 def retry_after_seconds(value: str | None, *, now: float | None = None) -> float | None:
     """The seconds a `Retry-After` header asks to wait (delay-seconds or an HTTP-date), or None when it has none
     that can be read."""
+    import email.utils  # only for an answer that asks to wait: on the sender thread, not at import
+
     value = (value or "").strip()
     if not value:
         return None
@@ -51,9 +52,10 @@ class HttpSink:
     uses no retry, so a throttled batch is sent again for as long as the server keeps answering, within
     the flush deadline.
 
-    After a batch has exhausted its retries the backend is considered down: later
-    batches get a single attempt each (no backoff) until one succeeds, so a dead
-    backend costs the job nothing at exit."""
+    A request that times out is not retried. After a batch has exhausted its retries (or timed out) the
+    backend is considered down: later batches get a single attempt each (no backoff) until one succeeds,
+    and the agent spills at exit without another attempt, so a dead or hanging backend costs the job
+    nothing at exit."""
 
     def __init__(
         self,
@@ -87,6 +89,9 @@ class HttpSink:
             if timeout <= 0:
                 break
             status, payload, retry_after = self._post(body, timeout)
+            if status == _TIMED_OUT:
+                throttled = False
+                break  # a backend that does not answer in time is not asked again: each try would cost as long
             if status is not None and 200 <= status < 300:
                 self.down = False
                 return _outcome(batch, payload)
@@ -120,7 +125,13 @@ class HttpSink:
         return Outcome(failed=batch)
 
     def _post(self, body: bytes, timeout: float) -> tuple[int | None, Any, float | None]:
-        """Status, parsed body and `Retry-After` (seconds, on a 429 or 503) of one POST; no status if no answer."""
+        """Status, parsed body and `Retry-After` (seconds, on a 429 or 503) of one POST; no status if no answer,
+        `_TIMED_OUT` if none came in `timeout`."""
+        # Imported at the first request, on the sender thread: `urllib.request` brings `http.client` and `ssl`,
+        # tens of milliseconds that the Spark agent's `install()` would otherwise spend on the job's thread.
+        import urllib.error
+        import urllib.request
+
         request = urllib.request.Request(self.endpoint, data=body, headers=self._headers, method="POST")
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:
@@ -131,7 +142,11 @@ class HttpSink:
                 retry_after_seconds(exc.headers.get("Retry-After")) if exc.code in _RETRY_AFTER_STATUSES else None
             )
             return int(exc.code), None, retry_after
-        except (urllib.error.URLError, OSError, ValueError):
+        except TimeoutError:
+            return _TIMED_OUT, None, None
+        except urllib.error.URLError as exc:
+            return (_TIMED_OUT if isinstance(exc.reason, TimeoutError) else None), None, None
+        except (OSError, ValueError):
             return None, None, None
 
 

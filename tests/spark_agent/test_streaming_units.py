@@ -40,20 +40,32 @@ def _tracker(emit: Any, interval_s: float = 60.0) -> tuple[StreamingQueries, Cou
     return StreamingQueries(None, ctx, emit, counters), counters  # type: ignore[arg-type]
 
 
-def test_progress_is_reported_at_once_then_at_most_once_per_interval() -> None:
+def _progress_of(queries: StreamingQueries, batch: int, **extra: Any) -> list[int]:
+    """Report a batch's progress; return the batches whose progress the tracker read."""
+    read: list[int] = []
+
+    def read_progress() -> dict[str, Any]:
+        read.append(batch)
+        return _progress(batch, **extra)
+
+    queries.query_progress(query_run_id=QUERY["runId"], read_progress=read_progress)
+    return read
+
+
+def test_progress_is_reported_at_once_then_at_most_once_per_interval_and_read_only_then() -> None:
     events: list[dict[str, Any]] = []
     queries, counters = _tracker(events.append)
     queries.query_started(
         query_id=QUERY["id"], query_run_id=QUERY["runId"], name=None, timestamp="2026-01-05T08:00:00Z"
     )
-    for batch in range(3):
-        queries.query_progress(_progress(batch))
+    read = [b for batch in range(3) for b in _progress_of(queries, batch)]
     queries.query_terminated(query_run_id=QUERY["runId"], exception=None)
     assert [e["eventType"] for e in events] == ["START", "RUNNING", "COMPLETE"]
+    assert read == [0], "a throttled batch's progress was read"
     assert counters.get("streaming_progress_skipped_total") == 2
     assert events[0]["job"]["name"] == "app.stream.query_6a1f0f8e"
-    # the final event carries the latest batch, not the one last reported
-    assert events[-1]["run"]["facets"]["tributary_streaming"]["batchId"] == 2
+    # Spark cannot be asked here for the latest batch (tests/spark_agent/test_streaming.py asks it): the one read
+    assert events[-1]["run"]["facets"]["tributary_streaming"]["batchId"] == 0
     assert [(d["namespace"], d["name"]) for d in events[-1]["outputs"]] == [("file", "/out")]
 
 
@@ -63,7 +75,7 @@ def test_an_idle_query_sends_throttled_heartbeats_with_its_latest_batch() -> Non
     queries.query_started(
         query_id=QUERY["id"], query_run_id=QUERY["runId"], name=None, timestamp="2026-01-05T08:00:00Z"
     )
-    queries.query_progress(_progress(4))
+    _progress_of(queries, 4)
     queries.query_idle(query_run_id=QUERY["runId"], timestamp="2026-01-05T08:00:11.000Z")
     heartbeat = events[-1]
     assert (heartbeat["eventType"], heartbeat["eventTime"]) == ("RUNNING", "2026-01-05T08:00:11.000Z")
@@ -73,7 +85,7 @@ def test_an_idle_query_sends_throttled_heartbeats_with_its_latest_batch() -> Non
 
     slow, slow_counters = _tracker(events.append, interval_s=60.0)
     slow.query_started(query_id=QUERY["id"], query_run_id=QUERY["runId"], name=None, timestamp="2026-01-05T08:00:00Z")
-    slow.query_progress(_progress(0))
+    _progress_of(slow, 0)
     slow.query_idle(query_run_id=QUERY["runId"], timestamp="2026-01-05T08:00:11.000Z")
     assert slow_counters.get("streaming_progress_skipped_total") == 1
 
@@ -107,8 +119,29 @@ def test_a_failing_callback_is_counted_and_never_raised_into_spark() -> None:
     queries, counters = _tracker(refuse)
     listener = StreamListener(queries, counters)
 
+    class JavaText:
+        """What py4j gives for a JVM `UUID`: an object whose `toString()` is the text."""
+
+        def __init__(self, text: str) -> None:
+            self.text = text
+
+        def toString(self) -> str:
+            return self.text
+
     class Started:
-        id, runId, name, timestamp = QUERY["id"], QUERY["runId"], "q", "2026-01-05T08:00:00Z"
+        """The shape of the JVM's `QueryStartedEvent` as py4j shows it: accessor methods."""
+
+        def id(self) -> JavaText:
+            return JavaText(QUERY["id"])
+
+        def runId(self) -> JavaText:
+            return JavaText(QUERY["runId"])
+
+        def name(self) -> str:
+            return "q"
+
+        def timestamp(self) -> str:
+            return "2026-01-05T08:00:00Z"
 
     listener.onQueryStarted(Started())
     assert counters.get("streaming_errors_total") == 1
@@ -121,6 +154,6 @@ def test_a_failing_callback_is_counted_and_never_raised_into_spark() -> None:
 def test_an_unknown_query_s_progress_is_ignored(interval: float) -> None:
     events: list[dict[str, Any]] = []
     queries, _ = _tracker(events.append, interval)
-    queries.query_progress(_progress(0))
+    assert _progress_of(queries, 0) == []
     queries.query_terminated(query_run_id=QUERY["runId"], exception="boom")
     assert events == []
