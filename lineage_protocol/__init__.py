@@ -18,48 +18,60 @@ Django. Beside the API, two commands on it: `python -m lineage_protocol.keygen` 
 
 from __future__ import annotations
 
-from lineage_protocol.canonical import canonical_json, canonical_json_of_any, content_hash, outside_strings
-from lineage_protocol.chain import (
-    HEARTBEAT_FACET,
-    HEARTBEAT_JOB,
-    Head,
-    Heartbeat,
-    StreamChain,
-    heartbeat_event,
-    is_heartbeat,
-    read_heartbeat,
-    signed_hash,
-)
-from lineage_protocol.facet_schemas import facet_schema
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from lineage_protocol.receipt import RECEIPT_STATUSES, FailedEvent, batch_receipt, receipt_failures
-from lineage_protocol.signature import (
-    ALGORITHM,
-    CHAINED_VERSION,
-    DEFAULT_PRODUCER,
-    SCHEMA_URL,
-    SIGNATURE_FACET,
-    CanonicalizationError,
-    ChainLink,
-    EventParseError,
-    Signature,
-    SignatureFormatError,
-    SignatureProblem,
-    Verification,
-    VerificationStatus,
-    canonical_bytes,
-    check_event,
-    generate_private_key,
-    key_id,
-    load_private_key,
-    load_public_key,
-    parse_event,
-    private_key_pem,
-    public_key_pem,
-    read_signature,
-    sign_event,
-    stream_name,
-    verify_event,
-)
+
+if TYPE_CHECKING:  # at run time these are imported when first used (`__getattr__` below)
+    from lineage_protocol.canonical import (
+        canonical_json,
+        canonical_json_of_any,
+        content_hash,
+        outside_strings,
+    )
+    from lineage_protocol.chain import (
+        HEARTBEAT_FACET,
+        HEARTBEAT_JOB,
+        Head,
+        Heartbeat,
+        StreamChain,
+        heartbeat_event,
+        is_heartbeat,
+        read_heartbeat,
+        signed_hash,
+    )
+    from lineage_protocol.facet_schemas import (
+        facet_schema,
+    )
+    from lineage_protocol.signature import (
+        ALGORITHM,
+        CHAINED_VERSION,
+        DEFAULT_PRODUCER,
+        SCHEMA_URL,
+        SIGNATURE_FACET,
+        CanonicalizationError,
+        ChainLink,
+        EventParseError,
+        Signature,
+        SignatureFormatError,
+        SignatureProblem,
+        Verification,
+        VerificationStatus,
+        canonical_bytes,
+        check_event,
+        generate_private_key,
+        key_id,
+        load_private_key,
+        load_public_key,
+        parse_event,
+        private_key_pem,
+        public_key_pem,
+        read_signature,
+        sign_event,
+        stream_name,
+        verify_event,
+    )
 from lineage_protocol.wire import BATCH_PATH, COUNTERS_FACET, EVENT_PATH, STREAMING_FACET, EventType
 
 __all__ = [
@@ -113,3 +125,69 @@ __all__ = [
     "stream_name",
     "verify_event",
 ]
+
+# The modules that need `cryptography`, `rfc8785` or the JSON Schemas, and the names they give: imported when
+# one of them is first used, so that a producer that does not sign (the Spark agent without a key) never
+# loads them, tens of milliseconds a job would otherwise spend in `install()`.
+_LAZY: dict[str, tuple[str, ...]] = {
+    "canonical": (
+        "canonical_json",
+        "canonical_json_of_any",
+        "content_hash",
+        "outside_strings",
+    ),
+    "chain": (
+        "HEARTBEAT_FACET",
+        "HEARTBEAT_JOB",
+        "Head",
+        "Heartbeat",
+        "StreamChain",
+        "heartbeat_event",
+        "is_heartbeat",
+        "read_heartbeat",
+        "signed_hash",
+    ),
+    "facet_schemas": ("facet_schema",),
+    "signature": (
+        "ALGORITHM",
+        "CHAINED_VERSION",
+        "DEFAULT_PRODUCER",
+        "SCHEMA_URL",
+        "SIGNATURE_FACET",
+        "CanonicalizationError",
+        "ChainLink",
+        "EventParseError",
+        "Signature",
+        "SignatureFormatError",
+        "SignatureProblem",
+        "Verification",
+        "VerificationStatus",
+        "canonical_bytes",
+        "check_event",
+        "generate_private_key",
+        "key_id",
+        "load_private_key",
+        "load_public_key",
+        "parse_event",
+        "private_key_pem",
+        "public_key_pem",
+        "read_signature",
+        "sign_event",
+        "stream_name",
+        "verify_event",
+    ),
+}
+_HOME = {name: module for module, names in _LAZY.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module 'lineage_protocol' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"lineage_protocol.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

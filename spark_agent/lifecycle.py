@@ -12,12 +12,12 @@ import time
 import traceback
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from lineage_protocol import EventType, Head, StreamChain
+from lineage_protocol import EventType
 from spark_agent import facets, hooks, listener, streaming
 from spark_agent.actions import ActionAssembler
 from spark_agent.config import AgentConfig, resolve_config
@@ -28,6 +28,9 @@ from spark_agent.naming import child_job_name, path_tail
 from spark_agent.owners import DeclaredOwner, OwnerRules, parse_owner_rules
 from spark_agent.plan.extract import ExtractContext, extract
 from spark_agent.plan.model import ActionFacts, DatasetInfo, ErrorInfo
+
+if TYPE_CHECKING:
+    from lineage_protocol import Head, StreamChain
 
 log = logging.getLogger("spark_agent")
 RUN_ID_COLUMN = "tributary_run_id"
@@ -396,6 +399,8 @@ def _chain(key: Any, spark: SparkSession, config: AgentConfig) -> StreamChain | 
     head kept beside the file transport or spill by the application before it (docs/ledger.md)."""
     if key is None:
         return None
+    from lineage_protocol import StreamChain  # signing's modules load only when there is a key
+
     try:
         app_id = re.sub(r"[^A-Za-z0-9._:@-]", "-", str(spark.sparkContext.applicationId))[:100]
         return StreamChain(key, f"spark:{app_id}:{uuid.uuid4().hex[:8]}", after=chain_head_kept(config))
@@ -408,6 +413,8 @@ def chain_head_kept(config: AgentConfig) -> Head | None:
     """The head the previous application kept beside the file transport, if there is one and it reads."""
     if not config.file_path:
         return None
+    from lineage_protocol import Head
+
     try:
         kept = json.loads(_head_path(config.file_path).read_text())
         return Head(str(kept["stream"]), int(kept["seq"]), kept["hash"])
