@@ -98,7 +98,7 @@ def register(
     """Register `listener`; it passes on only actions that start after this returns.
 
     The order matters: once registered, the next `QueryExecution` id is the mark (every
-    action started from then on has a larger one, or an older DataFrame's); the executions
+    action started from then on has it or a larger one, or an older DataFrame's); the executions
     running then are remembered; draining the bus delivers every end posted before.
 
     Finding the running executions and draining the bus take a py4j reflection walk and a wait
@@ -114,7 +114,7 @@ def register(
     assert jvm is not None  # set when the session's context started its JVM
     listener.jvm_proxy = jvm.java.util.Objects.requireNonNull(listener)
     spark._jsparkSession.listenerManager().register(listener.jvm_proxy)
-    listener._opened(int(spark._jsparkSession.range(0).queryExecution().id()))
+    listener._opened(_next_query_execution_id(spark, jvm))
 
     def settle() -> None:
         listener._running_found(_running_query_ids(jvm))
@@ -130,6 +130,20 @@ def register(
         threading.Thread(target=settle, name="tributary-install", daemon=True).start()
     else:
         settle()
+
+
+def _next_query_execution_id(spark: SparkSession, jvm: Any) -> int:
+    """The id the next `QueryExecution` will get: Spark numbers them from an `AtomicLong` in
+    `QueryExecution`'s companion object (private in 3.5 and 4, hence reflection: a few py4j calls).
+    Should that field not be there, a plan is made to take an id (tens of milliseconds)."""
+    try:
+        cls = jvm.java.lang.Class.forName("org.apache.spark.sql.execution.QueryExecution$")
+        field = cls.getDeclaredField("_nextExecutionId")
+        field.setAccessible(True)
+        return int(field.get(cls.getField("MODULE$").get(None)).get())
+    except Exception:
+        log.debug("tributary: cannot read the next query execution id; making a plan for one", exc_info=True)
+        return int(spark._jsparkSession.range(0).queryExecution().id())
 
 
 def _running_query_ids(jvm: Any) -> set[int]:
