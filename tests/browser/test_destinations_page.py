@@ -120,7 +120,7 @@ def test_an_admin_switches_and_scopes_rules_and_routes_owners_with_a_clear_error
     assert watch.errors == [] and watch.dialogs == []
 
 
-def test_a_user_subscribes_from_a_dataset_page_sees_it_unrouted_and_unsubscribes_on_the_alerts_page(
+def test_a_user_subscribes_from_dataset_and_job_pages_sees_it_unrouted_and_unsubscribes_on_the_alerts_page(
     page: Any, live_server: Any, graph: Any, logged_in: Any, watch: Any
 ) -> None:
     accept_and_apply(*history())
@@ -153,4 +153,13 @@ def test_a_user_subscribes_from_a_dataset_page_sees_it_unrouted_and_unsubscribes
     row.locator("button.subscription-remove").click()
     page.wait_for_selector(f"tr[data-subscription='dataset silver/orders in {NS}']", state="detached")
     assert list(Subscription.objects.values_list("target_type", "namespace")) == [("namespace", "shop")]
+
+    page.goto(f"{live_server.url}/job?nodeId=job:shop:validate_orders")
+    page.click("#subscribe button[data-subscribed='false']")
+    page.wait_for_selector("#subscribe button[data-subscribed='true']")
+    assert Subscription.objects.filter(target_type="job", namespace="shop", name="validate_orders").exists()
+    shot(page, "job-subscribed")
+    page.click("#subscribe button[data-subscribed='true']")
+    page.wait_for_selector("#subscribe button[data-subscribed='false']")
+    assert not Subscription.objects.filter(target_type="job").exists()
     assert watch.errors == [] and watch.dialogs == []

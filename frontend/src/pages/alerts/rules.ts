@@ -2,7 +2,7 @@
 
 import { h, replace } from "../../dom";
 import { errorMessage, loading } from "../../shell/widgets";
-import { alertsApi, type Rule } from "./api";
+import { alertsApi, type Rule, type RulePatch } from "./api";
 import { scopeList, scopeText } from "./model";
 
 export function rulesSection(admin: boolean): HTMLElement {
@@ -34,7 +34,7 @@ function editableRow(rule: Rule): HTMLElement {
   const owners = h("input", { type: "text", name: "owners", value: scopeText(rule.owners), placeholder: "all", size: 24 });
   const save = h("button", { type: "button", class: "rule-save" }, "Save scope");
   const outcome = h("span", { class: "rule-outcome" });
-  const send = async (body: Parameters<typeof alertsApi.ruleUpdate>[1], what: string) => {
+  const send = async (body: RulePatch, what: "enabled" | "scope") => {
     replace(outcome, "Saving…");
     try {
       const saved = await alertsApi.ruleUpdate(rule.kind, body);
