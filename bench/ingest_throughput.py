@@ -48,9 +48,21 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def make_event(i: int, when: datetime, namespace: str = "bench") -> dict:
+def make_event(
+    i: int,
+    when: datetime,
+    namespace: str = "bench",
+    *,
+    jobs: int = 200,
+    tables: int = 500,
+    owner: str = "",
+    fields: int = 12,
+) -> dict:
+    """Event `i`: a COMPLETE run of `job_<i % jobs>` reading `table_<i % tables>` and writing
+    `table_<(i + 1) % tables>_out` (each with `fields` columns, the first four derived through column lineage),
+    its output owned by `owner` if one is named (an `ownership` facet)."""
     run_id = str(uuid.uuid4())
-    fields = [{"name": f"c{k}", "type": "string"} for k in range(12)]
+    columns = [{"name": f"c{k}", "type": "string"} for k in range(fields)]
     facet = {"_producer": "https://example.com/bench", "_schemaURL": "https://example.com/schema.json"}
     # Descriptive facets, as Spark sends them: kept on the nodes, merged per facet name.
     data_source = {**facet, "name": namespace, "uri": f"file:///warehouse/{namespace}"}
@@ -62,32 +74,33 @@ def make_event(i: int, when: datetime, namespace: str = "bench") -> dict:
         "run": {"runId": run_id, "facets": {}},
         "job": {
             "namespace": namespace,
-            "name": f"job_{i % 200}",
+            "name": f"job_{i % jobs}",
             "facets": {"jobType": {**facet, "processingType": "BATCH", "integration": "SPARK", "jobType": "JOB"}},
         },
         "inputs": [
             {
                 "namespace": namespace,
-                "name": f"table_{i % 500}",
-                "facets": {"schema": {**facet, "fields": fields}, "dataSource": data_source},
+                "name": f"table_{i % tables}",
+                "facets": {"schema": {**facet, "fields": columns}, "dataSource": data_source},
             }
         ],
         "outputs": [
             {
                 "namespace": namespace,
-                "name": f"table_{(i + 1) % 500}_out",
+                "name": f"table_{(i + 1) % tables}_out",
                 "facets": {
-                    "schema": {**facet, "fields": fields},
+                    **({"ownership": {**facet, "owners": [{"name": owner, "type": "MAINTAINER"}]}} if owner else {}),
+                    "schema": {**facet, "fields": columns},
                     "dataSource": data_source,
                     "columnLineage": {
                         **facet,
                         "fields": {
                             f["name"]: {
                                 "inputFields": [
-                                    {"namespace": namespace, "name": f"table_{i % 500}", "field": f["name"]}
+                                    {"namespace": namespace, "name": f"table_{i % tables}", "field": f["name"]}
                                 ]
                             }
-                            for f in fields[:4]
+                            for f in columns[:4]
                         },
                     },
                 },

@@ -2,6 +2,7 @@
 
 import "./styles.css";
 import { h } from "./dom";
+import { AlertsPage } from "./pages/alerts/AlertsPage";
 import { DatasetPage } from "./pages/dataset/DatasetPage";
 import { DestinationsPage } from "./pages/destinations/DestinationsPage";
 import { FailuresPage } from "./pages/failures/FailuresPage";
@@ -23,6 +24,7 @@ route("/failures", FailuresPage);
 route("/impact", ImpactPage);
 route("/incidents", IncidentsPage);
 route("/incident", IncidentPage);
+route("/alerts", AlertsPage);
 route("/destinations", DestinationsPage);
 route("/trust", TrustPage);
 

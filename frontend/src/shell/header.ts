@@ -1,9 +1,9 @@
 // The app header: navigation, the search box and the logout form.
 
-import { apiUrl, cookie, request } from "../api/client";
-import type { components } from "../api/schema";
+import { cookie } from "../api/client";
 import { h, link } from "../dom";
 import { onNavigate } from "../router";
+import { currentUser, isAdmin } from "./me";
 import { searchBox } from "./searchBox";
 
 export function header(): HTMLElement {
@@ -13,10 +13,11 @@ export function header(): HTMLElement {
     link("/failures", "Failures"),
     link("/incidents", "Incidents"),
     link("/impact", "Impact"),
+    link("/alerts", "Alerts"),
     link("/trust", "Trust"));
   // Admins also manage where alerts go; the link appears once `/me` says the user is one.
-  request<components["schemas"]["Me"]>(apiUrl("/me")).then(
-    (me) => { if (me.roles.includes("admin")) nav.appendChild(link("/destinations", "Destinations")); },
+  currentUser().then(
+    (me) => { if (isAdmin(me)) nav.appendChild(link("/destinations", "Destinations")); },
     () => undefined);
   onNavigate((url) => {
     for (const a of nav.querySelectorAll("a")) {

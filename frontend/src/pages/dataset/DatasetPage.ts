@@ -8,6 +8,7 @@ import { formatTime } from "../../format";
 import { setQuery } from "../../router";
 import { errorMessage, inferredMark, lineageHref, loading, nodeLink, stateBadge } from "../../shell/widgets";
 import { datasetFacetSections } from "../../facets/dataset";
+import { subscribeButton } from "../alerts/subscribe";
 import { fieldId, impactPageHref } from "../impact/model";
 import { qualitySection } from "./quality";
 import { writeTrend } from "./writeTrend";
@@ -54,7 +55,8 @@ function datasetView(detail: DatasetDetail, url: URL): HTMLElement {
         link(lineageHref([detail.id]), "Lineage"),
         link(lineageHref([detail.id], { direction: "downstream", depth: 5 }), "Downstream impact"),
         link(lineageHref([detail.id], { view: "column" }), "Column lineage"),
-        link(impactPageHref([detail.id]), "Impact report"))),
+        link(impactPageHref([detail.id]), "Impact report"),
+        subscribeButton({ targetType: "dataset", namespace: detail.namespace, name: detail.name }))),
     h("div", { class: "facet-sections", id: "dataset-facets" }, datasetFacetSections(detail.facets)),
     h("h2", {}, "Rows and bytes written"),
     writeTrend(detail.writeStatistics),

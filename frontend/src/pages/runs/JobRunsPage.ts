@@ -9,6 +9,7 @@ import { h, link, replace, svg } from "../../dom";
 import { STATE_COLORS, formatDuration, formatTime, idLabel, stateKey } from "../../format";
 import { jobFacetSections } from "../../facets/job";
 import { runFacetSections } from "../../facets/run";
+import { subscribeButton } from "../alerts/subscribe";
 import { errorMessage, inferredMark, lineageHref, loading, nodeLink, stateBadge, verificationBadge } from "../../shell/widgets";
 import { classificationChip } from "../failures/FailuresPage";
 import { rootCauseWalkHref } from "../failures/model";
@@ -102,7 +103,8 @@ function jobHead(job: JobDetail): HTMLElement {
     h("div", { class: "panel-actions" },
       link(lineageHref([job.id]), "Lineage"),
       link(`/failures?job=${encodeURIComponent(job.id)}`, "Failures of this job"),
-      link(rootCauseWalkHref(job.id), "Root cause walk")),
+      link(rootCauseWalkHref(job.id), "Root cause walk"),
+      subscribeButton({ targetType: "job", namespace: job.namespace, name: job.name })),
     h("div", { class: "facet-sections", id: "job-facets" }, jobFacetSections(job.facets)));
 }
 
