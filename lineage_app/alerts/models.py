@@ -19,6 +19,7 @@ class Rule(models.Model):
         DATASET_DROPPED = "dataset_dropped", "A dataset with downstream consumers was dropped"
         VERIFICATION = "verification", "An event's signature did not verify"
         DEADLINE_MISSED = "deadline_missed", "A job with a regular cadence has not completed when due"
+        STREAM_STALLED = "stream_stalled", "A running streaming query stopped reporting progress"
 
     kind = models.CharField(max_length=20, choices=Kind.choices, unique=True)
     enabled = models.BooleanField(default=True)
@@ -134,6 +135,19 @@ class Subscription(models.Model):
                 fields=["subscriber", "target_type", "namespace", "name"], name="alerts_subscription_once"
             )
         ]
+
+
+class LedgerReported(models.Model):
+    """A ledger gap or fork an incident was opened or updated for, so that the beat names it once: a gap
+    by when it was noticed (a gap partly filled keeps it), a fork by its seq."""
+
+    stream = models.CharField(max_length=200)
+    problem = models.CharField(max_length=4)  # "gap" or "fork"
+    mark = models.CharField(max_length=40)
+    incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["stream", "problem", "mark"], name="alerts_ledger_once")]
 
 
 # The API's enums (`ENUM_NAME_OVERRIDES` names them by these).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -17,6 +18,8 @@ STATES = ("fork", "gap", "truncated", "contiguous")
 UNCHAINED = "unchained"
 # What one answer lists of a stream's gaps and forks at most (the counts are always whole).
 SHOWN = 100
+# Gaps and forks `ledger_problems` reads at most, of each (the gauges should say 0 of both).
+PROBLEMS_LISTED = 1000
 
 
 def stream_state(*, forks: int, gaps: int, high: int, announced: int) -> str:
@@ -114,6 +117,53 @@ def _forks(streams: list[Stream]) -> dict[int, list[dict[str, Any]]]:
             events = list(Link.objects.filter(stream=s, seq=fork.seq).values_list("content_hash", flat=True))
             found[s.pk].append({"seq": fork.seq, "events": sorted(events), "noticedAt": utc_text(fork.noticed_at)})
     return found
+
+
+@dataclass(frozen=True, kw_only=True)
+class LedgerProblem:
+    """An open gap (seqs `first`..`last` missing) or a forked seq (`first` == `last`) of a stream, with the
+    content hashes of the events that show it: those beside a gap, those at and after a forked seq."""
+
+    stream: str
+    producer: str
+    kind: str  # "gap" or "fork"
+    first: int
+    last: int
+    noticed_at: datetime
+    evidence: tuple[str, ...]
+
+
+def ledger_problems(*, limit: int = PROBLEMS_LISTED) -> list[LedgerProblem]:
+    """The open gaps and the forks of every stream, oldest noticed first, at most `limit` of each."""
+    found: list[LedgerProblem] = []
+    for gap in Gap.objects.select_related("stream").order_by("noticed_at", "id")[:limit]:
+        found.append(
+            _problem(gap.stream, "gap", gap.from_seq, gap.to_seq, gap.noticed_at, (gap.from_seq - 1, gap.to_seq + 1))
+        )
+    for fork in Fork.objects.select_related("stream").order_by("noticed_at", "id")[:limit]:
+        found.append(_problem(fork.stream, "fork", fork.seq, fork.seq, fork.noticed_at, (fork.seq, fork.seq + 1)))
+    return found
+
+
+def _problem(
+    stream: Stream, kind: str, first: int, last: int, noticed_at: datetime, at: tuple[int, int]
+) -> LedgerProblem:
+    evidence = Link.objects.filter(stream=stream, seq__in=at).order_by("seq", "content_hash")
+    return LedgerProblem(
+        stream=stream.stream,
+        producer=stream.producer,
+        kind=kind,
+        first=first,
+        last=last,
+        noticed_at=noticed_at,
+        evidence=tuple(evidence.values_list("content_hash", flat=True)),
+    )
+
+
+def streams_troubled(*, streams: list[str]) -> set[str]:
+    """Those of `streams` with an open gap or a fork."""
+    troubled = Stream.objects.filter(stream__in=streams).filter(Q(gaps__isnull=False) | Q(forks__isnull=False))
+    return set(troubled.values_list("stream", flat=True).distinct())
 
 
 def _text(moment: datetime | None) -> str | None:

@@ -9,7 +9,7 @@ import pytest
 
 from lineage_app.alerts.cadence import cadence_of
 from lineage_app.alerts.models import Incident, Rule
-from lineage_app.alerts.services import deadlines_check
+from lineage_app.alerts.overdue import deadlines_check
 from tests.alerts.scenario import routed, run
 from tests.apply import accept_and_apply
 from tests.events import T0

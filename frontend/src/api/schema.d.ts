@@ -796,9 +796,10 @@ export interface components {
          *     * `dataset_dropped` - dataset_dropped
          *     * `verification` - verification
          *     * `deadline_missed` - deadline_missed
+         *     * `stream_stalled` - stream_stalled
          * @enum {string}
          */
-        AlertKindEnum: "run_failed" | "recovered" | "schema_breaking" | "dataset_dropped" | "verification" | "deadline_missed";
+        AlertKindEnum: "run_failed" | "recovered" | "schema_breaking" | "dataset_dropped" | "verification" | "deadline_missed" | "stream_stalled";
         /**
          * @description * `DATASET` - DATASET
          *     * `JOB` - JOB
@@ -4652,8 +4653,9 @@ export interface operations {
                  *     * `dataset_dropped` - dataset_dropped
                  *     * `verification` - verification
                  *     * `deadline_missed` - deadline_missed
+                 *     * `stream_stalled` - stream_stalled
                  */
-                kind?: "run_failed" | "recovered" | "schema_breaking" | "dataset_dropped" | "verification" | "deadline_missed";
+                kind?: "run_failed" | "recovered" | "schema_breaking" | "dataset_dropped" | "verification" | "deadline_missed" | "stream_stalled";
                 limit?: number;
                 offset?: number;
                 /**
