@@ -17,6 +17,7 @@ SEVERITY = {
     "stream_stalled": "critical",
     "schema_breaking": "warning",
     "dataset_dropped": "warning",
+    "new_consumer": "info",
 }
 
 

@@ -20,6 +20,7 @@ class Rule(models.Model):
         VERIFICATION = "verification", "An event's signature did not verify"
         DEADLINE_MISSED = "deadline_missed", "A job with a regular cadence has not completed when due"
         STREAM_STALLED = "stream_stalled", "A running streaming query stopped reporting progress"
+        NEW_CONSUMER = "new_consumer", "A job started reading a dataset it never read before (off by default)"
 
     kind = models.CharField(max_length=20, choices=Kind.choices, unique=True)
     enabled = models.BooleanField(default=True)
@@ -149,6 +150,9 @@ class LedgerReported(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["stream", "problem", "mark"], name="alerts_ledger_once")]
 
+
+# Rules off until an admin switches them on (noisy: every first read of a new job is one).
+OFF_BY_DEFAULT = frozenset({Rule.Kind.NEW_CONSUMER})
 
 # The API's enums (`ENUM_NAME_OVERRIDES` names them by these).
 RULE_KINDS = tuple(Rule.Kind.values)

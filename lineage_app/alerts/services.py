@@ -30,7 +30,14 @@ from lineage_app.alerts.selectors import (
     rules_by_kind,
     run_verification,
 )
-from lineage_app.changes import ChangeRecord, DatasetDropped, RunEnded, SchemaChanged, VerificationProblem
+from lineage_app.changes import (
+    ChangeRecord,
+    DatasetDropped,
+    NewConsumer,
+    RunEnded,
+    SchemaChanged,
+    VerificationProblem,
+)
 from lineage_app.graph.model import Label, NodeType, RunState, natural_key
 from lineage_app.graph.node_ids import node_id
 from lineage_app.graph.traversal import NodeRef
@@ -39,7 +46,7 @@ from lineage_app.notify.services import enqueue
 from lineage_app.observability.metrics import INCIDENTS_OPENED
 from lineage_app.ownership.models import Owner
 
-ALERT_RECORDS = (RunEnded, SchemaChanged, DatasetDropped, VerificationProblem)
+ALERT_RECORDS = (RunEnded, SchemaChanged, NewConsumer, DatasetDropped, VerificationProblem)
 FAILED = frozenset({RunState.FAILED.value, RunState.ABORTED.value})
 
 
@@ -60,6 +67,9 @@ def alerts_consume(records: Sequence[ChangeRecord]) -> None:
     completed = [r for r in ended if r.state == RunState.COMPLETED]
     if completed and Rule.Kind.RECOVERED in rules:
         _recoveries(completed)
+    consumers = [r for r in records if isinstance(r, NewConsumer)]
+    if consumers and Rule.Kind.NEW_CONSUMER in rules:
+        _new_consumers(consumers, rules[Rule.Kind.NEW_CONSUMER])
     for record in records:
         if isinstance(record, RunEnded) and record.state in FAILED and Rule.Kind.RUN_FAILED in rules:
             _run_failed(record, rules[Rule.Kind.RUN_FAILED])
@@ -149,6 +159,33 @@ def _schema_breaking(record: SchemaChanged, rule: Rule) -> None:
     )
 
 
+def _new_consumers(records: list[NewConsumer], rule: Rule) -> None:
+    """One notice per job that started reading datasets, to the owners of those datasets (the producer side):
+    news, not a problem, so it opens resolved and nothing repeats it (the job's later reads are known edges)."""
+    by_job: dict[tuple[str, str], list[NewConsumer]] = defaultdict(list)
+    for record in records:
+        if not rule.namespaces or record.namespace in rule.namespaces:
+            by_job[(record.job_namespace, record.job_name)].append(record)
+    for (namespace, name), read in sorted(by_job.items()):
+        roots: list[NodeRef] = [(Label.DATASET, natural_key(r.namespace, r.name)) for r in read]
+        blast = blast_radius(roots=roots, depth=0)
+        if not blast.owned or (rule.owners and not set(rule.owners) & set(blast.owned)):
+            continue  # nobody owns what it reads: nobody to tell
+        job = node_id(NodeType.JOB, namespace, name)
+        blast.jobs.append(job)
+        names = ", ".join(f"{r.namespace}/{r.name}" for r in read)
+        incident_open(
+            kind=Rule.Kind.NEW_CONSUMER,
+            root=job,
+            title=f"New consumer: {namespace}/{name} now reads {names}",
+            cause=f"{namespace}/{name} read {names} for the first time",
+            classification="new_consumer",
+            run_id="",
+            blast=blast,
+            notice=True,
+        )
+
+
 def _dataset_dropped(record: DatasetDropped, rule: Rule) -> None:
     dataset = node_id(NodeType.DATASET, record.namespace, record.name)
     if incident_repeat(Rule.Kind.DATASET_DROPPED, dataset, run_id=record.run_id or ""):
@@ -220,10 +257,20 @@ def incident_repeat(kind: str, root: str, *, run_id: str, text: str = "") -> boo
 
 
 def incident_open(
-    *, kind: str, root: str, title: str, cause: str, classification: str, run_id: str, blast: Blast
+    *,
+    kind: str,
+    root: str,
+    title: str,
+    cause: str,
+    classification: str,
+    run_id: str,
+    blast: Blast,
+    notice: bool = False,
 ) -> Incident:
-    """Open an incident of `kind` on `root` and tell the owners in `blast`, in one transaction."""
+    """Open an incident of `kind` on `root` and tell the owners in `blast`, in one transaction; a `notice`
+    (news, nothing to fix) is resolved as it opens, and its owners hear of it once."""
     now = timezone.now()
+    resolved = {"state": Incident.State.RESOLVED, "resolved_at": now, "resolved_by": "notice"} if notice else {}
     with transaction.atomic():
         incident = Incident.objects.create(
             kind=kind,
@@ -237,6 +284,7 @@ def incident_open(
             owners=sorted(blast.owned),
             opened_at=now,
             last_seen_at=now,
+            **resolved,
         )
         IncidentAsset.objects.bulk_create(
             [IncidentAsset(incident=incident, node_id=n) for n in dict.fromkeys([root, *blast.node_ids()])],

@@ -77,7 +77,7 @@ def test_routes_need_an_admin_and_name_a_known_owner_and_destination(destination
 def test_rules_are_listed_and_only_admins_switch_or_scope_them() -> None:
     rules = as_token("read").get("/api/v1/alerts/rules").json()["results"]
     assert {r["kind"] for r in rules} >= {"run_failed", "recovered", "schema_breaking", "verification"}
-    assert all(r["enabled"] for r in rules)
+    assert {r["kind"] for r in rules if not r["enabled"]} == {"new_consumer"}, "on by default, but the noisy one"
     assert (
         as_token("read").patch("/api/v1/alerts/rules/run_failed", {"enabled": False}, format="json").status_code == 403
     )
@@ -88,6 +88,9 @@ def test_rules_are_listed_and_only_admins_switch_or_scope_them() -> None:
     switched = admin.patch("/api/v1/alerts/rules/run_failed", {"enabled": False, "namespaces": ["shop"]}, format="json")
     assert switched.status_code == 200 and switched.json()["enabled"] is False
     assert switched.json()["namespaces"] == ["shop"]
+    scoped = admin.patch("/api/v1/alerts/rules/new_consumer", {"namespaces": ["shop"]}, format="json").json()
+    assert (scoped["enabled"], scoped["namespaces"]) == (False, ["shop"]), "scoping it leaves it off"
+    assert admin.patch("/api/v1/alerts/rules/new_consumer", {"enabled": True}, format="json").json()["enabled"]
 
 
 def test_each_user_manages_their_own_subscriptions() -> None:

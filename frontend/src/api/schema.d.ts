@@ -797,9 +797,10 @@ export interface components {
          *     * `verification` - verification
          *     * `deadline_missed` - deadline_missed
          *     * `stream_stalled` - stream_stalled
+         *     * `new_consumer` - new_consumer
          * @enum {string}
          */
-        AlertKindEnum: "run_failed" | "recovered" | "schema_breaking" | "dataset_dropped" | "verification" | "deadline_missed" | "stream_stalled";
+        AlertKindEnum: "run_failed" | "recovered" | "schema_breaking" | "dataset_dropped" | "verification" | "deadline_missed" | "stream_stalled" | "new_consumer";
         /**
          * @description * `DATASET` - DATASET
          *     * `JOB` - JOB
@@ -4654,8 +4655,9 @@ export interface operations {
                  *     * `verification` - verification
                  *     * `deadline_missed` - deadline_missed
                  *     * `stream_stalled` - stream_stalled
+                 *     * `new_consumer` - new_consumer
                  */
-                kind?: "run_failed" | "recovered" | "schema_breaking" | "dataset_dropped" | "verification" | "deadline_missed" | "stream_stalled";
+                kind?: "run_failed" | "recovered" | "schema_breaking" | "dataset_dropped" | "verification" | "deadline_missed" | "stream_stalled" | "new_consumer";
                 limit?: number;
                 offset?: number;
                 /**
