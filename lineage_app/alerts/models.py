@@ -138,6 +138,25 @@ class Subscription(models.Model):
         ]
 
 
+class Deadline(models.Model):
+    """A job's declared deadline, which overrides the cadence learned from its runs: completed by
+    `expected_by` (UTC) every day, or within `every_minutes` of its last completion; plus a grace."""
+
+    job_namespace = models.TextField()
+    job_name = models.TextField()
+    expected_by = models.TimeField(null=True, blank=True, help_text="Completed by this time (UTC) every day.")
+    every_minutes = models.PositiveIntegerField(null=True, blank=True, help_text="Or completed this often.")
+    grace_minutes = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["job_namespace", "job_name"]
+        constraints = [models.UniqueConstraint(fields=["job_namespace", "job_name"], name="alerts_deadline_once")]
+
+    def __str__(self) -> str:
+        return f"{self.job_namespace}/{self.job_name}"
+
+
 class LedgerReported(models.Model):
     """A ledger gap or fork an incident was opened or updated for, so that the beat names it once: a gap
     by when it was noticed (a gap partly filled keeps it), a fork by its seq."""

@@ -8,8 +8,8 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 
-from lineage_app.alerts.cadence import cadence_of
-from lineage_app.alerts.models import Incident, LedgerReported, Rule
+from lineage_app.alerts.cadence import cadence_of, declared_missed
+from lineage_app.alerts.models import Deadline, Incident, LedgerReported, Rule
 from lineage_app.alerts.selectors import OPEN_STATES, blast_radius, incident_open_for, job_completions, rules_by_kind
 from lineage_app.alerts.services import (
     downstream_depth,
@@ -35,16 +35,23 @@ def overdue_check(*, now: datetime) -> int:
 
 
 def deadlines_check(*, now: datetime) -> int:
-    """Open a `deadline_missed` incident for each job whose learned cadence says it should have completed by
-    `now` (plus a grace) and has not; how many jobs are late. An irregular job is never late."""
+    """Open a `deadline_missed` incident for each job late at `now`: against its declared deadline (`Deadline`)
+    if it has one, else against the cadence learned from its completions (plus a grace); how many jobs are
+    late. An irregular job with no declared deadline is never late."""
     rule = rules_by_kind()[Rule.Kind.DEADLINE_MISSED]
     if not rule.enabled:
         return 0
     late = 0
-    since = now - timedelta(days=settings.ALERTS_CADENCE_DAYS)
-    for (namespace, name), ends in sorted(job_completions(since=since).items()):
-        cadence = cadence_of(ends)
-        if cadence is None or now <= cadence.due(grace_fraction=settings.ALERTS_DEADLINE_GRACE):
+    completions = job_completions(since=now - timedelta(days=settings.ALERTS_CADENCE_DAYS))
+    declared = {(d.job_namespace, d.job_name): d for d in Deadline.objects.all()}
+    for namespace, name in sorted({*completions, *declared}):
+        ends = completions.get((namespace, name), [])
+        cause = (
+            _declared_cause(declared[(namespace, name)], ends, now)
+            if (namespace, name) in declared
+            else _learned_cause(ends, now)
+        )
+        if cause is None:
             continue
         late += 1
         job = node_id(NodeType.JOB, namespace, name)
@@ -59,13 +66,46 @@ def deadlines_check(*, now: datetime) -> int:
             kind=Rule.Kind.DEADLINE_MISSED,
             root=job,
             title=f"{namespace}/{name} missed its deadline",
-            cause=f"runs every {cadence.every}; last completed {cadence.last.isoformat()}, "
-            f"due by {cadence.due(grace_fraction=settings.ALERTS_DEADLINE_GRACE).isoformat()} with its grace",
+            cause=cause,
             classification="late",
             run_id="",
             blast=blast,
         )
     return late
+
+
+def _learned_cause(ends: list[datetime], now: datetime) -> str | None:
+    """Why a job is late against its learned cadence, or None (on time, or irregular)."""
+    cadence = cadence_of(ends)
+    grace = settings.ALERTS_DEADLINE_GRACE
+    if cadence is None or now <= cadence.due(grace_fraction=grace):
+        return None
+    return (
+        f"runs every {cadence.every}; last completed {cadence.last.isoformat()}, "
+        f"due by {cadence.due(grace_fraction=grace).isoformat()} with its grace"
+    )
+
+
+def _declared_cause(deadline: Deadline, ends: list[datetime], now: datetime) -> str | None:
+    """Why a job is late against its declared deadline, or None (on time)."""
+    last = ends[-1] if ends else None
+    missed = declared_missed(
+        now=now,
+        last=last,
+        declared_at=deadline.created_at,
+        expected_by=deadline.expected_by,
+        every=timedelta(minutes=deadline.every_minutes) if deadline.every_minutes else None,
+        grace=timedelta(minutes=deadline.grace_minutes),
+    )
+    if missed is None:
+        return None
+    declared = (
+        f"expected by {deadline.expected_by:%H:%M} UTC daily"
+        if deadline.expected_by is not None
+        else f"expected every {deadline.every_minutes} min"
+    )
+    completed = f"last completed {last.isoformat()}" if last else "no completion on record"
+    return f"declared deadline: {declared}; {completed}, due by {missed.isoformat()}"
 
 
 def streams_check(*, now: datetime) -> int:

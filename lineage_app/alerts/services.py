@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import time, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -18,7 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from lineage_app.alerts.compose import incident_message
-from lineage_app.alerts.models import Incident, IncidentAsset, IncidentEvent, Route, Rule, Subscription
+from lineage_app.alerts.models import Deadline, Incident, IncidentAsset, IncidentEvent, Route, Rule, Subscription
 from lineage_app.alerts.selectors import (
     OPEN_STATES,
     Blast,
@@ -380,6 +380,24 @@ def rule_update(*, rule: Rule, enabled: bool | None, namespaces: list[str] | Non
         rule.enabled = enabled
     rule.save()
     return rule
+
+
+def deadline_declare(
+    *, namespace: str, name: str, expected_by: time | None, every_minutes: int | None, grace_minutes: int
+) -> Deadline:
+    """Declare (or replace) a job's deadline: daily by `expected_by` (UTC) or every `every_minutes`, one of them."""
+    if (expected_by is None) == (every_minutes is None):
+        raise AlertsInvalid("expectedBy", "give one of expectedBy (HH:MM, UTC, daily) or everyMinutes")
+    deadline, _ = Deadline.objects.update_or_create(
+        job_namespace=namespace,
+        job_name=name,
+        defaults={"expected_by": expected_by, "every_minutes": every_minutes, "grace_minutes": grace_minutes},
+    )
+    return deadline
+
+
+def deadline_delete(*, deadline: Deadline) -> None:
+    deadline.delete()
 
 
 def route_create(*, owner: str, destination: int) -> Route:
