@@ -22,7 +22,7 @@ from lineage_app.graph.model import Label, NodeType, natural_key
 from lineage_app.graph.node_ids import node_id
 from lineage_app.ingest.selectors import events_jobs, jobs_newest_runs, run_streaming_latest, streaming_silence
 from lineage_app.instants import utc_text
-from lineage_app.ledger.selectors import LedgerProblem, ledger_problems, streams_troubled
+from lineage_app.ledger.selectors import LedgerProblem, ledger_evidence, ledger_problems, streams_troubled
 
 # A streaming run silent for longer than this when first checked (beat was down) is not reported.
 STALL_LOOKBACK = timedelta(days=1)
@@ -166,7 +166,7 @@ def ledger_check(*, now: datetime) -> int:
     if not rule.enabled:
         return 0
     grace = timedelta(minutes=settings.ALERTS_LEDGER_GAP_GRACE_MINUTES)
-    problems = [p for p in ledger_problems() if p.kind == "fork" or p.noticed_at <= now - grace]
+    problems = ledger_problems(gaps_noticed_before=now - grace)
     reported = set(
         LedgerReported.objects.filter(stream__in={p.stream for p in problems}).values_list("stream", "problem", "mark")
     )
@@ -180,7 +180,9 @@ def ledger_check(*, now: datetime) -> int:
                 stream=problem.stream, problem=problem.kind, mark=_mark(problem), defaults={"incident": incident}
             )
             new += 1
-    open_ = Incident.objects.filter(kind=Rule.Kind.VERIFICATION, state__in=OPEN_STATES, root__startswith=STREAM_ROOT)
+    open_ = list(
+        Incident.objects.filter(kind=Rule.Kind.VERIFICATION, state__in=OPEN_STATES, root__startswith=STREAM_ROOT)
+    )
     troubled = streams_troubled(streams=[i.root.removeprefix(STREAM_ROOT) for i in open_])
     for incident in open_:
         if incident.root.removeprefix(STREAM_ROOT) not in troubled:
@@ -200,7 +202,7 @@ def _ledger_incident(problem: LedgerProblem, rule: Rule) -> Incident | None:
     else:
         what = f"seq {problem.first} forked: two different signed events claim it"
     text = f"{what} in stream {problem.stream} of producer {problem.producer} (noticed {utc_text(problem.noticed_at)})"
-    jobs = events_jobs(content_hashes=problem.evidence)
+    jobs = events_jobs(content_hashes=ledger_evidence(problem=problem))
     if rule.namespaces and not {namespace for namespace, _ in jobs} & set(rule.namespaces):
         return None
     if incident_repeat(Rule.Kind.VERIFICATION, root, run_id="", text=text):

@@ -121,8 +121,8 @@ def _forks(streams: list[Stream]) -> dict[int, list[dict[str, Any]]]:
 
 @dataclass(frozen=True, kw_only=True)
 class LedgerProblem:
-    """An open gap (seqs `first`..`last` missing) or a forked seq (`first` == `last`) of a stream, with the
-    content hashes of the events that show it: those beside a gap, those at and after a forked seq."""
+    """An open gap (seqs `first`..`last` missing) or a forked seq (`first` == `last`) of a stream; `around` are
+    the seqs whose events show it: those beside a gap, those at and after a forked seq (`ledger_evidence`)."""
 
     stream: str
     producer: str
@@ -130,25 +130,28 @@ class LedgerProblem:
     first: int
     last: int
     noticed_at: datetime
-    evidence: tuple[str, ...]
+    around: tuple[int, int]
 
 
-def ledger_problems(*, limit: int = PROBLEMS_LISTED) -> list[LedgerProblem]:
-    """The open gaps and the forks of every stream, oldest noticed first, at most `limit` of each."""
-    found: list[LedgerProblem] = []
-    for gap in Gap.objects.select_related("stream").order_by("noticed_at", "id")[:limit]:
-        found.append(
-            _problem(gap.stream, "gap", gap.from_seq, gap.to_seq, gap.noticed_at, (gap.from_seq - 1, gap.to_seq + 1))
-        )
-    for fork in Fork.objects.select_related("stream").order_by("noticed_at", "id")[:limit]:
-        found.append(_problem(fork.stream, "fork", fork.seq, fork.seq, fork.noticed_at, (fork.seq, fork.seq + 1)))
-    return found
+def ledger_problems(*, gaps_noticed_before: datetime, limit: int = PROBLEMS_LISTED) -> list[LedgerProblem]:
+    """Every fork, and the open gaps noticed before `gaps_noticed_before`, oldest first, at most `limit` of each."""
+    gaps = Gap.objects.filter(noticed_at__lte=gaps_noticed_before).select_related("stream")
+    forks = Fork.objects.select_related("stream")
+    return [
+        *(
+            _problem(g.stream, "gap", g.from_seq, g.to_seq, g.noticed_at, (g.from_seq - 1, g.to_seq + 1))
+            for g in gaps.order_by("noticed_at", "id")[:limit]
+        ),
+        *(
+            _problem(f.stream, "fork", f.seq, f.seq, f.noticed_at, (f.seq, f.seq + 1))
+            for f in forks.order_by("noticed_at", "id")[:limit]
+        ),
+    ]
 
 
 def _problem(
-    stream: Stream, kind: str, first: int, last: int, noticed_at: datetime, at: tuple[int, int]
+    stream: Stream, kind: str, first: int, last: int, noticed_at: datetime, around: tuple[int, int]
 ) -> LedgerProblem:
-    evidence = Link.objects.filter(stream=stream, seq__in=at).order_by("seq", "content_hash")
     return LedgerProblem(
         stream=stream.stream,
         producer=stream.producer,
@@ -156,8 +159,14 @@ def _problem(
         first=first,
         last=last,
         noticed_at=noticed_at,
-        evidence=tuple(evidence.values_list("content_hash", flat=True)),
+        around=around,
     )
+
+
+def ledger_evidence(*, problem: LedgerProblem) -> list[str]:
+    """The content hashes of the events that show `problem` (those at its `around` seqs)."""
+    links = Link.objects.filter(stream__stream=problem.stream, seq__in=problem.around).order_by("seq", "content_hash")
+    return list(links.values_list("content_hash", flat=True))
 
 
 def streams_troubled(*, streams: list[str]) -> set[str]:
