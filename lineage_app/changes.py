@@ -61,6 +61,17 @@ class SchemaChanged:
 
 
 @dataclass(frozen=True, kw_only=True)
+class NewConsumer:
+    """A job read a dataset it had never read before (the graph held no input edge from it): a new
+    downstream consumer, which the dataset's owners may want to know of."""
+
+    namespace: str
+    name: str
+    job_namespace: str
+    job_name: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class DatasetDropped:
     """An event said a dataset was dropped (`lifecycleStateChange: DROP`)."""
 
@@ -88,7 +99,9 @@ class GraphRebuilt:
     """`rebuild_graph` replayed the log into an empty graph (its replay publishes nothing else)."""
 
 
-ChangeRecord = EventsApplied | RunEnded | SchemaChanged | DatasetDropped | VerificationProblem | GraphRebuilt
+ChangeRecord = (
+    EventsApplied | RunEnded | SchemaChanged | NewConsumer | DatasetDropped | VerificationProblem | GraphRebuilt
+)
 Consumer = Callable[[Sequence[ChangeRecord]], None]
 
 _consumers: dict[str, tuple[Consumer, frozenset[type], bool]] = {}

@@ -225,7 +225,7 @@ CELERY_BEAT_SCHEDULE["check-graph"] = {
     "task": "lineage_app.ingest.tasks.check_graph",
     "schedule": float(env("GRAPH_CHECK_INTERVAL_SECONDS", "300")),
 }
-CELERY_BEAT_SCHEDULE["check-deadlines"] = {"task": "lineage_app.alerts.tasks.check_deadlines", "schedule": 300.0}
+CELERY_BEAT_SCHEDULE["check-overdue"] = {"task": "lineage_app.alerts.tasks.check_overdue", "schedule": 300.0}
 CELERY_BEAT_SCHEDULE["prune-applied-events"] = {
     "task": "lineage_app.ingest.tasks.prune_applied_events",
     "schedule": float(env("EVENT_PRUNE_INTERVAL_SECONDS", "86400")),
@@ -265,6 +265,12 @@ ALERTS_UI_URL = env("ALERTS_UI_URL", "http://localhost:8000").rstrip("/")
 # once the cadence plus this fraction of it (at least 5 minutes) has passed. Beat checks every 5 minutes.
 ALERTS_CADENCE_DAYS = float(env("ALERTS_CADENCE_DAYS", "30"))
 ALERTS_DEADLINE_GRACE = float(env("ALERTS_DEADLINE_GRACE", "0.25"))
+# Stalled streams: a streaming query not ended, silent for STREAMING_STALL_INTERVALS of its progress
+# intervals (the UI's `stalled`) and for at least this many minutes, opens a `stream_stalled` incident.
+ALERTS_STREAM_STALL_MINUTES = float(env("ALERTS_STREAM_STALL_MINUTES", "10"))
+# Ledger gaps: a gap in a signed stream still open this many minutes after it was noticed (events of a
+# chain may arrive out of order) opens a `verification` incident; a fork does at once.
+ALERTS_LEDGER_GAP_GRACE_MINUTES = float(env("ALERTS_LEDGER_GAP_GRACE_MINUTES", "30"))
 if ALERTS_REPEAT_WINDOW_HOURS < 0 or not 0 <= ALERTS_DOWNSTREAM_DEPTH <= 20:
     raise ValueError("ALERTS_REPEAT_WINDOW_HOURS must be 0 or more, ALERTS_DOWNSTREAM_DEPTH from 0 to 20")
 

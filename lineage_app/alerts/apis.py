@@ -1,4 +1,5 @@
-"""Alerts endpoints: incidents (list, detail, acknowledge, resolve), rules, routes and each user's subscriptions."""
+"""Alerts endpoints: incidents (list, detail, acknowledge, resolve), rules, routes, declared deadlines and each
+user's subscriptions."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from lineage_app.accounts.permissions import (
     ReadsOrAdministers,
 )
 from lineage_app.alerts import selectors, services
-from lineage_app.alerts.models import Incident, IncidentEvent, Route, Rule, Subscription
+from lineage_app.alerts.models import Deadline, Incident, IncidentEvent, Route, Rule, Subscription
 from lineage_app.api_errors import error_response
 from lineage_app.api_support import (
     ERRORS,
@@ -157,6 +158,7 @@ def _incident_detail(incident: Incident) -> dict[str, Any]:
 INCIDENT_ID = path_id("incident_id", "an incident")
 ROUTE_ID = path_id("route_id", "a route")
 SUBSCRIPTION_ID = path_id("subscription_id", "a subscription")
+DEADLINE_ID = path_id("deadline_id", "a declared deadline")
 
 
 def _invalid(exc: services.AlertsInvalid) -> Response:
@@ -349,6 +351,83 @@ class RouteDeleteApi(APIView):
     def delete(self, request: Request, route_id: str) -> Response:
         route = row_or_404(Route.objects.all(), route_id, "route")
         services.route_delete(route=route)
+        return Response(status=204)
+
+
+class DeadlineOutput(ResponseSerializer):
+    id = serializers.IntegerField()
+    namespace = serializers.CharField(help_text="the job's namespace")
+    name = serializers.CharField(help_text="the job's name")
+    expectedBy = serializers.CharField(allow_null=True, help_text="`HH:MM` UTC: completed by then every day")
+    everyMinutes = serializers.IntegerField(allow_null=True, help_text="or completed this often")
+    graceMinutes = serializers.IntegerField()
+    createdAt = serializers.CharField()
+
+
+def _deadline(deadline: Deadline) -> dict[str, Any]:
+    return {
+        "id": deadline.pk,
+        "namespace": deadline.job_namespace,
+        "name": deadline.job_name,
+        "expectedBy": f"{deadline.expected_by:%H:%M}" if deadline.expected_by is not None else None,
+        "everyMinutes": deadline.every_minutes,
+        "graceMinutes": deadline.grace_minutes,
+        "createdAt": utc_text(deadline.created_at),
+    }
+
+
+class DeadlineInput(serializers.Serializer):
+    namespace = serializers.CharField(max_length=500, help_text="the job's namespace")
+    name = serializers.CharField(max_length=500, help_text="the job's name")
+    expectedBy = serializers.TimeField(
+        required=False, allow_null=True, input_formats=["%H:%M"], help_text="`HH:MM` UTC: completed by then daily"
+    )
+    everyMinutes = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, max_value=60 * 24 * 366, help_text="or completed this often"
+    )
+    graceMinutes = serializers.IntegerField(required=False, default=0, min_value=0, max_value=60 * 24 * 7)
+
+
+class DeadlinesApi(APIView):
+    """`/api/v1/alerts/deadlines`: GET the jobs' declared deadlines; POST one (admins), replacing the job's."""
+
+    permission_classes = [ReadsOrAdministers]
+    PageSerializer = page_of("DeadlinePage", DeadlineOutput())
+
+    @extend_schema(operation_id="alert_deadline_list", responses={200: PageSerializer, **ERRORS})
+    def get(self, request: Request) -> Response:
+        deadlines = [_deadline(d) for d in Deadline.objects.all()]
+        return response_of(self.PageSerializer, {"count": len(deadlines), "results": deadlines})
+
+    @extend_schema(
+        operation_id="alert_deadline_declare", request=DeadlineInput, responses={201: DeadlineOutput, **ERRORS}
+    )
+    def post(self, request: Request) -> Response:
+        body = DeadlineInput(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        try:
+            deadline = services.deadline_declare(
+                namespace=data["namespace"],
+                name=data["name"],
+                expected_by=data.get("expectedBy"),
+                every_minutes=data.get("everyMinutes"),
+                grace_minutes=data["graceMinutes"],
+            )
+        except services.AlertsInvalid as exc:
+            return _invalid(exc)
+        return response_of(DeadlineOutput, _deadline(deadline), status=201)
+
+
+class DeadlineDeleteApi(APIView):
+    """`DELETE /api/v1/alerts/deadlines/<id>` (admins): the job goes back to its learned cadence."""
+
+    permission_classes = [CanAdminister]
+
+    @extend_schema(operation_id="alert_deadline_delete", parameters=[DEADLINE_ID], responses={204: None, **ERRORS})
+    def delete(self, request: Request, deadline_id: str) -> Response:
+        deadline = row_or_404(Deadline.objects.all(), deadline_id, "deadline")
+        services.deadline_delete(deadline=deadline)
         return Response(status=204)
 
 

@@ -1,10 +1,11 @@
-"""A job's cadence learned from when its runs completed (pure): regular enough to expect the next one, or not."""
+"""When a job is due (pure): the cadence learned from when its runs completed, regular enough to expect the next
+one or not; and a declared deadline (daily by a time of day, or every so often)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 from itertools import pairwise
 from statistics import median
 
@@ -34,3 +35,30 @@ def cadence_of(completions: Sequence[datetime]) -> Cadence | None:
     if typical <= timedelta(0) or any(abs(i - typical) > typical * TOLERANCE for i in intervals):
         return None
     return Cadence(every=typical, last=ends[-1])
+
+
+DAY = timedelta(days=1)
+
+
+def declared_missed(
+    *,
+    now: datetime,
+    last: datetime | None,
+    declared_at: datetime,
+    expected_by: time | None,
+    every: timedelta | None,
+    grace: timedelta,
+) -> datetime | None:
+    """The declared deadline a job has missed at `now` (its last completion `last`), or None when on time.
+
+    Daily (`expected_by`, UTC): due by the latest such time of day passed, completed after the one before it.
+    Every (`every`): due that long after its last completion, or after it was declared if it has none since."""
+    if expected_by is not None:
+        deadline = datetime.combine(now.date(), expected_by, tzinfo=UTC)
+        deadline -= DAY if deadline + grace > now else timedelta(0)
+        on_time = last is not None and last > deadline - DAY
+        return None if on_time or now <= deadline + grace else deadline
+    if every is not None:
+        deadline = max(filter(None, (last, declared_at))) + every
+        return deadline if now > deadline + grace else None
+    return None

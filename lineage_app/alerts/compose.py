@@ -12,7 +12,13 @@ from lineage_app.alerts.models import Incident
 from lineage_app.notify.messages import Message
 
 SHOWN = 10  # lines of a section before "… and N more"
-SEVERITY = {"run_failed": "critical", "schema_breaking": "warning", "dataset_dropped": "warning"}
+SEVERITY = {
+    "run_failed": "critical",
+    "stream_stalled": "critical",
+    "schema_breaking": "warning",
+    "dataset_dropped": "warning",
+    "new_consumer": "info",
+}
 
 
 def ui_link(path: str, node_id: str | None = None) -> str:
@@ -64,12 +70,12 @@ def incident_message(*, incident: Incident, yours: dict[str, list[str]], phase: 
         sections.append(("Downstream fields affected", _lines(blast["columns"])))
     sections.append(("Downstream datasets", _lines(blast.get("datasets", []))))
     sections.append(("Downstream jobs", _lines(blast.get("jobs", []))))
-    page = "/job" if incident.root.startswith("job:") else "/dataset"
-    links = (
-        ("Incident", incident_link(incident)),
-        ("Root", ui_link(page, incident.root)),
-        ("Impact", ui_link("/impact", incident.root)),
-    )
+    links: tuple[tuple[str, str], ...] = (("Incident", incident_link(incident)),)
+    if incident.root.startswith(("job:", "dataset:")):
+        page = "/job" if incident.root.startswith("job:") else "/dataset"
+        links += (("Root", ui_link(page, incident.root)), ("Impact", ui_link("/impact", incident.root)))
+    else:  # a signed stream of the ledger: the Trust page shows its state
+        links += (("Trust", ui_link("/trust")),)
     event = {
         "type": f"incident.{phase}",
         "incident": {

@@ -19,6 +19,8 @@ class Rule(models.Model):
         DATASET_DROPPED = "dataset_dropped", "A dataset with downstream consumers was dropped"
         VERIFICATION = "verification", "An event's signature did not verify"
         DEADLINE_MISSED = "deadline_missed", "A job with a regular cadence has not completed when due"
+        STREAM_STALLED = "stream_stalled", "A running streaming query stopped reporting progress"
+        NEW_CONSUMER = "new_consumer", "A job started reading a dataset it never read before (off by default)"
 
     kind = models.CharField(max_length=20, choices=Kind.choices, unique=True)
     enabled = models.BooleanField(default=True)
@@ -135,6 +137,41 @@ class Subscription(models.Model):
             )
         ]
 
+
+class Deadline(models.Model):
+    """A job's declared deadline, which overrides the cadence learned from its runs: completed by
+    `expected_by` (UTC) every day, or within `every_minutes` of its last completion; plus a grace."""
+
+    job_namespace = models.TextField()
+    job_name = models.TextField()
+    expected_by = models.TimeField(null=True, blank=True, help_text="Completed by this time (UTC) every day.")
+    every_minutes = models.PositiveIntegerField(null=True, blank=True, help_text="Or completed this often.")
+    grace_minutes = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["job_namespace", "job_name"]
+        constraints = [models.UniqueConstraint(fields=["job_namespace", "job_name"], name="alerts_deadline_once")]
+
+    def __str__(self) -> str:
+        return f"{self.job_namespace}/{self.job_name}"
+
+
+class LedgerReported(models.Model):
+    """A ledger gap or fork an incident was opened or updated for, so that the beat names it once: a gap
+    by when it was noticed (a gap partly filled keeps it), a fork by its seq."""
+
+    stream = models.CharField(max_length=200)
+    problem = models.CharField(max_length=4)  # "gap" or "fork"
+    mark = models.CharField(max_length=40)
+    incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["stream", "problem", "mark"], name="alerts_ledger_once")]
+
+
+# Rules off until an admin switches them on (noisy: every first read of a new job is one).
+OFF_BY_DEFAULT = frozenset({Rule.Kind.NEW_CONSUMER})
 
 # The API's enums (`ENUM_NAME_OVERRIDES` names them by these).
 RULE_KINDS = tuple(Rule.Kind.values)

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from lineage_app.alerts.models import Incident, IncidentEvent, Route, Rule, Subscription
+from lineage_app.alerts.models import OFF_BY_DEFAULT, Incident, IncidentEvent, Route, Rule, Subscription
 from lineage_app.graph.impact import impact_details, impact_traverse
 from lineage_app.graph.model import KEY_SEPARATOR, NOW, Label
 from lineage_app.graph.node_ids import node_ref_id
@@ -116,9 +116,9 @@ def run_verification(*, run_ids: list[str]) -> dict[str, int]:
 
 
 def rules_by_kind() -> dict[str, Rule]:
-    """Every rule by kind: as stored, or (never changed) switched on and unscoped, unsaved."""
+    """Every rule by kind: as stored, or (never changed) unscoped, switched on but for `OFF_BY_DEFAULT`, unsaved."""
     stored = {rule.kind: rule for rule in Rule.objects.all()}
-    return {kind: stored.get(kind) or Rule(kind=kind) for kind in Rule.Kind.values}
+    return {kind: stored.get(kind) or Rule(kind=kind, enabled=kind not in OFF_BY_DEFAULT) for kind in Rule.Kind.values}
 
 
 def routes_for(*, owners: list[str]) -> QuerySet[Route]:

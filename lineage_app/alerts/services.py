@@ -10,16 +10,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import time, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from lineage_app.alerts.cadence import cadence_of
 from lineage_app.alerts.compose import incident_message
-from lineage_app.alerts.models import Incident, IncidentAsset, IncidentEvent, Route, Rule, Subscription
+from lineage_app.alerts.models import Deadline, Incident, IncidentAsset, IncidentEvent, Route, Rule, Subscription
 from lineage_app.alerts.selectors import (
     OPEN_STATES,
     Blast,
@@ -27,12 +26,18 @@ from lineage_app.alerts.selectors import (
     delivery_key_prefix,
     incident_covering,
     incident_open_for,
-    job_completions,
     routes_for,
     rules_by_kind,
     run_verification,
 )
-from lineage_app.changes import ChangeRecord, DatasetDropped, RunEnded, SchemaChanged, VerificationProblem
+from lineage_app.changes import (
+    ChangeRecord,
+    DatasetDropped,
+    NewConsumer,
+    RunEnded,
+    SchemaChanged,
+    VerificationProblem,
+)
 from lineage_app.graph.model import Label, NodeType, RunState, natural_key
 from lineage_app.graph.node_ids import node_id
 from lineage_app.graph.traversal import NodeRef
@@ -41,7 +46,7 @@ from lineage_app.notify.services import enqueue
 from lineage_app.observability.metrics import INCIDENTS_OPENED
 from lineage_app.ownership.models import Owner
 
-ALERT_RECORDS = (RunEnded, SchemaChanged, DatasetDropped, VerificationProblem)
+ALERT_RECORDS = (RunEnded, SchemaChanged, NewConsumer, DatasetDropped, VerificationProblem)
 FAILED = frozenset({RunState.FAILED.value, RunState.ABORTED.value})
 
 
@@ -62,6 +67,9 @@ def alerts_consume(records: Sequence[ChangeRecord]) -> None:
     completed = [r for r in ended if r.state == RunState.COMPLETED]
     if completed and Rule.Kind.RECOVERED in rules:
         _recoveries(completed)
+    consumers = [r for r in records if isinstance(r, NewConsumer)]
+    if consumers and Rule.Kind.NEW_CONSUMER in rules:
+        _new_consumers(consumers, rules[Rule.Kind.NEW_CONSUMER])
     for record in records:
         if isinstance(record, RunEnded) and record.state in FAILED and Rule.Kind.RUN_FAILED in rules:
             _run_failed(record, rules[Rule.Kind.RUN_FAILED])
@@ -76,14 +84,15 @@ def alerts_consume(records: Sequence[ChangeRecord]) -> None:
 # ---- the triggers ----
 
 
-def _in_scope(rule: Rule, namespace: str, blast: Blast) -> bool:
+def rule_covers(rule: Rule, namespace: str, blast: Blast) -> bool:
     """Whether the rule covers a root in `namespace` whose blast radius is `blast` (owners scope on any owner in it)."""
     if rule.namespaces and namespace not in rule.namespaces:
         return False
     return not rule.owners or bool(set(rule.owners) & set(blast.owned))
 
 
-def _depth() -> int:
+def downstream_depth() -> int:
+    """Hops downstream whose assets' owners hear of an incident (`ALERTS_DOWNSTREAM_DEPTH`)."""
     return int(settings.ALERTS_DOWNSTREAM_DEPTH)
 
 
@@ -93,7 +102,7 @@ def _run_failed(record: RunEnded, rule: Rule) -> None:
     # A child run's failure (a Spark action's, a DAG's task's) is its parent's: one incident for the two.
     namespace, name = record.parent_job or (record.job_namespace, record.job_name)
     job = node_id(NodeType.JOB, namespace, name)
-    if _repeated(Rule.Kind.RUN_FAILED, job, run_id=record.run_id):
+    if incident_repeat(Rule.Kind.RUN_FAILED, job, run_id=record.run_id):
         return
     covering = incident_covering(node_id=job, kind=Rule.Kind.RUN_FAILED)
     if covering is not None:
@@ -110,11 +119,11 @@ def _run_failed(record: RunEnded, rule: Rule) -> None:
     roots: list[NodeRef] = [(Label.JOB, natural_key(namespace, name))]
     roots += [(Label.JOB, natural_key(record.job_namespace, record.job_name))] if record.parent_job else []
     roots += [(Label.DATASET, natural_key(ns, dataset)) for ns, dataset in record.tested]
-    blast = blast_radius(roots=roots, depth=_depth())
-    if not _in_scope(rule, record.job_namespace, blast):
+    blast = blast_radius(roots=roots, depth=downstream_depth())
+    if not rule_covers(rule, record.job_namespace, blast):
         return
     verb = "was aborted" if record.state == RunState.ABORTED else "failed"
-    _open(
+    incident_open(
         kind=Rule.Kind.RUN_FAILED,
         root=job,
         title=f"{namespace}/{name} {verb}",
@@ -127,19 +136,19 @@ def _run_failed(record: RunEnded, rule: Rule) -> None:
 
 def _schema_breaking(record: SchemaChanged, rule: Rule) -> None:
     dataset = node_id(NodeType.DATASET, record.namespace, record.name)
-    if _repeated(Rule.Kind.SCHEMA_BREAKING, dataset, run_id=record.run_id or ""):
+    if incident_repeat(Rule.Kind.SCHEMA_BREAKING, dataset, run_id=record.run_id or ""):
         return
     key = natural_key(record.namespace, record.name)
     changed = [(Label.FIELD, natural_key(record.namespace, record.name, f)) for f in (*record.removed, *record.retyped)]
-    blast = blast_radius(roots=[(Label.DATASET, key)], depth=_depth(), fields=changed)
-    if not blast.consumers or not _in_scope(rule, record.namespace, blast):
+    blast = blast_radius(roots=[(Label.DATASET, key)], depth=downstream_depth(), fields=changed)
+    if not blast.consumers or not rule_covers(rule, record.namespace, blast):
         return  # nobody reads it now: not breaking anything
     parts = [
         f"{label} {', '.join(names)}"
         for label, names in (("removed", record.removed), ("retyped", record.retyped))
         if names
     ]
-    _open(
+    incident_open(
         kind=Rule.Kind.SCHEMA_BREAKING,
         root=dataset,
         title=f"Breaking schema change on {record.namespace}/{record.name}",
@@ -150,14 +159,41 @@ def _schema_breaking(record: SchemaChanged, rule: Rule) -> None:
     )
 
 
+def _new_consumers(records: list[NewConsumer], rule: Rule) -> None:
+    """One notice per job that started reading datasets, to the owners of those datasets (the producer side):
+    news, not a problem, so it opens resolved and nothing repeats it (the job's later reads are known edges)."""
+    by_job: dict[tuple[str, str], list[NewConsumer]] = defaultdict(list)
+    for record in records:
+        if not rule.namespaces or record.namespace in rule.namespaces:
+            by_job[(record.job_namespace, record.job_name)].append(record)
+    for (namespace, name), read in sorted(by_job.items()):
+        roots: list[NodeRef] = [(Label.DATASET, natural_key(r.namespace, r.name)) for r in read]
+        blast = blast_radius(roots=roots, depth=0)
+        if not blast.owned or (rule.owners and not set(rule.owners) & set(blast.owned)):
+            continue  # nobody owns what it reads: nobody to tell
+        job = node_id(NodeType.JOB, namespace, name)
+        blast.jobs.append(job)
+        names = ", ".join(f"{r.namespace}/{r.name}" for r in read)
+        incident_open(
+            kind=Rule.Kind.NEW_CONSUMER,
+            root=job,
+            title=f"New consumer: {namespace}/{name} now reads {names}",
+            cause=f"{namespace}/{name} read {names} for the first time",
+            classification="new_consumer",
+            run_id="",
+            blast=blast,
+            notice=True,
+        )
+
+
 def _dataset_dropped(record: DatasetDropped, rule: Rule) -> None:
     dataset = node_id(NodeType.DATASET, record.namespace, record.name)
-    if _repeated(Rule.Kind.DATASET_DROPPED, dataset, run_id=record.run_id or ""):
+    if incident_repeat(Rule.Kind.DATASET_DROPPED, dataset, run_id=record.run_id or ""):
         return
-    blast = blast_radius(roots=[(Label.DATASET, natural_key(record.namespace, record.name))], depth=_depth())
-    if not blast.consumers or not _in_scope(rule, record.namespace, blast):
+    blast = blast_radius(roots=[(Label.DATASET, natural_key(record.namespace, record.name))], depth=downstream_depth())
+    if not blast.consumers or not rule_covers(rule, record.namespace, blast):
         return
-    _open(
+    incident_open(
         kind=Rule.Kind.DATASET_DROPPED,
         root=dataset,
         title=f"{record.namespace}/{record.name} was dropped",
@@ -172,13 +208,13 @@ def _verification_problem(record: VerificationProblem, rule: Rule) -> None:
     if not record.job_namespace:
         return
     job = node_id(NodeType.JOB, record.job_namespace, record.job_name)
-    if _repeated(Rule.Kind.VERIFICATION, job, run_id=record.run_id):
+    if incident_repeat(Rule.Kind.VERIFICATION, job, run_id=record.run_id):
         return
     blast = blast_radius(roots=[(Label.JOB, natural_key(record.job_namespace, record.job_name))], depth=0)
-    if not _in_scope(rule, record.job_namespace, blast):
+    if not rule_covers(rule, record.job_namespace, blast):
         return
     held = "quarantined" if record.quarantined else "applied unverified"
-    _open(
+    incident_open(
         kind=Rule.Kind.VERIFICATION,
         root=job,
         title=f"Signature problem on {record.job_namespace}/{record.job_name}: {record.status}",
@@ -187,40 +223,6 @@ def _verification_problem(record: VerificationProblem, rule: Rule) -> None:
         run_id=record.run_id,
         blast=blast,
     )
-
-
-def deadlines_check(*, now: datetime) -> int:
-    """Open a `deadline_missed` incident for each job whose learned cadence says it should have completed by
-    `now` (plus a grace) and has not; how many jobs are late. An irregular job is never late."""
-    rule = rules_by_kind()[Rule.Kind.DEADLINE_MISSED]
-    if not rule.enabled:
-        return 0
-    late = 0
-    since = now - timedelta(days=settings.ALERTS_CADENCE_DAYS)
-    for (namespace, name), ends in sorted(job_completions(since=since).items()):
-        cadence = cadence_of(ends)
-        if cadence is None or now <= cadence.due(grace_fraction=settings.ALERTS_DEADLINE_GRACE):
-            continue
-        late += 1
-        job = node_id(NodeType.JOB, namespace, name)
-        if (rule.namespaces and namespace not in rule.namespaces) or _repeated(
-            Rule.Kind.DEADLINE_MISSED, job, run_id=""
-        ):
-            continue
-        blast = blast_radius(roots=[(Label.JOB, natural_key(namespace, name))], depth=_depth())
-        if not _in_scope(rule, namespace, blast):
-            continue
-        _open(
-            kind=Rule.Kind.DEADLINE_MISSED,
-            root=job,
-            title=f"{namespace}/{name} missed its deadline",
-            cause=f"runs every {cadence.every}; last completed {cadence.last.isoformat()}, "
-            f"due by {cadence.due(grace_fraction=settings.ALERTS_DEADLINE_GRACE).isoformat()} with its grace",
-            classification="late",
-            run_id="",
-            blast=blast,
-        )
-    return late
 
 
 def _recoveries(completed: list[RunEnded]) -> None:
@@ -235,9 +237,10 @@ def _recoveries(completed: list[RunEnded]) -> None:
 # ---- incidents ----
 
 
-def _repeated(kind: str, root: str, *, run_id: str) -> bool:
+def incident_repeat(kind: str, root: str, *, run_id: str, text: str = "") -> bool:
     """A repeat of an open incident's cause: within the window it only updates the incident; after it, the
-    incident's owners are reminded. Either way no new incident; False when none is open."""
+    incident's owners are reminded. Either way no new incident; False when none is open. `text` says on the
+    timeline what came again (by default, the run)."""
     incident = incident_open_for(kind=kind, root=root)
     if incident is None:
         return False
@@ -247,14 +250,27 @@ def _repeated(kind: str, root: str, *, run_id: str) -> bool:
         incident.occurrences += 1
         incident.last_seen_at = now
         incident.save(update_fields=["occurrences", "last_seen_at"])
-        _timeline(incident, IncidentEvent.Kind.REPEATED, f"again (run {run_id})", data={"runId": run_id})
+        _timeline(incident, IncidentEvent.Kind.REPEATED, text or f"again (run {run_id})", data={"runId": run_id})
         if not quiet:
             _notify(incident, _owned_from_assets(incident), phase="reminder")
     return True
 
 
-def _open(*, kind: str, root: str, title: str, cause: str, classification: str, run_id: str, blast: Blast) -> Incident:
+def incident_open(
+    *,
+    kind: str,
+    root: str,
+    title: str,
+    cause: str,
+    classification: str,
+    run_id: str,
+    blast: Blast,
+    notice: bool = False,
+) -> Incident:
+    """Open an incident of `kind` on `root` and tell the owners in `blast`, in one transaction; a `notice`
+    (news, nothing to fix) is resolved as it opens, and its owners hear of it once."""
     now = timezone.now()
+    resolved = {"state": Incident.State.RESOLVED, "resolved_at": now, "resolved_by": "notice"} if notice else {}
     with transaction.atomic():
         incident = Incident.objects.create(
             kind=kind,
@@ -268,6 +284,7 @@ def _open(*, kind: str, root: str, title: str, cause: str, classification: str, 
             owners=sorted(blast.owned),
             opened_at=now,
             last_seen_at=now,
+            **resolved,
         )
         IncidentAsset.objects.bulk_create(
             [IncidentAsset(incident=incident, node_id=n) for n in dict.fromkeys([root, *blast.node_ids()])],
@@ -363,6 +380,24 @@ def rule_update(*, rule: Rule, enabled: bool | None, namespaces: list[str] | Non
         rule.enabled = enabled
     rule.save()
     return rule
+
+
+def deadline_declare(
+    *, namespace: str, name: str, expected_by: time | None, every_minutes: int | None, grace_minutes: int
+) -> Deadline:
+    """Declare (or replace) a job's deadline: daily by `expected_by` (UTC) or every `every_minutes`, one of them."""
+    if (expected_by is None) == (every_minutes is None):
+        raise AlertsInvalid("expectedBy", "give one of expectedBy (HH:MM, UTC, daily) or everyMinutes")
+    deadline, _ = Deadline.objects.update_or_create(
+        job_namespace=namespace,
+        job_name=name,
+        defaults={"expected_by": expected_by, "every_minutes": every_minutes, "grace_minutes": grace_minutes},
+    )
+    return deadline
+
+
+def deadline_delete(*, deadline: Deadline) -> None:
+    deadline.delete()
 
 
 def route_create(*, owner: str, destination: int) -> Route:

@@ -1,14 +1,16 @@
-"""Alerts' Celery tasks: beat's check for jobs that missed the deadline their cadence sets."""
+"""Alerts' Celery tasks: beat's check for what the clock raises (missed deadlines, stalled streams, ledger gaps
+and forks)."""
 
 from __future__ import annotations
 
 from celery import shared_task
 from django.utils import timezone
 
-from lineage_app.alerts.services import deadlines_check
+from lineage_app.alerts.overdue import overdue_check
 
 
 @shared_task
-def check_deadlines() -> int:
-    """Open an incident for each job late against its learned cadence (beat, every 5 minutes); how many are late."""
-    return deadlines_check(now=timezone.now())
+def check_overdue() -> int:
+    """Open (or resolve) the clock's incidents (beat, every 5 minutes): late jobs, stalled streams, ledger gaps
+    and forks; how many it found."""
+    return overdue_check(now=timezone.now())

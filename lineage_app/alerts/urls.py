@@ -15,6 +15,8 @@ urlpatterns = [
     path("alerts/rules/<str:kind>", apis.RuleUpdateApi.as_view(), name="alert-rule-update"),
     path("alerts/routes", apis.RoutesApi.as_view(), name="alert-routes"),
     path("alerts/routes/<str:route_id>", apis.RouteDeleteApi.as_view(), name="alert-route-delete"),
+    path("alerts/deadlines", apis.DeadlinesApi.as_view(), name="alert-deadlines"),
+    path("alerts/deadlines/<str:deadline_id>", apis.DeadlineDeleteApi.as_view(), name="alert-deadline-delete"),
     path("alerts/subscriptions", apis.SubscriptionsApi.as_view(), name="alert-subscriptions"),
     path(
         "alerts/subscriptions/<str:subscription_id>",

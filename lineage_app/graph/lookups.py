@@ -20,6 +20,14 @@ MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
 RETURN collect(row.key) AS keys, collect(CASE WHEN d.currentVersion = v.version THEN row.key END) AS current
 """
 
+# Which of the rows' (dataset, job) input edges the graph holds already: the others are a job reading a
+# dataset for the first time (a new downstream consumer). A record per edge found.
+READ_KNOWN_JOB_INPUTS = f"""
+UNWIND $rows AS row
+MATCH (:{Label.DATASET} {{key: row.datasetKey}})-[:{Rel.INPUT_TO}]->(:{Label.JOB} {{key: row.jobKey}})
+RETURN row.datasetKey AS datasetKey, row.jobKey AS jobKey
+"""
+
 # Which of `$keys` name existing Field nodes: each was created with its HAS_FIELD edge, so a batch
 # merges only the fields that are new. One record, one list.
 READ_FIELD_KEYS = f"""

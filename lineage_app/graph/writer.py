@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import Any, NamedTuple
 
 from neo4j import ManagedTransaction
 from neo4j.exceptions import ConstraintError
@@ -23,9 +23,17 @@ from lineage_app.graph.validity import BatchEdges, GraceFor, no_grace, validity_
 CONSTRAINT_RACE_TRIES = 4
 
 
-def graph_writes_apply(plan: GraphWrites, *, grace_for: GraceFor = no_grace) -> frozenset[str]:
-    """Write `plan` in one transaction, which runs again (from scratch) after a constraint race; the keys
-    of the datasets that got a schema version the graph did not hold before.
+class WriteOutcome(NamedTuple):
+    """What a write found new: the keys of the datasets that got a schema version the graph did not hold,
+    and (when asked for) the (dataset key, job key) input edges it did not hold: a job's first read."""
+
+    new_versions: frozenset[str]
+    new_inputs: frozenset[tuple[str, str]]
+
+
+def graph_writes_apply(plan: GraphWrites, *, grace_for: GraceFor = no_grace, inputs_new: bool = False) -> WriteOutcome:
+    """Write `plan` in one transaction, which runs again (from scratch) after a constraint race; what it
+    found new (`WriteOutcome`; the input edges only with `inputs_new`, which costs one more read).
 
     In the transaction: the names the batch spells join the alias registry and resolve to canonical
     datasets, merging any node an alias had until now (`alias_registry`); the projection turns the
@@ -37,9 +45,10 @@ def graph_writes_apply(plan: GraphWrites, *, grace_for: GraceFor = no_grace) -> 
     grace `grace_for` gives each job's namespace).
     """
 
-    def work(tx: ManagedTransaction) -> frozenset[str]:
+    def work(tx: ManagedTransaction) -> WriteOutcome:
         canonical, merged = identity_settle(tx, spellings=plan.aliases.rows(), links=plan.alias_links.rows())
         rows = rows_resolve(plan, canonical=canonical)
+        new_inputs = _new_inputs(tx, rows.job_inputs) if inputs_new else frozenset()
         known_versions, current_versions = _known_versions(tx, rows.versions)
         new_versions = frozenset(v["datasetKey"] for v in rows.versions if v["key"] not in known_versions)
         candidates = field_candidates(rows, known_versions=known_versions)
@@ -61,7 +70,7 @@ def graph_writes_apply(plan: GraphWrites, *, grace_for: GraceFor = no_grace) -> 
             edges=[*rows.job_inputs, *rows.job_outputs, *rows.input_confirmations, *rows.output_confirmations],
         )
         validity_settle(tx, job_keys=rows.settled_jobs(plan), batch=batch, grace_for=grace_for, in_full=neighbours)
-        return new_versions
+        return WriteOutcome(new_versions=new_versions, new_inputs=new_inputs)
 
     for attempt in range(CONSTRAINT_RACE_TRIES):
         try:
@@ -70,6 +79,16 @@ def graph_writes_apply(plan: GraphWrites, *, grace_for: GraceFor = no_grace) -> 
             if attempt == CONSTRAINT_RACE_TRIES - 1:
                 raise
     raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def _new_inputs(tx: ManagedTransaction, job_inputs: list[dict[str, Any]]) -> frozenset[tuple[str, str]]:
+    """Those of the batch's input edges the graph does not hold yet (read before they are merged)."""
+    wanted = {(row["datasetKey"], row["jobKey"]) for row in job_inputs}
+    if not wanted:
+        return frozenset()
+    rows = [{"datasetKey": dataset, "jobKey": job} for dataset, job in sorted(wanted)]
+    known = {(r["datasetKey"], r["jobKey"]) for r in records(tx, lookups.READ_KNOWN_JOB_INPUTS, rows=rows)}
+    return frozenset(wanted - known)
 
 
 def _known_versions(tx: ManagedTransaction, versions: list[dict[str, Any]]) -> tuple[set[str], set[str]]:

@@ -9,6 +9,7 @@ from lineage_app.changes import (
     ChangeRecord,
     DatasetDropped,
     EventsApplied,
+    NewConsumer,
     RunEnded,
     SchemaChanged,
     VerificationProblem,
@@ -33,10 +34,12 @@ def change_records(
     checked: Sequence[LineageEvent],
     applied: Sequence[EventRecord],
     folds: Iterable[RunFold],
-    new_versions: frozenset[str],
+    new_versions: frozenset[str] = frozenset(),
+    new_inputs: frozenset[tuple[str, str]] = frozenset(),
 ) -> list[ChangeRecord]:
     """The records of a batch: `checked` its events after verification (quarantined ones included),
-    `applied` those applied, `folds` its runs' folds, `new_versions` the datasets with a new schema version."""
+    `applied` those applied, `folds` its runs' folds, `new_versions` the datasets with a new schema version,
+    `new_inputs` the (dataset key, job key) input edges the graph did not hold before."""
     records: list[ChangeRecord] = [EventsApplied(events=tuple(applied))] if applied else []
     if changes_wanted(VerificationProblem):
         records += _verification_problems(checked)
@@ -58,6 +61,8 @@ def change_records(
                 )
     if changes_wanted(SchemaChanged) and new_versions:
         records += _schema_changes(new_versions, {r.payload.get("run", {}).get("runId") for r in applied})
+    if changes_wanted(NewConsumer):
+        records += [_new_consumer(dataset, job) for dataset, job in sorted(new_inputs)]
     if changes_wanted(DatasetDropped):
         records += _drops(applied)
     return records
@@ -108,6 +113,12 @@ def _schema_changes(dataset_keys: frozenset[str], run_ids: set[str | None]) -> l
                     )
                 )
     return found
+
+
+def _new_consumer(dataset_key: str, job_key: str) -> ChangeRecord:
+    namespace, name = dataset_key.split(KEY_SEPARATOR)
+    job_namespace, job_name = job_key.split(KEY_SEPARATOR)
+    return NewConsumer(namespace=namespace, name=name, job_namespace=job_namespace, job_name=job_name)
 
 
 def _drops(applied: Sequence[EventRecord]) -> list[ChangeRecord]:

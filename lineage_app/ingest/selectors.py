@@ -5,16 +5,18 @@ events an export writes or retention may prune."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 from django.conf import settings
-from django.db.models import Count, F, Min, Q, QuerySet, Window
+from django.db.models import Count, F, Max, Min, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from lineage_app.graph import validity as graph_validity
+from lineage_app.graph.model import RunState
+from lineage_app.graph.run_state import STATE_AFTER, TERMINAL
 from lineage_app.graph.validity import GraceFor
 from lineage_app.ingest.models import FacetPolicy, GraphCheck, LineageEvent, StaleGrace
 from lineage_app.ingest.validation import CheckedEvent, EventInvalid, event_check
@@ -111,6 +113,53 @@ def run_streaming_latest(*, run_ids: Sequence[str]) -> dict[str, dict[str, Any]]
                 "facet": facet,
             }
     return found
+
+
+def streaming_silence(*, latest: Mapping[str, Any], now: datetime) -> timedelta | None:
+    """How long a streaming run has been stalled for, from its `run_streaming_latest` entry: not ended, and
+    silent for more than `STREAMING_STALL_INTERVALS` of the query's own progress intervals (the UI's badge
+    and the `stream_stalled` alert share this); None when it is not stalled."""
+    interval = latest["facet"].get("intervalSeconds")
+    if not isinstance(interval, int | float) or isinstance(interval, bool) or interval <= 0:
+        return None
+    silent = now - latest["eventTime"]
+    live = STATE_AFTER.get(latest["eventType"]) == RunState.RUNNING
+    stalled = live and silent.total_seconds() > settings.STREAMING_STALL_INTERVALS * interval
+    return silent if stalled else None
+
+
+class RunActivity(NamedTuple):
+    """A run's newest logged event time, and whether it ended."""
+
+    run_id: str
+    last: datetime
+    ended: bool
+
+
+def jobs_newest_runs(*, since: datetime) -> dict[tuple[str, str], RunActivity]:
+    """Each job's newest run among those with a run event (quarantined ones aside) since `since`: the run whose
+    latest event is newest, when it was, and whether the run ended (one aggregate over the window's events)."""
+    rows = (
+        LineageEvent.objects.filter(kind=LineageEvent.Kind.RUN, event_time__gte=since)
+        .exclude(status=LineageEvent.Status.QUARANTINED)
+        .exclude(run_id="")
+        .values("job_namespace", "job_name", "run_id")
+        .annotate(last=Max("event_time"), ends=Count("id", filter=Q(event_type__in=list(TERMINAL))))
+        .order_by()
+    )
+    newest: dict[tuple[str, str], RunActivity] = {}
+    for row in rows:
+        job = (row["job_namespace"], row["job_name"])
+        seen = newest.get(job)
+        if seen is None or (row["last"], row["run_id"]) > (seen.last, seen.run_id):
+            newest[job] = RunActivity(run_id=row["run_id"], last=row["last"], ended=row["ends"] > 0)
+    return newest
+
+
+def events_jobs(*, content_hashes: Sequence[str]) -> list[tuple[str, str]]:
+    """The jobs (namespace, name) of the logged events with `content_hashes`, in order, each once."""
+    rows = LineageEvent.objects.filter(content_hash__in=list(content_hashes)).exclude(job_namespace="")
+    return sorted(set(rows.values_list("job_namespace", "job_name")))
 
 
 def run_verification_statuses(*, run_ids: Sequence[str]) -> dict[str, list[str]]:

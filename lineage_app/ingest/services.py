@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from lineage_app.accounts.models import ApiToken
 from lineage_app.celery import app as celery_app
-from lineage_app.changes import EventsApplied, GraphRebuilt, changes_publish
+from lineage_app.changes import EventsApplied, GraphRebuilt, NewConsumer, changes_publish, changes_wanted
 from lineage_app.graph.events import EventRecord
 from lineage_app.graph.projection import GraphWrites, graph_writes_for, writes_add_runs
 from lineage_app.graph.run_state import RunFold, run_fold
@@ -178,7 +178,7 @@ def events_apply(*, event_ids: Sequence[int], publish: bool = True) -> int:
     events = [e for e in verified if e.kind != LineageEvent.Kind.HEARTBEAT]
     if not events:
         if publish:
-            changes_publish(change_records(checked=checked, applied=[], folds=[], new_versions=frozenset()))
+            changes_publish(change_records(checked=checked, applied=[], folds=[]))
         runs_settle(run_ids=unsettled)
         return 0
     batch = [_record(e) for e in events]
@@ -187,9 +187,21 @@ def events_apply(*, event_ids: Sequence[int], publish: bool = True) -> int:
         if event.run_id:
             by_run[event.run_id].append(record)
     folds = _folds(by_run, by_run)
-    new_versions = graph_writes_apply(graph_writes_for(batch, folds.values()), grace_for=stale_grace_policy())
+    found = graph_writes_apply(
+        graph_writes_for(batch, folds.values()),
+        grace_for=stale_grace_policy(),
+        inputs_new=publish and changes_wanted(NewConsumer),
+    )
     if publish:
-        changes_publish(change_records(checked=checked, applied=batch, folds=folds.values(), new_versions=new_versions))
+        changes_publish(
+            change_records(
+                checked=checked,
+                applied=batch,
+                folds=folds.values(),
+                new_versions=found.new_versions,
+                new_inputs=found.new_inputs,
+            )
+        )
     else:
         changes_publish([EventsApplied(events=tuple(batch))])
     applied_at = timezone.now()

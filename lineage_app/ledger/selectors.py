@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -17,6 +18,8 @@ STATES = ("fork", "gap", "truncated", "contiguous")
 UNCHAINED = "unchained"
 # What one answer lists of a stream's gaps and forks at most (the counts are always whole).
 SHOWN = 100
+# Gaps and forks `ledger_problems` reads at most, of each (the gauges should say 0 of both).
+PROBLEMS_LISTED = 1000
 
 
 def stream_state(*, forks: int, gaps: int, high: int, announced: int) -> str:
@@ -114,6 +117,62 @@ def _forks(streams: list[Stream]) -> dict[int, list[dict[str, Any]]]:
             events = list(Link.objects.filter(stream=s, seq=fork.seq).values_list("content_hash", flat=True))
             found[s.pk].append({"seq": fork.seq, "events": sorted(events), "noticedAt": utc_text(fork.noticed_at)})
     return found
+
+
+@dataclass(frozen=True, kw_only=True)
+class LedgerProblem:
+    """An open gap (seqs `first`..`last` missing) or a forked seq (`first` == `last`) of a stream; `around` are
+    the seqs whose events show it: those beside a gap, those at and after a forked seq (`ledger_evidence`)."""
+
+    stream: str
+    producer: str
+    kind: str  # "gap" or "fork"
+    first: int
+    last: int
+    noticed_at: datetime
+    around: tuple[int, int]
+
+
+def ledger_problems(*, gaps_noticed_before: datetime, limit: int = PROBLEMS_LISTED) -> list[LedgerProblem]:
+    """Every fork, and the open gaps noticed before `gaps_noticed_before`, oldest first, at most `limit` of each."""
+    gaps = Gap.objects.filter(noticed_at__lte=gaps_noticed_before).select_related("stream")
+    forks = Fork.objects.select_related("stream")
+    return [
+        *(
+            _problem(g.stream, "gap", g.from_seq, g.to_seq, g.noticed_at, (g.from_seq - 1, g.to_seq + 1))
+            for g in gaps.order_by("noticed_at", "id")[:limit]
+        ),
+        *(
+            _problem(f.stream, "fork", f.seq, f.seq, f.noticed_at, (f.seq, f.seq + 1))
+            for f in forks.order_by("noticed_at", "id")[:limit]
+        ),
+    ]
+
+
+def _problem(
+    stream: Stream, kind: str, first: int, last: int, noticed_at: datetime, around: tuple[int, int]
+) -> LedgerProblem:
+    return LedgerProblem(
+        stream=stream.stream,
+        producer=stream.producer,
+        kind=kind,
+        first=first,
+        last=last,
+        noticed_at=noticed_at,
+        around=around,
+    )
+
+
+def ledger_evidence(*, problem: LedgerProblem) -> list[str]:
+    """The content hashes of the events that show `problem` (those at its `around` seqs)."""
+    links = Link.objects.filter(stream__stream=problem.stream, seq__in=problem.around).order_by("seq", "content_hash")
+    return list(links.values_list("content_hash", flat=True))
+
+
+def streams_troubled(*, streams: list[str]) -> set[str]:
+    """Those of `streams` with an open gap or a fork."""
+    troubled = Stream.objects.filter(stream__in=streams).filter(Q(gaps__isnull=False) | Q(forks__isnull=False))
+    return set(troubled.values_list("stream", flat=True).distinct())
 
 
 def _text(moment: datetime | None) -> str | None:

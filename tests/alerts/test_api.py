@@ -77,7 +77,7 @@ def test_routes_need_an_admin_and_name_a_known_owner_and_destination(destination
 def test_rules_are_listed_and_only_admins_switch_or_scope_them() -> None:
     rules = as_token("read").get("/api/v1/alerts/rules").json()["results"]
     assert {r["kind"] for r in rules} >= {"run_failed", "recovered", "schema_breaking", "verification"}
-    assert all(r["enabled"] for r in rules)
+    assert {r["kind"] for r in rules if not r["enabled"]} == {"new_consumer"}, "on by default, but the noisy one"
     assert (
         as_token("read").patch("/api/v1/alerts/rules/run_failed", {"enabled": False}, format="json").status_code == 403
     )
@@ -88,6 +88,39 @@ def test_rules_are_listed_and_only_admins_switch_or_scope_them() -> None:
     switched = admin.patch("/api/v1/alerts/rules/run_failed", {"enabled": False, "namespaces": ["shop"]}, format="json")
     assert switched.status_code == 200 and switched.json()["enabled"] is False
     assert switched.json()["namespaces"] == ["shop"]
+    scoped = admin.patch("/api/v1/alerts/rules/new_consumer", {"namespaces": ["shop"]}, format="json").json()
+    assert (scoped["enabled"], scoped["namespaces"]) == (False, ["shop"]), "scoping it leaves it off"
+    assert admin.patch("/api/v1/alerts/rules/new_consumer", {"enabled": True}, format="json").json()["enabled"]
+
+
+def test_admins_declare_a_job_s_deadline_and_bad_input_is_a_400_naming_the_field() -> None:
+    admin, reader = as_token("admin"), as_token("read")
+    daily = {"namespace": "shop", "name": "ingest_orders", "expectedBy": "06:30", "graceMinutes": 15}
+    assert reader.post("/api/v1/alerts/deadlines", daily, format="json").status_code == 403
+    created = admin.post("/api/v1/alerts/deadlines", daily, format="json")
+    assert created.status_code == 201, created.content
+    assert {k: created.json()[k] for k in ("expectedBy", "everyMinutes", "graceMinutes")} == {
+        "expectedBy": "06:30",
+        "everyMinutes": None,
+        "graceMinutes": 15,
+    }
+    replaced = admin.post(
+        "/api/v1/alerts/deadlines", {"namespace": "shop", "name": "ingest_orders", "everyMinutes": 60}, format="json"
+    )
+    assert replaced.json()["id"] == created.json()["id"] and replaced.json()["expectedBy"] is None, "one per job"
+    for body, field in [
+        ({**daily, "expectedBy": "25:00"}, "expectedBy"),
+        ({**daily, "everyMinutes": 60}, "expectedBy"),
+        ({"namespace": "shop", "name": "x"}, "expectedBy"),
+        ({**daily, "graceMinutes": -1}, "graceMinutes"),
+        ({"name": "x", "everyMinutes": 5}, "namespace"),
+    ]:
+        bad = admin.post("/api/v1/alerts/deadlines", body, format="json")
+        assert bad.status_code == 400 and bad.json()["path"] == field, (body, bad.content)
+    listed = reader.get("/api/v1/alerts/deadlines").json()
+    assert listed["count"] == 1 and listed["results"][0]["everyMinutes"] == 60
+    assert admin.delete(f"/api/v1/alerts/deadlines/{created.json()['id']}").status_code == 204
+    assert admin.delete(f"/api/v1/alerts/deadlines/{created.json()['id']}").status_code == 404
 
 
 def test_each_user_manages_their_own_subscriptions() -> None:

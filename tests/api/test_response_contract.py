@@ -91,6 +91,7 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ("/api/v1/incidents/{incident_id}", "/api/v1/incidents/{incident_id}", {}),  # the known graph's failure's
     ("/api/v1/alerts/rules", "/api/v1/alerts/rules", {}),
     ("/api/v1/alerts/routes", "/api/v1/alerts/routes", {}),
+    ("/api/v1/alerts/deadlines", "/api/v1/alerts/deadlines", {}),
     ("/api/v1/alerts/subscriptions", "/api/v1/alerts/subscriptions", {}),  # a user's own: asked as one
     ("/api/v1/ledger/streams", "/api/v1/ledger/streams", {}),
 ]

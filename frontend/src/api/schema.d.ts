@@ -4,6 +4,41 @@
  */
 
 export interface paths {
+    "/api/v1/alerts/deadlines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `/api/v1/alerts/deadlines`: GET the jobs' declared deadlines; POST one (admins), replacing the job's. */
+        get: operations["alert_deadline_list"];
+        put?: never;
+        /** @description `/api/v1/alerts/deadlines`: GET the jobs' declared deadlines; POST one (admins), replacing the job's. */
+        post: operations["alert_deadline_declare"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/deadlines/{deadline_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** @description `DELETE /api/v1/alerts/deadlines/<id>` (admins): the job goes back to its learned cadence. */
+        delete: operations["alert_deadline_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/alerts/deliveries": {
         parameters: {
             query?: never;
@@ -796,9 +831,11 @@ export interface components {
          *     * `dataset_dropped` - dataset_dropped
          *     * `verification` - verification
          *     * `deadline_missed` - deadline_missed
+         *     * `stream_stalled` - stream_stalled
+         *     * `new_consumer` - new_consumer
          * @enum {string}
          */
-        AlertKindEnum: "run_failed" | "recovered" | "schema_breaking" | "dataset_dropped" | "verification" | "deadline_missed";
+        AlertKindEnum: "run_failed" | "recovered" | "schema_breaking" | "dataset_dropped" | "verification" | "deadline_missed" | "stream_stalled" | "new_consumer";
         /**
          * @description * `DATASET` - DATASET
          *     * `JOB` - JOB
@@ -1249,6 +1286,39 @@ export interface components {
             /** @description the facet's `size` */
             bytes: number | null;
             fileCount: number | null;
+        };
+        DeadlineInput: {
+            /** @description the job's namespace */
+            namespace: string;
+            /** @description the job's name */
+            name: string;
+            /**
+             * Format: time
+             * @description `HH:MM` UTC: completed by then daily
+             */
+            expectedBy?: string | null;
+            /** @description or completed this often */
+            everyMinutes?: number | null;
+            /** @default 0 */
+            graceMinutes: number;
+        };
+        DeadlineOutput: {
+            id: number;
+            /** @description the job's namespace */
+            namespace: string;
+            /** @description the job's name */
+            name: string;
+            /** @description `HH:MM` UTC: completed by then every day */
+            expectedBy: string | null;
+            /** @description or completed this often */
+            everyMinutes: number | null;
+            graceMinutes: number;
+            createdAt: string;
+        };
+        DeadlinePage: {
+            /** @description all matches, not only this page's */
+            count: number;
+            results: components["schemas"]["DeadlineOutput"][];
         };
         DeliveryOutput: {
             id: number;
@@ -2577,6 +2647,212 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    alert_deadline_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeadlinePage"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_deadline_declare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeadlineInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["DeadlineInput"];
+                "multipart/form-data": components["schemas"]["DeadlineInput"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeadlineOutput"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alert_deadline_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a declared deadline's id */
+                deadline_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     alert_delivery_list: {
         parameters: {
             query?: {
@@ -4652,8 +4928,10 @@ export interface operations {
                  *     * `dataset_dropped` - dataset_dropped
                  *     * `verification` - verification
                  *     * `deadline_missed` - deadline_missed
+                 *     * `stream_stalled` - stream_stalled
+                 *     * `new_consumer` - new_consumer
                  */
-                kind?: "run_failed" | "recovered" | "schema_breaking" | "dataset_dropped" | "verification" | "deadline_missed";
+                kind?: "run_failed" | "recovered" | "schema_breaking" | "dataset_dropped" | "verification" | "deadline_missed" | "stream_stalled" | "new_consumer";
                 limit?: number;
                 offset?: number;
                 /**

@@ -6,18 +6,21 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from django.conf import settings
 from django.utils import timezone
 
 from lineage_app.explorer.selectors.run_commands import COMMAND_RUNS, run_command
 from lineage_app.explorer.selectors.run_lineage import io_with_descendants
 from lineage_app.graph import listings
-from lineage_app.graph.model import Label, NodeType, RunState
+from lineage_app.graph.model import Label, NodeType
 from lineage_app.graph.node_ids import NodeNotFound, node_id, node_ref_id
 from lineage_app.graph.node_resolve import node_resolve
-from lineage_app.graph.run_state import STATE_AFTER
 from lineage_app.graph.traversal import run_find
-from lineage_app.ingest.selectors import run_events, run_streaming_latest, run_verification_statuses
+from lineage_app.ingest.selectors import (
+    run_events,
+    run_streaming_latest,
+    run_verification_statuses,
+    streaming_silence,
+)
 from lineage_app.signatures.selectors import verification_worst
 
 
@@ -156,14 +159,12 @@ def run_streaming(*, run_ids: list[str]) -> dict[str, dict[str, Any]]:
     """The `streaming` block of each run whose latest event reports a streaming query's progress (others have none).
 
     A run not yet ended is `stalled` when nothing came from it for `STREAMING_STALL_INTERVALS` of the
-    query's own progress intervals."""
+    query's own progress intervals (`ingest.selectors.streaming_silence`)."""
     now = timezone.now()
     blocks = {}
     for run_id, latest in run_streaming_latest(run_ids=run_ids).items():
         facet = latest["facet"]
         interval = _number(facet.get("intervalSeconds")) or 0.0
-        silent = (now - latest["eventTime"]).total_seconds()
-        live = STATE_AFTER.get(latest["eventType"]) == RunState.RUNNING
         batch = facet.get("batchId")
         blocks[run_id] = {
             "runningSince": _text(facet.get("startedAt")),
@@ -172,7 +173,7 @@ def run_streaming(*, run_ids: list[str]) -> dict[str, dict[str, Any]]:
             "processedRowsPerSecond": _number(facet.get("processedRowsPerSecond")),
             "batchId": batch if isinstance(batch, int) and not isinstance(batch, bool) else None,
             "intervalSeconds": interval,
-            "stalled": live and interval > 0 and silent > settings.STREAMING_STALL_INTERVALS * interval,
+            "stalled": streaming_silence(latest=latest, now=now) is not None,
         }
     return blocks
 
