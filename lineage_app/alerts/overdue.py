@@ -170,11 +170,14 @@ def ledger_check(*, now: datetime) -> int:
     reported = set(
         LedgerReported.objects.filter(stream__in={p.stream for p in problems}).values_list("stream", "problem", "mark")
     )
+    fresh = [p for p in problems if (p.stream, p.kind, _mark(p)) not in reported]
+    # Read for all at once: one out of the rule's scope is never named, so every check reads it again.
+    evidence = ledger_evidence(problems=fresh)
+    job_of = events_jobs(content_hashes=[h for hashes in evidence.values() for h in hashes])
     new = 0
-    for problem in problems:
-        if (problem.stream, problem.kind, _mark(problem)) in reported:
-            continue
-        incident = _ledger_incident(problem, rule)
+    for problem in fresh:
+        jobs = sorted({job_of[h] for h in evidence[problem] if h in job_of})
+        incident = _ledger_incident(problem, rule, jobs)
         if incident is not None:
             LedgerReported.objects.get_or_create(
                 stream=problem.stream, problem=problem.kind, mark=_mark(problem), defaults={"incident": incident}
@@ -190,8 +193,9 @@ def ledger_check(*, now: datetime) -> int:
     return new
 
 
-def _ledger_incident(problem: LedgerProblem, rule: Rule) -> Incident | None:
-    """The incident `problem` opened or was added to, or None when the rule's scope leaves it out."""
+def _ledger_incident(problem: LedgerProblem, rule: Rule, jobs: list[tuple[str, str]]) -> Incident | None:
+    """The incident `problem` (whose events are of `jobs`) opened or was added to, or None when the rule's scope
+    leaves it out."""
     root = f"{STREAM_ROOT}{problem.stream}"
     if problem.kind == "gap":
         what = (
@@ -202,7 +206,6 @@ def _ledger_incident(problem: LedgerProblem, rule: Rule) -> Incident | None:
     else:
         what = f"seq {problem.first} forked: two different signed events claim it"
     text = f"{what} in stream {problem.stream} of producer {problem.producer} (noticed {utc_text(problem.noticed_at)})"
-    jobs = events_jobs(content_hashes=ledger_evidence(problem=problem))
     if rule.namespaces and not {namespace for namespace, _ in jobs} & set(rule.namespaces):
         return None
     if incident_repeat(Rule.Kind.VERIFICATION, root, run_id="", text=text):

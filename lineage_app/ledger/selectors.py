@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -163,10 +164,16 @@ def _problem(
     )
 
 
-def ledger_evidence(*, problem: LedgerProblem) -> list[str]:
-    """The content hashes of the events that show `problem` (those at its `around` seqs)."""
-    links = Link.objects.filter(stream__stream=problem.stream, seq__in=problem.around).order_by("seq", "content_hash")
-    return list(links.values_list("content_hash", flat=True))
+def ledger_evidence(*, problems: Sequence[LedgerProblem]) -> dict[LedgerProblem, list[str]]:
+    """The content hashes of the events that show each of `problems` (those at its `around` seqs), in one query."""
+    wanted = {(problem.stream, seq) for problem in problems for seq in problem.around}
+    found: dict[tuple[str, int], list[str]] = defaultdict(list)
+    if wanted:
+        links = Link.objects.filter(stream__stream__in={s for s, _ in wanted}, seq__in={q for _, q in wanted})
+        rows = links.order_by("seq", "content_hash").values_list("stream__stream", "seq", "content_hash")
+        for stream, seq, content_hash in rows:
+            found[(stream, seq)].append(content_hash)
+    return {p: [h for seq in p.around for h in found.get((p.stream, seq), [])] for p in problems}
 
 
 def streams_troubled(*, streams: list[str]) -> set[str]:

@@ -7,6 +7,8 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from lineage_app.alerts.models import Incident, IncidentEvent, Rule
@@ -113,3 +115,19 @@ def test_the_rule_switched_off_or_scoped_to_another_namespace_opens_nothing(grap
     assert not Incident.objects.exists()
     Rule.objects.filter(kind=Rule.Kind.VERIFICATION).update(namespaces=["spark"])
     assert ledger_check(now=later) == 1
+
+
+def test_problems_out_of_the_rule_s_scope_cost_the_check_no_query_each(graph: Any) -> None:
+    _, events = signed(7)
+    Rule.objects.create(kind=Rule.Kind.VERIFICATION, namespaces=["elsewhere"])
+    later = timezone.now() + timedelta(hours=1)
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert ledger_check(now=later) == 0
+        return len(captured)
+
+    accept_and_apply(events[0], events[2])  # seq 2 missing
+    one = queries()
+    accept_and_apply(events[4], events[6])  # seqs 4 and 6 too
+    assert queries() == one, "never named (out of scope), so read again each check: in one query for all"
