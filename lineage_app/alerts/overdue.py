@@ -54,24 +54,40 @@ def deadlines_check(*, now: datetime) -> int:
         if cause is None:
             continue
         late += 1
-        job = node_id(NodeType.JOB, namespace, name)
-        if (rule.namespaces and namespace not in rule.namespaces) or incident_repeat(
-            Rule.Kind.DEADLINE_MISSED, job, run_id=""
-        ):
-            continue
-        blast = blast_radius(roots=[(Label.JOB, natural_key(namespace, name))], depth=downstream_depth())
-        if not rule_covers(rule, namespace, blast):
-            continue
-        incident_open(
-            kind=Rule.Kind.DEADLINE_MISSED,
-            root=job,
+        _job_incident(
+            rule,
+            namespace,
+            name,
+            run_id="",
+            repeated="",
             title=f"{namespace}/{name} missed its deadline",
             cause=cause,
             classification="late",
-            run_id="",
-            blast=blast,
         )
     return late
+
+
+def _job_incident(
+    rule: Rule, namespace: str, name: str, *, run_id: str, repeated: str, title: str, cause: str, classification: str
+) -> None:
+    """A job's clock-raised problem: a repeat of its open incident of the rule's kind (`repeated` on the
+    timeline), else a new one with the job's blast radius downstream, if the rule's scope covers it."""
+    job = node_id(NodeType.JOB, namespace, name)
+    if rule.namespaces and namespace not in rule.namespaces:
+        return  # before the graph is read
+    if incident_repeat(rule.kind, job, run_id=run_id, text=repeated):
+        return
+    blast = blast_radius(roots=[(Label.JOB, natural_key(namespace, name))], depth=downstream_depth())
+    if rule_covers(rule, namespace, blast):
+        incident_open(
+            kind=rule.kind,
+            root=job,
+            title=title,
+            cause=cause,
+            classification=classification,
+            run_id=run_id,
+            blast=blast,
+        )
 
 
 def _learned_cause(ends: list[datetime], now: datetime) -> str | None:
@@ -129,22 +145,16 @@ def streams_check(*, now: datetime) -> int:
         stalled.add(job)
         facet = entry["facet"]
         said = f"last reported {utc_text(entry['eventTime'])} (batch {facet.get('batchId', 'none')})"
-        if (rule.namespaces and namespace not in rule.namespaces) or incident_repeat(
-            Rule.Kind.STREAM_STALLED, job, run_id=run.run_id, text=f"still silent: {said}"
-        ):
-            continue
-        blast = blast_radius(roots=[(Label.JOB, natural_key(namespace, name))], depth=downstream_depth())
-        if not rule_covers(rule, namespace, blast):
-            continue
-        incident_open(
-            kind=Rule.Kind.STREAM_STALLED,
-            root=job,
+        _job_incident(
+            rule,
+            namespace,
+            name,
+            run_id=run.run_id,
+            repeated=f"still silent: {said}",
             title=f"{namespace}/{name} stalled: no progress for {_minutes(silence)}",
             cause=f"streaming query {facet.get('queryName') or facet.get('queryId') or run.run_id} (run {run.run_id}) "
             f"{said}; it reports every {facet['intervalSeconds']} s",
             classification="stalled",
-            run_id=run.run_id,
-            blast=blast,
         )
     by_node = {node_id(NodeType.JOB, namespace, name): run for (namespace, name), run in newest.items()}
     for incident in Incident.objects.filter(kind=Rule.Kind.STREAM_STALLED, state__in=OPEN_STATES):
