@@ -135,17 +135,18 @@ class LedgerProblem:
 
 
 def ledger_problems(*, gaps_noticed_before: datetime, limit: int = PROBLEMS_LISTED) -> list[LedgerProblem]:
-    """Every fork, and the open gaps noticed before `gaps_noticed_before`, oldest first, at most `limit` of each."""
+    """Every fork, and the open gaps noticed before `gaps_noticed_before`, newest first, at most `limit` of each
+    (newest, so that old ones a reader never clears, such as those out of an alert rule's scope, hide no new one)."""
     gaps = Gap.objects.filter(noticed_at__lte=gaps_noticed_before).select_related("stream")
     forks = Fork.objects.select_related("stream")
     return [
         *(
             _problem(g.stream, "gap", g.from_seq, g.to_seq, g.noticed_at, (g.from_seq - 1, g.to_seq + 1))
-            for g in gaps.order_by("noticed_at", "id")[:limit]
+            for g in gaps.order_by("-noticed_at", "-id")[:limit]
         ),
         *(
             _problem(f.stream, "fork", f.seq, f.seq, f.noticed_at, (f.seq, f.seq + 1))
-            for f in forks.order_by("noticed_at", "id")[:limit]
+            for f in forks.order_by("-noticed_at", "-id")[:limit]
         ),
     ]
 
