@@ -37,11 +37,15 @@ def overdue_check(*, now: datetime) -> int:
 def deadlines_check(*, now: datetime) -> int:
     """Open a `deadline_missed` incident for each job late at `now`: against its declared deadline (`Deadline`)
     if it has one, else against the cadence learned from its completions (plus a grace); how many jobs are
-    late. An irregular job with no declared deadline is never late."""
-    rule = rules_by_kind()[Rule.Kind.DEADLINE_MISSED]
+    late. An irregular job with no declared deadline is never late. With the `recovered` rule on, resolve the
+    open incident of a job on time again by its deadline (apply resolves it when the job completes, but not
+    after a deadline was relaxed, nor when the completion came while this check was opening it)."""
+    rules = rules_by_kind()
+    rule = rules[Rule.Kind.DEADLINE_MISSED]
     if not rule.enabled:
         return 0
     late = 0
+    on_time: dict[str, datetime | None] = {}  # job node id -> its last completion
     completions = job_completions(since=now - timedelta(days=settings.ALERTS_CADENCE_DAYS))
     declared = {(d.job_namespace, d.job_name): d for d in Deadline.objects.all()}
     for namespace, name in sorted({*completions, *declared}):
@@ -52,6 +56,8 @@ def deadlines_check(*, now: datetime) -> int:
             else _learned_cause(ends, now)
         )
         if cause is None:
+            if (namespace, name) in declared or cadence_of(ends) is not None:  # not merely irregular
+                on_time[node_id(NodeType.JOB, namespace, name)] = ends[-1] if ends else None
             continue
         late += 1
         _job_incident(
@@ -64,6 +70,13 @@ def deadlines_check(*, now: datetime) -> int:
             cause=cause,
             classification="late",
         )
+    if rules[Rule.Kind.RECOVERED].enabled:
+        for incident in Incident.objects.filter(kind=Rule.Kind.DEADLINE_MISSED, state__in=OPEN_STATES):
+            if incident.root not in on_time:
+                continue  # still late, or no longer judged (irregular now, or gone quiet for the whole history)
+            last = on_time[incident.root]
+            completed = f"last completed {utc_text(last)}" if last else "no completion due yet"
+            incident_resolve(incident=incident, actor="", reason=f"recovered: on time by its deadline, {completed}")
     return late
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, time, timedelta, timezone
 
 import pytest
+from django.test import override_settings
 
 from lineage_app.alerts.cadence import cadence_of, declared_missed
 from lineage_app.alerts.models import Deadline, Incident, Rule
@@ -130,3 +131,26 @@ def test_a_declared_deadline_overrides_the_learned_cadence(graph) -> None:  # ty
     Deadline.objects.update(created_at=T0 - timedelta(days=1))  # before the 06:30 it misses
     assert deadlines_check(now=last_end + timedelta(hours=3, minutes=10)) == 2, "a job never run is late too"
     assert Incident.objects.filter(root="job:shop:nightly_export", cause__contains="no completion on record").exists()
+
+
+def test_a_job_on_time_again_by_its_deadline_resolves_its_incident_at_the_next_check(graph) -> None:  # type: ignore[no-untyped-def]
+    # The incident would otherwise wait for the next completion: after a deadline was relaxed, or when the job
+    # completed while the check that found it late was opening the incident (apply resolved nothing yet).
+    runs_at(HOURLY)
+    last_end = HOURLY[-1] + timedelta(minutes=2)
+    Deadline.objects.create(job_namespace="shop", job_name="ingest_orders", every_minutes=60)
+    Deadline.objects.update(created_at=T0 - timedelta(days=1))
+    assert deadlines_check(now=last_end + timedelta(minutes=90)) == 1
+    Deadline.objects.update(every_minutes=180)  # relaxed: the job is on time
+    assert deadlines_check(now=last_end + timedelta(minutes=95)) == 0
+    incident = Incident.objects.get()
+    assert incident.state == Incident.State.RESOLVED and "on time" in incident.resolved_by
+
+
+def test_a_job_whose_cadence_can_no_longer_be_learned_keeps_its_incident(graph) -> None:  # type: ignore[no-untyped-def]
+    runs_at(HOURLY)
+    last_end = HOURLY[-1] + timedelta(minutes=2)
+    assert deadlines_check(now=last_end + timedelta(hours=2)) == 1
+    with override_settings(ALERTS_CADENCE_DAYS=0.1):  # too few completions left to learn from: not on time
+        assert deadlines_check(now=last_end + timedelta(hours=2, minutes=5)) == 0
+    assert Incident.objects.get().state == Incident.State.OPEN
