@@ -51,13 +51,16 @@ def declared_missed(
 ) -> datetime | None:
     """The declared deadline a job has missed at `now` (its last completion `last`), or None when on time.
 
-    Daily (`expected_by`, UTC): due by the latest such time of day passed, completed after the one before it.
-    Every (`every`): due that long after its last completion, or after it was declared if it has none since."""
+    Daily (`expected_by`, UTC): the latest such time of day whose grace has passed, and which passed after the
+    deadline was declared; met by a completion after the day before's grace ran out (one within that grace was
+    the day before's). Every (`every`): due that long after its last completion, or after it was declared if it
+    has none since."""
     if expected_by is not None:
-        deadline = datetime.combine(now.date(), expected_by, tzinfo=UTC)
-        deadline -= DAY if deadline + grace > now else timedelta(0)
-        on_time = last is not None and last > deadline - DAY
-        return None if on_time or now <= deadline + grace else deadline
+        deadline = datetime.combine(now.astimezone(UTC).date(), expected_by, tzinfo=UTC)
+        while deadline + grace > now:
+            deadline -= DAY
+        on_time = last is not None and last > deadline - DAY + grace
+        return None if on_time or deadline <= declared_at else deadline
     if every is not None:
         deadline = max(filter(None, (last, declared_at))) + every
         return deadline if now > deadline + grace else None

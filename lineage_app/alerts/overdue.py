@@ -37,11 +37,15 @@ def overdue_check(*, now: datetime) -> int:
 def deadlines_check(*, now: datetime) -> int:
     """Open a `deadline_missed` incident for each job late at `now`: against its declared deadline (`Deadline`)
     if it has one, else against the cadence learned from its completions (plus a grace); how many jobs are
-    late. An irregular job with no declared deadline is never late."""
-    rule = rules_by_kind()[Rule.Kind.DEADLINE_MISSED]
+    late. An irregular job with no declared deadline is never late. With the `recovered` rule on, resolve the
+    open incident of a job on time again by its deadline (apply resolves it when the job completes, but not
+    after a deadline was relaxed, nor when the completion came while this check was opening it)."""
+    rules = rules_by_kind()
+    rule = rules[Rule.Kind.DEADLINE_MISSED]
     if not rule.enabled:
         return 0
     late = 0
+    on_time: dict[str, datetime | None] = {}  # job node id -> its last completion
     completions = job_completions(since=now - timedelta(days=settings.ALERTS_CADENCE_DAYS))
     declared = {(d.job_namespace, d.job_name): d for d in Deadline.objects.all()}
     for namespace, name in sorted({*completions, *declared}):
@@ -52,26 +56,51 @@ def deadlines_check(*, now: datetime) -> int:
             else _learned_cause(ends, now)
         )
         if cause is None:
+            if (namespace, name) in declared or cadence_of(ends) is not None:  # not merely irregular
+                on_time[node_id(NodeType.JOB, namespace, name)] = ends[-1] if ends else None
             continue
         late += 1
-        job = node_id(NodeType.JOB, namespace, name)
-        if (rule.namespaces and namespace not in rule.namespaces) or incident_repeat(
-            Rule.Kind.DEADLINE_MISSED, job, run_id=""
-        ):
-            continue
-        blast = blast_radius(roots=[(Label.JOB, natural_key(namespace, name))], depth=downstream_depth())
-        if not rule_covers(rule, namespace, blast):
-            continue
-        incident_open(
-            kind=Rule.Kind.DEADLINE_MISSED,
-            root=job,
+        _job_incident(
+            rule,
+            namespace,
+            name,
+            run_id="",
+            repeated="",
             title=f"{namespace}/{name} missed its deadline",
             cause=cause,
             classification="late",
-            run_id="",
+        )
+    if rules[Rule.Kind.RECOVERED].enabled:
+        for incident in Incident.objects.filter(kind=Rule.Kind.DEADLINE_MISSED, state__in=OPEN_STATES):
+            if incident.root not in on_time:
+                continue  # still late, or no longer judged (irregular now, or gone quiet for the whole history)
+            last = on_time[incident.root]
+            completed = f"last completed {utc_text(last)}" if last else "no completion due yet"
+            incident_resolve(incident=incident, actor="", reason=f"recovered: on time by its deadline, {completed}")
+    return late
+
+
+def _job_incident(
+    rule: Rule, namespace: str, name: str, *, run_id: str, repeated: str, title: str, cause: str, classification: str
+) -> None:
+    """A job's clock-raised problem: a repeat of its open incident of the rule's kind (`repeated` on the
+    timeline), else a new one with the job's blast radius downstream, if the rule's scope covers it."""
+    job = node_id(NodeType.JOB, namespace, name)
+    if rule.namespaces and namespace not in rule.namespaces:
+        return  # before the graph is read
+    if incident_repeat(rule.kind, job, run_id=run_id, text=repeated):
+        return
+    blast = blast_radius(roots=[(Label.JOB, natural_key(namespace, name))], depth=downstream_depth())
+    if rule_covers(rule, namespace, blast):
+        incident_open(
+            kind=rule.kind,
+            root=job,
+            title=title,
+            cause=cause,
+            classification=classification,
+            run_id=run_id,
             blast=blast,
         )
-    return late
 
 
 def _learned_cause(ends: list[datetime], now: datetime) -> str | None:
@@ -129,22 +158,16 @@ def streams_check(*, now: datetime) -> int:
         stalled.add(job)
         facet = entry["facet"]
         said = f"last reported {utc_text(entry['eventTime'])} (batch {facet.get('batchId', 'none')})"
-        if (rule.namespaces and namespace not in rule.namespaces) or incident_repeat(
-            Rule.Kind.STREAM_STALLED, job, run_id=run.run_id, text=f"still silent: {said}"
-        ):
-            continue
-        blast = blast_radius(roots=[(Label.JOB, natural_key(namespace, name))], depth=downstream_depth())
-        if not rule_covers(rule, namespace, blast):
-            continue
-        incident_open(
-            kind=Rule.Kind.STREAM_STALLED,
-            root=job,
+        _job_incident(
+            rule,
+            namespace,
+            name,
+            run_id=run.run_id,
+            repeated=f"still silent: {said}",
             title=f"{namespace}/{name} stalled: no progress for {_minutes(silence)}",
             cause=f"streaming query {facet.get('queryName') or facet.get('queryId') or run.run_id} (run {run.run_id}) "
             f"{said}; it reports every {facet['intervalSeconds']} s",
             classification="stalled",
-            run_id=run.run_id,
-            blast=blast,
         )
     by_node = {node_id(NodeType.JOB, namespace, name): run for (namespace, name), run in newest.items()}
     for incident in Incident.objects.filter(kind=Rule.Kind.STREAM_STALLED, state__in=OPEN_STATES):
@@ -170,11 +193,14 @@ def ledger_check(*, now: datetime) -> int:
     reported = set(
         LedgerReported.objects.filter(stream__in={p.stream for p in problems}).values_list("stream", "problem", "mark")
     )
+    fresh = [p for p in problems if (p.stream, p.kind, _mark(p)) not in reported]
+    # Read for all at once: one out of the rule's scope is never named, so every check reads it again.
+    evidence = ledger_evidence(problems=fresh)
+    job_of = events_jobs(content_hashes=[h for hashes in evidence.values() for h in hashes])
     new = 0
-    for problem in problems:
-        if (problem.stream, problem.kind, _mark(problem)) in reported:
-            continue
-        incident = _ledger_incident(problem, rule)
+    for problem in fresh:
+        jobs = sorted({job_of[h] for h in evidence[problem] if h in job_of})
+        incident = _ledger_incident(problem, rule, jobs)
         if incident is not None:
             LedgerReported.objects.get_or_create(
                 stream=problem.stream, problem=problem.kind, mark=_mark(problem), defaults={"incident": incident}
@@ -190,8 +216,9 @@ def ledger_check(*, now: datetime) -> int:
     return new
 
 
-def _ledger_incident(problem: LedgerProblem, rule: Rule) -> Incident | None:
-    """The incident `problem` opened or was added to, or None when the rule's scope leaves it out."""
+def _ledger_incident(problem: LedgerProblem, rule: Rule, jobs: list[tuple[str, str]]) -> Incident | None:
+    """The incident `problem` (whose events are of `jobs`) opened or was added to, or None when the rule's scope
+    leaves it out."""
     root = f"{STREAM_ROOT}{problem.stream}"
     if problem.kind == "gap":
         what = (
@@ -202,7 +229,6 @@ def _ledger_incident(problem: LedgerProblem, rule: Rule) -> Incident | None:
     else:
         what = f"seq {problem.first} forked: two different signed events claim it"
     text = f"{what} in stream {problem.stream} of producer {problem.producer} (noticed {utc_text(problem.noticed_at)})"
-    jobs = events_jobs(content_hashes=ledger_evidence(problem=problem))
     if rule.namespaces and not {namespace for namespace, _ in jobs} & set(rule.namespaces):
         return None
     if incident_repeat(Rule.Kind.VERIFICATION, root, run_id="", text=text):

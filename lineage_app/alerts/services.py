@@ -388,6 +388,9 @@ def deadline_declare(
     """Declare (or replace) a job's deadline: daily by `expected_by` (UTC) or every `every_minutes`, one of them."""
     if (expected_by is None) == (every_minutes is None):
         raise AlertsInvalid("expectedBy", "give one of expectedBy (HH:MM, UTC, daily) or everyMinutes")
+    if expected_by is not None and grace_minutes >= 24 * 60:
+        # A day's completions count from the day before's grace on: a grace of a day or more leaves no window.
+        raise AlertsInvalid("graceMinutes", "a daily deadline's grace must be under 1440 minutes (a day)")
     deadline, _ = Deadline.objects.update_or_create(
         job_namespace=namespace,
         job_name=name,

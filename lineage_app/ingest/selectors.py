@@ -156,10 +156,12 @@ def jobs_newest_runs(*, since: datetime) -> dict[tuple[str, str], RunActivity]:
     return newest
 
 
-def events_jobs(*, content_hashes: Sequence[str]) -> list[tuple[str, str]]:
-    """The jobs (namespace, name) of the logged events with `content_hashes`, in order, each once."""
+def events_jobs(*, content_hashes: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """The job (namespace, name) of each logged event with one of `content_hashes` (those with no job left out)."""
     rows = LineageEvent.objects.filter(content_hash__in=list(content_hashes)).exclude(job_namespace="")
-    return sorted(set(rows.values_list("job_namespace", "job_name")))
+    return {
+        h: (namespace, name) for h, namespace, name in rows.values_list("content_hash", "job_namespace", "job_name")
+    }
 
 
 def run_verification_statuses(*, run_ids: Sequence[str]) -> dict[str, list[str]]:

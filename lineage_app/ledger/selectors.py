@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -134,17 +135,18 @@ class LedgerProblem:
 
 
 def ledger_problems(*, gaps_noticed_before: datetime, limit: int = PROBLEMS_LISTED) -> list[LedgerProblem]:
-    """Every fork, and the open gaps noticed before `gaps_noticed_before`, oldest first, at most `limit` of each."""
+    """Every fork, and the open gaps noticed before `gaps_noticed_before`, newest first, at most `limit` of each
+    (newest, so that old ones a reader never clears, such as those out of an alert rule's scope, hide no new one)."""
     gaps = Gap.objects.filter(noticed_at__lte=gaps_noticed_before).select_related("stream")
     forks = Fork.objects.select_related("stream")
     return [
         *(
             _problem(g.stream, "gap", g.from_seq, g.to_seq, g.noticed_at, (g.from_seq - 1, g.to_seq + 1))
-            for g in gaps.order_by("noticed_at", "id")[:limit]
+            for g in gaps.order_by("-noticed_at", "-id")[:limit]
         ),
         *(
             _problem(f.stream, "fork", f.seq, f.seq, f.noticed_at, (f.seq, f.seq + 1))
-            for f in forks.order_by("noticed_at", "id")[:limit]
+            for f in forks.order_by("-noticed_at", "-id")[:limit]
         ),
     ]
 
@@ -163,10 +165,16 @@ def _problem(
     )
 
 
-def ledger_evidence(*, problem: LedgerProblem) -> list[str]:
-    """The content hashes of the events that show `problem` (those at its `around` seqs)."""
-    links = Link.objects.filter(stream__stream=problem.stream, seq__in=problem.around).order_by("seq", "content_hash")
-    return list(links.values_list("content_hash", flat=True))
+def ledger_evidence(*, problems: Sequence[LedgerProblem]) -> dict[LedgerProblem, list[str]]:
+    """The content hashes of the events that show each of `problems` (those at its `around` seqs), in one query."""
+    wanted = {(problem.stream, seq) for problem in problems for seq in problem.around}
+    found: dict[tuple[str, int], list[str]] = defaultdict(list)
+    if wanted:
+        links = Link.objects.filter(stream__stream__in={s for s, _ in wanted}, seq__in={q for _, q in wanted})
+        rows = links.order_by("seq", "content_hash").values_list("stream__stream", "seq", "content_hash")
+        for stream, seq, content_hash in rows:
+            found[(stream, seq)].append(content_hash)
+    return {p: [h for seq in p.around for h in found.get((p.stream, seq), [])] for p in problems}
 
 
 def streams_troubled(*, streams: list[str]) -> set[str]:

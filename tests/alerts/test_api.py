@@ -113,6 +113,7 @@ def test_admins_declare_a_job_s_deadline_and_bad_input_is_a_400_naming_the_field
         ({**daily, "everyMinutes": 60}, "expectedBy"),
         ({"namespace": "shop", "name": "x"}, "expectedBy"),
         ({**daily, "graceMinutes": -1}, "graceMinutes"),
+        ({**daily, "graceMinutes": 24 * 60}, "graceMinutes"),  # a daily deadline's grace ends before the next
         ({"name": "x", "everyMinutes": 5}, "namespace"),
     ]:
         bad = admin.post("/api/v1/alerts/deadlines", body, format="json")

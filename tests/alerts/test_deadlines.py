@@ -4,9 +4,10 @@ by a time, or every so often) overrides the learned cadence."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, datetime, time, timedelta, timezone
 
 import pytest
+from django.test import override_settings
 
 from lineage_app.alerts.cadence import cadence_of, declared_missed
 from lineage_app.alerts.models import Deadline, Incident, Rule
@@ -75,6 +76,46 @@ def test_a_declared_daily_deadline_is_missed_only_once_its_time_passes_without_a
     assert missed(datetime(2026, 1, 6, 9, 11, tzinfo=UTC), last=None) is not None, "never completed"
 
 
+def test_a_completion_within_yesterday_s_grace_does_not_count_for_today() -> None:
+    # Due by 06:00 with 15 minutes' grace; it usually completes at 06:05, within the grace.
+    grace, by_six = timedelta(minutes=15), time(6, 0)
+    yesterday = datetime(2026, 1, 5, 6, 5, tzinfo=UTC)
+    now = datetime(2026, 1, 6, 6, 20, tzinfo=UTC)  # today's run never came
+    missed = declared_missed(
+        now=now,
+        last=yesterday,
+        declared_at=datetime(2026, 1, 1, tzinfo=UTC),
+        expected_by=by_six,
+        every=None,
+        grace=grace,
+    )
+    assert missed == datetime(2026, 1, 6, 6, 0, tzinfo=UTC), "yesterday's run is yesterday's, not today's"
+
+
+def test_a_daily_deadline_that_passed_before_it_was_declared_is_not_missed() -> None:
+    declared_at = datetime(2026, 1, 6, 10, 0, tzinfo=UTC)  # declared after that day's 06:00
+    kwargs = {"last": None, "declared_at": declared_at, "expected_by": time(6, 0), "every": None, "grace": timedelta(0)}
+    assert declared_missed(now=datetime(2026, 1, 6, 10, 5, tzinfo=UTC), **kwargs) is None  # type: ignore[arg-type]
+    tomorrow = datetime(2026, 1, 7, 6, 0, tzinfo=UTC)
+    assert declared_missed(now=tomorrow + timedelta(minutes=5), **kwargs) == tomorrow  # type: ignore[arg-type]
+
+
+def test_a_daily_deadline_is_a_utc_time_whatever_the_zone_of_now() -> None:
+    # 20:00 in New York on 5 January is 01:00 UTC on the 6th: the 00:30 UTC deadline just passed is the 6th's.
+    new_york = timezone(timedelta(hours=-5))
+    now = datetime(2026, 1, 5, 20, 0, tzinfo=new_york)
+    last = datetime(2026, 1, 5, 0, 20, tzinfo=UTC)  # completed for the 5th's deadline, not yet for the 6th's
+    missed = declared_missed(
+        now=now,
+        last=last,
+        declared_at=datetime(2026, 1, 1, tzinfo=UTC),
+        expected_by=time(0, 30),
+        every=None,
+        grace=timedelta(0),
+    )
+    assert missed == datetime(2026, 1, 6, 0, 30, tzinfo=UTC)
+
+
 def test_a_declared_deadline_overrides_the_learned_cadence(graph) -> None:  # type: ignore[no-untyped-def]
     runs_at(HOURLY)  # learned: hourly, late 1 h 17 min after the last completion
     last_end = HOURLY[-1] + timedelta(minutes=2)
@@ -87,5 +128,29 @@ def test_a_declared_deadline_overrides_the_learned_cadence(graph) -> None:  # ty
 
     Deadline.objects.all().delete()
     Deadline.objects.create(job_namespace="shop", job_name="nightly_export", expected_by=time(6, 30))
+    Deadline.objects.update(created_at=T0 - timedelta(days=1))  # before the 06:30 it misses
     assert deadlines_check(now=last_end + timedelta(hours=3, minutes=10)) == 2, "a job never run is late too"
     assert Incident.objects.filter(root="job:shop:nightly_export", cause__contains="no completion on record").exists()
+
+
+def test_a_job_on_time_again_by_its_deadline_resolves_its_incident_at_the_next_check(graph) -> None:  # type: ignore[no-untyped-def]
+    # The incident would otherwise wait for the next completion: after a deadline was relaxed, or when the job
+    # completed while the check that found it late was opening the incident (apply resolved nothing yet).
+    runs_at(HOURLY)
+    last_end = HOURLY[-1] + timedelta(minutes=2)
+    Deadline.objects.create(job_namespace="shop", job_name="ingest_orders", every_minutes=60)
+    Deadline.objects.update(created_at=T0 - timedelta(days=1))
+    assert deadlines_check(now=last_end + timedelta(minutes=90)) == 1
+    Deadline.objects.update(every_minutes=180)  # relaxed: the job is on time
+    assert deadlines_check(now=last_end + timedelta(minutes=95)) == 0
+    incident = Incident.objects.get()
+    assert incident.state == Incident.State.RESOLVED and "on time" in incident.resolved_by
+
+
+def test_a_job_whose_cadence_can_no_longer_be_learned_keeps_its_incident(graph) -> None:  # type: ignore[no-untyped-def]
+    runs_at(HOURLY)
+    last_end = HOURLY[-1] + timedelta(minutes=2)
+    assert deadlines_check(now=last_end + timedelta(hours=2)) == 1
+    with override_settings(ALERTS_CADENCE_DAYS=0.1):  # too few completions left to learn from: not on time
+        assert deadlines_check(now=last_end + timedelta(hours=2, minutes=5)) == 0
+    assert Incident.objects.get().state == Incident.State.OPEN

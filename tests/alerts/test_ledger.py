@@ -7,11 +7,14 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from lineage_app.alerts.models import Incident, IncidentEvent, Rule
 from lineage_app.alerts.overdue import ledger_check
 from lineage_app.ingest.models import LineageEvent
+from lineage_app.ledger.selectors import ledger_problems
 from lineage_protocol import StreamChain
 from tests.alerts.scenario import routed
 from tests.apply import accept_and_apply
@@ -113,3 +116,29 @@ def test_the_rule_switched_off_or_scoped_to_another_namespace_opens_nothing(grap
     assert not Incident.objects.exists()
     Rule.objects.filter(kind=Rule.Kind.VERIFICATION).update(namespaces=["spark"])
     assert ledger_check(now=later) == 1
+
+
+def test_problems_out_of_the_rule_s_scope_cost_the_check_no_query_each(graph: Any) -> None:
+    _, events = signed(7)
+    Rule.objects.create(kind=Rule.Kind.VERIFICATION, namespaces=["elsewhere"])
+    later = timezone.now() + timedelta(hours=1)
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert ledger_check(now=later) == 0
+        return len(captured)
+
+    accept_and_apply(events[0], events[2])  # seq 2 missing
+    one = queries()
+    accept_and_apply(events[4], events[6])  # seqs 4 and 6 too
+    assert queries() == one, "never named (out of scope), so read again each check: in one query for all"
+
+
+def test_the_problems_the_check_reads_are_the_newest_so_old_ones_never_named_cannot_hide_new_ones(graph: Any) -> None:
+    # Gaps out of the rule's scope are never named and never close: read oldest first, a thousand of them
+    # would hide every later gap of any stream from the check for good.
+    _, events = signed(5)
+    accept_and_apply(events[0], events[2])  # seq 2 missing
+    accept_and_apply(events[4])  # then seq 4
+    listed = ledger_problems(gaps_noticed_before=timezone.now() + timedelta(hours=1), limit=1)
+    assert [(p.kind, p.first) for p in listed] == [("gap", 4)]
