@@ -8,7 +8,6 @@ from collections.abc import Iterable, Sequence
 from lineage_app.changes import (
     ChangeRecord,
     DatasetDropped,
-    EventsApplied,
     NewConsumer,
     RunEnded,
     SchemaChanged,
@@ -40,7 +39,7 @@ def change_records(
     """The records of a batch: `checked` its events after verification (quarantined ones included),
     `applied` those applied, `folds` its runs' folds, `new_versions` the datasets with a new schema version,
     `new_inputs` the (dataset key, job key) input edges the graph did not hold before."""
-    records: list[ChangeRecord] = [EventsApplied(events=tuple(applied))] if applied else []
+    records: list[ChangeRecord] = []
     if changes_wanted(VerificationProblem):
         records += _verification_problems(checked)
     if changes_wanted(RunEnded):

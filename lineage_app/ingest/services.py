@@ -34,6 +34,7 @@ from lineage_app.observability.metrics import (
     RUNS_SETTLED_LATE,
     events_applied_record,
 )
+from lineage_protocol import EventType
 
 logger = logging.getLogger(__name__)
 
@@ -151,6 +152,10 @@ def run_folds(*, run_ids: Iterable[str]) -> dict[str, RunFold]:
     return _folds(list(run_ids), {})
 
 
+# The event types that end a run: the worker that marks one applied tells that the run ended.
+ENDING_EVENT_TYPES = frozenset({EventType.COMPLETE, EventType.FAIL, EventType.ABORT})
+
+
 def events_apply(*, event_ids: Sequence[int], publish: bool = True) -> int:
     """Apply logged events to the graph in one transaction; returns how many were applied.
 
@@ -192,21 +197,27 @@ def events_apply(*, event_ids: Sequence[int], publish: bool = True) -> int:
         grace_for=stale_grace_policy(),
         inputs_new=publish and changes_wanted(NewConsumer),
     )
+    # The graph's mirrors (ownership) follow every applied event, before the batch is marked: a worker that
+    # dies in between sends them again on retry, and a mirror written twice is the same.
+    changes_publish([EventsApplied(events=tuple(batch))])
+    applied_at = timezone.now()
+    marked = log_mark_applied([e.id for e in events], applied_at)
+    events_applied_record(received=[e.received_at for e in events if e.id in marked], applied_at=applied_at)
     if publish:
+        # What happened (a run ended, a schema changed...) is told once, by the worker that marked the events:
+        # two workers that applied the same pending events at once would otherwise open two incidents for one
+        # failure. A run's end goes with the worker that marked its ending event.
+        mine = [(event, record) for event, record in zip(events, batch, strict=True) if event.id in marked]
+        ended = {event.run_id for event, _ in mine if event.event_type in ENDING_EVENT_TYPES}
         changes_publish(
             change_records(
                 checked=checked,
-                applied=batch,
-                folds=folds.values(),
+                applied=[record for _, record in mine],
+                folds=[fold for run_id, fold in folds.items() if run_id in ended],
                 new_versions=found.new_versions,
                 new_inputs=found.new_inputs,
             )
         )
-    else:
-        changes_publish([EventsApplied(events=tuple(batch))])
-    applied_at = timezone.now()
-    marked = log_mark_applied([e.id for e in events], applied_at)
-    events_applied_record(received=[e.received_at for e in events if e.id in marked], applied_at=applied_at)
     _settle(folds)
     runs_settle(run_ids=[run_id for run_id in unsettled if run_id not in folds])
     return len(events)

@@ -170,3 +170,32 @@ def test_a_spark_action_failing_and_its_application_failing_make_one_incident(gr
     incident = Incident.objects.get()
     assert incident.root == "job:shop:validate_orders" and incident.occurrences == 2
     assert Delivery.objects.count() == 1
+
+
+def test_two_workers_applying_the_same_failure_at_once_open_one_incident_and_tell_it_once(graph, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A second worker takes the same pending events while the first is between its graph write and marking
+    them applied (both tasks fill their batch with every pending event): only the one that marks them tells."""
+    from lineage_app import changes
+    from lineage_app.ingest.services import events_apply
+    from tests.apply import accept
+
+    accept_and_apply(*history())
+    routed("team:ingest")
+    failure = accept(*run("ingest_orders", fail=True, at=T0))
+    monkeypatch.setattr(changes, "_consumers", dict(changes._consumers))
+    second_worker: list[int] = []
+
+    def apply_again_from_another_worker(records: object) -> None:
+        if not second_worker:  # the first worker has written the graph and not yet marked the events
+            second_worker.append(0)
+            second_worker[0] = events_apply(event_ids=failure)
+
+    changes.consumer_register(
+        name="second-worker", consumer=apply_again_from_another_worker, kinds=[changes.EventsApplied], required=True
+    )
+    events_apply(event_ids=failure)
+
+    assert second_worker == [2], "the second worker did not apply the events"
+    incident = Incident.objects.get()
+    assert incident.occurrences == 1
+    assert Delivery.objects.count() == 1
