@@ -103,35 +103,48 @@ ChangeRecord = (
     EventsApplied | RunEnded | SchemaChanged | NewConsumer | DatasetDropped | VerificationProblem | GraphRebuilt
 )
 Consumer = Callable[[Sequence[ChangeRecord]], None]
+Wanted = Callable[[type], bool]
 
-_consumers: dict[str, tuple[Consumer, frozenset[type], bool]] = {}
+
+@dataclass(frozen=True)
+class _Registration:
+    consumer: Consumer
+    kinds: frozenset[type]
+    required: bool
+    wanted: Wanted | None
 
 
-def consumer_register(*, name: str, consumer: Consumer, kinds: Sequence[type], required: bool = False) -> None:
+_consumers: dict[str, _Registration] = {}
+
+
+def consumer_register(
+    *, name: str, consumer: Consumer, kinds: Sequence[type], required: bool = False, wanted: Wanted | None = None
+) -> None:
     """Have `consumer` called with the records of `kinds` of every applied batch (registering a name
-    again replaces it, so a reloaded app config registers once).
+    again replaces it, so a reloaded app config registers once); `wanted`, if given, says whether it
+    reads a kind right now (a record whose alert rule is off need not be worked out).
 
     A `required` consumer's error fails the apply, which the task retries (its writes must be
     idempotent): ownership's mirror is part of what apply means. Any other's is logged and counted."""
-    _consumers[name] = (consumer, frozenset(kinds), required)
+    _consumers[name] = _Registration(consumer, frozenset(kinds), required, wanted)
 
 
 def changes_wanted(kind: type) -> bool:
-    """Whether any consumer reads records of `kind`: a record nobody reads need not be worked out."""
-    return any(kind in kinds for _, kinds, _ in _consumers.values())
+    """Whether any consumer reads records of `kind` now: a record nobody reads need not be worked out."""
+    return any(kind in r.kinds and (r.wanted is None or r.wanted(kind)) for r in _consumers.values())
 
 
 def changes_publish(records: Sequence[ChangeRecord]) -> None:
     """Hand each consumer the records of the kinds it registered for, in registration order."""
-    for name, (consumer, kinds, required) in list(_consumers.items()):
-        wanted = [record for record in records if type(record) in kinds]
+    for name, registration in list(_consumers.items()):
+        wanted = [record for record in records if type(record) in registration.kinds]
         if not wanted:
             continue
-        if required:
-            consumer(wanted)
+        if registration.required:
+            registration.consumer(wanted)
             continue
         try:
-            consumer(wanted)
+            registration.consumer(wanted)
         except Exception:
             CHANGE_CONSUMER_ERRORS.labels(consumer=name).inc()
             logger.exception("change consumer %s failed on %d record(s)", name, len(wanted))

@@ -14,7 +14,7 @@ class AlertsConfig(AppConfig):
 
         if not settings.ALERTS_ENABLED:
             return
-        from lineage_app.alerts.services import ALERT_RECORDS, alerts_consume
+        from lineage_app.alerts.services import ALERT_RECORDS, alerts_consume, alerts_want
         from lineage_app.changes import consumer_register
 
-        consumer_register(name="alerts", consumer=alerts_consume, kinds=ALERT_RECORDS)
+        consumer_register(name="alerts", consumer=alerts_consume, kinds=ALERT_RECORDS, wanted=alerts_want)

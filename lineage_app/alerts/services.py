@@ -58,6 +58,12 @@ class AlertsInvalid(ValueError):
         self.field = field
 
 
+def alerts_want(kind: type) -> bool:
+    """Whether alerts reads records of `kind` now: finding new consumers costs apply a graph read, done only
+    while the `new_consumer` rule (off by default) is on."""
+    return kind is not NewConsumer or rules_by_kind()[Rule.Kind.NEW_CONSUMER].enabled
+
+
 def alerts_consume(records: Sequence[ChangeRecord]) -> None:
     """The consumer of applied batches' change records: each enabled rule's records become incidents."""
     rules = {kind: rule for kind, rule in rules_by_kind().items() if rule.enabled}

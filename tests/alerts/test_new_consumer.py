@@ -68,3 +68,17 @@ def test_the_rule_is_off_by_default_and_a_read_of_what_nobody_owns_tells_nobody(
     Rule.objects.filter(kind=Rule.Kind.NEW_CONSUMER).update(namespaces=["elsewhere"])
     accept_and_apply(*audit(bronze()))
     assert not Incident.objects.exists(), "out of the rule's scope"
+
+
+def test_apply_looks_for_new_consumers_only_while_the_rule_is_on(graph: Any) -> None:
+    """Finding them costs apply a graph read of the batch's input links: not paid for a rule that is off."""
+    from lineage_app.changes import NewConsumer, changes_wanted
+
+    assert not changes_wanted(NewConsumer), "the rule is off by default"
+    rule = Rule.objects.create(kind=Rule.Kind.NEW_CONSUMER, enabled=True)
+    assert changes_wanted(NewConsumer)
+    rule.enabled = False
+    rule.save()
+    accept_and_apply(*history())
+    accept_and_apply(*audit(bronze()))
+    assert not Incident.objects.filter(kind=Rule.Kind.NEW_CONSUMER).exists()
