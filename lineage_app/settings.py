@@ -174,6 +174,11 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # An accept must not hang on a dead broker: the sweeper re-enqueues what it missed.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 0, "socket_connect_timeout": 1, "socket_timeout": 2}
 CELERY_TASK_PUBLISH_RETRY = False
+# One queue, two speeds: a worker takes the messages of lower priority numbers first (Redis: 0 is the
+# highest). Applying a backlog of events goes after everything else (deliveries of alert messages, beat's
+# checks), so that an on-call engineer's message never waits behind applies queued before it; apply's
+# latency is what the event log absorbs. docs/alerts.md has the before and after.
+CELERY_TASK_ROUTES = {"lineage_app.ingest.tasks.apply_events": {"priority": 6}}
 # Workers apply events at a lower CPU priority than the web process accepts them: producers wait
 # for an accept, nobody waits on an apply. When both want the CPU, accepting wins and the log
 # absorbs the difference (0 turns this off).
