@@ -1,6 +1,6 @@
 """Agent overhead on a Spark job of several seconds: no agent, backend up, backend down, backend hanging.
 
-    python bench/agent_overhead.py [--runs 5] [--rows 1500000,6000000] [--agent-root DIR]
+    python bench/agent_overhead.py [--runs 5] [--rows 1500000,6000000] [--agent-root DIR] [--earlier-root DIR]
 
 Each run is a fresh process (fresh JVM); modes are interleaved so that machine load
 drifts alike for all of them. The timed span is what the agent can affect: from just
@@ -12,8 +12,9 @@ account of where its time went: the fixed part (import, `install()`, `close()`, 
 thread) and the per-action part (reading each finished action's plan, on Spark's listener thread).
 
 Backend down is a port that refuses connections; backend hanging, one that accepts them and never
-answers. `--agent-root` runs the agent of another checkout (an earlier commit's worktree), to
-measure before and after in one session."""
+answers. `--agent-root` runs the agent of another checkout (an earlier commit's worktree);
+`--earlier-root` adds that checkout's agent as one more mode (backend up), interleaved with the others,
+for a before and after that drifts alike."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ from typing import Any, cast
 
 ROOT = Path(__file__).resolve().parents[1]
 MODES = ("no agent", "backend up", "backend down", "backend hangs")
+EARLIER = "up, earlier agent"  # backend up, with the agent of `--earlier-root`
 ACCOUNT = ("agent_install_ms", "agent_close_ms", "agent_listener_ms_total", "actions_total")
 
 
@@ -155,7 +157,10 @@ def main() -> int:
     parser.add_argument("--rows", default="1500000,6000000", help="job sizes, comma-separated")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated, from: " + ", ".join(MODES))
     parser.add_argument("--agent-root", type=Path, default=ROOT, help="the checkout whose agent is measured")
-    parser.add_argument("--child", choices=MODES)
+    parser.add_argument(
+        "--earlier-root", type=Path, help=f"also measure this checkout's agent, backend up, interleaved ('{EARLIER}')"
+    )
+    parser.add_argument("--child", choices=[*MODES, EARLIER])
     parser.add_argument("--url", default="")
     parser.add_argument("--workdir", type=Path)
     args = parser.parse_args()
@@ -171,14 +176,16 @@ def main() -> int:
         "backend down": f"http://127.0.0.1:{_closed_port()}",
         "backend hangs": f"http://127.0.0.1:{_hanging_port()}",
     }
-    modes = tuple(m for m in MODES if m in args.modes.split(","))
+    urls[EARLIER] = urls["backend up"]
+    roots = {mode: args.agent_root for mode in urls} | ({EARLIER: args.earlier_root} if args.earlier_root else {})
+    modes = tuple(m for m in MODES if m in args.modes.split(",")) + ((EARLIER,) if args.earlier_root else ())
     print(f"agent from {args.agent_root}, {args.runs} runs per mode and size", flush=True)
     for rows in (int(r) for r in args.rows.split(",")):
         samples: dict[str, list[dict[str, Any]]] = {mode: [] for mode in modes}
         for run in range(args.runs):
             order = modes[run % len(modes) :] + modes[: run % len(modes)]
             for mode in order:
-                measured = _measure(mode, urls[mode], rows, args.agent_root)
+                measured = _measure(mode, urls[mode], rows, roots[mode])
                 samples[mode].append(measured)
                 print(
                     f"  {rows:,} rows, run {run + 1}/{args.runs} {mode:>13}: {measured['seconds']:6.2f} s wall, "
@@ -198,6 +205,16 @@ def _report(rows: int, runs: int, samples: dict[str, list[dict[str, Any]]]) -> N
     cpu = {mode: statistics.median(s["cpu_seconds"] for s in runs_) for mode, runs_ in samples.items()}
     for mode in samples:
         print(f"  {mode:>13}: {_figure(wall, mode, 's wall')}   {_figure(cpu, mode, 's CPU')}")
+    if "no agent" in samples:
+        # The machine's speed drifts over a run: each mode against the no-agent run of the same round
+        # (minutes apart at most) is steadier than one median against another.
+        print("  paired with the same round's no-agent run, median of the rounds' overheads:")
+        for mode, runs_ in samples.items():
+            if mode != "no agent":
+                print(
+                    f"  {mode:>13}: {_paired(runs_, samples['no agent'], 'seconds')} wall   "
+                    f"{_paired(runs_, samples['no agent'], 'cpu_seconds')} CPU"
+                )
     for mode, runs_ in samples.items():
         accounts = [s["account"] for s in runs_ if s["account"].get("agent_install_ms") is not None]
         if not accounts:
@@ -210,6 +227,11 @@ def _report(rows: int, runs: int, samples: dict[str, list[dict[str, Any]]]) -> N
             f"{part['agent_install_ms']:.0f}, close {part['agent_close_ms']:.0f}) on the job's thread; "
             f"per action {per_action:.0f} ms ({part['actions_total']:.0f} actions) on Spark's listener thread"
         )
+
+
+def _paired(runs_: list[dict[str, Any]], baseline: list[dict[str, Any]], key: str) -> str:
+    overheads = [(run[key] - base[key]) / base[key] * 100 for run, base in zip(runs_, baseline, strict=False)]
+    return f"{statistics.median(overheads):+5.1f} %"
 
 
 def _figure(samples: dict[str, float], mode: str, unit: str) -> str:
