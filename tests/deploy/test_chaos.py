@@ -8,6 +8,7 @@ The figures (what was done to the stack, what came out) are printed (`pytest -s`
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import random
 import re
@@ -130,7 +131,7 @@ def _send(stack: ProductionStack, token: str, events: list[dict[str, Any]], post
             try:
                 status, body = post_json(url, token, events[index])
                 break
-            except OSError:
+            except (OSError, http.client.HTTPException):  # no answer, or one cut off by the restart
                 if time.monotonic() > deadline:
                     raise
                 sent.retried += 1

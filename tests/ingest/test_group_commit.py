@@ -48,8 +48,11 @@ def test_concurrent_posts_are_each_stored_once_and_answered_after_commit(live_se
 
 def _published_event_ids(broker_url: str) -> list[list[int]]:
     """The event ids of each `apply_events` message waiting in the broker's default queue (earlier tests may have
-    left other tasks' messages there, some with no arguments)."""
-    messages = [json.loads(m) for m in redis.Redis.from_url(broker_url).lrange("celery", 0, -1)]
+    left other tasks' messages there, some with no arguments). The queue is a Redis list per priority: `celery`,
+    and `celery` plus a separator and the priority for the others (apply's is lower: `CELERY_TASK_ROUTES`)."""
+    client = redis.Redis.from_url(broker_url)
+    lists = [key for key in client.scan_iter(match=b"celery*") if client.type(key) == b"list"]
+    messages = [json.loads(m) for key in lists for m in client.lrange(key, 0, -1)]
     return [
         json.loads(base64.b64decode(m["body"]))[0][0]
         for m in messages
