@@ -233,8 +233,15 @@ def test_a_celery_worker_serves_its_pool_s_apply_counts_and_lag(worker, ingest_c
     assert value(samples, "tributary_event_apply_lag_seconds_sum") > 0
     assert value(samples, "tributary_graph_query_duration_seconds_count", kind="write") > 0
 
-    tasks = [line for line in server.log_lines() if line["logger"] == "lineage_app.observability.worker"]
-    applying = [t for t in tasks if t.get("task") == "lineage_app.ingest.tasks.apply_events"]
-    assert applying and {t["outcome"] for t in applying} == {"SUCCESS"}
-    assert set(ids) <= {i for t in applying for i in t["event_ids"]}
-    assert all(t["task_id"] and t["duration_ms"] > 0 for t in applying)
+    def applying() -> list[dict[str, Any]]:
+        tasks = [line for line in server.log_lines() if line["logger"] == "lineage_app.observability.worker"]
+        return [t for t in tasks if t.get("task") == "lineage_app.ingest.tasks.apply_events"]
+
+    # A task logs when it ends, which is after it marked its events applied and told what happened.
+    wait_until(
+        lambda: set(ids) <= {i for t in applying() for i in t["event_ids"]},
+        timeout=30,
+        what="the worker to log the tasks that applied the events",
+    )
+    assert {t["outcome"] for t in applying()} == {"SUCCESS"}
+    assert all(t["task_id"] and t["duration_ms"] > 0 for t in applying())
