@@ -277,6 +277,17 @@ class ColumnEdgeSerializer(ResponseSerializer):
     indirect = serializers.BooleanField()
 
 
+class FieldRenameSerializer(ResponseSerializer):
+    """A field that left a schema and one that took its place and type (`graph.schema_fields`): read as a
+    rename, which the two fields also stand as in `removed` and `added`."""
+
+    to = serializers.CharField()
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        # `from` is a Python keyword, so the field is added by name.
+        return {"from": serializers.CharField(), **super().get_fields()}
+
+
 class EdgeValiditySerializer(ResponseSerializer):
     """When a lineage edge held (docs/time.md): event times, never arrival times."""
 

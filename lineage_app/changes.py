@@ -54,6 +54,8 @@ class SchemaChanged:
     added: tuple[str, ...]
     removed: tuple[str, ...]
     retyped: tuple[str, ...]
+    # (old, new): removed and added fields read as renames (`graph.schema_fields`); in both lists as well.
+    renamed: tuple[tuple[str, str], ...] = ()
 
     @property
     def breaking(self) -> bool:

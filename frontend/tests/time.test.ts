@@ -78,7 +78,7 @@ function etlDiff(root = OUT): LineageDiff {
       diffNode(OUT, "unchanged", [[ETL, "unchanged"]]),
     ],
     changes: { addedNodes: [C], removedNodes: [B], addedEdges: [{ origin: C, destination: ETL }], removedEdges: [{ origin: B, destination: ETL }] },
-    schemaChanges: [{ datasetId: OUT, fromVersion: "v1", toVersion: "v2", addedFields: ["c"], removedFields: ["b"], changedFields: [{ name: "id", fromType: "int", toType: "bigint" }] }],
+    schemaChanges: [{ datasetId: OUT, fromVersion: "v1", toVersion: "v2", addedFields: ["c"], removedFields: ["b"], changedFields: [{ name: "id", fromType: "int", toType: "bigint" }], renamedFields: [] }],
   };
 }
 

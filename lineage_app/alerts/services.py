@@ -149,9 +149,14 @@ def _schema_breaking(record: SchemaChanged, rule: Rule) -> None:
     blast = blast_radius(roots=[(Label.DATASET, key)], depth=downstream_depth(), fields=changed)
     if not blast.consumers or not rule_covers(rule, record.namespace, blast):
         return  # nobody reads it now: not breaking anything
-    parts = [
+    renamed_from = {old for old, _ in record.renamed}
+    parts = [f"renamed {', '.join(f'{old} → {new}' for old, new in record.renamed)}"] if record.renamed else []
+    parts += [
         f"{label} {', '.join(names)}"
-        for label, names in (("removed", record.removed), ("retyped", record.retyped))
+        for label, names in (
+            ("removed", [name for name in record.removed if name not in renamed_from]),
+            ("retyped", record.retyped),
+        )
         if names
     ]
     incident_open(

@@ -352,19 +352,14 @@ def _schema_change(before: dict[str, Any], after: dict[str, Any]) -> dict[str, A
     )
     if change is None:
         return None
-    added, removed, changed = change.added, change.removed, change.retyped
-    parts = [
-        f"{label}: {', '.join(names)}"
-        for label, names in (("added", added), ("removed", removed), ("retyped", changed))
-        if names
-    ]
     return {
         "kind": "schema_change",
         "at": after["firstSeen"],
         "runId": after["createdByRun"],
         "version": after["version"],
-        "message": "; ".join(parts) or "new schema version",
-        "added": added,
-        "removed": removed,
-        "retyped": changed,
+        "message": change.summary() or "new schema version",
+        "added": change.added,
+        "removed": change.removed,
+        "retyped": change.retyped,
+        "renamed": [{"from": old, "to": new} for old, new in change.renamed],
     }

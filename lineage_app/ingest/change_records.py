@@ -109,6 +109,7 @@ def _schema_changes(dataset_keys: frozenset[str], run_ids: set[str | None]) -> l
                         added=tuple(event["added"]),
                         removed=tuple(event["removed"]),
                         retyped=tuple(event["retyped"]),
+                        renamed=tuple((rename["from"], rename["to"]) for rename in event["renamed"]),
                     )
                 )
     return found

@@ -23,6 +23,7 @@ from lineage_app.api_support import (
     ERRORS,
     RUN_STATES,
     ColumnEdgeSerializer,
+    FieldRenameSerializer,
     MomentInput,
     QualityStatusField,
     ResponseSerializer,
@@ -240,6 +241,9 @@ class RootCauseApi(APIView):
                 )
                 retyped = serializers.ListField(
                     child=serializers.CharField(), required=False, help_text="schema changes only: field names"
+                )
+                renamed = FieldRenameSerializer(
+                    many=True, required=False, help_text="schema changes only: removed and added fields read as renames"
                 )
 
             id = serializers.CharField()

@@ -118,6 +118,21 @@ def test_a_breaking_schema_change_names_the_downstream_fields_affected(graph) ->
     assert ["Downstream fields affected", fields] in message["sections"]
 
 
+def test_a_renamed_column_is_a_breaking_change_that_says_it_was_renamed(graph) -> None:  # type: ignore[no-untyped-def]
+    accept_and_apply(*history())
+    routed("team:finance-analytics")
+    renamed = [("order_id", "bigint"), ("amount_usd", "double"), ("country", "string")]
+    accept_and_apply(*run("ingest_orders", at=T0, output=bronze(renamed)))
+
+    incident = Incident.objects.get()
+    assert incident.kind == Rule.Kind.SCHEMA_BREAKING
+    assert incident.cause == "renamed amount → amount_usd"
+    fields = incident.blast_radius["columns"]
+    assert "datasetField:file:///lake:silver/orders:amount_eur" in fields
+    assert "datasetField:file:///lake:gold/revenue:revenue" in fields
+    assert not any(":order_id" in field for field in fields), "a column that kept its name breaks nothing"
+
+
 def test_an_added_column_is_no_breaking_change(graph) -> None:  # type: ignore[no-untyped-def]
     accept_and_apply(*history())
     accept_and_apply(*run("ingest_orders", at=T0, output=bronze([*BRONZE, ("note", "string")])))

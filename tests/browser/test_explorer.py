@@ -8,6 +8,8 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from tests.alerts.scenario import bronze, history, run
+from tests.apply import accept_and_apply
 from tests.browser.conftest import PageWatch, shot
 from tests.browser.scenario import (
     AGGREGATE,
@@ -25,6 +27,8 @@ from tests.browser.scenario import (
     RAW,
     build_scenario,
 )
+from tests.events import T0
+from tests.explorer.test_field_renames import BRONZE_ID, RENAMED
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -235,6 +239,16 @@ def test_the_dataset_page_diffs_schema_versions_and_lists_the_affected_datasets(
     assert "mart.revenue" in page.locator("#affected").inner_text()
     assert page.locator("#versions tbody tr").count() == 2
     shot(page, "schema-drift")
+
+
+def test_the_dataset_page_shows_a_renamed_column_as_one_rename(logged_in: Any, live_server: Any, graph: Any) -> None:
+    accept_and_apply(*history(), *run("ingest_orders", at=T0, output=bronze(RENAMED)))
+    page = logged_in
+    page.goto(f"{live_server.url}/dataset?nodeId={_q(BRONZE_ID)}")
+    page.locator("#diff table.diff-table").wait_for()
+    rows = page.locator("#diff table.diff-table tbody tr").all_inner_texts()
+    assert [re.sub(r"\s+", " ", row).strip() for row in rows] == ["↦ renamed amount → amount_usd double"]
+    shot(page, "schema-rename")
 
 
 def test_names_and_error_messages_with_html_show_as_text_and_never_run(

@@ -1268,6 +1268,8 @@ export interface components {
             added: components["schemas"]["NameType"][];
             removed: components["schemas"]["NameType"][];
             changed: components["schemas"]["DatasetVersionDiffChanged"][];
+            /** @description removed and added fields read as renames */
+            renamed: components["schemas"]["FieldRename"][];
             /** @description dataset ids downstream, depth ≤ LINEAGE_MAX_DEPTH */
             downstream: string[];
             truncated: boolean;
@@ -1590,6 +1592,14 @@ export interface components {
          * @enum {string}
          */
         FieldNodeTypeEnum: "DATASET_FIELD";
+        /**
+         * @description A field that left a schema and one that took its place and type (`graph.schema_fields`): read as a
+         *     rename, which the two fields also stand as in `removed` and `added`.
+         */
+        FieldRename: {
+            from: string;
+            to: string;
+        };
         /** @description A job that used to read (or write) the dataset: its edge to it is stale. */
         FormerJob: {
             /** @description the job's id */
@@ -2308,6 +2318,8 @@ export interface components {
             removed?: string[];
             /** @description schema changes only: field names */
             retyped?: string[];
+            /** @description schema changes only: removed and added fields read as renames */
+            renamed?: components["schemas"]["FieldRename"][];
         };
         /**
          * @description * `failure` - failure
@@ -2557,6 +2569,8 @@ export interface components {
             addedFields: string[];
             removedFields: string[];
             changedFields: components["schemas"]["FieldChange"][];
+            /** @description removed and added fields read as renames */
+            renamedFields: components["schemas"]["FieldRename"][];
         };
         SinceLastSuccess: {
             /** @description the job's last successful run before the failure */

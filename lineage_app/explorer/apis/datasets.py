@@ -9,7 +9,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
-from lineage_app.api_support import RUN_STATES, QueryInput, ResponseSerializer, page_of, query_params
+from lineage_app.api_support import (
+    RUN_STATES,
+    FieldRenameSerializer,
+    QueryInput,
+    ResponseSerializer,
+    page_of,
+    query_params,
+)
 from lineage_app.explorer.apis.shared import ListFilterInput, NodeInput, response_read, responses_documented
 from lineage_app.explorer.selectors.datasets import dataset_detail, dataset_list, dataset_version_diff
 from lineage_app.explorer.selectors.near_miss import NEAR_MISS_LIMIT, dataset_near_miss
@@ -271,6 +278,7 @@ class DatasetVersionDiffApi(APIView):
         added = NameTypeSerializer(many=True)
         removed = NameTypeSerializer(many=True)
         changed = ChangedSerializer(many=True)
+        renamed = FieldRenameSerializer(many=True, help_text="removed and added fields read as renames")
         downstream = serializers.ListField(
             child=serializers.CharField(), help_text="dataset ids downstream, depth ≤ LINEAGE_MAX_DEPTH"
         )

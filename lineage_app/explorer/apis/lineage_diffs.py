@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
-from lineage_app.api_support import InstantField, ResponseSerializer, query_params
+from lineage_app.api_support import FieldRenameSerializer, InstantField, ResponseSerializer, query_params
 from lineage_app.explorer.apis.lineage_graphs import (
     ColumnLineageGraphApi,
     DatasetEdgeSerializer,
@@ -73,6 +73,7 @@ class SchemaChangeSerializer(ResponseSerializer):
     addedFields = serializers.ListField(child=serializers.CharField())
     removedFields = serializers.ListField(child=serializers.CharField())
     changedFields = FieldChangeSerializer(many=True)
+    renamedFields = FieldRenameSerializer(many=True, help_text="removed and added fields read as renames")
 
 
 class _DiffBody(ResponseSerializer):

@@ -124,6 +124,7 @@ def dataset_version_diff(*, node_id: str, from_version: str | None, to_version: 
     before, after = dict(fields[from_version]), dict(fields[to_version])
     change = schema_change(fields[from_version], fields[to_version])
     retyped = set(change.retyped) if change else set()
+    renamed = change.renamed if change else []
     graph = lineage_traverse(
         start=start,
         depth=settings.LINEAGE_MAX_DEPTH,
@@ -140,6 +141,7 @@ def dataset_version_diff(*, node_id: str, from_version: str | None, to_version: 
         "added": [{"name": n, "type": t} for n, t in fields[to_version] if n not in before],
         "removed": [{"name": n, "type": t} for n, t in fields[from_version] if n not in after],
         "changed": [{"name": n, "fromType": before[n], "toType": t} for n, t in fields[to_version] if n in retyped],
+        "renamed": [{"from": was, "to": now} for was, now in renamed],
         "downstream": downstream,
         "truncated": graph.truncated,
     }

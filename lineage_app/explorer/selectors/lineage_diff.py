@@ -140,6 +140,7 @@ def _schema_changes(dataset_ids: list[str], since: str, until: str) -> list[dict
                 "changedFields": [
                     {"name": name, "fromType": old[name], "toType": new[name]} for name in change.retyped
                 ],
+                "renamedFields": [{"from": was, "to": now} for was, now in change.renamed],
             }
         )
     return changes

@@ -96,9 +96,14 @@ function datasetView(detail: DatasetDetail, url: URL): HTMLElement {
 }
 
 function diffView(diff: VersionDiff): HTMLElement {
+  // A rename stands as one row, not as the removed and added fields it also is in the answer.
+  const renamedFrom = new Set(diff.renamed.map((r) => r.from));
+  const renamedTo = new Set(diff.renamed.map((r) => r.to));
+  const types = new Map(diff.added.map((f) => [f.name, f.type]));
   const rows = [
-    ...diff.added.map((f) => h("tr", { class: "added" }, h("td", {}, "+ added"), h("td", {}, f.name), h("td", { class: "mono" }, f.type ?? ""))),
-    ...diff.removed.map((f) => h("tr", { class: "removed" }, h("td", {}, "− removed"), h("td", {}, f.name), h("td", { class: "mono" }, f.type ?? ""))),
+    ...diff.renamed.map((r) => h("tr", { class: "renamed" }, h("td", {}, "↦ renamed"), h("td", {}, `${r.from} → ${r.to}`), h("td", { class: "mono" }, types.get(r.to) ?? ""))),
+    ...diff.added.filter((f) => !renamedTo.has(f.name)).map((f) => h("tr", { class: "added" }, h("td", {}, "+ added"), h("td", {}, f.name), h("td", { class: "mono" }, f.type ?? ""))),
+    ...diff.removed.filter((f) => !renamedFrom.has(f.name)).map((f) => h("tr", { class: "removed" }, h("td", {}, "− removed"), h("td", {}, f.name), h("td", { class: "mono" }, f.type ?? ""))),
     ...diff.changed.map((f) => h("tr", { class: "changed" }, h("td", {}, "~ changed"), h("td", {}, f.name), h("td", { class: "mono" }, `${f.fromType ?? "?"} → ${f.toType ?? "?"}`))),
   ];
   return h("div", {},

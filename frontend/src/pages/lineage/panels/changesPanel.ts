@@ -91,11 +91,15 @@ function schemaItem(change: SchemaChange, label: (id: string) => string): HTMLEl
   const versions = new URLSearchParams({ nodeId: change.datasetId });
   if (change.fromVersion) versions.set("from", change.fromVersion);
   if (change.toVersion) versions.set("to", change.toVersion);
+  const renamedFrom = new Set(change.renamedFields.map((r) => r.from));
+  const renamedTo = new Set(change.renamedFields.map((r) => r.to));
   return h("li", { "data-dataset": change.datasetId },
     h("a", { href: `/dataset?${versions}`, "data-link": "", title: idLabel(change.datasetId) }, label(change.datasetId)),
     h("ul", { class: "schema-change" },
-      change.addedFields.map((name) => h("li", {}, changeBadge("added"), " field ", h("code", {}, name))),
-      change.removedFields.map((name) => h("li", {}, changeBadge("removed"), " field ", h("code", {}, name))),
+      change.renamedFields.map((r) => h("li", {}, h("span", { class: "change-badge change-changed" }, "↦ renamed"), " field ",
+        h("code", {}, r.from), " → ", h("code", {}, r.to))),
+      change.addedFields.filter((name) => !renamedTo.has(name)).map((name) => h("li", {}, changeBadge("added"), " field ", h("code", {}, name))),
+      change.removedFields.filter((name) => !renamedFrom.has(name)).map((name) => h("li", {}, changeBadge("removed"), " field ", h("code", {}, name))),
       change.changedFields.map((field) => h("li", {}, h("span", { class: "change-badge change-changed" }, "~ changed"), " field ",
         h("code", {}, field.name), `: ${field.fromType ?? "?"} → ${field.toType ?? "?"}`))));
 }
