@@ -54,16 +54,21 @@ run: $(STAMP) frontend/dist/index.html
 	@$(PY) manage.py run_stack $(if $(filter 1 yes true,$(VERBOSE)),--verbose) $(ARGS)
 
 # The gates first (format, lint, types, import layers, the UI's types), then every test: the whole
-# suite on Spark 3.5 and the embedded graph engine, the graph-touching tests again on Neo4j 5
-# (test-neo4j), then the agent's tests and the example pipeline on Spark 4 (test-spark4); last, each
-# run's counts side by side.
+# suite on Spark 3.5 and the embedded graph engine and, side by side with it, the graph-touching tests
+# again on Neo4j 5 (test-neo4j: its own engine, Redis, database and var folder; its output goes to
+# $(RESULTS)/neo4j.log and is printed when both are done), then the agent's tests and the example
+# pipeline on Spark 4 (test-spark4); last, each run's counts side by side.
 RESULTS := $(or $(TRIBUTARY_VAR_DIR),var)/test-results
 test: $(STAMP) $(STAMP_DBT) frontend lint
 	bash scripts/test_services.sh
 	cd frontend && npm test
-	@rm -rf $(RESULTS)
-	$(PY) -m pytest --junitxml=$(RESULTS)/embedded.xml
-	$(MAKE) --no-print-directory test-neo4j
+	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
+	@echo "the Neo4j pass runs beside the embedded one (its output: $(RESULTS)/neo4j.log, printed at its end)"
+	@$(MAKE) --no-print-directory test-neo4j >$(RESULTS)/neo4j.log 2>&1 & neo4j=$$!; \
+	  $(PY) -m pytest --junitxml=$(RESULTS)/embedded.xml; embedded=$$?; \
+	  wait $$neo4j; neo4j=$$?; \
+	  echo "--- the Neo4j pass ($(RESULTS)/neo4j.log):"; cat $(RESULTS)/neo4j.log; \
+	  [ $$embedded = 0 ] && [ $$neo4j = 0 ]
 	$(MAKE) --no-print-directory test-spark4
 	@$(PY) scripts/test_summary.py $(RESULTS)
 
