@@ -92,11 +92,12 @@ test-neo4j: $(STAMP) $(STAMP_DBT) frontend/dist/index.html frontend/dist-test/in
 		echo "SKIPPED make test-neo4j: no Neo4j to test on ($(NEO4J_SERVE) is missing and NEO4J_URI is not set)"; \
 	fi
 
-# The event log's SQL on PostgreSQL as well (its hand-written INSERT must run on both backends).
+# The SQL that leans on the database on PostgreSQL as well: the event log (its hand-written INSERT), the
+# ledger's stream rows and locks, incidents (JSON filters) and the outbox's guarded claims.
 POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/tributary
 test-postgres: $(STAMP)
 	bash scripts/test_services.sh
-	DATABASE_URL=$(POSTGRES_URL) $(PY) -m pytest tests/ingest
+	DATABASE_URL=$(POSTGRES_URL) $(PY) -m pytest tests/ingest tests/ledger tests/alerts tests/notify
 
 # A real dbt project (tests/dbt/shop) run by OpenLineage's own dbt integration (tests/browser/test_dbt_project.py), in a venv of its own from
 # requirements/dbt.txt: dbt pins packages of its own that the server's venv must not have to agree with.
