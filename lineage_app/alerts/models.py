@@ -15,7 +15,7 @@ class Rule(models.Model):
     class Kind(models.TextChoices):
         RUN_FAILED = "run_failed", "A run failed or was aborted"
         RECOVERED = "recovered", "The job completed again: its incident resolves itself"
-        SCHEMA_BREAKING = "schema_breaking", "A removed or retyped column on a dataset with downstream consumers"
+        SCHEMA_BREAKING = "schema_breaking", "A column removed, renamed or retyped where consumers read it"
         DATASET_DROPPED = "dataset_dropped", "A dataset with downstream consumers was dropped"
         VERIFICATION = "verification", "An event's signature did not verify"
         DEADLINE_MISSED = "deadline_missed", "A job with a regular cadence has not completed when due"
