@@ -165,6 +165,18 @@ def test_make_run_shows_a_banner_one_line_per_example_job_and_keeps_the_rest_in_
         # validate_orders' failure opened an incident telling the owners of what it breaks, through the
         # local receiver (docs/alerts.md).
         # (and clean_orders v2 dropping `currency`, which daily_revenue reads, one of a breaking schema change).
+        # What applying events changed is told after they are marked applied (docs/alerts.md), so the
+        # incidents may follow the applied events by a moment.
+        wait_until(
+            lambda: (
+                database.execute(
+                    "SELECT count(*) FROM alerts_incident WHERE kind IN ('run_failed', 'schema_breaking')"
+                ).fetchone()[0]
+                >= 2
+            ),
+            timeout=60,
+            what="the example's incidents",
+        )
         incidents = dict(database.execute("SELECT root, owners FROM alerts_incident WHERE kind = 'run_failed'"))
         assert list(incidents) == ["job:spark:validate_orders"], "the action's failure and its application's: one"
         assert {"team:finance-analytics", "team:data-quality"} <= set(
