@@ -32,7 +32,7 @@ KEPT_WHOLE = {"facets.run": "Run", "facets.job": "Job", "facets.dataset": "Datas
 API_FIELDS = {
     "errorMessage": ("errorMessage", "stackTrace", "errorLanguage"),
     "nominalTime": ("nominalStartTime", "nominalEndTime"),
-    "parent": ("parentRunId", "children"),
+    "parent": ("parentRunId", "children", "hierarchy"),
     "jobType": ("jobType", "processingType", "integration"),
     "schema": ("fields", "versions"),
     "columnLineage": ("columnLineage",),
