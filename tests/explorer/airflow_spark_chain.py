@@ -39,7 +39,11 @@ def chain_runs() -> dict[str, list[dict[str, Any]]]:
             typed=job_type("AIRFLOW", "TASK"),
         ),
         "application": run(
-            APP_RUN, "transform_orders", minutes=2, parent_of=under["application"], typed=job_type("SPARK", "APPLICATION")
+            APP_RUN,
+            "transform_orders",
+            minutes=2,
+            parent_of=under["application"],
+            typed=job_type("SPARK", "APPLICATION"),
         ),
         "action1": run(
             ACTION_RUNS[0],

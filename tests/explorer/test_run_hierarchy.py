@@ -79,7 +79,10 @@ def test_every_run_of_the_chain_knows_its_root_parent_and_children_in_any_arriva
     assert refs(task["children"]) == [(APP_RUN, APP, TASK_RUN)]
     application = hierarchy(read_client, APP_RUN)
     assert (ref(application["root"]), ref(application["parent"])) == ((DAG_RUN, DAG), (TASK_RUN, TASK))
-    assert refs(application["children"]) == [(ACTION_RUNS[0], ACTIONS[0], APP_RUN), (ACTION_RUNS[1], ACTIONS[1], APP_RUN)]
+    assert refs(application["children"]) == [
+        (ACTION_RUNS[0], ACTIONS[0], APP_RUN),
+        (ACTION_RUNS[1], ACTIONS[1], APP_RUN),
+    ]
     assert application["descendants"] == []
     action = hierarchy(read_client, ACTION_RUNS[1])
     assert (ref(action["root"]), ref(action["parent"]), action["children"]) == ((DAG_RUN, DAG), (APP_RUN, APP), [])
