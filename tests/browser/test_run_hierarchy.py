@@ -1,6 +1,6 @@
 """A run's place in its chain in a real browser, after an Airflow DAG -> task -> Spark application -> actions chain
 posted over HTTP children first: the DAG run's page nests the task, the application and its actions, and the
-application's page links its root and parent and lists its actions."""
+application's page links its root and parent, lists its actions, and folds the Spark integration's own facets."""
 
 from __future__ import annotations
 
@@ -39,4 +39,12 @@ def test_the_dag_run_page_nests_its_task_application_and_actions_and_each_links_
     steps = page.locator("#run-focus .run-steps .run-ref")
     assert [steps.nth(i).get_attribute("data-run") for i in range(steps.count())] == list(ACTION_RUNS)
     assert "orders_nightly.spark_transform" in page.locator("#run-focus .run-parent").inner_text()
+    # The Spark integration's own facets, folded under the run's other facets, written out as sent when opened.
+    others = page.locator("#run-focus [data-facets='other'] .other-facet")
+    assert [others.nth(i).get_attribute("data-facet") for i in range(others.count())] == [
+        "spark_applicationDetails",
+        "spark_properties",
+    ]
+    others.first.locator("summary").click()
+    assert '"deployMode": "cluster"' in others.first.locator("pre").inner_text()
     assert not watch.errors and not watch.dialogs

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.events import dataset
+from tests.events import dataset, facet
 from tests.explorer.application_graph import job_type, parent, run
 
 DAG_RUN, TASK_RUN, APP_RUN = (f"00000000-0000-4000-8000-0000000000e{n}" for n in (1, 2, 3))
@@ -20,6 +20,14 @@ RAW, CLEAN, BY_DAY = (f"dataset:s3://lake:{name}" for name in ("raw/orders", "cl
 ROOT = (DAG_RUN, "airflow", "orders_nightly")
 
 
+def spark_facets() -> dict[str, Any]:
+    """Run facets the OpenLineage Spark integration adds of its own (docs/facets.md)."""
+    return {
+        "spark_applicationDetails": facet(master="yarn", appName="transform_orders", deployMode="cluster"),
+        "spark_properties": facet(properties={"spark.master": "yarn", "spark.app.name": "transform_orders"}),
+    }
+
+
 def chain_runs() -> dict[str, list[dict[str, Any]]]:
     """Each run's START and COMPLETE, by the name of its level: `dag`, `task`, `application`, `action1`, `action2`."""
     under = {
@@ -28,6 +36,11 @@ def chain_runs() -> dict[str, list[dict[str, Any]]]:
         "action": parent(APP_RUN, "spark", "transform_orders", root=ROOT),
     }
     action = job_type("SPARK", "SQL_JOB")
+    application = run(
+        APP_RUN, "transform_orders", minutes=2, parent_of=under["application"], typed=job_type("SPARK", "APPLICATION")
+    )
+    for event in application:  # the Spark integration's own facets, beside the standard ones
+        event["run"]["facets"].update(spark_facets())
     return {
         "dag": run(DAG_RUN, "orders_nightly", namespace="airflow", typed=job_type("AIRFLOW", "DAG")),
         "task": run(
@@ -38,13 +51,7 @@ def chain_runs() -> dict[str, list[dict[str, Any]]]:
             parent_of=under["task"],
             typed=job_type("AIRFLOW", "TASK"),
         ),
-        "application": run(
-            APP_RUN,
-            "transform_orders",
-            minutes=2,
-            parent_of=under["application"],
-            typed=job_type("SPARK", "APPLICATION"),
-        ),
+        "application": application,
         "action1": run(
             ACTION_RUNS[0],
             ACTIONS[0].removeprefix("job:spark:"),
