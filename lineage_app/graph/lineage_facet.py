@@ -52,12 +52,14 @@ class _Lineage:
     def dataset_target(self, target: Named, entry: dict[str, Any]) -> None:
         self.fields.setdefault(target, {})
         for source in _items(entry, "inputs", "DATASET"):
-            self._source(source, self.whole.setdefault(target, []))
+            if _named(source) != target:  # a table naming itself is no input of the job writing it
+                self._source(source, self.whole.setdefault(target, []))
         mapping = entry.get("fields")
         for field, sources in mapping.items() if isinstance(mapping, dict) else ():
             if isinstance(sources, dict):
                 for source in _items(sources, "inputs", "DATASET"):
-                    self._source(source, self.fields[target].setdefault(field, []))
+                    if _named(source) != target:
+                        self._source(source, self.fields[target].setdefault(field, []))
 
     def job_target(self, entry: dict[str, Any]) -> None:
         target = _named(entry, self.own)

@@ -14,6 +14,7 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from lineage_app.graph.lineage_facet import explicit_lineage_payload
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
 from tests.events import dataset, facet
@@ -126,3 +127,16 @@ def test_rebuilding_the_graph_gives_the_same_graph(graph: Any, ingest_client: AP
     applied = graph_dump()
     call_command("rebuild_graph", "--no-progress", "--batch-size", "2", stdout=StringIO())
     assert graph_dump() == applied
+
+
+def test_a_malformed_or_self_naming_lineage_facet_adds_nothing_and_never_fails() -> None:
+    [event] = stated_run(ids(1), minutes=0)[:1]
+    target = event["outputs"][0]
+    target["facets"]["lineage"] = facet(
+        inputs=[{"namespace": LAKE, "name": "agg/orders_by_day", "type": "DATASET"}, {"type": "DATASET"}, "x"],
+        fields="not a map",
+    )
+    event["job"]["facets"]["lineage"] = facet(entries=[{"type": "JOB", "namespace": "airflow"}, {"type": "JOB"}, 7])
+    read = explicit_lineage_payload(event)
+    assert (read["inputs"], [o["name"] for o in read["outputs"]]) == ([], ["agg/orders_by_day"])
+    assert "jobDependencies" not in read["run"]["facets"]
