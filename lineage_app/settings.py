@@ -247,6 +247,11 @@ FACET_POLICY = env("FACET_POLICY", "tolerant").lower()
 if FACET_POLICY not in {"strict", "tolerant"}:
     raise ValueError(f"FACET_POLICY must be strict or tolerant (got {FACET_POLICY!r})")
 
+# Experimental: read the `lineage` facet (LineageFacet 1-0-0, OpenLineage PR #4804: explicit dataset -> dataset
+# and job -> job lineage) into the graph (docs/facets.md). Off, the facet is kept as sent and shown, never folded.
+# Switching it takes effect for events applied from then on: `manage.py rebuild_graph` for the rest.
+LINEAGE_FACET_ENABLED = env_bool("LINEAGE_FACET_ENABLED", False)
+
 # --- Lineage in time (docs/time.md) -----------------------------------------------------------------
 # An edge a job's completed runs leave out stays current until this many completed runs have left it
 # out, the last ending at least this many days after it was last seen; StaleGrace rows override per job

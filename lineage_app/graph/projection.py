@@ -24,7 +24,7 @@ from lineage_app.graph.model import (
 )
 from lineage_app.graph.node_ids import node_id
 from lineage_app.graph.quality import checks_status, dataset_metrics, dataset_version, event_checks
-from lineage_app.graph.run_state import RunFold
+from lineage_app.graph.run_state import ParentRun, RunFold
 from lineage_app.graph.subsets import subset_text
 
 # Facets kept as graph structure of their own, not in a node's facet blob.
@@ -157,6 +157,7 @@ class GraphWrites:
     alias_links: _Rows = field(default_factory=_Rows)
     runs: list[dict[str, Any]] = field(default_factory=list)
     run_parents: list[dict[str, Any]] = field(default_factory=list)
+    run_roots: list[dict[str, Any]] = field(default_factory=list)
     run_tags: list[dict[str, Any]] = field(default_factory=list)
     # The folds among `runs` that confirm their job's edges (`RunFold.confirmation`: completed runs, and
     # runs emitting complete snapshots).
@@ -429,6 +430,7 @@ def write_statements(
         (statements.MERGE_JOBS, rows.jobs),
         (statements.MERGE_RUNS, writes.runs),
         (statements.MERGE_RUN_PARENTS, writes.run_parents),
+        (statements.MERGE_RUN_ROOTS, writes.run_roots),
         (statements.MERGE_RUN_READS, rows.run_reads),
         (statements.MERGE_RUN_WRITES, rows.run_writes),
         (statements.SET_DATASET_LATEST_RUNS, writes.runs),
@@ -536,21 +538,24 @@ def writes_add_runs(writes: GraphWrites, folds: Iterable[RunFold], *, spelled: S
         )
         writes.run_tags.extend({"targetKey": fold.run_id, "tag": tag} for tag in tag_texts(fold.facets))
         if fold.parent is not None:
-            parent = fold.parent
-            writes.run_parents.append(
-                {
-                    "runId": fold.run_id,
-                    "parentRunId": parent.run_id,
-                    "parentNodeId": node_id(NodeType.RUN, parent.run_id),
-                    "parentJobKey": natural_key(parent.job_namespace, parent.job_name),
-                    "parentJobNodeId": node_id(NodeType.JOB, parent.job_namespace, parent.job_name),
-                    "parentJobNamespace": parent.job_namespace,
-                    "parentJobName": parent.job_name,
-                    # A parent known only by reference has no events: it is the job's latest run
-                    # only while the job has no run with events (an empty time sorts first).
-                    **_latest_run_facts(parent.run_id, RunState.NEW.value, ""),
-                }
-            )
+            writes.run_parents.append({"runId": fold.run_id, **_referenced_run(fold.parent)})
+        if fold.root is not None and fold.root != fold.parent:
+            writes.run_roots.append(_referenced_run(fold.root))
+
+
+def _referenced_run(run: ParentRun) -> dict[str, str | None]:
+    """The row of a run named by another run (its parent or root) for `_MERGE_REFERENCED_RUN`."""
+    return {
+        "refRunId": run.run_id,
+        "refNodeId": node_id(NodeType.RUN, run.run_id),
+        "refJobKey": natural_key(run.job_namespace, run.job_name),
+        "refJobNodeId": node_id(NodeType.JOB, run.job_namespace, run.job_name),
+        "refJobNamespace": run.job_namespace,
+        "refJobName": run.job_name,
+        # A run known only by reference has no events: it is the job's latest run
+        # only while the job has no run with events (an empty time sorts first).
+        **_latest_run_facts(run.run_id, RunState.NEW.value, ""),
+    }
 
 
 def _latest_run_facts(run_id: str, state: str, last_event_time: str) -> dict[str, str | None]:

@@ -60,6 +60,8 @@ class RunFold:
     failure_cause: str | None  # one line: the root cause of a FAILED / ABORTED run (`graph.failure_cause`)
     failure_class: str | None  # its classification; None unless the run failed or was aborted
     parent: ParentRun | None
+    # The run at the top of its chain (ParentRunFacet `root`), when the run names one other than itself.
+    root: ParentRun | None
     facets: dict[str, Any]
     event_count: int
     last_event_time: str
@@ -116,6 +118,7 @@ class RunFold:
             "failureCause": self.failure_cause,
             "failureClass": self.failure_class,
             "parentRunId": self.parent.run_id if self.parent else None,
+            "rootRunId": self.root.run_id if self.root else None,
             "facetsJson": json_property(self.facets),
             "trigger": airflow_trigger(self.facets),
             "eventCount": self.event_count,
@@ -124,6 +127,23 @@ class RunFold:
             "snapshotOrder": self.snapshot_order,
             "snapshotAt": self.snapshot.time if self.snapshot_order is not None and self.snapshot else None,
         }
+
+
+def _named_run(reference: dict[str, Any] | None) -> ParentRun | None:
+    """The run a ParentRunFacet's `run` and `job` (or its `root`'s) name; None for none."""
+    if not reference:
+        return None
+    return ParentRun(
+        run_id=reference["run"]["runId"].lower(),
+        job_namespace=reference["job"]["namespace"],
+        job_name=reference["job"]["name"],
+    )
+
+
+def _root(parent: dict[str, Any] | None, run_id: str) -> ParentRun | None:
+    """The chain's root run a parent facet names (1-1-0's `root`), unless it names the run itself."""
+    root = _named_run((parent or {}).get("root"))
+    return root if root is not None and root.run_id != run_id else None
 
 
 def _sort_key(event: EventRecord) -> tuple[datetime, int, str]:
@@ -197,8 +217,9 @@ def run_fold(events: Iterable[EventRecord]) -> RunFold:
     quality = _quality_failure(state, ordered)
     if quality is not None:  # a failed check says more than any error the run may have reported
         cause, failure_class = quality, DATA_QUALITY
+    run_id = ordered[0].payload["run"]["runId"].lower()
     return RunFold(
-        run_id=ordered[0].payload["run"]["runId"].lower(),
+        run_id=run_id,
         job_namespace=job.get("namespace", ""),
         job_name=job.get("name", ""),
         state=state,
@@ -212,13 +233,8 @@ def run_fold(events: Iterable[EventRecord]) -> RunFold:
         error_language=(error or {}).get("programmingLanguage"),
         failure_cause=cause,
         failure_class=failure_class,
-        parent=ParentRun(
-            run_id=parent["run"]["runId"].lower(),
-            job_namespace=parent["job"]["namespace"],
-            job_name=parent["job"]["name"],
-        )
-        if parent
-        else None,
+        parent=_named_run(parent),
+        root=_root(parent, run_id),
         facets=facets,
         event_count=len(ordered),
         last_event_time=ordered[-1].time,

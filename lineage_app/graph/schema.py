@@ -28,6 +28,8 @@ LOOKUP_INDEXES: tuple[tuple[Label, str], ...] = (
     (Label.JOB, "namespace"),
     (Label.FIELD, "name"),
     (Label.RUN, "state"),
+    # A root run's page lists the runs naming it their root (`graph.hierarchy`).
+    (Label.RUN, "rootRunId"),
     # Every applied batch resolves its datasets' names through the alias registry by these.
     (Label.DATASET_ALIAS, "normalKey"),
     (Label.DATASET_ALIAS, "canonicalKey"),

@@ -91,18 +91,31 @@ MATCH (:{Label.RUN} {{runId: row.runId}})-[:{Rel.WROTE}]->(d:{Label.DATASET})
 SET {_latest_run("d")}
 """
 
+# A run another run names (its parent, or its chain's root), as a run of its job, known by reference until
+# its own events arrive.
+_MERGE_REFERENCED_RUN = f"""
+MERGE (p:{Label.RUN} {{runId: row.refRunId}})
+ON CREATE SET p.nodeId = row.refNodeId, p.state = '{RunState.NEW}',
+              p.jobNamespace = row.refJobNamespace, p.jobName = row.refJobName
+MERGE (pj:{Label.JOB} {{key: row.refJobKey}})
+ON CREATE SET pj.nodeId = row.refJobNodeId, pj.namespace = row.refJobNamespace,
+              pj.name = row.refJobName
+SET {_latest("pj", "latestRunId", "latestRunState", guard="latestRunOrder", order="row.runOrder")}
+MERGE (pj)-[:{Rel.HAS_RUN}]->(p)
+"""
+
 MERGE_RUN_PARENTS = f"""
 UNWIND $rows AS row
 MATCH (r:{Label.RUN} {{runId: row.runId}})
-MERGE (p:{Label.RUN} {{runId: row.parentRunId}})
-ON CREATE SET p.nodeId = row.parentNodeId, p.state = '{RunState.NEW}',
-              p.jobNamespace = row.parentJobNamespace, p.jobName = row.parentJobName
-MERGE (pj:{Label.JOB} {{key: row.parentJobKey}})
-ON CREATE SET pj.nodeId = row.parentJobNodeId, pj.namespace = row.parentJobNamespace,
-              pj.name = row.parentJobName
-SET {_latest("pj", "latestRunId", "latestRunState", guard="latestRunOrder", order="row.runOrder")}
-MERGE (pj)-[:{Rel.HAS_RUN}]->(p)
+{_MERGE_REFERENCED_RUN}
 MERGE (r)-[:{Rel.CHILD_OF}]->(p)
+"""
+
+# The roots runs name beyond their parents: a root is linked by the `rootRunId` its descendants keep, so a
+# page can link it (and list what it started) even when no event of its own ever arrives.
+MERGE_RUN_ROOTS = f"""
+UNWIND $rows AS row
+{_MERGE_REFERENCED_RUN}
 """
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from django.conf import settings
 
 from lineage_app.graph.projection import STRUCTURAL_DATASET_FACETS
+from lineage_app.ingest.integration_facets import INTEGRATION_FACETS, IntegrationFacet
 from lineage_app.ingest.validation import FACET_SECTIONS, SPEC_DIR, _facet_schema_ids
 
 ROOT = Path(settings.BASE_DIR)
@@ -24,6 +25,7 @@ READERS = (
     "lineage_app/graph/run_state.py",
     "lineage_app/graph/quality.py",
     "lineage_app/graph/subsets.py",
+    "lineage_app/graph/lineage_facet.py",
     "lineage_app/ownership/services/events.py",
 )
 # Where the graph keeps a facet map's facets whole, as JSON on the node (the read API's `facets`).
@@ -32,7 +34,7 @@ KEPT_WHOLE = {"facets.run": "Run", "facets.job": "Job", "facets.dataset": "Datas
 API_FIELDS = {
     "errorMessage": ("errorMessage", "stackTrace", "errorLanguage"),
     "nominalTime": ("nominalStartTime", "nominalEndTime"),
-    "parent": ("parentRunId", "children"),
+    "parent": ("parentRunId", "children", "hierarchy"),
     "jobType": ("jobType", "processingType", "integration"),
     "schema": ("fields", "versions"),
     "columnLineage": ("columnLineage",),
@@ -50,6 +52,8 @@ UI_PAGES = ROOT / "frontend" / "src" / "pages"
 # name (`facetOf(facets, "sql")`); a facet is shown by the pages that import the module reading it.
 UI_FACET_VIEWS = ROOT / "frontend" / "src" / "facets"
 FACET_VIEWS = {"facets.run": "run", "facets.job": "job", "facets.dataset": "dataset"}
+# The facet maps a facet of no single section may be sent in (LineageFacet: a dataset's or a job's).
+COMBINED_SECTIONS = ("facets.dataset", "facets.job")
 SECTION_NAMES = {
     "facets.run": "run",
     "facets.job": "job",
@@ -80,9 +84,14 @@ def facet_coverage() -> list[FacetCoverage]:
         for key, ref in schema.get("properties", {}).items():
             definition = ref.get("$ref", "").rsplit("/", 1)[-1]
             section = next((s for suffix, s in FACET_SECTIONS if definition.endswith(suffix)), "") if definition else ""
-            kept = KEPT_WHOLE.get(section)
-            if section == "facets.dataset" and key in STRUCTURAL_DATASET_FACETS:
-                kept = None
+            # A facet of no single section (the combined `lineage` facet) is one of the facet maps it may be sent in.
+            sections = (section,) if section else COMBINED_SECTIONS
+            kept = ", ".join(
+                KEPT_WHOLE[s]
+                for s in sections
+                if s in KEPT_WHOLE and not (s == "facets.dataset" and key in STRUCTURAL_DATASET_FACETS)
+            )
+            shown = {page for s in sections for page in _pages_showing_facet(s, key)}
             rows.append(
                 FacetCoverage(
                     key=key,
@@ -90,10 +99,8 @@ def facet_coverage() -> list[FacetCoverage]:
                     schema_file=path.name,
                     validated=(section, key) in validated,
                     read_by=tuple(read.get(key, ())),
-                    kept_on=kept,
-                    shown_by=tuple(
-                        sorted({*_pages_reading(API_FIELDS.get(key, ())), *_pages_showing_facet(section, key)})
-                    ),
+                    kept_on=kept or None,
+                    shown_by=tuple(sorted({*_pages_reading(API_FIELDS.get(key, ())), *shown})),
                 )
             )
     return sorted(rows, key=lambda r: (list(SECTION_NAMES).index(r.section) if r.section else 9, r.key))
@@ -139,21 +146,50 @@ def _pages_reading(fields: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted(pages))
 
 
+# A facet view showing the facets it does not name (nor lists as `SHOWN`) folded, as JSON (`otherFacets`).
+OTHER_FACETS = "(Other facets, as JSON)"
+
+
 def _pages_showing_facet(section: str, key: str) -> tuple[str, ...]:
-    """The pages that import the facet view of `section` when that view reads facet `key`."""
+    """The pages that import the facet view of `section` when that view reads facet `key`, or shows it among its
+    other facets (those marked `OTHER_FACETS`)."""
     view = FACET_VIEWS.get(section)
-    if view is None or not re.search(
-        rf'facetOf\([^,()]+,\s*"{re.escape(key)}"\)', (UI_FACET_VIEWS / f"{view}.ts").read_text()
-    ):
+    source = (UI_FACET_VIEWS / f"{view}.ts").read_text() if view else ""
+    if re.search(rf'facetOf\([^,()]+,\s*"{re.escape(key)}"\)', source):
+        suffix = ""
+    elif "otherFacets(" in source and key not in _listed_as_shown(source):
+        suffix = f" {OTHER_FACETS}"
+    else:
         return ()
     imports = re.compile(rf'from\s+"(?:\.\./)+facets/{view}"')
     return tuple(
         sorted(
-            str(source.relative_to(UI_PAGES))
-            for source in UI_PAGES.rglob("*.ts")
-            if ".test." not in source.name and imports.search(source.read_text())
+            str(page.relative_to(UI_PAGES)) + suffix
+            for page in UI_PAGES.rglob("*.ts")
+            if ".test." not in page.name and imports.search(page.read_text())
         )
     )
+
+
+def _listed_as_shown(view_source: str) -> set[str]:
+    """The facet names a view's `SHOWN` list names: shown by its sections or elsewhere on the page."""
+    found = re.search(r"const SHOWN = \[([^\]]*)\]", view_source)
+    return set(re.findall(r'"([^"]+)"', found.group(1))) if found else set()
+
+
+def integration_rows() -> list[tuple[IntegrationFacet, tuple[str, ...], str | None, tuple[str, ...]]]:
+    """Each facet the Spark and Flink integrations send beyond the bundled spec, with the graph modules that read
+    it, the node that keeps it whole, and the pages that show it."""
+    read = facet_keys_read()
+    return [
+        (
+            facet,
+            tuple(read.get(facet.key, ())),
+            KEPT_WHOLE.get(facet.section),
+            _pages_showing_facet(facet.section, facet.key),
+        )
+        for facet in INTEGRATION_FACETS
+    ]
 
 
 def facet_coverage_markdown() -> str:
@@ -179,7 +215,8 @@ def facet_coverage_markdown() -> str:
         "  a run, its events' facets merged in event-time order.",
         "- **Shown in the UI**: a page reads a read-API field the facet becomes"
         " (the pages under `frontend/src/pages/`), or shows the facet itself through the facet view of its node"
-        " (`frontend/src/facets/`).",
+        " (`frontend/src/facets/`). The run's and the job's views fold every facet they have no section for under"
+        f" *Other facets*, as the JSON its producer sent: those are marked {OTHER_FACETS}.",
         "- A facet with none of these is kept only in the stored event (the event log).",
         "",
         "| Facet | Section | Schema | Validated | Read by the graph | Kept on node | Shown in the UI |",
@@ -207,4 +244,58 @@ def facet_coverage_markdown() -> str:
         if not (r.read_by or r.kept_on or r.shown_by)
     ]
     lines += ["", "Kept only in the stored event: " + (", ".join(only_stored) or "none") + ".", ""]
-    return "\n".join(lines)
+    return "\n".join(lines + _experimental_lines() + _integration_lines())
+
+
+def _experimental_lines() -> list[str]:
+    return [
+        "## The experimental `lineage` facet",
+        "",
+        "`LineageFacet.json` (OpenLineage PR #4804) states lineage outright: as a dataset facet, which sources feed",
+        "that dataset, whole and field by field, with their transformations; as a job facet, entries naming target",
+        "datasets or jobs and what feeds them. It is **experimental**, and read only with `LINEAGE_FACET_ENABLED=true`",
+        "(off by default; otherwise it is kept on the node as sent, like any facet). Read, each event's `lineage`",
+        "facets become the lineage the graph already folds (`lineage_app/graph/lineage_facet.py`), through the same",
+        "time-aware fold as every other edge:",
+        "",
+        "- a target dataset of an output's facet or of a job entry is an output of the event's job, and each",
+        "  source dataset an input of it;",
+        "- a target field's source fields are its column lineage, with their transformations (type, subtype,",
+        "  description, masking); a dataset-wide source with a field reaches every target field, as in",
+        "  `columnLineage`;",
+        "- a job entry of the event's own job fed by another job, or of another job fed by the event's own, is a",
+        "  job -> job edge, drawn as a declared dependency of type `LINEAGE`.",
+        "",
+        "Left out: an entry whose source and target are both other jobs (no event of theirs confirms it), a job",
+        "feeding a dataset, a job entry's `runId`, and the transformations of a source named without a field (the",
+        "graph keeps transformations on field derivations only). Switching the setting takes effect for events",
+        "applied from then on; `manage.py rebuild_graph` applies it to the rest.",
+        "",
+    ]
+
+
+def _integration_lines() -> list[str]:
+    lines = [
+        "## Facets the Spark and Flink integrations send",
+        "",
+        "The OpenLineage Spark and Flink integrations send these beyond the bundled spec: their own facets, and",
+        "facets of OpenLineage's registry (`spec/registry`: Iceberg, Google Cloud). Tributary has no schema for",
+        "them, so only their envelope is checked (`_producer` and `_schemaURL` must be strings); each is kept in",
+        "the stored event byte for byte, and as below.",
+        "",
+        "| Facet | Section | Sent by | What it holds | Registry | Read by the graph | Kept on node | Shown in the UI |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for facet, read_by, kept_on, shown_by in integration_rows():
+        cells = [
+            f"`{facet.key}`",
+            SECTION_NAMES[facet.section],
+            facet.sent_by,
+            facet.holds,
+            "yes" if facet.registry else "no",
+            ", ".join(f"`{m}`" for m in read_by) or "—",
+            kept_on or "—",
+            ", ".join(shown_by) or "— (only in the stored event)",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return [*lines, ""]

@@ -17,6 +17,7 @@ from lineage_app.accounts.models import ApiToken
 from lineage_app.celery import app as celery_app
 from lineage_app.changes import EventsApplied, GraphRebuilt, NewConsumer, changes_publish, changes_wanted
 from lineage_app.graph.events import EventRecord
+from lineage_app.graph.lineage_facet import explicit_lineage_payload
 from lineage_app.graph.projection import GraphWrites, graph_writes_for, writes_add_runs
 from lineage_app.graph.run_state import RunFold, run_fold
 from lineage_app.graph.schema import graph_schema_init
@@ -129,11 +130,14 @@ def _record(event: LineageEvent) -> EventRecord:
     """The event as the graph sees it: without the facets its stored warnings name (invariant 8).
 
     Every apply, incremental or `rebuild_graph`, and every run fold reads events through here, so
-    an invalid facet never reaches the projection. The content hash stays that of the event as sent.
+    an invalid facet never reaches the projection, and the experimental `lineage` facet, when read, is read the
+    same way by all. The content hash stays that of the event as sent.
     """
     payload = event.payload
     if event.facet_warnings:
         payload = payload_without(payload, (w["at"] for w in event.facet_warnings if w.get("at")))
+    if settings.LINEAGE_FACET_ENABLED:
+        payload = explicit_lineage_payload(payload)
     return EventRecord(content_hash=event.content_hash, event_time=event.event_time, payload=payload)
 
 

@@ -7,7 +7,13 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from lineage_app.ingest.facet_coverage import DOC, facet_coverage, facet_coverage_markdown, facet_keys_read
+from lineage_app.ingest.facet_coverage import (
+    DOC,
+    facet_coverage,
+    facet_coverage_markdown,
+    facet_keys_read,
+    integration_rows,
+)
 
 
 def test_docs_facets_md_is_what_the_code_generates() -> None:
@@ -58,4 +64,40 @@ def test_a_facet_shown_through_its_node_s_facet_view_names_the_pages_that_import
     assert shown[("facets.dataset", "storage")] == ("dataset/DatasetPage.ts",)
     assert shown[("outputFacets", "outputStatistics")] == ("dataset/DatasetPage.ts",)  # through `writeStatistics`
     assert shown[("facets.run", "jobDependencies")] == ("runs/JobRunsPage.ts",)  # through the job's `dependencies`
-    assert shown[("facets.run", "extractionError")] == ()  # kept on the run, read by no view
+    # Kept on the run, named by no section: folded under the run's other facets, as sent.
+    assert shown[("facets.run", "extractionError")] == ("runs/JobRunsPage.ts (Other facets, as JSON)",)
+    assert shown[("facets.run", "errorMessage")] == (  # shown as the run's error, never again as JSON
+        "failures/FailuresPage.ts",
+        "lineage/panels/jobPanel.ts",
+        "runs/JobRunsPage.ts",
+    )
+
+
+def test_every_facet_the_spark_and_flink_integrations_send_has_a_row_saying_where_it_shows() -> None:
+    rows = {facet.key: (facet, kept_on, shown_by) for facet, _, kept_on, shown_by in integration_rows()}
+    spark_run = ("spark_properties", "spark_applicationDetails", "spark_jobDetails", "spark.logicalPlan", "debug")
+    for key in (*spark_run, "spark_unknown", "environment-properties", "gcp_dataproc", "checkpoints", "flink_job"):
+        facet, kept_on, shown_by = rows[key]
+        assert (facet.section, kept_on, shown_by) == (
+            "facets.run",
+            "Run",
+            ("runs/JobRunsPage.ts (Other facets, as JSON)",),
+        ), key
+    assert rows["gcp_lineage"][1:] == (
+        "Job",
+        ("lineage/panels/jobPanel.ts (Other facets, as JSON)", "runs/JobRunsPage.ts (Other facets, as JSON)"),
+    )
+    # Iceberg's reports ride on the input and output datasets, which keep no facets of their own.
+    for key, section in (("icebergScanReport", "inputFacets"), ("icebergCommitReport", "outputFacets")):
+        facet, kept_on, shown_by = rows[key]
+        assert (facet.section, facet.registry, kept_on, shown_by) == (section, True, None, ()), key
+    text = facet_coverage_markdown()
+    for key in rows:
+        assert f"| `{key}` |" in text, key
+
+
+def test_the_experimental_lineage_facet_is_documented_as_read_only_behind_its_setting() -> None:
+    [lineage] = [r for r in facet_coverage() if r.key == "lineage"]
+    assert lineage.read_by == ("graph/lineage_facet.py",) and lineage.kept_on == "Dataset, Job"
+    text = facet_coverage_markdown()
+    assert "It is **experimental**, and read only with `LINEAGE_FACET_ENABLED=true`" in text

@@ -2425,6 +2425,8 @@ export interface components {
             outputSubsets: components["schemas"]["RunSubset"][];
             /** @description the runIds of its child runs */
             children: string[];
+            /** @description its place in its chain of runs (ParentRunFacet `parent`, `root`) */
+            hierarchy: components["schemas"]["RunHierarchy"];
             /**
              * @description the worst signature status of its events
              *
@@ -2474,6 +2476,16 @@ export interface components {
             path: string;
             message: string;
         };
+        RunHierarchy: {
+            /** @description the root of its chain (ParentRunFacet `root`, else its topmost ancestor); null for a root */
+            root: components["schemas"]["RunRef"] | null;
+            /** @description its parent run; null for none */
+            parent: components["schemas"]["RunRef"] | null;
+            /** @description its child runs (an application's actions, a DAG run's tasks), the first started first */
+            children: components["schemas"]["RunRef"][];
+            /** @description the runs further below it that name it their root, and any run between (a task that sent no event), each with its parent: nest them by `parentRunId` */
+            descendants: components["schemas"]["RunRef"][];
+        };
         RunLineage: {
             runId: string;
             jobId: string;
@@ -2506,6 +2518,24 @@ export interface components {
             /** @description all matches, not only this page's */
             count: number;
             results: components["schemas"]["RunSummary"][];
+        };
+        RunRef: {
+            runId: string;
+            /** @description `job:<namespace>:<name>`, the job it is a run of */
+            jobId: string;
+            /**
+             * @description `NEW` for a run known only by reference
+             *
+             *     * `NEW` - NEW
+             *     * `RUNNING` - RUNNING
+             *     * `COMPLETED` - COMPLETED
+             *     * `FAILED` - FAILED
+             *     * `ABORTED` - ABORTED
+             */
+            state: components["schemas"]["RunStateEnum"];
+            startedAt: string | null;
+            /** @description the run its parent facet names */
+            parentRunId: string | null;
         };
         /**
          * @description * `NEW` - NEW

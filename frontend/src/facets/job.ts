@@ -2,7 +2,10 @@
 
 import { h } from "../dom";
 import { externalLink } from "./markdown";
-import { type Facets, codeBlock, documentation, facetOf, facts, present, sectionOf, tagChips, text } from "./parts";
+import { type Facets, codeBlock, documentation, facetOf, facts, otherFacets, present, sectionOf, tagChips, text } from "./parts";
+
+/** The facets the sections below show, and those the job page shows elsewhere (its owners); the rest are "Other facets". */
+const SHOWN = ["jobType", "tags", "documentation", "sourceCodeLocation", "sql", "sourceCode", "ownership"];
 
 /** The job's facet sections (only those its facets fill), for the job page and the explorer's job panel. */
 export function jobFacetSections(facets: Facets): HTMLElement[] {
@@ -20,6 +23,7 @@ export function jobFacetSections(facets: Facets): HTMLElement[] {
     sectionOf(dialect ? `SQL · ${dialect}` : "SQL", "sql", query ? codeBlock(query, dialect ?? "sql", "SQL") : null),
     sectionOf(language ? `Source code · ${language}` : "Source code", "sourceCode",
       source ? codeBlock(source, language, "source code") : null),
+    otherFacets(facets, SHOWN),
   ]);
 }
 

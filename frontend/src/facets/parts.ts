@@ -88,3 +88,20 @@ export function sectionOf(title: string, id: string, ...body: (Node | null)[]): 
   element.dataset.facets = id;
   return element;
 }
+
+/** The facets `facets` has that no section of the view names (`named`), such as an integration's own (Spark's
+ *  `spark_properties`, Flink's `checkpoints`): each folded, as the JSON its producer sent, written out when opened
+ *  (a logical plan can be large); null when there are none. */
+export function otherFacets(facets: Facets | null | undefined, named: readonly string[]): HTMLElement | null {
+  const all = facets ?? {};
+  const others = Object.keys(all).filter((name) => !named.includes(name)).sort();
+  if (!others.length) return null;
+  return sectionOf("Other facets", "other", h("div", { class: "other-facets" }, others.map((name) => {
+    const body = h("pre", { class: "code facet-json" });
+    const fold = h("details", { class: "other-facet", "data-facet": name }, h("summary", {}, name), body);
+    fold.addEventListener("toggle", () => {
+      if (fold.open && !body.textContent) body.textContent = JSON.stringify(all[name], null, 2);
+    });
+    return fold;
+  })));
+}

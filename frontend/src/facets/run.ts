@@ -3,7 +3,12 @@
 
 import { h } from "../dom";
 import { formatTime } from "../format";
-import { type Facets, facetOf, facts, present, records, sectionOf, tagChips, text } from "./parts";
+import { type Facets, facetOf, facts, otherFacets, present, records, sectionOf, tagChips, text } from "./parts";
+
+/** The facets the sections below show, and those the run page shows elsewhere (its error, its place in its chain, its
+ *  checks, the job's declared dependencies); the rest are "Other facets". */
+const SHOWN = ["nominalTime", "tags", "processing_engine", "externalQuery", "executionParameters", "environmentVariables",
+  "errorMessage", "parent", "test", "jobDependencies"];
 
 /** The run's facet sections (only those its facets fill), for the runs on a job's page. */
 export function runFacetSections(facets: Facets): HTMLElement[] {
@@ -28,6 +33,7 @@ export function runFacetSections(facets: Facets): HTMLElement[] {
       [["Key", "key"], ["Name", "name"], ["Value", "value"], ["Description", "description"]], "parameters", "key")),
     sectionOf("Environment variables", "environmentVariables",
       table(records(facetOf(facets, "environmentVariables")?.environmentVariables), [["Name", "name"], ["Value", "value"]], "environment", "name")),
+    otherFacets(facets, SHOWN),
   ]);
 }
 

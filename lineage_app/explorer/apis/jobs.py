@@ -298,6 +298,37 @@ class RunDetailApi(APIView):
             help_text="the outputs the run wrote part of (a partition), with that part: not the whole dataset",
         )
         children = serializers.ListField(child=serializers.CharField(), help_text="the runIds of its child runs")
+
+        class HierarchySerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "RunHierarchy"
+
+            class RunRefSerializer(ResponseSerializer):
+                class Meta:
+                    ref_name = "RunRef"
+
+                runId = serializers.CharField()
+                jobId = serializers.CharField(help_text="`job:<namespace>:<name>`, the job it is a run of")
+                state = serializers.ChoiceField(choices=RUN_STATES, help_text="`NEW` for a run known only by reference")
+                startedAt = serializers.CharField(allow_null=True)
+                parentRunId = serializers.CharField(allow_null=True, help_text="the run its parent facet names")
+
+            root = RunRefSerializer(
+                allow_null=True,
+                help_text="the root of its chain (ParentRunFacet `root`, else its topmost ancestor); null for a root",
+            )
+            parent = RunRefSerializer(allow_null=True, help_text="its parent run; null for none")
+            children = RunRefSerializer(
+                many=True,
+                help_text="its child runs (an application's actions, a DAG run's tasks), the first started first",
+            )
+            descendants = RunRefSerializer(
+                many=True,
+                help_text="the runs further below it that name it their root, and any run between (a task that sent "
+                "no event), each with its parent: nest them by `parentRunId`",
+            )
+
+        hierarchy = HierarchySerializer(help_text="its place in its chain of runs (ParentRunFacet `parent`, `root`)")
         verification = serializers.ChoiceField(
             choices=VERIFICATIONS, allow_null=True, help_text="the worst signature status of its events"
         )

@@ -11,6 +11,7 @@ from django.utils import timezone
 from lineage_app.explorer.selectors.run_commands import COMMAND_RUNS, run_command
 from lineage_app.explorer.selectors.run_lineage import io_with_descendants
 from lineage_app.graph import listings
+from lineage_app.graph.hierarchy import run_hierarchy
 from lineage_app.graph.model import Label, NodeType
 from lineage_app.graph.node_ids import NodeNotFound, node_id, node_ref_id
 from lineage_app.graph.node_resolve import node_resolve
@@ -144,6 +145,7 @@ def run_for_id(*, run_id: str) -> dict[str, Any]:
         "inputSubsets": _subsets(found["inputSubsets"]),
         "outputSubsets": _subsets(found["outputSubsets"]),
         "children": sorted(found["children"]),
+        "hierarchy": run_hierarchy(run_id=run["runId"]),
         "command": run_command(listings.run_step_kinds(run_ids=[run["runId"]]).get(run["runId"], []), trigger),
         "verification": verification_worst(statuses=[event["verification"] or "" for event in events]),
         "events": events,

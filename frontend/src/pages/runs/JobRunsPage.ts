@@ -14,6 +14,7 @@ import { errorMessage, inferredMark, lineageHref, loading, nodeLink, stateBadge,
 import { classificationChip } from "../failures/FailuresPage";
 import { rootCauseWalkHref } from "../failures/model";
 import { LoadQueue, lineageChangeLoad } from "./lineageChange";
+import { runHierarchy } from "./hierarchy";
 import { streamingSummary } from "./streaming";
 
 const PAGE = 50;
@@ -152,6 +153,7 @@ function ioLine(verb: "Read" | "Wrote", own: string[], steps: string[], subsets:
 function runDetail(full: RunDetail): (HTMLElement | null)[] {
   return [
     h("div", { class: "mono muted" }, `run ${full.runId}`),
+    runHierarchy(full.runId, full.hierarchy),
     full.errorMessage ? h("pre", { class: "error-text" }, full.errorMessage) : null,
     full.stackTrace ? h("details", { class: "stack" }, h("summary", {}, "Stack trace"), h("pre", { class: "stack-trace" }, full.stackTrace)) : null,
     h("div", { class: "facet-sections run-facets" }, runFacetSections(full.facets)),
