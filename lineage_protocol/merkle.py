@@ -12,6 +12,8 @@ accepted.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import re
 from collections.abc import Sequence
@@ -104,6 +106,26 @@ def root_of(leaves: Sequence[bytes]) -> bytes:
             paired.append(level[-1])
         level = paired
     return level[0]
+
+
+def hash_from_text(value: object, what: str = "hash") -> bytes:
+    """A hash as the log's API writes it (standard base64 of 32 bytes); `ProofError` if it is anything else."""
+    if not isinstance(value, str) or len(value) != 44:
+        raise ProofError(f"{what} must be the base64 of {HASH_SIZE} bytes")
+    try:
+        decoded = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise ProofError(f"{what} must be the base64 of {HASH_SIZE} bytes") from None
+    if len(decoded) != HASH_SIZE or base64.b64encode(decoded).decode("ascii") != value:
+        raise ProofError(f"{what} must be the base64 of {HASH_SIZE} bytes")
+    return decoded
+
+
+def hashes_from_text(values: object, what: str = "proof") -> list[bytes]:
+    """A proof's hashes as the log's API writes them (a list of base64 strings)."""
+    if not isinstance(values, list) or len(values) > MAX_PROOF_HASHES:
+        raise ProofError(f"{what} must be a list of at most {MAX_PROOF_HASHES} base64 hashes")
+    return [hash_from_text(value, f"each hash of {what}") for value in values]
 
 
 def _checked(value: object, what: str) -> bytes:

@@ -108,9 +108,12 @@ def _b64decode(text: str, what: str) -> bytes:
     if not _BASE64_RE.fullmatch(text) or len(text) % 4:
         raise NoteError(f"{what} is not standard base64")
     try:
-        return base64.b64decode(text, validate=True)
+        decoded = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
         raise NoteError(f"{what} is not standard base64") from None
+    if base64.b64encode(decoded).decode("ascii") != text:  # one encoding per value: no malleable padding bits
+        raise NoteError(f"{what} is not canonical base64")
+    return decoded
 
 
 def parse_vkey(text: str) -> NoteVerifier:

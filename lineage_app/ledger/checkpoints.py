@@ -51,12 +51,18 @@ def _signed(text: str) -> tuple[str, LogKey]:
 
 
 def checkpoint_sign() -> LogCheckpoint | None:
-    """Sign a checkpoint of the log as it is now, if it grew since the latest; `LogTampered` if the stored
-    tree no longer extends the latest checkpoint."""
+    """Sign a checkpoint of the log as it is now, if it grew since the latest; `LogTampered` if a leaf row is
+    gone or the stored tree no longer extends the latest checkpoint (a count and O(log n) rows)."""
     head = LogHead.objects.filter(pk=1).first()
     if head is None:
         return None
     frontier = Frontier.unpack(head.size, bytes(head.frontier))
+    stored = LogLeaf.objects.filter(leaf_index__lt=frontier.size).count()
+    if stored != frontier.size:
+        raise LogTampered(
+            f"{frontier.size - stored} leaf row(s) are missing from the log's store (it holds {stored} of "
+            f"{frontier.size})"
+        )
     latest = checkpoint_latest()
     if latest is not None:
         if latest.size >= frontier.size:
