@@ -31,7 +31,7 @@ def log_check(*, full: bool) -> LogAudit:
     leaves only when the counts differ. `full`: read every leaf, which also finds a changed event."""
     size = log_size()
     events = LineageEvent.objects.count()
-    missing, mismatched, detail = 0, 0, []
+    missing, mismatched, detail = 0, 0, list[dict[str, Any]]()
     if full or events != leaves_unpruned():
         missing, mismatched, detail = _compare(size)
     extra = events - (leaves_unpruned() - missing)
@@ -47,7 +47,7 @@ def log_check(*, full: bool) -> LogAudit:
 
 
 def _compare(size: int) -> tuple[int, int, list[dict[str, Any]]]:
-    missing, mismatched, detail = 0, 0, []
+    missing, mismatched, detail = 0, 0, list[dict[str, Any]]()
     for start in range(0, size, CHUNK):
         leaves = [leaf for leaf in leaves_between(start, start + CHUNK) if not leaf[5]]
         stored = {

@@ -25,9 +25,9 @@ from lineage_app.ledger.proofs import LogQueryError, checkpoint_answer, proof_co
 from lineage_app.ledger.selectors import STATES, UNCHAINED, ledger_streams
 
 
-def _serializer(name: str, base: type[serializers.Serializer] = ResponseSerializer, **fields: Any) -> type[Any]:
-    """A serializer named `name` in the schema; built by `type` because one of its fields is called `from`."""
-    return type(name, (base,), {**fields, "Meta": type("Meta", (), {"ref_name": name})})
+def _serializer(name: str, **fields: Any) -> type[ResponseSerializer]:
+    """An output object named `name` in the schema; built by `type` because one of its fields is called `from`."""
+    return type(name, (ResponseSerializer,), {**fields, "Meta": type("Meta", (), {"ref_name": name})})
 
 
 GAP = _serializer(
@@ -222,10 +222,11 @@ class LogConsistencyApi(APIView):
 
     permission_classes = [CanRead]
 
-    InputSerializer = _serializer(
+    # Built by `type`, like `_serializer`'s outputs: a parameter is called `from`.
+    InputSerializer = type(
         "LogConsistencyQuery",
-        QueryInput,
-        **{
+        (QueryInput,),
+        {
             "from": serializers.IntegerField(min_value=0, max_value=2**63 - 1, help_text="the older tree size"),
             "to": serializers.IntegerField(
                 required=False,

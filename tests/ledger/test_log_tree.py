@@ -1,4 +1,4 @@
-"""The stored tree: appends in any batching give RFC 9162's roots, and proofs built from stored subtrees are PATH and PROOF."""
+"""The stored tree: appends in any batches give RFC 9162 roots; proofs from stored subtrees are PATH and PROOF."""
 
 from __future__ import annotations
 

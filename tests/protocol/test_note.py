@@ -75,7 +75,7 @@ def test_a_cosignature_by_an_unknown_key_is_ignored_and_a_bad_signature_by_a_kno
 
 
 def test_a_checkpoint_of_another_log_is_refused() -> None:
-    with pytest.raises(NoteError, match="not 'other.example/log'"):
+    with pytest.raises(NoteError, match=r"not 'other\.example/log'"):
         checkpoint_open(_signed(), verifiers=[VERIFIER], origin="other.example/log")
 
 
