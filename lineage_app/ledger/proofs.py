@@ -237,5 +237,10 @@ def leaves_between(start: int, end: int) -> list[tuple[int, str, int, datetime, 
     ]
 
 
-def leaves_unpruned() -> int:
-    return LogLeaf.objects.filter(pruned_by__isnull=True).count()
+def leaves_pruned(indexes: Iterable[int]) -> set[int]:
+    """Which of these leaves retention has pruned."""
+    return set(
+        LogLeaf.objects.filter(leaf_index__in=list(indexes), pruned_by__isnull=False).values_list(
+            "leaf_index", flat=True
+        )
+    )
