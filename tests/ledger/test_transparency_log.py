@@ -31,11 +31,13 @@ from lineage_app.observability.exposition import metrics_exposition
 from lineage_protocol import (
     checkpoint_open,
     event_leaf_hash,
+    generate_private_key,
     hash_from_text,
     hashes_from_text,
     note_verify,
     parse_note,
     parse_vkey,
+    private_key_pem,
     verify_consistency,
     verify_inclusion,
 )
@@ -244,3 +246,23 @@ def test_pruned_events_keep_their_leaves_old_proofs_still_verify_and_a_signed_pr
         root=checkpoint.root_hash,
     )
     call_command("check_log", stdout=StringIO())
+
+
+def test_after_the_server_key_rotates_old_and_new_checkpoints_verify_and_each_names_its_signer(
+    live_server: Any, ingest_token: str, read_token: str, settings: Any
+) -> None:
+    _call(live_server.url, ingest_token, "/api/v1/lineage/batch", _events(2))
+    first = checkpoint_sign()
+    settings.LEDGER_SIGNING_KEY = private_key_pem(generate_private_key())
+    _call(live_server.url, ingest_token, "/api/v1/lineage/batch", _events(2))
+    second = checkpoint_sign()
+    assert first is not None and second is not None and first.key_id != second.key_id
+    answer = _call(live_server.url, read_token, "/api/v1/ledger/checkpoint")[1]
+    assert answer["keyId"] == second.key.key_id and {k["keyId"] for k in answer["keys"]} == {
+        first.key.key_id,
+        second.key.key_id,
+    }
+    verifiers = [parse_vkey(k["verifierKey"]) for k in answer["keys"]]
+    for checkpoint in (first, second):
+        (signer,) = note_verify(parse_note(checkpoint.note), verifiers)
+        assert signer.vkey() == checkpoint.key.verifier_key
