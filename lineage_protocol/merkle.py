@@ -51,16 +51,27 @@ def accepted_text(accepted_at: datetime) -> str:
     return accepted_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+def _leaves_data(content_hashes: Sequence[str], accepted_at: datetime) -> list[bytes]:
+    accepted = accepted_text(accepted_at).encode("ascii")
+    for content_hash in content_hashes:
+        if not _CONTENT_HASH_RE.fullmatch(content_hash):
+            raise ValueError(f"content hash must be 64 lowercase hex digits (got {content_hash!r})")
+    return [b"\n".join([LEAF_VERSION, h.encode("ascii"), accepted, b""]) for h in content_hashes]
+
+
 def leaf_data(*, content_hash: str, accepted_at: datetime) -> bytes:
     """The bytes one log leaf hashes: `tributary-leaf/v1 LF <content hash> LF <accepted at> LF` (ASCII)."""
-    if not _CONTENT_HASH_RE.fullmatch(content_hash):
-        raise ValueError(f"content hash must be 64 lowercase hex digits (got {content_hash!r})")
-    return b"\n".join([LEAF_VERSION, content_hash.encode("ascii"), accepted_text(accepted_at).encode("ascii"), b""])
+    return _leaves_data([content_hash], accepted_at)[0]
 
 
 def event_leaf_hash(*, content_hash: str, accepted_at: datetime) -> bytes:
     """The leaf hash of an event's acceptance record."""
     return leaf_hash(leaf_data(content_hash=content_hash, accepted_at=accepted_at))
+
+
+def event_leaf_hashes(*, content_hashes: Sequence[str], accepted_at: datetime) -> list[bytes]:
+    """The leaf hashes of events accepted together (one commit): the instant is formatted once."""
+    return [leaf_hash(data) for data in _leaves_data(content_hashes, accepted_at)]
 
 
 def split_point(size: int) -> int:

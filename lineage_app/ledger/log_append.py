@@ -18,7 +18,7 @@ from django.db import connection
 
 from lineage_app.ledger.models import LogHead, LogLeaf
 from lineage_app.ledger.tree import Frontier, frontier_append
-from lineage_protocol import event_leaf_hash
+from lineage_protocol import event_leaf_hashes
 
 HEAD = 1
 # Leaf rows per INSERT: 6 values each, well under SQLite's limit on a statement's variables.
@@ -31,7 +31,7 @@ def log_append(*, entries: Sequence[tuple[str, int]], accepted_at: datetime) -> 
     if not entries:
         return {}
     frontier = _head_locked()
-    leaves = [event_leaf_hash(content_hash=content_hash, accepted_at=accepted_at) for content_hash, _ in entries]
+    leaves = event_leaf_hashes(content_hashes=[content_hash for content_hash, _ in entries], accepted_at=accepted_at)
     grown, completes = frontier_append(frontier, leaves)
     at = connection.ops.adapt_datetimefield_value(accepted_at)
     rows = [

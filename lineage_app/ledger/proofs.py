@@ -9,12 +9,15 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import Max
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from lineage_app.instants import utc_text
 from lineage_app.ledger.models import LogAudit, LogCheckpoint, LogHead, LogKey, LogLeaf
@@ -58,15 +61,34 @@ def log_size() -> int:
     return LogHead.objects.filter(pk=1).values_list("size", flat=True).first() or 0
 
 
+def _select(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
+    """Rows of a hand-written read: a proof is a few of these, and the ORM's compiling of each query
+    cost more than the database's answer."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def _q(name: str) -> str:
+    return connection.ops.quote_name(name)
+
+
 def log_nodes(refs: Iterable[NodeRef]) -> dict[NodeRef, bytes]:
     """The stored roots of subtrees `refs` = (level, index), read in one query."""
     wanted = set(refs)
-    rows = {
-        index: (bytes(leaf), bytes(completes))
-        for index, leaf, completes in LogLeaf.objects.filter(
-            leaf_index__in={node_row(ref) for ref in wanted}
-        ).values_list("leaf_index", "hash", "completes")
-    }
+    indexes = sorted({node_row(ref) for ref in wanted})
+    rows = (
+        {
+            index: (bytes(leaf), bytes(completes))
+            for index, leaf, completes in _select(
+                f"SELECT {_q('leaf_index')}, {_q('hash')}, {_q('completes')} FROM {_q(LogLeaf._meta.db_table)} "
+                f"WHERE {_q('leaf_index')} IN ({', '.join(['%s'] * len(indexes))})",
+                list(indexes),
+            )
+        }
+        if indexes
+        else {}
+    )
     found = {}
     for level, index in wanted:
         row = rows.get(node_row((level, index)))
@@ -127,18 +149,42 @@ def checkpoint_answer() -> dict[str, Any]:
     return {**checkpoint_view(latest), "keys": log_keys(), "logSize": log_size()}
 
 
-def _leaf(event: str) -> LogLeaf:
-    leaves = LogLeaf.objects.all()
+@dataclass(frozen=True, slots=True)
+class _Leaf:
+    leaf_index: int
+    content_hash: str
+    accepted_at: datetime
+    hash: bytes
+    pruned: bool
+
+
+def _leaf(event: str) -> _Leaf:
+    value: int | str
     if event.isdigit() and len(event) <= 18:
-        leaves = leaves.filter(event_id=int(event))
+        column, value = "event_id", int(event)
     elif _CONTENT_HASH_RE.fullmatch(event):
-        leaves = leaves.filter(content_hash=event)
+        column, value = "content_hash", event
     else:
         raise LogQueryError(400, "invalid", "event is an event id or a 64-hex-digit content hash", path="event")
-    leaf = leaves.order_by("-leaf_index").first()
-    if leaf is None:
+    names = ("leaf_index", "content_hash", "accepted_at", "hash", "pruned_by_id")
+    rows = _select(
+        f"SELECT {', '.join(map(_q, names))} FROM {_q(LogLeaf._meta.db_table)} WHERE {_q(column)} = %s "
+        f"ORDER BY {_q('leaf_index')} DESC LIMIT 1",
+        [value],
+    )
+    if not rows:
         raise LogQueryError(404, "not_found", f"no event {event} in the log", path="event")
-    return leaf
+    index, content_hash, accepted_at, leaf, pruned = rows[0]
+    return _Leaf(index, content_hash, _instant(accepted_at), bytes(leaf), pruned is not None)
+
+
+def _instant(value: datetime | str) -> datetime:
+    """A datetime column read by hand: PostgreSQL gives a datetime, SQLite the text Django wrote (UTC)."""
+    if isinstance(value, datetime):
+        return value
+    parsed = parse_datetime(value)
+    assert parsed is not None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def _checkpoint_for(size: int | None) -> LogCheckpoint:
@@ -181,8 +227,8 @@ def proof_inclusion(*, event: str, tree_size: int | None) -> dict[str, Any]:
         "treeSize": checkpoint.size,
         "contentHash": leaf.content_hash,
         "acceptedAt": utc_text(leaf.accepted_at),
-        "leafHash": b64(bytes(leaf.hash)),
-        "pruned": leaf.pruned_by_id is not None,
+        "leafHash": b64(leaf.hash),
+        "pruned": leaf.pruned,
         "auditPath": [b64(h) for h in path],
         "checkpoint": checkpoint_view(checkpoint),
     }
