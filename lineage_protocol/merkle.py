@@ -146,6 +146,8 @@ def _checked(value: object, what: str) -> bytes:
 
 
 def _checked_path(path: Sequence[bytes], what: str) -> list[bytes]:
+    if not isinstance(path, list | tuple):
+        raise ProofError(f"{what} must be a list of hashes")
     if len(path) > MAX_PROOF_HASHES:
         raise ProofError(f"{what} has {len(path)} hashes; no tree needs more than {MAX_PROOF_HASHES}")
     return [_checked(p, f"each hash of {what}") for p in path]

@@ -150,7 +150,11 @@ def test_a_proof_for_another_index_or_size_fails() -> None:
     st.one_of(st.integers(), st.booleans(), st.none(), st.text()),
     st.one_of(st.integers(), st.booleans(), st.none()),
     st.one_of(st.binary(max_size=40), st.text(max_size=5), st.none()),
-    st.lists(st.one_of(st.binary(min_size=30, max_size=34), st.text(max_size=3)), max_size=70),
+    st.one_of(
+        st.lists(st.one_of(st.binary(min_size=30, max_size=34), st.text(max_size=3)), max_size=70),
+        st.integers(),
+        st.none(),
+    ),
     st.binary(min_size=31, max_size=33),
 )
 def test_a_malformed_inclusion_proof_is_rejected_with_proof_error_only(index, size, leaf_value, hashes, root) -> None:  # type: ignore[no-untyped-def]
