@@ -9,13 +9,13 @@ a leaf raises `LogTampered` instead of signing over it.
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from django.db import transaction
 from django.utils import timezone
 
 from lineage_app.instants import utc_text
@@ -26,6 +26,7 @@ from lineage_app.ledger.tree import Frontier
 from lineage_protocol import Checkpoint, Note, note_sign
 
 PRUNE_RECORD = "tributary prune record v1"
+logger = logging.getLogger(__name__)
 
 
 def log_origin() -> str:
@@ -96,10 +97,10 @@ def leaves_prune(*, event_ids: Sequence[int]) -> LogPrune | None:
     note, key = _signed("".join(f"{line}\n" for line in lines))
     record = LogPrune.objects.create(pruned_at=pruned_at, tree_size=size, leaf_count=len(indexes), note=note, key=key)
     LogLeaf.objects.filter(leaf_index__in=indexes).update(pruned_by=record)
+    logger.info("prune record %d: %d leaves keep their hashes, their events deleted (signed)", record.pk, len(indexes))
     return record
 
 
 def log_audit_record(*, tree_size: int, missing: int, mismatched: int, detail: list[dict[str, Any]]) -> LogAudit:
     """Store one check of the leaves against the event log (the newest is what `/metrics` reports)."""
-    with transaction.atomic():
-        return LogAudit.objects.create(tree_size=tree_size, missing=missing, mismatched=mismatched, detail=detail)
+    return LogAudit.objects.create(tree_size=tree_size, missing=missing, mismatched=mismatched, detail=detail)
