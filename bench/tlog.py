@@ -197,8 +197,11 @@ def accept_rates(args: argparse.Namespace, tmp: Path) -> None:
             before, after = (statistics.median(rates[(n, kind)]) for n in sides)
             print(
                 f"{kind} accept, {args.rounds} interleaved rounds of {args.events} events, {args.clients} clients: "
-                f"before {before:,.0f} events/s, after {after:,.0f} events/s, before/after {before / after:.3f}x"
+                f"median before {before:,.0f} events/s, after {after:,.0f} events/s; after takes "
+                f"{before / after:.3f}x the time of before"
             )
+            for name in sides:
+                print(f"  {name}, each round: {', '.join(f'{rate:,.0f}' for rate in rates[(name, kind)])} events/s")
     finally:
         for server in servers.values():
             server.stop()
