@@ -183,7 +183,12 @@ class LogProofApi(APIView):
     permission_classes = [CanRead]
 
     class InputSerializer(QueryInput):
-        event = serializers.CharField(max_length=64, help_text="the event's id in the event log, or its content hash")
+        event = serializers.RegexField(
+            r"^([0-9]{1,18}|[0-9a-f]{64})$",
+            max_length=64,
+            help_text="the event's id in the event log, or its content hash (64 lowercase hex digits)",
+            error_messages={"invalid": "event is an event id or a 64-hex-digit content hash"},
+        )
         treeSize = serializers.IntegerField(
             required=False,
             min_value=1,

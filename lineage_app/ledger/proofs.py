@@ -206,9 +206,9 @@ def proof_inclusion(*, event: str, tree_size: int | None) -> dict[str, Any]:
     if leaf.leaf_index >= checkpoint.size:
         if tree_size is not None:
             raise LogQueryError(
-                400,
-                "invalid",
-                f"leaf {leaf.leaf_index} is not in the tree of size {checkpoint.size}",
+                404,
+                "not_found",
+                f"event {event} is leaf {leaf.leaf_index}, not in the checkpoint of tree size {checkpoint.size}",
                 path="treeSize",
             )
         due = checkpoint_due(checkpoint)
@@ -242,7 +242,7 @@ def proof_consistency(*, first: int, second: int | None) -> dict[str, Any]:
         second = signed
     if second > signed:
         raise LogQueryError(
-            400, "invalid", f"to is {second}, beyond the latest checkpoint's tree size {signed}", path="to"
+            404, "not_found", f"no checkpoint covers tree size {second}: the latest is of size {signed}", path="to"
         )
     if first > second:
         raise LogQueryError(400, "invalid", f"from ({first}) is larger than to ({second})", path="from")

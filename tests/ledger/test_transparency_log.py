@@ -166,6 +166,7 @@ def test_bad_log_requests_are_answered_4xx_naming_the_parameter(
         "event=not-a-hash": (400, "event"),
         f"event={receipts[0]['id']}&treeSize=2": (404, "treeSize"),
         f"event={receipts[0]['id']}&treeSize=0": (400, "treeSize"),
+        f"event={late['id']}&treeSize=3": (404, "treeSize"),
         f"event={late['id']}": (409, "event"),
         "": (400, "event"),
     }
@@ -176,9 +177,14 @@ def test_bad_log_requests_are_answered_4xx_naming_the_parameter(
     status, body, headers = _call(live_server.url, read_token, f"/api/v1/ledger/proof?event={late['id']}")
     assert "not yet in a checkpoint" in body["message"] and "next checkpoint is due by" in body["message"]
     assert int(headers["Retry-After"]) >= 1
-    for query, parameter in {"from=3&to=2": "from", "from=1&to=9": "to", "from=-1": "from", "to=2": "from"}.items():
+    for query, (code, parameter) in {
+        "from=3&to=2": (400, "from"),
+        "from=1&to=9": (404, "to"),
+        "from=-1": (400, "from"),
+        "to=2": (400, "from"),
+    }.items():
         status, body, _ = _call(live_server.url, read_token, f"/api/v1/ledger/consistency?{query}")
-        assert (status, body.get("path")) == (400, parameter), (query, body)
+        assert (status, body.get("path")) == (code, parameter), (query, body)
     assert _call(live_server.url, ingest_token, "/api/v1/ledger/checkpoint")[0] == 403
 
 

@@ -5833,7 +5833,7 @@ export interface operations {
     ledger_proof: {
         parameters: {
             query: {
-                /** @description the event's id in the event log, or its content hash */
+                /** @description the event's id in the event log, or its content hash (64 lowercase hex digits) */
                 event: string;
                 /** @description a checkpoint's tree size; the latest if left out */
                 treeSize?: number;
