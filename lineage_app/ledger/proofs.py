@@ -106,23 +106,50 @@ def log_root(size: int) -> bytes:
     return fold_right([nodes[ref] for ref in refs])
 
 
-def checkpoint_latest() -> LogCheckpoint | None:
-    return LogCheckpoint.objects.select_related("key").order_by("-size").first()
+@dataclass(frozen=True, slots=True)
+class SignedCheckpoint:
+    """A stored checkpoint as proofs and the checkpoint task read it."""
+
+    size: int
+    root_hash: bytes
+    note: str
+    key_id: str
+    signed_at: datetime
 
 
-def checkpoint_due(latest: LogCheckpoint | None) -> datetime:
+def checkpoint_at(size: int | None) -> SignedCheckpoint | None:
+    """The checkpoint of tree size `size`, or the latest; read by hand, as every proof reads one."""
+    names = ", ".join(f"c.{_q(n)}" for n in ("size", "root_hash", "note", "signed_at"))
+    where = f"WHERE c.{_q('size')} = %s " if size is not None else ""
+    rows = _select(
+        f"SELECT {names}, k.{_q('key_id')} FROM {_q(LogCheckpoint._meta.db_table)} c "
+        f"JOIN {_q(LogKey._meta.db_table)} k ON k.{_q('id')} = c.{_q('key_id')} "
+        f"{where}ORDER BY c.{_q('size')} DESC LIMIT 1",
+        [size] if size is not None else [],
+    )
+    if not rows:
+        return None
+    tree_size, root, note, signed_at, key_id = rows[0]
+    return SignedCheckpoint(tree_size, bytes(root), note, key_id, _instant(signed_at))
+
+
+def checkpoint_latest() -> SignedCheckpoint | None:
+    return checkpoint_at(None)
+
+
+def checkpoint_due(latest: SignedCheckpoint | None) -> datetime:
     """When beat signs the next checkpoint at the latest (`LEDGER_CHECKPOINT_SECONDS` after the last)."""
     interval = timedelta(seconds=settings.LEDGER_CHECKPOINT_SECONDS)
     return max(timezone.now(), (latest.signed_at + interval) if latest else timezone.now() + interval)
 
 
-def checkpoint_view(checkpoint: LogCheckpoint) -> dict[str, Any]:
+def checkpoint_view(checkpoint: SignedCheckpoint) -> dict[str, Any]:
     """A checkpoint as the API answers it: the signed note and what it says."""
     return {
         "treeSize": checkpoint.size,
-        "rootHash": b64(bytes(checkpoint.root_hash)),
+        "rootHash": b64(checkpoint.root_hash),
         "note": checkpoint.note,
-        "keyId": checkpoint.key.key_id,
+        "keyId": checkpoint.key_id,
         "signedAt": utc_text(checkpoint.signed_at),
     }
 
@@ -179,23 +206,17 @@ def _leaf(event: str) -> _Leaf:
 
 
 def _instant(value: datetime | str) -> datetime:
-    """A datetime column read by hand: PostgreSQL gives a datetime, SQLite the text Django wrote (UTC)."""
-    if isinstance(value, datetime):
-        return value
-    parsed = parse_datetime(value)
+    """A datetime column read by hand: PostgreSQL gives an aware datetime, SQLite a naive one (or its text) in UTC."""
+    parsed = value if isinstance(value, datetime) else parse_datetime(value)
     assert parsed is not None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
-def _checkpoint_for(size: int | None) -> LogCheckpoint:
-    if size is None:
-        latest = checkpoint_latest()
-        if latest is None:
-            raise LogQueryError(404, "not_found", "the log has no checkpoint yet", path="treeSize")
-        return latest
-    found = LogCheckpoint.objects.select_related("key").filter(size=size).first()
+def _checkpoint_for(size: int | None) -> SignedCheckpoint:
+    found = checkpoint_at(size)
     if found is None:
-        raise LogQueryError(404, "not_found", f"no checkpoint has tree size {size}", path="treeSize")
+        message = "the log has no checkpoint yet" if size is None else f"no checkpoint has tree size {size}"
+        raise LogQueryError(404, "not_found", message, path="treeSize")
     return found
 
 
@@ -249,7 +270,7 @@ def proof_consistency(*, first: int, second: int | None) -> dict[str, Any]:
     ranges = consistency_ranges(first, second) if 0 < first < second else []
     refs = ranges_refs(ranges) | set(subtrees(0, first)) | set(subtrees(0, second))
     nodes = log_nodes(refs)
-    at_second = LogCheckpoint.objects.select_related("key").filter(size=second).first()
+    at_second = checkpoint_at(second)
     return {
         "from": first,
         "to": second,

@@ -8,7 +8,7 @@ import json
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from datetime import timedelta
+from datetime import datetime, timedelta
 from io import StringIO
 from pathlib import Path
 from typing import Any
@@ -123,6 +123,9 @@ def test_an_events_inclusion_proof_by_id_or_content_hash_verifies_against_the_si
         assert status == 200 and proof["leafIndex"] == receipts[5]["leafIndex"]
         leaf = event_leaf_hash(content_hash=event.content_hash, accepted_at=event.received_at)
         assert hash_from_text(proof["leafHash"]) == leaf
+        # What docs/ledger.md tells an auditor to do: the leaf again from the proof's own acceptance time.
+        accepted = datetime.fromisoformat(proof["acceptedAt"])
+        assert event_leaf_hash(content_hash=proof["contentHash"], accepted_at=accepted) == leaf
         checkpoint = _verified_checkpoint(proof["checkpoint"])
         verify_inclusion(
             index=proof["leafIndex"],
