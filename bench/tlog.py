@@ -131,7 +131,11 @@ class Server:
                 stderr=log,
             )
         )
-        wait(lambda: _answers(f"http://{bind}/healthz"), 60)
+        try:
+            wait(lambda: _answers(f"http://{bind}/healthz"), 60)
+        except SystemExit:  # stop what was started, or Redis and gunicorn outlive the benchmark
+            self.stop()
+            raise
 
     def post(self, bodies: list[bytes], path: str, clients: int, tmp: Path) -> float:
         """Post every body once from `clients` keep-alive clients; accepted events per second."""
