@@ -111,29 +111,29 @@ class Server:
                 ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", ""], stdout=log
             )
         ]
-        subprocess.run([py, "manage.py", "migrate", "-v0"], cwd=root, env=self.env, check=True)
-        made = subprocess.run(
-            [py, "manage.py", "create_token", "--scope", "ingest", "--name", "bench"],
-            cwd=root,
-            env=self.env,
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-        self.token = made.stdout.strip().splitlines()[-1]
-        bind = f"127.0.0.1:{self.port}"
-        self.processes.append(
-            subprocess.Popen(
-                [py, "-m", "gunicorn", "-c", "python:lineage_app.gunicorn_conf", "--bind", bind],
+        try:
+            subprocess.run([py, "manage.py", "migrate", "-v0"], cwd=root, env=self.env, check=True)
+            made = subprocess.run(
+                [py, "manage.py", "create_token", "--scope", "ingest", "--name", "bench"],
                 cwd=root,
                 env=self.env,
-                stdout=log,
-                stderr=log,
+                check=True,
+                capture_output=True,
+                text=True,
             )
-        )
-        try:
+            self.token = made.stdout.strip().splitlines()[-1]
+            bind = f"127.0.0.1:{self.port}"
+            self.processes.append(
+                subprocess.Popen(
+                    [py, "-m", "gunicorn", "-c", "python:lineage_app.gunicorn_conf", "--bind", bind],
+                    cwd=root,
+                    env=self.env,
+                    stdout=log,
+                    stderr=log,
+                )
+            )
             wait(lambda: _answers(f"http://{bind}/healthz"), 60)
-        except SystemExit:  # stop what was started, or Redis and gunicorn outlive the benchmark
+        except BaseException:  # stop what was started, or Redis and gunicorn outlive the benchmark
             self.stop()
             raise
 
