@@ -519,3 +519,22 @@ LOGGING = {
 }
 if LOG_FORMAT == "json":
     logging.captureWarnings(True)  # warnings go to the `py.warnings` logger instead of straight to stderr
+
+# --- The transparency log (docs/ledger.md, "The transparency log") -------------------------------------
+# Every accepted event is a leaf; beat signs a checkpoint every LEDGER_CHECKPOINT_SECONDS when the log grew,
+# and accepting asks for one as soon as LEDGER_CHECKPOINT_EVENTS more events were accepted.
+LEDGER_CHECKPOINT_SECONDS = env_int("LEDGER_CHECKPOINT_SECONDS", 60)
+LEDGER_CHECKPOINT_EVENTS = env_int("LEDGER_CHECKPOINT_EVENTS", 10000)
+if LEDGER_CHECKPOINT_SECONDS < 1 or LEDGER_CHECKPOINT_EVENTS < 1:
+    raise ValueError("LEDGER_CHECKPOINT_SECONDS and LEDGER_CHECKPOINT_EVENTS must be 1 or more")
+# The log's name in its checkpoints (a schema-less URL, e.g. `lineage.example.com/log`): fixed at the first
+# checkpoint; empty picks `tributary.invalid/<random>` then.
+LEDGER_ORIGIN = env("LEDGER_ORIGIN")
+# The server's Ed25519 checkpoint key (PKCS#8 PEM; or LEDGER_SIGNING_KEY_FILE). Unset: a key made once under
+# var/keys/ledger.key. Rotate by configuring a new one: the keys that signed before stay valid for verifiers.
+LEDGER_SIGNING_KEY = env("LEDGER_SIGNING_KEY")
+LEDGER_SIGNING_KEY_PATH = Path(env("LEDGER_SIGNING_KEY_PATH", str(VAR_DIR / "keys" / "ledger.key")))
+CELERY_BEAT_SCHEDULE["checkpoint-log"] = {
+    "task": "lineage_app.ingest.tasks.checkpoint_log",
+    "schedule": float(LEDGER_CHECKPOINT_SECONDS),
+}

@@ -146,6 +146,9 @@ class EventAnswerSerializer(ResponseSerializer):
 
     id = serializers.IntegerField(help_text="the event's row in the event log")
     status = serializers.ChoiceField(choices=["accepted", "duplicate"])
+    leafIndex = serializers.IntegerField(
+        allow_null=True, help_text="the event's leaf in the transparency log (a duplicate: the original's)"
+    )
     warnings = EventProblemSerializer(many=True, help_text="facets that failed their schema: stored, not applied")
 
 
@@ -181,6 +184,9 @@ class BatchReceiptSerializer(ResponseSerializer):
         status = serializers.ChoiceField(choices=["accepted", "duplicate", "rejected", "unavailable"])
         id = serializers.IntegerField(
             allow_null=True, help_text="the event's row in the event log; null when not stored"
+        )
+        leafIndex = serializers.IntegerField(
+            allow_null=True, help_text="the event's leaf in the transparency log (a duplicate: the original's)"
         )
         errors = EventProblemSerializer(many=True)  # type: ignore[assignment]  # the API's `errors` shadows DRF's
         warnings = EventProblemSerializer(many=True, help_text="facets that failed their schema: stored, not applied")
@@ -244,6 +250,7 @@ class LineageEventCreateApi(APIView):
             {
                 "id": accepted.id,
                 "status": "duplicate" if accepted.duplicate else "accepted",
+                "leafIndex": accepted.leaf_index,
                 "warnings": [w.as_dict() for w in checked.warnings],
             },
             status=status.HTTP_200_OK if accepted.duplicate else status.HTTP_201_CREATED,
@@ -336,6 +343,7 @@ def _batch_receipt(*, items: list[tuple[Any, bytes]], token: ApiToken) -> Respon
             index,
             "duplicate" if stored.duplicate else "accepted",
             id=stored.id,
+            leaf_index=stored.leaf_index,
             warnings=[w.as_dict() for w in checked.warnings],
         )
     return response_of(
@@ -348,10 +356,18 @@ def _item(
     outcome: str,
     *,
     id: int | None = None,
+    leaf_index: int | None = None,
     errors: list[dict[str, str]] | None = None,
     warnings: list[dict[str, str]] | None = None,
 ) -> dict[str, Any]:
-    return {"index": index, "status": outcome, "id": id, "errors": errors or [], "warnings": warnings or []}
+    return {
+        "index": index,
+        "status": outcome,
+        "id": id,
+        "leafIndex": leaf_index,
+        "errors": errors or [],
+        "warnings": warnings or [],
+    }
 
 
 def _reason(invalid: EventInvalid) -> str:

@@ -31,11 +31,14 @@ if TYPE_CHECKING:
     from lineage_app.ingest.validation import CheckedEvent
 
 
-def log_insert(rows: Sequence[tuple[CheckedEvent, bytes, ApiToken | None]]) -> dict[str, int]:
-    """Insert `rows` (none of them in the log yet) in the current transaction; their ids by content hash."""
+def log_insert(
+    rows: Sequence[tuple[CheckedEvent, bytes, ApiToken | None]], *, received_at: datetime | None = None
+) -> dict[str, int]:
+    """Insert `rows` (none of them in the log yet) in the current transaction, received at `received_at`
+    (now); their ids by content hash."""
     if not rows:
         return {}
-    received_at = timezone.now()
+    received_at = received_at or timezone.now()
     new_rows = [_new_row(*row, received_at) for row in rows]
     if any(checked.warnings for checked, _, _ in rows):
         for (checked, _, _), new_row in zip(rows, new_rows, strict=True):

@@ -7,6 +7,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -29,6 +30,9 @@ from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.selectors import prunable_events, runs_fold_pending, stale_grace_policy
 from lineage_app.ingest.validation import CheckedEvent, payload_without
 from lineage_app.ingest.verification import events_verify
+from lineage_app.ledger.checkpoints import leaves_prune
+from lineage_app.ledger.log_append import log_append
+from lineage_app.ledger.proofs import leaf_indexes
 from lineage_app.observability.metrics import (
     EVENTS_FAILED,
     EVENTS_QUARANTINED,
@@ -42,6 +46,7 @@ logger = logging.getLogger(__name__)
 # The registered name of `lineage_app.ingest.tasks.apply_events`: messages go out by name, so
 # services (below the tasks that call them) need not import the task.
 APPLY_EVENTS_TASK = "lineage_app.ingest.tasks.apply_events"
+CHECKPOINT_LOG_TASK = "lineage_app.ingest.tasks.checkpoint_log"
 # Events that count towards a run's state: everything stored that is not held back.
 FOLDABLE = (LineageEvent.Status.APPLIED,)
 REFOLD_ROUNDS = 5
@@ -51,6 +56,9 @@ REFOLD_ROUNDS = 5
 class Accepted:
     id: int
     duplicate: bool
+    # The event's leaf in the transparency log: a duplicate answers the leaf of the copy stored first
+    # (None only for a stored event whose leaf is gone, which `manage.py check_log` reports).
+    leaf_index: int | None
 
 
 def event_accept(*, checked: CheckedEvent, raw: bytes, token: ApiToken | None) -> Accepted:
@@ -73,7 +81,17 @@ def events_store(*, rows: Sequence[tuple[CheckedEvent, bytes, ApiToken | None]])
     answers, new_ids = events_insert(rows=rows)
     if new_ids:
         transaction.on_commit(lambda: _publisher.add(new_ids))
+        _checkpoint_when_due(answers)
     return answers
+
+
+def _checkpoint_when_due(answers: Sequence[Accepted]) -> None:
+    """Ask for a checkpoint once this accept crossed a multiple of `LEDGER_CHECKPOINT_EVENTS` leaves (beat signs
+    the rest every `LEDGER_CHECKPOINT_SECONDS`)."""
+    every = settings.LEDGER_CHECKPOINT_EVENTS
+    leaves = [a.leaf_index for a in answers if not a.duplicate and a.leaf_index is not None]
+    if leaves and min(leaves) // every != (max(leaves) + 1) // every:
+        transaction.on_commit(lambda: _task_send(CHECKPOINT_LOG_TASK, []))
 
 
 def events_insert(*, rows: Sequence[tuple[CheckedEvent, bytes, ApiToken | None]]) -> tuple[list[Accepted], list[int]]:
@@ -102,21 +120,36 @@ def _insert_new(
     for row in rows:
         if row[0].content_hash not in known:
             fresh.setdefault(row[0].content_hash, row)
-    ids = log_insert(list(fresh.values())) if fresh else {}
+    received_at = timezone.now()
+    ids = log_insert(list(fresh.values()), received_at=received_at) if fresh else {}
+    # Last in the transaction: the log's head stays locked only from here to the commit.
+    leaves = log_append(entries=list(ids.items()), accepted_at=received_at)
+    if known:
+        leaves.update(leaf_indexes(content_hashes=set(known)))
     answers, reported = [], set()
     for content_hash in hashes:
         duplicate = content_hash in known or content_hash in reported
         reported.add(content_hash)
-        answers.append(Accepted(id=known.get(content_hash) or ids[content_hash], duplicate=duplicate))
+        answers.append(
+            Accepted(
+                id=known.get(content_hash) or ids[content_hash],
+                duplicate=duplicate,
+                leaf_index=leaves.get(content_hash),
+            )
+        )
     return answers, sorted(ids.values())
 
 
 def events_enqueue(*, event_ids: list[int]) -> None:
     """Hand stored events to the workers; if the broker is down the sweeper finds them later."""
+    _task_send(APPLY_EVENTS_TASK, [event_ids])
+
+
+def _task_send(name: str, args: list[Any]) -> None:
     try:
-        celery_app.send_task(APPLY_EVENTS_TASK, args=[event_ids])
-    except Exception:  # the event is already durable: losing this message loses nothing
-        logger.warning("broker unavailable; %d event(s) left for the sweeper", len(event_ids))
+        celery_app.send_task(name, args=args)
+    except Exception:  # the events are already durable: the sweeper (or beat's checkpoint) makes up for it
+        logger.warning("broker unavailable; %s not sent", name)
 
 
 # One of each per process (the publisher starts its thread on first use, so after any fork).
@@ -326,6 +359,7 @@ def events_prune(*, older_than_days: int, batch_size: int, dry_run: bool = False
     """Delete applied events received more than `older_than_days` ago, `batch_size` rows per
     transaction; returns how many (with `dry_run`, how many would go, deleting nothing).
 
+    Their leaves in the transparency log are kept and marked by a signed prune record (`leaves_prune`).
     Pending, failed and quarantined events are never pruned, nor any event of a run that still has
     one of those or a recent event (`prunable_events`). The graph is not touched: it keeps what
     the pruned events built, though `rebuild_graph` can rebuild only what the log still holds.
@@ -336,5 +370,7 @@ def events_prune(*, older_than_days: int, batch_size: int, dry_run: bool = False
     pruned = 0
     while ids := list(prunable_events(received_before=cutoff).values_list("id", flat=True)[:batch_size]):
         with transaction.atomic():
+            # The leaves stay, marked by a signed prune record, so proofs made before still verify.
+            leaves_prune(event_ids=ids)
             pruned += LineageEvent.objects.filter(id__in=ids, status=LineageEvent.Status.APPLIED).delete()[0]
     return pruned

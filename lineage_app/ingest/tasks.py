@@ -1,5 +1,5 @@
 """Celery tasks: apply logged events to the graph, sweep up events nobody enqueued and runs nobody
-settled, prune old applied ones."""
+settled, prune old applied ones, checkpoint the transparency log."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from django.db import OperationalError
 from lineage_app.graph.driver import GRAPH_UNAVAILABLE
 from lineage_app.ingest import services
 from lineage_app.ingest.consistency import runs_check
+from lineage_app.ingest.log_check import LogMismatch, log_check
 from lineage_app.ingest.selectors import applyable_event_ids, pending_event_ids, runs_unsettled
+from lineage_app.ledger.checkpoints import checkpoint_sign
 from lineage_app.observability.logs import log_fields_add
 
 logger = logging.getLogger(__name__)
@@ -114,3 +116,20 @@ def prune_applied_events() -> int:
     if pruned:
         logger.info("retention pruned %d applied event(s)", pruned)
     return pruned
+
+
+@shared_task(name=services.CHECKPOINT_LOG_TASK)
+def checkpoint_log() -> int:
+    """Check the leaves against the event log, then sign a checkpoint if the log grew (beat, every
+    `LEDGER_CHECKPOINT_SECONDS`, and whenever `LEDGER_CHECKPOINT_EVENTS` more were accepted); the tree size.
+
+    The checkpoint is signed even when the check fails: the leaves are intact and are the evidence of
+    what was deleted. The task then fails loudly (`LogMismatch`, logged, counted in `/metrics`)."""
+    try:
+        log_check(full=False)
+    except LogMismatch:
+        logger.exception("transparency log check failed")
+        checkpoint_sign()
+        raise
+    checkpoint = checkpoint_sign()
+    return checkpoint.size if checkpoint else 0

@@ -1,17 +1,27 @@
-"""Ledger endpoint: each producer's streams with their state, gaps, forks and truncation."""
+"""Ledger endpoints: producers' streams with their state; the transparency log's checkpoint and proofs."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lineage_app.accounts.permissions import CanRead
-from lineage_app.api_support import ERRORS, MAX_PAGE, QueryInput, ResponseSerializer, query_params, response_of
+from lineage_app.api_errors import error_response
+from lineage_app.api_support import (
+    ERRORS,
+    MAX_PAGE,
+    ErrorSerializer,
+    QueryInput,
+    ResponseSerializer,
+    query_params,
+    response_of,
+)
+from lineage_app.ledger.proofs import LogQueryError, checkpoint_answer, proof_consistency, proof_inclusion
 from lineage_app.ledger.selectors import STATES, UNCHAINED, ledger_streams
 
 
@@ -106,3 +116,150 @@ class LedgerStreamListApi(APIView):
     def get(self, request: Request) -> Response:
         data = query_params(self.InputSerializer, request)
         return response_of(self.OutputSerializer, ledger_streams(producer=data.get("producer"), limit=data["limit"]))
+
+
+def _refused(error: LogQueryError) -> Response:
+    answer = error_response(error.code, error.message, path=error.path, http_status=error.status)
+    if error.retry_after is not None:
+        answer["Retry-After"] = str(error.retry_after)
+    return answer
+
+
+class CheckpointSerializer(ResponseSerializer):
+    class Meta:
+        ref_name = "LogCheckpoint"
+
+    treeSize = serializers.IntegerField(help_text="leaves the checkpoint covers")
+    rootHash = serializers.CharField(help_text="the tree's root hash, base64")
+    note = serializers.CharField(help_text="the C2SP signed note: origin, tree size, root hash, blank line, signatures")
+    keyId = serializers.CharField(help_text="the server key that signed it (`ed25519:…`)")
+    signedAt = serializers.CharField()
+
+
+class LogKeySerializer(ResponseSerializer):
+    class Meta:
+        ref_name = "LogKey"
+
+    keyId = serializers.CharField()
+    verifierKey = serializers.CharField(help_text="`<name>+<hex key id>+<base64 key>`, the signed-note verifier key")
+    publicKey = serializers.CharField(help_text="Ed25519 public key, PEM")
+
+
+# What the log's proof endpoints answer besides success.
+LOG_ERRORS = {
+    **ERRORS,
+    404: OpenApiResponse(ErrorSerializer, description="no such event or checkpoint (named in `path`)"),
+    409: OpenApiResponse(
+        ErrorSerializer, description="the event is not in a checkpoint yet: the message and `Retry-After` say when"
+    ),
+}
+
+
+class LogCheckpointApi(APIView):
+    """`GET /api/v1/ledger/checkpoint`: the transparency log's latest signed checkpoint."""
+
+    permission_classes = [CanRead]
+
+    class OutputSerializer(CheckpointSerializer):
+        class Meta:
+            ref_name = "LogCheckpointLatest"
+
+        keys: serializers.ListSerializer[Any] = serializers.ListSerializer(
+            child=LogKeySerializer(), help_text="the keys checkpoints may be signed with (rotated ones included)"
+        )
+        logSize = serializers.IntegerField(help_text="leaves in the log now, checkpointed or not")
+
+    @extend_schema(operation_id="ledger_checkpoint", responses={200: OutputSerializer, **LOG_ERRORS})
+    def get(self, request: Request) -> Response:
+        try:
+            return response_of(self.OutputSerializer, checkpoint_answer())
+        except LogQueryError as error:
+            return _refused(error)
+
+
+class LogProofApi(APIView):
+    """`GET /api/v1/ledger/proof`: an event's inclusion proof against a checkpoint."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(QueryInput):
+        event = serializers.RegexField(
+            r"^([0-9]{1,18}|[0-9a-f]{64})$",
+            max_length=64,
+            help_text="the event's id in the event log, or its content hash (64 lowercase hex digits)",
+            error_messages={"invalid": "event is an event id or a 64-hex-digit content hash"},
+        )
+        treeSize = serializers.IntegerField(
+            required=False,
+            min_value=1,
+            max_value=2**63 - 1,
+            help_text="a checkpoint's tree size; the latest if left out",
+        )
+
+    class OutputSerializer(ResponseSerializer):
+        class Meta:
+            ref_name = "LogInclusionProof"
+
+        leafIndex = serializers.IntegerField()
+        treeSize = serializers.IntegerField()
+        contentHash = serializers.CharField()
+        acceptedAt = serializers.CharField(help_text="when the server stored the event (part of the leaf)")
+        leafHash = serializers.CharField(help_text="SHA-256(0x00 || leaf data), base64")
+        pruned = serializers.BooleanField(help_text="retention deleted the event; its leaf stays")
+        auditPath = serializers.ListField(child=serializers.CharField(), help_text="RFC 9162 inclusion path, base64")
+        checkpoint = CheckpointSerializer()
+
+    @extend_schema(
+        operation_id="ledger_proof", parameters=[InputSerializer], responses={200: OutputSerializer, **LOG_ERRORS}
+    )
+    def get(self, request: Request) -> Response:
+        data = query_params(self.InputSerializer, request)
+        try:
+            return response_of(
+                self.OutputSerializer, proof_inclusion(event=data["event"], tree_size=data.get("treeSize"))
+            )
+        except LogQueryError as error:
+            return _refused(error)
+
+
+class LogConsistencyApi(APIView):
+    """`GET /api/v1/ledger/consistency`: the proof that the log at one size extends the log at a smaller one."""
+
+    permission_classes = [CanRead]
+
+    # Built by `type`, like `_serializer`'s outputs: a parameter is called `from`.
+    InputSerializer = type(
+        "LogConsistencyQuery",
+        (QueryInput,),
+        {
+            "from": serializers.IntegerField(min_value=0, max_value=2**63 - 1, help_text="the older tree size"),
+            "to": serializers.IntegerField(
+                required=False,
+                min_value=0,
+                max_value=2**63 - 1,
+                help_text="the newer tree size, at most the latest checkpoint's (the default)",
+            ),
+        },
+    )
+
+    OutputSerializer = _serializer(
+        "LogConsistencyProof",
+        **{
+            "from": serializers.IntegerField(),
+            "to": serializers.IntegerField(),
+            "fromRoot": serializers.CharField(help_text="root hash of the tree of size `from`, base64"),
+            "toRoot": serializers.CharField(help_text="root hash of the tree of size `to`, base64"),
+            "proof": serializers.ListField(child=serializers.CharField(), help_text="RFC 9162 consistency proof"),
+            "checkpoint": CheckpointSerializer(allow_null=True, help_text="the checkpoint of size `to`, if any"),
+        },
+    )
+
+    @extend_schema(
+        operation_id="ledger_consistency", parameters=[InputSerializer], responses={200: OutputSerializer, **LOG_ERRORS}
+    )
+    def get(self, request: Request) -> Response:
+        data = query_params(self.InputSerializer, request)
+        try:
+            return response_of(self.OutputSerializer, proof_consistency(first=data["from"], second=data.get("to")))
+        except LogQueryError as error:
+            return _refused(error)

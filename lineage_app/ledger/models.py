@@ -88,3 +88,85 @@ class Unchained(models.Model):
     content_hash = models.CharField(max_length=64, unique=True)
     producer = models.CharField(max_length=200, db_index=True)
     event_time = models.DateTimeField()
+
+
+# --- The transparency log over everything accepted (docs/ledger.md, "The transparency log") ---------------
+
+
+class LogHead(models.Model):
+    """The log's one head row: its size and frontier (`ledger.tree.Frontier`), and the origin its checkpoints
+    name. Every append locks it, so leaf indexes are handed out in commit order with no gap."""
+
+    size = models.PositiveBigIntegerField(default=0)
+    frontier = models.BinaryField(
+        default=b"", help_text="Roots of the complete subtrees covering the log, largest first."
+    )
+    origin = models.CharField(max_length=200, blank=True, help_text="Set at the first checkpoint, never changed.")
+
+
+class LogLeaf(models.Model):
+    """One accepted event's leaf: SHA-256(0x00 || `leaf_data`), plus the roots of the subtrees it completes.
+
+    Kept when retention prunes the event (`pruned_by`), so proofs made before still verify."""
+
+    leaf_index = models.PositiveBigIntegerField(primary_key=True)
+    content_hash = models.CharField(max_length=64, db_index=True)
+    event_id = models.PositiveBigIntegerField(db_index=True, help_text="The event log's row id when accepted.")
+    accepted_at = models.DateTimeField()
+    hash = models.BinaryField()
+    completes = models.BinaryField(default=b"", help_text="Roots of the subtrees this leaf completes, level 1 up.")
+    pruned_by = models.ForeignKey("LogPrune", null=True, blank=True, on_delete=models.PROTECT, related_name="leaves")
+
+
+class LogKey(models.Model):
+    """A public key the server has signed checkpoints with: kept after rotation so older checkpoints still verify."""
+
+    key_id = models.CharField(max_length=41, unique=True)
+    name = models.CharField(max_length=200, help_text="The signed-note key name: the log's origin.")
+    public_key = models.TextField(help_text="Ed25519 public key, SubjectPublicKeyInfo PEM.")
+    verifier_key = models.TextField(help_text="`<name>+<hex key id>+<base64 key>`, as note verifiers read it.")
+    first_used = models.DateTimeField(default=timezone.now)
+    revoked_at = models.DateTimeField(null=True, blank=True, help_text="Compromised: no longer listed as valid.")
+
+    class Meta:
+        ordering = ["-first_used"]
+
+    def __str__(self) -> str:
+        return self.key_id
+
+
+class LogCheckpoint(models.Model):
+    """A signed checkpoint of the log: the C2SP signed note, with its size and root hash for queries."""
+
+    size = models.PositiveBigIntegerField(unique=True)
+    root_hash = models.BinaryField()
+    note = models.TextField()
+    key = models.ForeignKey(LogKey, on_delete=models.PROTECT, related_name="+")
+    signed_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-size"]
+        get_latest_by = "size"
+
+
+class LogPrune(models.Model):
+    """A signed record of one retention prune: how many leaves' events were deleted, and a digest of which."""
+
+    pruned_at = models.DateTimeField(default=timezone.now)
+    tree_size = models.PositiveBigIntegerField()
+    leaf_count = models.PositiveBigIntegerField()
+    note = models.TextField(help_text="The signed note (docs/ledger.md, 'Pruning').")
+    key = models.ForeignKey(LogKey, on_delete=models.PROTECT, related_name="+")
+
+
+class LogAudit(models.Model):
+    """One check of the stored leaves against the event log (`ledger_check_log`); the newest is in `/metrics`."""
+
+    checked_at = models.DateTimeField(default=timezone.now, db_index=True)
+    tree_size = models.PositiveBigIntegerField()
+    missing = models.PositiveBigIntegerField(help_text="Leaves whose event is gone from the log, not pruned.")
+    mismatched = models.PositiveBigIntegerField(help_text="Leaves whose event no longer hashes to the leaf.")
+    detail = models.JSONField(default=list, help_text="The first few leaves found wrong: [{leafIndex, problem}].")
+
+    class Meta:
+        get_latest_by = "checked_at"

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from django.urls import path
 
-from lineage_app.ledger.apis import LedgerStreamListApi
+from lineage_app.ledger.apis import LedgerStreamListApi, LogCheckpointApi, LogConsistencyApi, LogProofApi
 
 urlpatterns = [
     path("ledger/streams", LedgerStreamListApi.as_view(), name="ledger-streams"),
+    path("ledger/checkpoint", LogCheckpointApi.as_view(), name="ledger-checkpoint"),
+    path("ledger/proof", LogProofApi.as_view(), name="ledger-proof"),
+    path("ledger/consistency", LogConsistencyApi.as_view(), name="ledger-consistency"),
 ]

@@ -50,6 +50,7 @@ class EventLogGauges:
     fold_pending: int = 0
     graph_check: GraphCheckGauges | None = None
     ledger: LedgerGauges | None = None
+    log: LogGauges | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,6 +60,16 @@ class LedgerGauges:
     open_gaps: int
     forks: int
     truncated_streams: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class LogGauges:
+    """The transparency log's size, latest checkpoint and newest check's findings (`ledger.proofs.log_gauges`)."""
+
+    size: int
+    checkpoint_size: int
+    checkpoint_at: datetime | None
+    mismatches: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -124,6 +135,8 @@ class EventLogCollector(Collector):
                 "Streams whose newest heartbeat announces more than arrived (want 0).",
                 value=ledger.truncated_streams,
             )
+        if gauges.log is not None:
+            yield from _log_gauges(gauges.log)
         check = gauges.graph_check
         if check is not None:
             yield GaugeMetricFamily(
@@ -141,6 +154,25 @@ class EventLogCollector(Collector):
                 "When the last graph check ran (Unix time).",
                 value=check.checked_at.timestamp(),
             )
+
+
+def _log_gauges(log: LogGauges) -> Iterator[GaugeMetricFamily]:
+    yield GaugeMetricFamily(
+        "tributary_ledger_log_size", "Leaves in the transparency log (accepted events).", value=log.size
+    )
+    yield GaugeMetricFamily(
+        "tributary_ledger_checkpoint_size", "Tree size of the latest signed checkpoint.", value=log.checkpoint_size
+    )
+    yield GaugeMetricFamily(
+        "tributary_ledger_checkpoint_age_seconds",
+        "Seconds since the latest checkpoint was signed (-1: none yet); it grows while nothing is accepted.",
+        value=(timezone.now() - log.checkpoint_at).total_seconds() if log.checkpoint_at else -1.0,
+    )
+    yield GaugeMetricFamily(
+        "tributary_ledger_log_mismatches",
+        "Leaves whose event the newest check found missing from the event log or changed (want 0).",
+        value=log.mismatches,
+    )
 
 
 class OutboxCollector(Collector):

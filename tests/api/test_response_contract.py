@@ -5,6 +5,7 @@ every required one present; and no key a selector answers is silently left out b
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -18,6 +19,8 @@ from lineage_app.accounts.services import token_create
 from lineage_app.alerts.models import Incident
 from lineage_app.alerts.services import route_create, subscription_create
 from lineage_app.api_support import ResponseIncomplete, ResponseSerializer, page_of
+from lineage_app.ingest.models import LineageEvent
+from lineage_app.ledger.checkpoints import checkpoint_sign
 from lineage_app.notify.models import Delivery, Destination
 from lineage_app.ownership import services as ownership
 from tests.apply import accept_and_apply
@@ -94,13 +97,17 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ("/api/v1/alerts/deadlines", "/api/v1/alerts/deadlines", {}),
     ("/api/v1/alerts/subscriptions", "/api/v1/alerts/subscriptions", {}),  # a user's own: asked as one
     ("/api/v1/ledger/streams", "/api/v1/ledger/streams", {}),
+    # The transparency log, checkpointed once `known` is built; `{event_id}` is its newest event.
+    ("/api/v1/ledger/checkpoint", "/api/v1/ledger/checkpoint", {}),
+    ("/api/v1/ledger/proof", "/api/v1/ledger/proof", {"event": "{event_id}"}),
+    ("/api/v1/ledger/consistency", "/api/v1/ledger/consistency", {"from": 1}),
 ]
 # A download in the format asked for (`json`, `csv`, `html`, `pdf`): documented as a binary file.
 NOT_JSON = {"/api/v1/impact/report"}
 
 
 @pytest.fixture
-def known(graph: Any) -> None:
+def known(graph: Any, settings: Any, tmp_path: Path) -> None:
     """The known graph and the application graph, an unconnected namesake of `CLEAN`, a hand-set owner,
     and an event with a facet left out (so that every list has something in it)."""
     build_known_graph()
@@ -128,6 +135,8 @@ def known(graph: Any) -> None:
     ownership.assignment_create(
         owner="team:finance", target_type="dataset", namespace="db", name="mart.revenue", role="owner"
     )
+    settings.LEDGER_SIGNING_KEY_PATH = tmp_path / "ledger.key"
+    checkpoint_sign()
 
 
 @pytest.fixture
@@ -200,8 +209,10 @@ def test_every_get_endpoint_answers_what_the_schema_documents(
     subscription_create(user=user, subscriber=None, target_type="namespace", namespace="db", name="")
     as_user = APIClient()
     as_user.force_authenticate(user)
+    newest_event = str(LineageEvent.objects.order_by("-id").values_list("id", flat=True)[0])
     for documented, path, query in CALLS:
         client = as_user if path == "/api/v1/alerts/subscriptions" else read_client
+        query = {key: newest_event if value == "{event_id}" else value for key, value in query.items()}
         answer = answer_of(client, path.replace("{incident_id}", str(incident.pk)), query)
         for problem in problems_of(schema, documented, answer):
             failed.append(f"GET {path} {query}: {problem}")

@@ -113,7 +113,8 @@ def test_a_run_event_of_every_event_type_with_standard_facets_is_accepted_and_st
     response = post(ingest_client, event)
     assert response.status_code == 201, response.content
     body = response.json()
-    assert body == {"id": body["id"], "status": "accepted", "warnings": []}
+    assert body == {"id": body["id"], "status": "accepted", "leafIndex": body["leafIndex"], "warnings": []}
+    assert isinstance(body["leafIndex"], int)
     row = LineageEvent.objects.get(id=body["id"])
     assert row.kind == "run"
     assert row.event_type == event_type
@@ -158,7 +159,12 @@ def test_the_same_event_posted_again_is_a_duplicate_answered_200_with_the_first_
     second = post(ingest_client, event)
     assert first.status_code == 201
     assert second.status_code == 200, second.content
-    assert second.json() == {"id": first.json()["id"], "status": "duplicate", "warnings": []}
+    assert second.json() == {
+        "id": first.json()["id"],
+        "status": "duplicate",
+        "leafIndex": first.json()["leafIndex"],
+        "warnings": [],
+    }
     assert LineageEvent.objects.count() == 1
 
 
@@ -171,7 +177,12 @@ def test_the_same_event_reserialised_with_other_key_order_and_whitespace_is_a_du
     assert reordered != json.dumps(event).encode()
     second = post(ingest_client, b"\n  " + reordered + b"\n")
     assert second.status_code == 200, second.content
-    assert second.json() == {"id": first.json()["id"], "status": "duplicate", "warnings": []}
+    assert second.json() == {
+        "id": first.json()["id"],
+        "status": "duplicate",
+        "leafIndex": first.json()["leafIndex"],
+        "warnings": [],
+    }
     assert LineageEvent.objects.count() == 1
 
 

@@ -155,6 +155,7 @@ def test_under_a_strict_facet_policy_the_event_with_an_invalid_facet_is_rejected
         "index": 5,
         "status": "rejected",
         "id": None,
+        "leafIndex": None,
         "warnings": [],
         "errors": [{"path": "inputs[0].facets.schema.fields[0].name", "message": "7 is not of type 'string'"}],
     }
@@ -202,10 +203,10 @@ def test_events_already_posted_are_duplicates_in_a_later_batch(ingest_client: AP
 
 def test_an_event_from_a_batch_is_a_duplicate_when_posted_alone_later(ingest_client: APIClient) -> None:
     event = run_event("COMPLETE", run_id=new_run_id())
-    stored = ok(post_batch(ingest_client, [event]))["results"][0]["id"]
+    stored = ok(post_batch(ingest_client, [event]))["results"][0]
     again = ingest_client.post("/api/v1/lineage", data=json.dumps(event), content_type="application/json")
     assert again.status_code == 200
-    assert again.json() == {"id": stored, "status": "duplicate", "warnings": []}
+    assert again.json() == {"id": stored["id"], "status": "duplicate", "leafIndex": stored["leafIndex"], "warnings": []}
 
 
 @pytest.mark.parametrize("body", [{"events": []}, "x", 3, None], ids=["object", "string", "number", "null"])

@@ -261,7 +261,12 @@ def test_a_duplicate_of_an_event_with_an_invalid_facet_is_answered_with_the_same
     first = accepted(post(ingest_client, start))
     again = post(ingest_client, json.dumps(start, sort_keys=True).encode())
     assert again.status_code == 200
-    assert again.json() == {"id": first["id"], "status": "duplicate", "warnings": first["warnings"]}
+    assert again.json() == {
+        "id": first["id"],
+        "status": "duplicate",
+        "leafIndex": first["leafIndex"],
+        "warnings": first["warnings"],
+    }
     stored = LineageEvent.objects.get(id=first["id"]).facet_warnings
     assert [{"path": w["path"], "message": w["message"]} for w in stored] == first["warnings"]
     assert LineageEvent.objects.count() == 1

@@ -22,6 +22,7 @@ from lineage_app.observability.exposition import (
     EventLogGauges,
     GraphCheckGauges,
     LedgerGauges,
+    LogGauges,
     OutboxCollector,
 )
 from tests.conftest import ROOT
@@ -40,8 +41,14 @@ def exported() -> set[str]:
     families = [f for m in vars(metrics).values() if isinstance(m, MetricWrapperBase) for f in m.describe()]
     checked = GraphCheckGauges(checked_at=timezone.now(), runs_checked=0, runs_differing=0)
     ledger = LedgerGauges(open_gaps=0, forks=0, truncated_streams=0)
+    log = LogGauges(size=0, checkpoint_size=0, checkpoint_at=None, mismatches=0)
     no_events = EventLogGauges(
-        by_status={}, oldest_pending=None, by_verification={"VERIFIED": 0}, graph_check=checked, ledger=ledger
+        by_status={},
+        oldest_pending=None,
+        by_verification={"VERIFIED": 0},
+        graph_check=checked,
+        ledger=ledger,
+        log=log,
     )
     families += list(EventLogCollector(lambda: no_events).collect())
     families += list(OutboxCollector(outbox_gauges).collect())

@@ -615,6 +615,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ledger/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `GET /api/v1/ledger/checkpoint`: the transparency log's latest signed checkpoint. */
+        get: operations["ledger_checkpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ledger/consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `GET /api/v1/ledger/consistency`: the proof that the log at one size extends the log at a smaller one. */
+        get: operations["ledger_consistency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ledger/proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `GET /api/v1/ledger/proof`: an event's inclusion proof against a checkpoint. */
+        get: operations["ledger_proof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ledger/streams": {
         parameters: {
             query?: never;
@@ -1928,6 +1979,8 @@ export interface components {
             status: components["schemas"]["LineageBatchItemStatusEnum"];
             /** @description the event's row in the event log; null when not stored */
             id: number | null;
+            /** @description the event's leaf in the transparency log (a duplicate: the original's) */
+            leafIndex: number | null;
             errors: components["schemas"]["EventProblem"][];
             /** @description facets that failed their schema: stored, not applied */
             warnings: components["schemas"]["EventProblem"][];
@@ -2044,6 +2097,8 @@ export interface components {
             /** @description the event's row in the event log */
             id: number;
             status: components["schemas"]["LineageEventAnswerStatusEnum"];
+            /** @description the event's leaf in the transparency log (a duplicate: the original's) */
+            leafIndex: number | null;
             /** @description facets that failed their schema: stored, not applied */
             warnings: components["schemas"]["EventProblem"][];
         };
@@ -2140,6 +2195,65 @@ export interface components {
          * @enum {string}
          */
         LineageNodeTypeEnum: "DATASET" | "JOB";
+        LogCheckpoint: {
+            /** @description leaves the checkpoint covers */
+            treeSize: number;
+            /** @description the tree's root hash, base64 */
+            rootHash: string;
+            /** @description the C2SP signed note: origin, tree size, root hash, blank line, signatures */
+            note: string;
+            /** @description the server key that signed it (`ed25519:…`) */
+            keyId: string;
+            signedAt: string;
+        };
+        LogCheckpointLatest: {
+            /** @description leaves the checkpoint covers */
+            treeSize: number;
+            /** @description the tree's root hash, base64 */
+            rootHash: string;
+            /** @description the C2SP signed note: origin, tree size, root hash, blank line, signatures */
+            note: string;
+            /** @description the server key that signed it (`ed25519:…`) */
+            keyId: string;
+            signedAt: string;
+            /** @description the keys checkpoints may be signed with (rotated ones included) */
+            keys: components["schemas"]["LogKey"][];
+            /** @description leaves in the log now, checkpointed or not */
+            logSize: number;
+        };
+        LogConsistencyProof: {
+            from: number;
+            to: number;
+            /** @description root hash of the tree of size `from`, base64 */
+            fromRoot: string;
+            /** @description root hash of the tree of size `to`, base64 */
+            toRoot: string;
+            /** @description RFC 9162 consistency proof */
+            proof: string[];
+            /** @description the checkpoint of size `to`, if any */
+            checkpoint: components["schemas"]["LogCheckpoint"] | null;
+        };
+        LogInclusionProof: {
+            leafIndex: number;
+            treeSize: number;
+            contentHash: string;
+            /** @description when the server stored the event (part of the leaf) */
+            acceptedAt: string;
+            /** @description SHA-256(0x00 || leaf data), base64 */
+            leafHash: string;
+            /** @description retention deleted the event; its leaf stays */
+            pruned: boolean;
+            /** @description RFC 9162 inclusion path, base64 */
+            auditPath: string[];
+            checkpoint: components["schemas"]["LogCheckpoint"];
+        };
+        LogKey: {
+            keyId: string;
+            /** @description `<name>+<hex key id>+<base64 key>`, the signed-note verifier key */
+            verifierKey: string;
+            /** @description Ed25519 public key, PEM */
+            publicKey: string;
+        };
         Me: {
             /** @description the user's name; `token:<name>` for an API token */
             username: string;
@@ -5585,6 +5699,241 @@ export interface operations {
             };
             /** @description no node with that id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ledger_checkpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogCheckpointLatest"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such event or checkpoint (named in `path`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the event is not in a checkpoint yet: the message and `Retry-After` say when */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ledger_consistency: {
+        parameters: {
+            query: {
+                /** @description the older tree size */
+                from: number;
+                /** @description the newer tree size, at most the latest checkpoint's (the default) */
+                to?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogConsistencyProof"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such event or checkpoint (named in `path`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the event is not in a checkpoint yet: the message and `Retry-After` say when */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ledger_proof: {
+        parameters: {
+            query: {
+                /** @description the event's id in the event log, or its content hash (64 lowercase hex digits) */
+                event: string;
+                /** @description a checkpoint's tree size; the latest if left out */
+                treeSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogInclusionProof"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such event or checkpoint (named in `path`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the event is not in a checkpoint yet: the message and `Retry-After` say when */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
