@@ -73,14 +73,21 @@ SET j.facetsJson = row.facetsJson, j.facetOrdersJson = row.facetOrdersJson, j.jo
 
 # A run's node takes a fold of at least as many events as it has: a run's applied events only grow,
 # so a smaller fold is an older one (a slower worker's, written late) and must not undo a newer one.
+# Answers the runs whose completion the new fold takes back or moves (a FAIL timed before the COMPLETE the
+# graph held, `graph.withdrawal`), each with the completion order the graph held; the node is written
+# (locked) before it is compared, so a concurrent batch cannot slip in between.
 MERGE_RUNS = f"""
 UNWIND $rows AS row
 MERGE (j:{Label.JOB} {{key: row.jobKey}})
 MERGE (r:{Label.RUN} {{runId: row.runId}})
-WITH j, r, row, (r.eventCount IS NULL OR row.props.eventCount >= r.eventCount) AS newer
+SET r.nodeId = row.nodeId
+WITH j, r, row, (r.eventCount IS NULL OR row.props.eventCount >= r.eventCount) AS newer, r.completedOrder AS held
 FOREACH (_ IN CASE WHEN newer THEN [1] ELSE [] END | SET r += row.props)
-SET r.nodeId = row.nodeId, {_latest_run("j")}
+SET {_latest_run("j")}
 MERGE (j)-[:{Rel.HAS_RUN}]->(r)
+WITH row, r, held
+WHERE held IS NOT NULL AND held <> coalesce(r.completedOrder, '')
+RETURN row.jobKey AS jobKey, row.runId AS runId, held AS `order`
 """
 
 # After the run's WROTE edges exist: every dataset a run wrote knows its latest writing run, also
@@ -374,6 +381,38 @@ CONFIRM_JOB_INPUTS = _confirm(_JOB_INPUT)
 CONFIRM_JOB_OUTPUTS = _confirm(_JOB_OUTPUT)
 CONFIRM_DERIVATIONS = _confirm(_DERIVATION)
 CONFIRM_JOB_DEPENDENCIES = _confirm(_DEPENDENCY)
+
+
+def _withdraw(pattern: str, identity: str) -> str:
+    """Take back the confirmation of edges a run confirmed at `row.order`, a completion its fold no longer
+    has (`graph.withdrawal`): answers each edge's identity (`identity`), job and first sighting."""
+    return f"""
+UNWIND $rows AS row
+MATCH {pattern}
+WHERE e.confirmedBy = row.runId AND e.confirmedOrder = row.order
+SET e.confirmedBy = null, e.confirmedAt = null, e.confirmedOrder = null
+RETURN {identity}, row.jobKey AS ofJob, e.firstSeen AS firstSeen
+"""
+
+
+WITHDRAW_JOB_INPUTS = _withdraw(
+    f"(d:{Label.DATASET})-[e:{Rel.INPUT_TO}]->(:{Label.JOB} {{key: row.jobKey}})",
+    "d.key AS datasetKey, row.jobKey AS jobKey",
+)
+WITHDRAW_JOB_OUTPUTS = _withdraw(
+    f"(:{Label.JOB} {{key: row.jobKey}})-[e:{Rel.OUTPUTS}]->(d:{Label.DATASET})",
+    "row.jobKey AS jobKey, d.key AS datasetKey",
+)
+# A run confirmed only derivations into what its job outputs.
+WITHDRAW_DERIVATIONS = _withdraw(
+    f"(j:{Label.JOB} {{key: row.jobKey}})-[:{Rel.OUTPUTS}]->(:{Label.DATASET})-[:{Rel.HAS_FIELD}]->(t:{Label.FIELD})"
+    f"<-[e:{Rel.DERIVES}]-(s:{Label.FIELD})",
+    "s.key AS sourceKey, t.key AS targetKey, e.job AS job",
+)
+WITHDRAW_JOB_DEPENDENCIES = _withdraw(
+    f"(u:{Label.JOB})-[e:{Rel.PRECEDES} {{declaredBy: row.jobKey}}]->(d:{Label.JOB})",
+    "u.key AS sourceKey, d.key AS targetKey, row.jobKey AS jobKey",
+)
 
 
 def _set_stale_since(pattern: str) -> str:

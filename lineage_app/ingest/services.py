@@ -152,6 +152,11 @@ def run_folds(*, run_ids: Iterable[str]) -> dict[str, RunFold]:
     return _folds(list(run_ids), {})
 
 
+def _logged_folds(run_ids: Sequence[str]) -> list[RunFold]:
+    """`run_folds`' folds, for a confirmation a run takes back to fall back on (`graph.withdrawal`)."""
+    return list(run_folds(run_ids=run_ids).values())
+
+
 # The event types that end a run: the worker that marks one applied tells that the run ended.
 ENDING_EVENT_TYPES = frozenset({EventType.COMPLETE, EventType.FAIL, EventType.ABORT})
 
@@ -195,6 +200,7 @@ def events_apply(*, event_ids: Sequence[int], publish: bool = True) -> int:
     found = graph_writes_apply(
         graph_writes_for(batch, folds.values()),
         grace_for=stale_grace_policy(),
+        folds_of=_logged_folds,
         inputs_new=publish and changes_wanted(NewConsumer),
     )
     # The graph's mirrors (ownership) follow every applied event, before the batch is marked: a worker that
@@ -234,7 +240,7 @@ def runs_settle(*, run_ids: Iterable[str]) -> int:
         return 0
     writes = GraphWrites()
     writes_add_runs(writes, folds.values())
-    graph_writes_apply(writes, grace_for=stale_grace_policy())
+    graph_writes_apply(writes, grace_for=stale_grace_policy(), folds_of=_logged_folds)
     _settle(folds)
     RUNS_SETTLED_LATE.inc(len(folds))
     return len(folds)
@@ -267,7 +273,7 @@ def _settle(folds: dict[str, RunFold]) -> None:
             return
         writes = GraphWrites()
         writes_add_runs(writes, stale.values())
-        graph_writes_apply(writes, grace_for=stale_grace_policy())
+        graph_writes_apply(writes, grace_for=stale_grace_policy(), folds_of=_logged_folds)
         folds = {**folds, **stale}
     logger.warning("runs still changing after %d refolds; the sweeper will settle them", REFOLD_ROUNDS)
 
