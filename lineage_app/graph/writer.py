@@ -60,16 +60,19 @@ def graph_writes_apply(
         existing_fields = _existing_field_keys(tx, sorted(candidates))
         new_fields = [row for key, row in candidates.items() if key not in existing_fields]
         withdrawn: list[str] = []
+        revived: list[dict[str, Any]] = []
         for statement, statement_rows in write_statements(
             plan, rows, known_versions=known_versions, new_fields=new_fields
         ):
-            if statement == writes.MERGE_RUNS:  # the one statement that answers: completions taken back
+            if statement == writes.MERGE_RUNS:  # answers the completions taken back
                 withdrawn = confirmations_withdraw(
                     tx,
                     withdrawn=records(tx, statement, rows=statement_rows),
                     batch_runs=[row["runId"] for row in statement_rows],
                     folds_of=folds_of,
                 )
+            elif statement == writes.MERGE_JOB_OUTPUTS:  # answers the outputs it revived
+                revived = records(tx, statement, rows=statement_rows)
             else:
                 tx.run(statement, rows=statement_rows).consume()
         facets_settle(tx, Label.DATASET, rows.dataset_facets)
@@ -83,6 +86,8 @@ def graph_writes_apply(
             confirmations=rows.job_confirmations,
             jobs=rows.jobs,
             edges=[*rows.job_inputs, *rows.job_outputs, *rows.input_confirmations, *rows.output_confirmations],
+            revived=revived,
+            derivations=rows.derivations,
         )
         validity_settle(tx, job_keys=rows.settled_jobs(plan), batch=batch, grace_for=grace_for, in_full=neighbours)
         return WriteOutcome(new_versions=new_versions, new_inputs=new_inputs)

@@ -195,12 +195,18 @@ MERGE (d)-[e:{Rel.INPUT_TO}]->(j)
 SET {inferred_input("e", "row.inferred")}, {seen("e")}, {_CURRENT}, {_CONFIRMED}
 """
 
+# Answers the output edges it made current that were not before (new, or stale until now): none of the job's
+# derivations into such an output was current before the batch (`graph.validity`).
 MERGE_JOB_OUTPUTS = f"""
 UNWIND $rows AS row
 MATCH (j:{Label.JOB} {{key: row.jobKey}})
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
 MERGE (j)-[e:{Rel.OUTPUTS}]->(d)
+WITH row, e, e.firstSeen IS NULL OR e.staleSince IS NOT NULL AS revived
 SET {seen("e")}, {_CURRENT}, {_CONFIRMED}
+WITH row, revived
+WHERE revived
+RETURN row.jobKey AS jobKey, row.datasetKey AS datasetKey
 """
 
 # The last part of a dataset a job wrote (a partition: `subset` facet), as of its newest write naming one; set
@@ -456,11 +462,13 @@ RETIRE_JOB_DEPENDENCIES = _retire(
     f"(:{Label.JOB} {{key: row.jobKey}})-[e:{Rel.PRECEDES}]-(:{Label.JOB})", where="e.declaredBy = row.jobKey AND "
 )
 # A job's derivations end in fields of what it outputs; those into a dataset its output edge to is stale
-# already are stale too (never confirmed or seen later than that edge), so only current outputs are walked.
-# Run before RETIRE_JOB_OUTPUTS, while the outputs it retires are still current.
+# already are stale too (never confirmed or seen later than that edge), so only current outputs are walked,
+# and not those the batch made current (`row.revived`) when it only confirmed derivations into them: those
+# it did not confirm were stale before and stay so. Run before RETIRE_JOB_OUTPUTS, while the outputs it
+# retires are still current.
 RETIRE_DERIVATIONS = _retire(
     f"(j:{Label.JOB} {{key: row.jobKey}})-[o:{Rel.OUTPUTS}]->(d:{Label.DATASET})\n"
-    f"WHERE o.staleSince IS NULL\n"
+    f"WHERE o.staleSince IS NULL AND NOT d.key IN row.revived\n"
     f"WITH row, j, d\n"
     f"MATCH (d)-[:{Rel.HAS_FIELD}]->(:{Label.FIELD})<-[e:{Rel.DERIVES}]-(:{Label.FIELD})",
     where="e.job = j.nodeId AND ",
