@@ -16,7 +16,7 @@ from lineage_app.graph.model import Label, natural_key
 from lineage_app.graph.projection import GraphWrites, field_candidates, rows_resolve, write_statements
 from lineage_app.graph.schema_fields import fields_known
 from lineage_app.graph.validity import BatchEdges, GraceFor, no_grace, validity_settle
-from lineage_app.graph.withdrawal import FoldsOf, confirmations_withdraw, no_folds
+from lineage_app.graph.withdrawal import ConfirmersOf, confirmations_withdraw, no_confirmers
 
 # Two workers that MERGE the same new node at once (a Namespace, a DatasetAlias) both try to create
 # it; the engine refuses the later create with a ConstraintError. Run again, the MERGE finds the
@@ -33,7 +33,11 @@ class WriteOutcome(NamedTuple):
 
 
 def graph_writes_apply(
-    plan: GraphWrites, *, grace_for: GraceFor = no_grace, folds_of: FoldsOf = no_folds, inputs_new: bool = False
+    plan: GraphWrites,
+    *,
+    grace_for: GraceFor = no_grace,
+    confirmers_of: ConfirmersOf = no_confirmers,
+    inputs_new: bool = False,
 ) -> WriteOutcome:
     """Write `plan` in one transaction, which runs again (from scratch) after a constraint race; what it
     found new (`WriteOutcome`; the input edges only with `inputs_new`, which costs one more read).
@@ -46,8 +50,8 @@ def graph_writes_apply(
     the datasets whose versions changed re-derive their current schema; and the jobs whose edges
     the batch saw or confirmed work out which of their edges are stale (`validity_settle`, with the
     grace `grace_for` gives each job's namespace). A run whose node held a completion its new fold does
-    not have takes back what that completion confirmed (`confirmations_withdraw`, which folds the job's
-    other runs with `folds_of`), before the batch's confirmations are written.
+    not have takes back what that completion confirmed (`confirmations_withdraw`, which reads what else
+    confirmed those edges with `confirmers_of`), before the batch's confirmations are written.
     """
 
     def work(tx: ManagedTransaction) -> WriteOutcome:
@@ -69,7 +73,7 @@ def graph_writes_apply(
                     tx,
                     withdrawn=records(tx, statement, rows=statement_rows),
                     batch_runs=[row["runId"] for row in statement_rows],
-                    folds_of=folds_of,
+                    confirmers_of=confirmers_of,
                 )
             elif statement == writes.MERGE_JOB_OUTPUTS:  # answers the outputs it revived
                 revived = records(tx, statement, rows=statement_rows)

@@ -126,6 +126,24 @@ def test_a_run_whose_fail_precedes_its_complete_confirms_nothing_whatever_order_
     assert complete_first == _apply([[second[1]], [fail], second, first])
 
 
+def test_a_confirmation_taken_back_falls_back_on_the_job_event_that_declared_the_edge(graph) -> None:
+    declared = utc_text(DAY_1 - timedelta(hours=1))
+    job_event = {
+        "eventTime": declared,
+        "producer": PRODUCER,
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent",
+        "job": {"namespace": "spark", "name": JOB, "facets": {}},
+        "inputs": [dataset(NAMESPACE, "A", fields=[("amount", "double")])],
+        "outputs": [],
+    }
+    run = one_run(DAY_1, ["A", "C"])
+    fail = run_event("FAIL", run_id=run[0]["run"]["runId"], job=JOB, at=DAY_1 + timedelta(minutes=5))
+    complete_first = _apply([[job_event], run, [fail]])
+    assert complete_first == _apply([[job_event, *run, fail]])
+    (read_a,) = [row for row in complete_first if '"type": "INPUT_TO"' in row and "lake\\u001fA" in row]
+    assert f'"confirmedAt": "{declared}"' in read_a  # the JobEvent's, not the failed run's
+
+
 def _drop(at: Any, name: str) -> dict[str, Any]:
     table = dataset(NAMESPACE, name)
     table["facets"]["lifecycleStateChange"] = facet(lifecycleStateChange="DROP")
