@@ -162,7 +162,7 @@ def validity_settle(
     Most batches bring a job only news newer than anything it had: at most one completed run, later than
     the job's newest confirmation on record (`latestConfirmation`), sightings after it, no DROP or deleted
     column lineage it has not heard of, and the default grace. Then nothing stale can change, and the
-    job's current edges that run left out turn stale at its end: three set-based statements, whatever the
+    job's current edges that run left out turn stale at its end: two set-based statements, whatever the
     job's history. Any other job has all its edges worked out again from its confirmations in the graph
     (`_settle_in_full`). Either way the graph comes out the same, whatever order the events arrived in.
     """
@@ -181,11 +181,10 @@ def validity_settle(
         {"jobKey": key, "order": c["order"], "at": c["at"], "revived": revived.get(key, [])}
         for key, c in sorted(confirmed.items())
     ]
-    if retiring:
-        retire = (writes.RETIRE_DERIVATIONS, writes.RETIRE_JOB_INPUTS, writes.RETIRE_JOB_OUTPUTS)
-        for statement in (*retire, writes.RETIRE_JOB_DEPENDENCIES):
+    if retiring:  # which also records each job's newest confirmation, that run's
+        for statement in (writes.RETIRE_DERIVATIONS, writes.RETIRE_JOB_EDGES):
             tx.run(statement, rows=retiring, separator=KEY_SEPARATOR).consume()
-    _latest_confirmations_write(tx, on_record=on_record, newest=newest, in_full=[k for k in full if k in on_record])
+    _latest_confirmations_write(tx, on_record=on_record, in_full=[k for k in full if k in on_record])
 
 
 def _rows(tx: ManagedTransaction, statement: str, keys: Sequence[str]) -> list[list[Any]]:
@@ -236,12 +235,11 @@ def _latest_confirmations_write(
     tx: ManagedTransaction,
     *,
     on_record: dict[str, tuple[str, str | None]],
-    newest: dict[str, dict[str, Any] | None],
     in_full: Sequence[str],
 ) -> None:
-    """Keep each job's `latestConfirmation` exact: the completed run a job's newest news brought, and for a
-    job settled in full, its newest confirmation in the graph (its runs and JobEvent, the batch's written)."""
-    latest = {key: confirmation["order"] for key, confirmation in newest.items() if confirmation}
+    """Keep the `latestConfirmation` of each job settled in full exact: its newest confirmation in the graph
+    (its runs and JobEvent, the batch's written). A job's newest news records its run's as it retires."""
+    latest: dict[str, str | None] = {}
     for key, ran, declared in _rows(tx, lookups.READ_JOB_NEWEST_CONFIRMATIONS, in_full):
         latest[key] = max(ran or "", declared or "") or None
     rows = [

@@ -455,16 +455,19 @@ SET e.staleSince = row.at, e.settledSince = since
 """
 
 
-RETIRE_JOB_INPUTS = _retire(f"(:{Label.JOB} {{key: row.jobKey}})<-[e:{Rel.INPUT_TO}]-(:{Label.DATASET})")
-RETIRE_JOB_OUTPUTS = _retire(f"(:{Label.JOB} {{key: row.jobKey}})-[e:{Rel.OUTPUTS}]->(:{Label.DATASET})")
-# The declaring job is one end of its dependency edges, either way round.
-RETIRE_JOB_DEPENDENCIES = _retire(
-    f"(:{Label.JOB} {{key: row.jobKey}})-[e:{Rel.PRECEDES}]-(:{Label.JOB})", where="e.declaredBy = row.jobKey AND "
+# A job's inputs, outputs and the dependencies it declared (it is one end of those, either way round), in
+# one walk of the job's edges; the job's newest confirmation becomes that run's on the way.
+RETIRE_JOB_EDGES = _retire(
+    f"(j:{Label.JOB} {{key: row.jobKey}})\n"
+    f"SET j.latestConfirmation = row.order\n"
+    f"WITH row, j\n"
+    f"MATCH (j)-[e:{Rel.INPUT_TO}|{Rel.OUTPUTS}|{Rel.PRECEDES}]-()",
+    where="(e.declaredBy IS NULL OR e.declaredBy = row.jobKey) AND ",
 )
 # A job's derivations end in fields of what it outputs; those into a dataset its output edge to is stale
 # already are stale too (never confirmed or seen later than that edge), so only current outputs are walked,
 # and not those the batch made current (`row.revived`) when it only confirmed derivations into them: those
-# it did not confirm were stale before and stay so. Run before RETIRE_JOB_OUTPUTS, while the outputs it
+# it did not confirm were stale before and stay so. Run before RETIRE_JOB_EDGES, while the outputs it
 # retires are still current.
 RETIRE_DERIVATIONS = _retire(
     f"(j:{Label.JOB} {{key: row.jobKey}})-[o:{Rel.OUTPUTS}]->(d:{Label.DATASET})\n"
