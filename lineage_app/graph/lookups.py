@@ -222,3 +222,12 @@ UNWIND $keys AS k
 MATCH (:{Label.DATASET} {{key: k}})-[:{Rel.INPUT_TO}|{Rel.OUTPUTS}]-(j:{Label.JOB})
 RETURN collect(DISTINCT j.key) AS keys
 """
+
+# The runs of each job that confirm its edges (completed, or emitting complete snapshots) and whose last
+# event is no earlier than `row.since`: those that may have named an edge first seen then (`graph.withdrawal`).
+READ_JOB_CONFIRMING_RUNS_SINCE = f"""
+UNWIND $rows AS row
+MATCH (:{Label.JOB} {{key: row.jobKey}})-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
+WHERE coalesce(r.completedOrder, r.snapshotOrder) IS NOT NULL AND r.lastEventTime >= row.since
+RETURN collect(r.runId) AS runIds
+"""

@@ -23,7 +23,7 @@ from neo4j import ManagedTransaction
 
 from lineage_app.graph import lookups, writes
 from lineage_app.graph.driver import records
-from lineage_app.graph.model import KEY_SEPARATOR, run_order_key
+from lineage_app.graph.model import KEY_SEPARATOR, natural_key, run_order_key
 from lineage_app.instants import utc_text
 
 
@@ -120,12 +120,31 @@ _KINDS = (
 @dataclass(frozen=True, slots=True)
 class BatchEdges:
     """What a batch brought its jobs: every confirmation (rows of `jobKey`, `order`, `at` and `completed`,
-    true for a completed run's), the jobs its events name (rows of `key` and `first`, the earliest event's
-    time), and every job input and output it saw or confirmed (rows of `jobKey` and `datasetKey`)."""
+    true for a completed run's), the jobs its events name (rows of `key`, `nodeId` and `first`, the earliest
+    event's time), every job input and output it saw or confirmed (rows of `jobKey` and `datasetKey`), the
+    outputs it made current that were not (`revived`, the same rows), and the derivations it saw (rows of
+    `targetKey`, `job`, the job's node id, and `confirmedOrder`)."""
 
     confirmations: Sequence[dict[str, Any]] = ()
     jobs: Sequence[dict[str, Any]] = ()
     edges: Sequence[dict[str, Any]] = ()
+    revived: Sequence[dict[str, Any]] = ()
+    derivations: Sequence[dict[str, Any]] = ()
+
+    def revived_outputs(self, confirmations: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
+        """The outputs (dataset keys) each of the jobs `confirmations` settles by (job key -> its confirmation)
+        made current though they were not, and into which the batch saw only derivations that confirmation
+        confirmed: no derivation of the job into them can turn stale."""
+        revived: dict[str, set[str]] = defaultdict(set)
+        for row in self.revived:
+            if row["jobKey"] in confirmations:
+                revived[row["jobKey"]].add(row["datasetKey"])
+        job_keys = {row["nodeId"]: row["key"] for row in self.jobs}
+        for row in self.derivations:
+            key = job_keys.get(row["job"])
+            if key in revived and row["confirmedOrder"] != confirmations[key]["order"]:
+                revived[key].discard(natural_key(*row["targetKey"].split(KEY_SEPARATOR)[:2]))
+        return {key: sorted(datasets) for key, datasets in revived.items()}
 
 
 def validity_settle(
@@ -143,7 +162,7 @@ def validity_settle(
     Most batches bring a job only news newer than anything it had: at most one completed run, later than
     the job's newest confirmation on record (`latestConfirmation`), sightings after it, no DROP or deleted
     column lineage it has not heard of, and the default grace. Then nothing stale can change, and the
-    job's current edges that run left out turn stale at its end: three set-based statements, whatever the
+    job's current edges that run left out turn stale at its end: two set-based statements, whatever the
     job's history. Any other job has all its edges worked out again from its confirmations in the graph
     (`_settle_in_full`). Either way the graph comes out the same, whatever order the events arrived in.
     """
@@ -156,12 +175,16 @@ def validity_settle(
     newest = _newest_news(tx, batch=batch, on_record=on_record, in_full=set(in_full), grace_for=grace_for)
     full = [key for key in keys if key not in newest]
     _settle_in_full(tx, keys=full, grace_for=grace_for)
-    retiring = [{"jobKey": key, "order": c["order"], "at": c["at"]} for key, c in sorted(newest.items()) if c]
-    if retiring:
-        retire = (writes.RETIRE_DERIVATIONS, writes.RETIRE_JOB_INPUTS, writes.RETIRE_JOB_OUTPUTS)
-        for statement in (*retire, writes.RETIRE_JOB_DEPENDENCIES):
+    confirmed = {key: c for key, c in newest.items() if c}
+    revived = batch.revived_outputs(confirmed)
+    retiring = [
+        {"jobKey": key, "order": c["order"], "at": c["at"], "revived": revived.get(key, [])}
+        for key, c in sorted(confirmed.items())
+    ]
+    if retiring:  # which also records each job's newest confirmation, that run's
+        for statement in (writes.RETIRE_DERIVATIONS, writes.RETIRE_JOB_EDGES):
             tx.run(statement, rows=retiring, separator=KEY_SEPARATOR).consume()
-    _latest_confirmations_write(tx, on_record=on_record, newest=newest, in_full=[k for k in full if k in on_record])
+    _latest_confirmations_write(tx, on_record=on_record, in_full=[k for k in full if k in on_record])
 
 
 def _rows(tx: ManagedTransaction, statement: str, keys: Sequence[str]) -> list[list[Any]]:
@@ -212,12 +235,11 @@ def _latest_confirmations_write(
     tx: ManagedTransaction,
     *,
     on_record: dict[str, tuple[str, str | None]],
-    newest: dict[str, dict[str, Any] | None],
     in_full: Sequence[str],
 ) -> None:
-    """Keep each job's `latestConfirmation` exact: the completed run a job's newest news brought, and for a
-    job settled in full, its newest confirmation in the graph (its runs and JobEvent, the batch's written)."""
-    latest = {key: confirmation["order"] for key, confirmation in newest.items() if confirmation}
+    """Keep the `latestConfirmation` of each job settled in full exact: its newest confirmation in the graph
+    (its runs and JobEvent, the batch's written). A job's newest news records its run's as it retires."""
+    latest: dict[str, str | None] = {}
     for key, ran, declared in _rows(tx, lookups.READ_JOB_NEWEST_CONFIRMATIONS, in_full):
         latest[key] = max(ran or "", declared or "") or None
     rows = [

@@ -16,6 +16,7 @@ from lineage_app.graph.model import Label, natural_key
 from lineage_app.graph.projection import GraphWrites, field_candidates, rows_resolve, write_statements
 from lineage_app.graph.schema_fields import fields_known
 from lineage_app.graph.validity import BatchEdges, GraceFor, no_grace, validity_settle
+from lineage_app.graph.withdrawal import ConfirmersOf, confirmations_withdraw, no_confirmers
 
 # Two workers that MERGE the same new node at once (a Namespace, a DatasetAlias) both try to create
 # it; the engine refuses the later create with a ConstraintError. Run again, the MERGE finds the
@@ -31,7 +32,13 @@ class WriteOutcome(NamedTuple):
     new_inputs: frozenset[tuple[str, str]]
 
 
-def graph_writes_apply(plan: GraphWrites, *, grace_for: GraceFor = no_grace, inputs_new: bool = False) -> WriteOutcome:
+def graph_writes_apply(
+    plan: GraphWrites,
+    *,
+    grace_for: GraceFor = no_grace,
+    confirmers_of: ConfirmersOf = no_confirmers,
+    inputs_new: bool = False,
+) -> WriteOutcome:
     """Write `plan` in one transaction, which runs again (from scratch) after a constraint race; what it
     found new (`WriteOutcome`; the input edges only with `inputs_new`, which costs one more read).
 
@@ -42,7 +49,9 @@ def graph_writes_apply(plan: GraphWrites, *, grace_for: GraceFor = no_grace, inp
     rows; the datasets' and jobs' facets merge per facet name with the graph's (`facets_settle`);
     the datasets whose versions changed re-derive their current schema; and the jobs whose edges
     the batch saw or confirmed work out which of their edges are stale (`validity_settle`, with the
-    grace `grace_for` gives each job's namespace).
+    grace `grace_for` gives each job's namespace). A run whose node held a completion its new fold does
+    not have takes back what that completion confirmed (`confirmations_withdraw`, which reads what else
+    confirmed those edges with `confirmers_of`), before the batch's confirmations are written.
     """
 
     def work(tx: ManagedTransaction) -> WriteOutcome:
@@ -54,20 +63,35 @@ def graph_writes_apply(plan: GraphWrites, *, grace_for: GraceFor = no_grace, inp
         candidates = field_candidates(rows, known_versions=known_versions)
         existing_fields = _existing_field_keys(tx, sorted(candidates))
         new_fields = [row for key, row in candidates.items() if key not in existing_fields]
+        withdrawn: list[str] = []
+        revived: list[dict[str, Any]] = []
         for statement, statement_rows in write_statements(
             plan, rows, known_versions=known_versions, new_fields=new_fields
         ):
-            tx.run(statement, rows=statement_rows).consume()
+            if statement == writes.MERGE_RUNS:  # answers the completions taken back
+                withdrawn = confirmations_withdraw(
+                    tx,
+                    withdrawn=records(tx, statement, rows=statement_rows),
+                    batch_runs=[row["runId"] for row in statement_rows],
+                    confirmers_of=confirmers_of,
+                )
+            elif statement == writes.MERGE_JOB_OUTPUTS:  # answers the outputs it revived
+                revived = records(tx, statement, rows=statement_rows)
+            else:
+                tx.run(statement, rows=statement_rows).consume()
         facets_settle(tx, Label.DATASET, rows.dataset_facets)
         facets_settle(tx, Label.JOB, rows.job_facets)
         unsettled = {v["datasetKey"] for v in rows.versions if v["key"] not in current_versions}
         _settle_current_versions(tx, sorted({*unsettled, *merged}))
         around = sorted({*merged, *rows.retiring_datasets()})  # edges moved onto them, or a DROP retiring them
         neighbours = records(tx, lookups.READ_JOBS_OF_DATASETS, keys=around)[0]["keys"] if around else []
+        neighbours = [*neighbours, *withdrawn]
         batch = BatchEdges(
             confirmations=rows.job_confirmations,
             jobs=rows.jobs,
             edges=[*rows.job_inputs, *rows.job_outputs, *rows.input_confirmations, *rows.output_confirmations],
+            revived=revived,
+            derivations=rows.derivations,
         )
         validity_settle(tx, job_keys=rows.settled_jobs(plan), batch=batch, grace_for=grace_for, in_full=neighbours)
         return WriteOutcome(new_versions=new_versions, new_inputs=new_inputs)

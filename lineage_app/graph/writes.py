@@ -73,14 +73,21 @@ SET j.facetsJson = row.facetsJson, j.facetOrdersJson = row.facetOrdersJson, j.jo
 
 # A run's node takes a fold of at least as many events as it has: a run's applied events only grow,
 # so a smaller fold is an older one (a slower worker's, written late) and must not undo a newer one.
+# Answers the runs whose completion the new fold takes back or moves (a FAIL timed before the COMPLETE the
+# graph held, `graph.withdrawal`), each with the completion order the graph held; the node is written
+# (locked) before it is compared, so a concurrent batch cannot slip in between.
 MERGE_RUNS = f"""
 UNWIND $rows AS row
 MERGE (j:{Label.JOB} {{key: row.jobKey}})
 MERGE (r:{Label.RUN} {{runId: row.runId}})
-WITH j, r, row, (r.eventCount IS NULL OR row.props.eventCount >= r.eventCount) AS newer
+SET r.nodeId = row.nodeId
+WITH j, r, row, (r.eventCount IS NULL OR row.props.eventCount >= r.eventCount) AS newer, r.completedOrder AS held
 FOREACH (_ IN CASE WHEN newer THEN [1] ELSE [] END | SET r += row.props)
-SET r.nodeId = row.nodeId, {_latest_run("j")}
+SET {_latest_run("j")}
 MERGE (j)-[:{Rel.HAS_RUN}]->(r)
+WITH row, r, held
+WHERE held IS NOT NULL AND held <> coalesce(r.completedOrder, '')
+RETURN row.jobKey AS jobKey, row.runId AS runId, held AS `order`
 """
 
 # After the run's WROTE edges exist: every dataset a run wrote knows its latest writing run, also
@@ -201,12 +208,18 @@ MERGE (d)-[e:{Rel.INPUT_TO}]->(j)
 SET {inferred_input("e", "row.inferred")}, {seen("e")}, {_CURRENT}, {_CONFIRMED}
 """
 
+# Answers the output edges it made current that were not before (new, or stale until now): none of the job's
+# derivations into such an output was current before the batch (`graph.validity`).
 MERGE_JOB_OUTPUTS = f"""
 UNWIND $rows AS row
 MATCH (j:{Label.JOB} {{key: row.jobKey}})
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
 MERGE (j)-[e:{Rel.OUTPUTS}]->(d)
+WITH row, e, e.firstSeen IS NULL OR e.staleSince IS NOT NULL AS revived
 SET {seen("e")}, {_CURRENT}, {_CONFIRMED}
+WITH row, revived
+WHERE revived
+RETURN row.jobKey AS jobKey, row.datasetKey AS datasetKey
 """
 
 # The last part of a dataset a job wrote (a partition: `subset` facet), as of its newest write naming one; set
@@ -389,6 +402,38 @@ CONFIRM_DERIVATIONS = _confirm(_DERIVATION)
 CONFIRM_JOB_DEPENDENCIES = _confirm(_DEPENDENCY)
 
 
+def _withdraw(pattern: str, identity: str) -> str:
+    """Take back the confirmation of edges a run confirmed at `row.order`, a completion its fold no longer
+    has (`graph.withdrawal`): answers each edge's identity (`identity`), job and first sighting."""
+    return f"""
+UNWIND $rows AS row
+MATCH {pattern}
+WHERE e.confirmedBy = row.runId AND e.confirmedOrder = row.order
+SET e.confirmedBy = null, e.confirmedAt = null, e.confirmedOrder = null
+RETURN {identity}, row.jobKey AS ofJob, e.firstSeen AS firstSeen
+"""
+
+
+WITHDRAW_JOB_INPUTS = _withdraw(
+    f"(d:{Label.DATASET})-[e:{Rel.INPUT_TO}]->(:{Label.JOB} {{key: row.jobKey}})",
+    "d.key AS datasetKey, row.jobKey AS jobKey",
+)
+WITHDRAW_JOB_OUTPUTS = _withdraw(
+    f"(:{Label.JOB} {{key: row.jobKey}})-[e:{Rel.OUTPUTS}]->(d:{Label.DATASET})",
+    "row.jobKey AS jobKey, d.key AS datasetKey",
+)
+# A run confirmed only derivations into what its job outputs.
+WITHDRAW_DERIVATIONS = _withdraw(
+    f"(j:{Label.JOB} {{key: row.jobKey}})-[:{Rel.OUTPUTS}]->(:{Label.DATASET})-[:{Rel.HAS_FIELD}]->(t:{Label.FIELD})"
+    f"<-[e:{Rel.DERIVES}]-(s:{Label.FIELD})",
+    "s.key AS sourceKey, t.key AS targetKey, e.job AS job",
+)
+WITHDRAW_JOB_DEPENDENCIES = _withdraw(
+    f"(u:{Label.JOB})-[e:{Rel.PRECEDES} {{declaredBy: row.jobKey}}]->(d:{Label.JOB})",
+    "u.key AS sourceKey, d.key AS targetKey, row.jobKey AS jobKey",
+)
+
+
 def _set_stale_since(pattern: str) -> str:
     return f"""
 UNWIND $rows AS row
@@ -423,18 +468,23 @@ SET e.staleSince = row.at, e.settledSince = since
 """
 
 
-RETIRE_JOB_INPUTS = _retire(f"(:{Label.JOB} {{key: row.jobKey}})<-[e:{Rel.INPUT_TO}]-(:{Label.DATASET})")
-RETIRE_JOB_OUTPUTS = _retire(f"(:{Label.JOB} {{key: row.jobKey}})-[e:{Rel.OUTPUTS}]->(:{Label.DATASET})")
-# The declaring job is one end of its dependency edges, either way round.
-RETIRE_JOB_DEPENDENCIES = _retire(
-    f"(:{Label.JOB} {{key: row.jobKey}})-[e:{Rel.PRECEDES}]-(:{Label.JOB})", where="e.declaredBy = row.jobKey AND "
+# A job's inputs, outputs and the dependencies it declared (it is one end of those, either way round), in
+# one walk of the job's edges; the job's newest confirmation becomes that run's on the way.
+RETIRE_JOB_EDGES = _retire(
+    f"(j:{Label.JOB} {{key: row.jobKey}})\n"
+    f"SET j.latestConfirmation = row.order\n"
+    f"WITH row, j\n"
+    f"MATCH (j)-[e:{Rel.INPUT_TO}|{Rel.OUTPUTS}|{Rel.PRECEDES}]-()",
+    where="(e.declaredBy IS NULL OR e.declaredBy = row.jobKey) AND ",
 )
 # A job's derivations end in fields of what it outputs; those into a dataset its output edge to is stale
-# already are stale too (never confirmed or seen later than that edge), so only current outputs are walked.
-# Run before RETIRE_JOB_OUTPUTS, while the outputs it retires are still current.
+# already are stale too (never confirmed or seen later than that edge), so only current outputs are walked,
+# and not those the batch made current (`row.revived`) when it only confirmed derivations into them: those
+# it did not confirm were stale before and stay so. Run before RETIRE_JOB_EDGES, while the outputs it
+# retires are still current.
 RETIRE_DERIVATIONS = _retire(
     f"(j:{Label.JOB} {{key: row.jobKey}})-[o:{Rel.OUTPUTS}]->(d:{Label.DATASET})\n"
-    f"WHERE o.staleSince IS NULL\n"
+    f"WHERE o.staleSince IS NULL AND NOT d.key IN row.revived\n"
     f"WITH row, j, d\n"
     f"MATCH (d)-[:{Rel.HAS_FIELD}]->(:{Label.FIELD})<-[e:{Rel.DERIVES}]-(:{Label.FIELD})",
     where="e.job = j.nodeId AND ",

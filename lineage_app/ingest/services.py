@@ -11,7 +11,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from lineage_app.accounts.models import ApiToken
@@ -19,6 +19,7 @@ from lineage_app.celery import app as celery_app
 from lineage_app.changes import EventsApplied, GraphRebuilt, NewConsumer, changes_publish, changes_wanted
 from lineage_app.graph.events import EventRecord
 from lineage_app.graph.lineage_facet import explicit_lineage_payload
+from lineage_app.graph.model import KEY_SEPARATOR
 from lineage_app.graph.projection import GraphWrites, graph_writes_for, writes_add_runs
 from lineage_app.graph.run_state import RunFold, run_fold
 from lineage_app.graph.schema import graph_schema_init
@@ -189,6 +190,17 @@ def run_folds(*, run_ids: Iterable[str]) -> dict[str, RunFold]:
     return _folds(list(run_ids), {})
 
 
+def _logged_confirmers(job_keys: Sequence[str], run_ids: Sequence[str]) -> tuple[list[EventRecord], list[RunFold]]:
+    """The applied JobEvents of the jobs `job_keys` and the folds of the runs `run_ids`: what a confirmation a
+    run takes back falls back on (`graph.withdrawal`). Rare, so the JobEvents are looked for by job name."""
+    jobs = Q()
+    for key in job_keys:
+        namespace, name = key.split(KEY_SEPARATOR)
+        jobs |= Q(job_namespace=namespace, job_name=name)
+    declared = LineageEvent.objects.filter(jobs, kind=LineageEvent.Kind.JOB, status__in=FOLDABLE)
+    return [_record(event) for event in declared], list(run_folds(run_ids=run_ids).values())
+
+
 # The event types that end a run: the worker that marks one applied tells that the run ended.
 ENDING_EVENT_TYPES = frozenset({EventType.COMPLETE, EventType.FAIL, EventType.ABORT})
 
@@ -232,6 +244,7 @@ def events_apply(*, event_ids: Sequence[int], publish: bool = True) -> int:
     found = graph_writes_apply(
         graph_writes_for(batch, folds.values()),
         grace_for=stale_grace_policy(),
+        confirmers_of=_logged_confirmers,
         inputs_new=publish and changes_wanted(NewConsumer),
     )
     # The graph's mirrors (ownership) follow every applied event, before the batch is marked: a worker that
@@ -271,7 +284,7 @@ def runs_settle(*, run_ids: Iterable[str]) -> int:
         return 0
     writes = GraphWrites()
     writes_add_runs(writes, folds.values())
-    graph_writes_apply(writes, grace_for=stale_grace_policy())
+    graph_writes_apply(writes, grace_for=stale_grace_policy(), confirmers_of=_logged_confirmers)
     _settle(folds)
     RUNS_SETTLED_LATE.inc(len(folds))
     return len(folds)
@@ -304,7 +317,7 @@ def _settle(folds: dict[str, RunFold]) -> None:
             return
         writes = GraphWrites()
         writes_add_runs(writes, stale.values())
-        graph_writes_apply(writes, grace_for=stale_grace_policy())
+        graph_writes_apply(writes, grace_for=stale_grace_policy(), confirmers_of=_logged_confirmers)
         folds = {**folds, **stale}
     logger.warning("runs still changing after %d refolds; the sweeper will settle them", REFOLD_ROUNDS)
 

@@ -20,7 +20,7 @@ from tests.apply import accept
 from tests.events import T0, dataset, facet, new_run_id, run_event, run_lifecycle
 from tests.graph.identity_events import alias_events
 from tests.graph_dump import graph_dump
-from tests.time.scenario import DAY_1, one_run
+from tests.time.scenario import DAY_1, JOB, one_run
 
 pytestmark = pytest.mark.django_db
 
@@ -58,12 +58,17 @@ def _scenario() -> list[dict]:
 
 
 def _changing_inputs() -> list[dict]:
-    """Invariant 11: one job's runs whose inputs change (A, B; then A, C; then a failed run reading D;
-    then A, B again), so which edges are current and since when they are stale must not depend on order."""
+    """Invariant 11: one job's runs whose inputs change (A, B; then A, C; then a run reading A and E that
+    failed before its COMPLETE; then a failed run reading D; then A, B again), so which edges are current,
+    which run confirmed them and since when they are stale must not depend on order."""
     days = [DAY_1 + timedelta(days=n) for n in range(4)]
+    failed_first = one_run(days[1] + timedelta(hours=12), ["A", "E"])
+    run_id = failed_first[0]["run"]["runId"]
     return [
         *one_run(days[0], ["A", "B"]),
         *one_run(days[1], ["A", "C"]),
+        *failed_first,
+        run_event("FAIL", run_id=run_id, job=JOB, at=days[1] + timedelta(hours=12, minutes=5)),
         *one_run(days[2], ["A", "D"], state="FAIL"),
         *one_run(days[3], ["A", "B"]),
     ]

@@ -114,6 +114,36 @@ def test_a_run_that_turns_out_to_have_failed_first_settles_in_full(graph, full_s
     assert full_settles.count(ETL) == 2  # the job's first batch, and the late FAIL's
 
 
+def test_a_run_whose_fail_precedes_its_complete_confirms_nothing_whatever_order_they_arrive_in(graph) -> None:
+    first, second = one_run(DAY_1, ["A", "B"]), one_run(DAY_2, ["A", "C"])
+    run_id = second[0]["run"]["runId"]
+    fail = run_event("FAIL", run_id=run_id, job=JOB, at=DAY_2 + timedelta(minutes=5))
+    # The day-2 run failed (its earliest terminal event): A, B and C stay as the day-1 run confirmed them,
+    # A and B confirmed by it, C only seen; so whether the FAIL arrives before or after the COMPLETE.
+    complete_first = _apply([first, second, [fail]])
+    assert complete_first == _apply([first, [second[0], fail], [second[1]]])
+    assert complete_first == _apply([[*first, *second, fail]])
+    assert complete_first == _apply([[second[1]], [fail], second, first])
+
+
+def test_a_confirmation_taken_back_falls_back_on_the_job_event_that_declared_the_edge(graph) -> None:
+    declared = utc_text(DAY_1 - timedelta(hours=1))
+    job_event = {
+        "eventTime": declared,
+        "producer": PRODUCER,
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent",
+        "job": {"namespace": "spark", "name": JOB, "facets": {}},
+        "inputs": [dataset(NAMESPACE, "A", fields=[("amount", "double")])],
+        "outputs": [],
+    }
+    run = one_run(DAY_1, ["A", "C"])
+    fail = run_event("FAIL", run_id=run[0]["run"]["runId"], job=JOB, at=DAY_1 + timedelta(minutes=5))
+    complete_first = _apply([[job_event], run, [fail]])
+    assert complete_first == _apply([[job_event, *run, fail]])
+    (read_a,) = [row for row in complete_first if '"type": "INPUT_TO"' in row and "lake\\u001fA" in row]
+    assert f'"confirmedAt": "{declared}"' in read_a  # the JobEvent's, not the failed run's
+
+
 def _drop(at: Any, name: str) -> dict[str, Any]:
     table = dataset(NAMESPACE, name)
     table["facets"]["lifecycleStateChange"] = facet(lifecycleStateChange="DROP")
