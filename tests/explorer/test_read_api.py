@@ -293,6 +293,7 @@ def test_a_schema_version_diff_lists_added_removed_and_retyped_fields_and_what_i
         "added": [{"name": "country", "type": "string"}],
         "removed": [],
         "changed": [{"name": "amount_eur", "fromType": "double", "toType": "decimal(10,2)"}],
+        "renamed": [],
         "downstream": [MART, EXPORT],
         "truncated": False,
     }
