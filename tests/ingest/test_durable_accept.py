@@ -46,10 +46,17 @@ class Celery:
         self.processes.append(subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=log, stderr=log))
 
     def stop(self) -> None:
+        """Ask each process to stop (a worker's warm shutdown finishes the tasks it holds), then end the ones
+        still at it after a minute: on a loaded machine a prefork worker's warm shutdown took over 30 s, and
+        the test that started it has made its assertions by then."""
         for process in self.processes:
             process.terminate()
         for process in self.processes:
-            process.wait(timeout=30)
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=30)
 
 
 @pytest.fixture
