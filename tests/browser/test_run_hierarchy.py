@@ -46,5 +46,6 @@ def test_the_dag_run_page_nests_its_task_application_and_actions_and_each_links_
         "spark_properties",
     ]
     others.first.locator("summary").click()
-    assert '"deployMode": "cluster"' in others.first.locator("pre").inner_text()
+    # The JSON is written out on the fold's toggle event, which the browser fires after the click returns.
+    others.first.locator("pre").get_by_text('"deployMode": "cluster"').wait_for()
     assert not watch.errors and not watch.dialogs
