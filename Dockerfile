@@ -35,8 +35,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 RUN groupadd --system --gid 10001 tributary \
     && useradd --system --uid 10001 --gid tributary --home-dir /app --no-create-home \
         --shell /usr/sbin/nologin tributary \
-    && mkdir -p /var/lib/tributary \
-    && chown tributary:tributary /var/lib/tributary
+    && mkdir -p /var/lib/tributary/keys \
+    && chown -R tributary:tributary /var/lib/tributary \
+    && chmod 700 /var/lib/tributary/keys
 WORKDIR /app
 # The dependencies first, in their own layer (they change less often than the code): the server wheel's
 # dependencies are exactly this file, so installing the wheels below adds only the two of them.

@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+import yaml
 from dockerfile_parse import DockerfileParser
 
 from tests.conftest import ROOT
@@ -120,3 +121,29 @@ def test_workers_scale_by_replicas() -> None:
     compose = (ROOT / "docker-compose.yml").read_text()
     worker = re.search(r"^  worker:\n(.*?)(?=^  \S|^\S|\Z)", compose, re.M | re.S)
     assert worker and re.search(r"deploy:\n\s+replicas: \$\{WORKER_REPLICAS:-\d+\}", worker.group(1))
+
+
+def test_every_container_that_signs_checkpoints_shares_one_ledger_key_volume() -> None:
+    """Unset LEDGER_SIGNING_KEY, the first container makes the key under var/keys: a volume every app container
+    mounts there (and the image owns, for its unprivileged user), so that all replicas sign with that one key."""
+    compose = shutil.which("docker-compose")
+    assert compose
+    result = subprocess.run(
+        [compose, "-f", str(ROOT / "docker-compose.yml"), "config"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SECRET_KEY": "compose-config-check"},
+        cwd=ROOT,
+        check=True,
+    )
+    services = yaml.safe_load(result.stdout)["services"]
+    for name in ("migrate", "web", "worker", "beat"):
+        mounts = services[name].get("volumes", [])
+        targets = {
+            (mount["source"], mount["target"]) if isinstance(mount, dict) else tuple(mount.split(":")[:2])
+            for mount in mounts
+        }
+        assert ("ledger-keys", "/var/lib/tributary/keys") in targets, name
+    runtime = " ".join(instruction["value"] for instruction in _stages()["runtime"])
+    assert "mkdir -p /var/lib/tributary/keys" in runtime
+    assert "chown -R tributary:tributary /var/lib/tributary" in runtime
