@@ -40,6 +40,7 @@ from lineage_app.changes import (
 )
 from lineage_app.graph.model import Label, NodeType, RunState, natural_key
 from lineage_app.graph.node_ids import node_id
+from lineage_app.graph.schema_fields import SchemaChange
 from lineage_app.graph.traversal import NodeRef
 from lineage_app.notify.models import Destination
 from lineage_app.notify.services import enqueue
@@ -149,21 +150,13 @@ def _schema_breaking(record: SchemaChanged, rule: Rule) -> None:
     blast = blast_radius(roots=[(Label.DATASET, key)], depth=downstream_depth(), fields=changed)
     if not blast.consumers or not rule_covers(rule, record.namespace, blast):
         return  # nobody reads it now: not breaking anything
-    renamed_from = {old for old, _ in record.renamed}
-    parts = [f"renamed {', '.join(f'{old} → {new}' for old, new in record.renamed)}"] if record.renamed else []
-    parts += [
-        f"{label} {', '.join(names)}"
-        for label, names in (
-            ("removed", [name for name in record.removed if name not in renamed_from]),
-            ("retyped", record.retyped),
-        )
-        if names
-    ]
+    # What breaks a consumer: the fields added are no one's problem.
+    breaking = SchemaChange(added=[], removed=[*record.removed], retyped=[*record.retyped], renamed=[*record.renamed])
     incident_open(
         kind=Rule.Kind.SCHEMA_BREAKING,
         root=dataset,
         title=f"Breaking schema change on {record.namespace}/{record.name}",
-        cause="; ".join(parts),
+        cause=breaking.summary(),
         classification="schema",
         run_id=record.run_id or "",
         blast=blast,

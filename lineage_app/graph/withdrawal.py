@@ -1,5 +1,7 @@
 """Confirmations a run takes back: its job's edges fall back on the job's other runs when the completion that
-confirmed them turns out not to be the run's (a FAIL timed before its COMPLETE, arriving after it).
+confirmed them turns out not to be the run's (a FAIL timed before its COMPLETE, arriving after it), or when a
+streaming run's newer complete snapshot supersedes the one that confirmed them (an earlier snapshot arriving
+first confirmed what a later one leaves out).
 
 Edges keep their latest confirmation as a maximum (`graph.validity`), which a later fold cannot lower. So
 when a run's node takes a fold whose completion differs from the one it held (`writes.MERGE_RUNS` answers

@@ -73,20 +73,22 @@ SET j.facetsJson = row.facetsJson, j.facetOrdersJson = row.facetOrdersJson, j.jo
 
 # A run's node takes a fold of at least as many events as it has: a run's applied events only grow,
 # so a smaller fold is an older one (a slower worker's, written late) and must not undo a newer one.
-# Answers the runs whose completion the new fold takes back or moves (a FAIL timed before the COMPLETE the
-# graph held, `graph.withdrawal`), each with the completion order the graph held; the node is written
+# Answers the runs whose confirming moment the new fold takes back or moves (a FAIL timed before the COMPLETE
+# the graph held, or a streaming run's newer complete snapshot: `graph.withdrawal`), each with the completion
+# or snapshot order the graph held; the node is written
 # (locked) before it is compared, so a concurrent batch cannot slip in between.
 MERGE_RUNS = f"""
 UNWIND $rows AS row
 MERGE (j:{Label.JOB} {{key: row.jobKey}})
 MERGE (r:{Label.RUN} {{runId: row.runId}})
 SET r.nodeId = row.nodeId
-WITH j, r, row, (r.eventCount IS NULL OR row.props.eventCount >= r.eventCount) AS newer, r.completedOrder AS held
+WITH j, r, row, (r.eventCount IS NULL OR row.props.eventCount >= r.eventCount) AS newer,
+     coalesce(r.completedOrder, r.snapshotOrder) AS held
 FOREACH (_ IN CASE WHEN newer THEN [1] ELSE [] END | SET r += row.props)
 SET {_latest_run("j")}
 MERGE (j)-[:{Rel.HAS_RUN}]->(r)
 WITH row, r, held
-WHERE held IS NOT NULL AND held <> coalesce(r.completedOrder, '')
+WHERE held IS NOT NULL AND held <> coalesce(r.completedOrder, r.snapshotOrder, '')
 RETURN row.jobKey AS jobKey, row.runId AS runId, held AS `order`
 """
 

@@ -108,7 +108,7 @@ def test_a_breaking_schema_change_names_the_downstream_fields_affected(graph) ->
     incident = Incident.objects.get()
     assert incident.kind == Rule.Kind.SCHEMA_BREAKING
     assert incident.root == "dataset:file:///lake:bronze/orders"
-    assert incident.cause == "removed amount; retyped order_id"
+    assert incident.cause == "removed: amount; retyped: order_id"
     fields = incident.blast_radius["columns"]
     assert "datasetField:file:///lake:silver/orders:amount_eur" in fields
     assert "datasetField:file:///lake:silver/orders:order_id" in fields
@@ -126,7 +126,7 @@ def test_a_renamed_column_is_a_breaking_change_that_says_it_was_renamed(graph) -
 
     incident = Incident.objects.get()
     assert incident.kind == Rule.Kind.SCHEMA_BREAKING
-    assert incident.cause == "renamed amount → amount_usd"
+    assert incident.cause == "renamed: amount → amount_usd"
     fields = incident.blast_radius["columns"]
     assert "datasetField:file:///lake:silver/orders:amount_eur" in fields
     assert "datasetField:file:///lake:gold/revenue:revenue" in fields

@@ -183,7 +183,7 @@ def test_make_run_shows_a_banner_one_line_per_example_job_and_keeps_the_rest_in_
             json.loads(incidents["job:spark:validate_orders"])
         )
         breaking = database.execute("SELECT root, cause FROM alerts_incident WHERE kind = 'schema_breaking'").fetchall()
-        assert [(root.rsplit("/", 1)[-1], cause) for root, cause in breaking] == [("orders_clean", "removed currency")]
+        assert [(root.rsplit("/", 1)[-1], cause) for root, cause in breaking] == [("orders_clean", "removed: currency")]
         received = tmp_path / "notifications" / "webhook.jsonl"
         wait_until(lambda: received.exists() and "validate_orders" in received.read_text(), timeout=60, what="alert")
         bodies = [json.loads(line)["body"] for line in received.read_text().splitlines()]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from datetime import timedelta
 from typing import Any
@@ -10,9 +11,12 @@ import pytest
 
 from lineage_app.explorer.selectors.lineage import lineage_for_node
 from lineage_app.graph.model import Moment
+from lineage_app.graph.writer import graph_wipe
+from lineage_app.ingest.models import LineageEvent
 from lineage_app.instants import utc_text
 from tests.apply import accept_and_apply
 from tests.events import PRODUCER, T0, dataset, facet, new_run_id, run_event
+from tests.graph_dump import graph_dump
 
 pytestmark = pytest.mark.django_db
 
@@ -84,6 +88,20 @@ def test_a_complete_snapshot_replaces_the_running_query_s_inputs_in_any_order(gr
     assert stale["staleSince"] == utc_text(T0 + timedelta(minutes=20))
     at_ten = _inputs(STREAM, Moment(at=utc_text(T0 + timedelta(minutes=15))))
     assert sorted(at_ten) == [f"dataset:{NS}:a", f"dataset:{NS}:b"]
+
+
+def test_complete_snapshots_give_one_graph_in_every_arrival_order_and_duplicated(graph) -> None:
+    """The latest snapshot in time decides, whichever arrived last: an earlier snapshot arriving after a
+    later one keeps no confirmation on `b`, which the later one dropped."""
+    _, events = _streaming_events("COMPLETE_SNAPSHOT")
+    dumps = set()
+    for order in itertools.permutations(events):
+        graph_wipe()
+        LineageEvent.objects.all().delete()
+        accept_and_apply(*order, order[0], one_by_one=True)
+        assert sorted(_inputs(STREAM)) == [f"dataset:{NS}:a", f"dataset:{NS}:c"], order
+        dumps.add("\n".join(graph_dump()))
+    assert len(dumps) == 1
 
 
 def test_accumulative_events_merge_within_the_run(graph) -> None:
