@@ -68,7 +68,7 @@ TABLE_LOCATION = ("s3://lake", "warehouse/sales.db/customers")
 TABLE_ID = f"dataset:{TABLE_LOCATION[0]}:{TABLE_LOCATION[1]}"
 METASTORE = "hive://metastore-0:9083"
 DECLARED_TABLE = (METASTORE, "sales.customers")
-CONTRADICTED_ID = f"dataset:{METASTORE}:sales.orders"
+CONTRADICTED_ID = f"dataset:{METASTORE}:sales.invoices"
 CUSTOMERS = [{"type": "DATABASE", "name": "sales"}, {"type": "TABLE", "name": "customers"}]
 
 
@@ -96,7 +96,7 @@ def catalog_events() -> list[dict]:
     """A Spark job writes the table by its `s3a://` location, with the catalog and hierarchy facets and no
     symlink; a Spark job reads it as `spark_catalog.sales.customers` in the metastore's namespace, with the
     hierarchy only; Trino reads it as `iceberg.sales.customers`, its catalog listing the metastore's
-    replicas the other way round; and a job reads `sales.orders` with a hierarchy naming `customers`."""
+    replicas the other way round; and a job reads `sales.invoices` with a hierarchy naming `customers`."""
     writer, reader, trino, confused = (f"7a2c0b11-0000-4000-8000-00000000000{i}" for i in (1, 2, 3, 4))
     spark_catalog = iceberg_catalog("spark_catalog", "thrift://metastore-0:9083,thrift://metastore-1:9083")
     trino_catalog = iceberg_catalog("iceberg", "thrift://metastore-1:9083, thrift://metastore-0:9083")
@@ -109,7 +109,7 @@ def catalog_events() -> list[dict]:
     )
     by_alias = catalogued(METASTORE, "spark_catalog.sales.customers", catalog=None, levels=CUSTOMERS)
     by_trino = catalogued("trino://trino:8080", "iceberg.sales.customers", catalog=trino_catalog, levels=CUSTOMERS)
-    contradicted = catalogued(METASTORE, "sales.orders", catalog=spark_catalog, levels=CUSTOMERS)
+    contradicted = catalogued(METASTORE, "sales.invoices", catalog=spark_catalog, levels=CUSTOMERS)
     day = T0 + timedelta(days=5)
     return [
         run_event("START", run_id=writer, job="customers.load", at=day, outputs=[by_location]),
@@ -125,5 +125,7 @@ def catalog_events() -> list[dict]:
             at=day + timedelta(hours=2),
             inputs=[by_trino],
         ),
-        run_event("COMPLETE", run_id=confused, job="orders.check", at=day + timedelta(hours=3), inputs=[contradicted]),
+        run_event(
+            "COMPLETE", run_id=confused, job="invoices.check", at=day + timedelta(hours=3), inputs=[contradicted]
+        ),
     ]

@@ -189,7 +189,7 @@ def test_one_table_named_four_ways_by_three_producers_is_one_dataset(  # type: i
     assert {"job:spark:customers.report", "job:trino:customers.dashboard"} <= {node["id"] for node in lineage["graph"]}
     upstream = _get(read_client, "lineage", nodeId=TABLE_ID, depth=2, direction="upstream")
     assert "job:spark:customers.load" in {node["id"] for node in upstream["graph"]}
-    # The name won over the contradicting hierarchy: `sales.orders` stays itself, its hierarchy left out.
+    # The name won over the contradicting hierarchy: `sales.invoices` stays itself, its hierarchy left out.
     contradicted = _get(read_client, "datasets/detail", nodeId=CONTRADICTED_ID)
     assert contradicted["aliases"] == [] and "hierarchy" not in contradicted["facets"]
     assert contradicted["facets"]["catalog"]["name"] == "spark_catalog"
