@@ -7,6 +7,13 @@ import { formatTime } from "../../../format";
 import { errorMessage, inferredMark, loading, nodeLink, section, stateBadge, verificationBadge } from "../../../shell/widgets";
 import type { PanelActions } from "./types";
 
+// How an alias came to be known (docs/identity.md): named as a dataset, a symlink, or declared by the catalog facets.
+const ALIAS_KINDS: Record<DatasetDetail["aliases"][number]["source"]["kind"], string> = {
+  dataset: "named",
+  symlink: "symlink",
+  catalog: "catalog",
+};
+
 export function datasetPanel(id: string, actions: PanelActions): HTMLElement {
   const body = h("div", { class: "panel-body" }, loading());
   const panel = h("div", { class: "side-panel-content", "data-node": id }, body);
@@ -61,7 +68,7 @@ function datasetSections(detail: DatasetDetail, actions: PanelActions): HTMLElem
       detail.aliases.length
         ? h("ul", { class: "aliases" }, detail.aliases.map((alias) =>
           h("li", {}, h("span", { class: "mono" }, `${alias.namespace}:${alias.name}`),
-            h("span", { class: "muted" }, ` · ${alias.source.kind === "symlink" ? "symlink" : "named"}`,
+            h("span", { class: "muted" }, ` · ${ALIAS_KINDS[alias.source.kind]}`,
               alias.source.job ? " by " : ""),
             alias.source.job ? nodeLink(alias.source.job) : null)))
         : h("p", { class: "muted" }, "No other names.")),
