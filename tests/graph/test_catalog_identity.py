@@ -215,3 +215,16 @@ def test_under_a_strict_facet_policy_a_contradicting_hierarchy_is_a_400_and_noth
     assert "the name wins" in response.json()["message"]
     assert LineageEvent.objects.count() == 0
     assert ingest_client.post("/api/v1/lineage", copy.deepcopy(EVENTS[2]), format="json").status_code == 201
+
+
+@pytest.mark.django_db
+def test_a_hierarchy_failing_its_schema_is_warned_of_once_and_declares_nothing(  # type: ignore[no-untyped-def]
+    graph, ingest_client, read_client
+):
+    broken = copy.deepcopy(EVENTS[2])  # the hierarchy-only read, its level without a name
+    broken["inputs"][0]["facets"]["hierarchy"] = facet(hierarchy=[{"type": "DATABASE"}, {"type": "TABLE"}])
+    (answer,) = _post_and_apply(ingest_client, [broken], [[0]])
+    assert answer["warnings"] == [{"path": "inputs[0].facets.hierarchy", "message": answer["warnings"][0]["message"]}]
+    assert "'name' is a required property" in answer["warnings"][0]["message"]
+    detail = _get(read_client, "datasets/detail", nodeId=f"dataset:{METASTORE}:spark_catalog.sales.customers")
+    assert detail["aliases"] == [] and "hierarchy" not in detail["facets"]
