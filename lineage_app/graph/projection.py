@@ -506,8 +506,8 @@ def _add_spellings(writes: GraphWrites, event: _Stamped) -> None:
     named += [*(payload.get("inputs") or []), *(payload.get("outputs") or [])]
     for dataset in named:
         key = spelling(dataset["namespace"], dataset["name"], "dataset")
-        for namespace, name, type_ in linked_identifiers(dataset):
-            other = spelling(namespace, name, "symlink", type_)
+        for link in linked_identifiers(dataset):
+            other = spelling(link.namespace, link.name, link.kind, link.type)
             if other != key:
                 writes.alias_links.add((key, other), event, fixed={"fromKey": key, "toKey": other}, earliest=source)
         lineage = (dataset.get("facets") or {}).get("columnLineage") or {}
@@ -657,8 +657,8 @@ def _add_dataset(
 ) -> str:
     namespace, name = resolve(dataset["namespace"], dataset["name"])
     key = _add_dataset_node(built, event, namespace, name, spelled=dataset["namespace"])
-    for symlink_namespace, _, _ in linked_identifiers(dataset):
-        _add_namespace(built, event, symlink_namespace)
+    for link in linked_identifiers(dataset):
+        _add_namespace(built, event, link.namespace)
     facets = dataset.get("facets") or {}
     if ((facets.get("lifecycleStateChange") or {}).get("lifecycleStateChange")) == "DROP":
         order = declaration_order(event.time, event.content_hash)

@@ -46,6 +46,7 @@ API_FIELDS = {
     "dataQualityMetrics": ("metrics",),
     "jobDependencies": ("dependencies",),
     "subset": ("inputSubsets", "outputSubsets", "subset", "lastSubset"),
+    "symlinks": ("aliases",),  # a dataset's other names, those its hierarchy declared among them (docs/identity.md)
 }
 UI_PAGES = ROOT / "frontend" / "src" / "pages"
 # The UI's facet views (`frontend/src/facets/`): one module per facet map reads its facets from a node's `facets` by

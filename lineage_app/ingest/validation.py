@@ -17,6 +17,7 @@ from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
+from lineage_app.graph.identity import hierarchy_conflict
 from lineage_protocol import canonical_json, content_hash, facet_schema, is_heartbeat
 
 SPEC_DIR = Path(__file__).parent / "openlineage_spec"
@@ -134,6 +135,7 @@ def event_check(payload: Any, *, path_prefix: str = "") -> CheckedEvent:
             message = f"{error.message}: {error.cause}" if error.cause else error.message
             raise EventInvalid(message, path=_join(path_prefix, _dotted(_error_path(error))))
         warnings = tuple(_facet_warnings(payload, path_prefix))
+    warnings += tuple(_hierarchy_warnings(payload, path_prefix, warned={w.at for w in warnings}))
     try:
         canonical = canonical_json(payload)
     except rfc8785.CanonicalizationError as exc:
@@ -229,6 +231,24 @@ def _facet_warnings(payload: dict[str, Any], path_prefix: str) -> Iterator[Facet
             if error is not None:
                 message = f"{error.message}: {error.cause}" if error.cause else error.message
                 yield _warning([*base, key], inner, message, _missing(error), path_prefix)
+
+
+def _hierarchy_warnings(
+    payload: dict[str, Any], path_prefix: str, *, warned: set[tuple[Any, ...]]
+) -> Iterator[FacetWarning]:
+    """A warning for each dataset's `hierarchy` facet that contradicts the dataset's name (`hierarchy_conflict`):
+    the name wins, and the facet is left out of the graph like one failing its schema (docs/identity.md)."""
+    located: list[tuple[list[str | int], Any]] = [(["dataset"], payload.get("dataset"))]
+    for side in ("inputs", "outputs"):
+        datasets = payload.get(side)
+        located += [([side, i], d) for i, d in enumerate(datasets if isinstance(datasets, list) else [])]
+    for base, dataset in located:
+        at = [*base, "facets", "hierarchy"]
+        if not isinstance(dataset, dict) or {tuple(at), (*base, "facets")} & warned:
+            continue  # the facet (or its map) already failed its schema
+        conflict = hierarchy_conflict(dataset)
+        if conflict is not None:
+            yield _warning(at, [], conflict, [], path_prefix)
 
 
 def _warning(at: list[Any], inner: list[Any], message: str, missing: list[str], path_prefix: str) -> FacetWarning:

@@ -30,6 +30,7 @@ from tests.explorer.producer_facets import (
     evil_run,
     spark_table_writes,
 )
+from tests.graph.identity_events import catalog_events
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -196,3 +197,31 @@ def inert(page: Any) -> None:
     assert page.locator("#outlet script, #outlet img, #outlet iframe, #outlet [onerror]").count() == 0
     hrefs = page.locator("#outlet a[href]").evaluate_all("links => links.map(a => a.getAttribute('href'))")
     assert all(not href.lower().startswith(("javascript:", "data:", "vbscript:")) for href in hrefs), hrefs
+
+
+def test_a_table_named_by_its_catalog_shows_its_catalog_hierarchy_and_every_name_it_is_known_by(
+    logged_in: Any, live_server: Any, send: Any, watch: PageWatch
+) -> None:
+    send(catalog_events())
+    page = logged_in
+    page.goto(
+        f"{live_server.url}/dataset?nodeId={quote('dataset:trino://trino:8080:iceberg.sales.customers', safe='')}"
+    )
+    about = page.locator("#dataset-about")
+    about.wait_for()
+    assert (
+        page.locator("h1.node-name").inner_text() == "warehouse/sales.db/customers"
+    )  # Trino's name: the location's page
+    facts = dict(zip(about.locator("dt").all_inner_texts(), about.locator("dd").all_inner_texts(), strict=True))
+    assert facts["Hierarchy"] == "DATABASE sales \u203a TABLE customers"
+    assert facts["Catalog"] == "iceberg · iceberg · hive"  # the newest sent: Trino's
+    aliases = page.locator("#dataset-aliases li")
+    kinds = aliases.evaluate_all("items => items.map(i => i.dataset.aliasKind)")
+    assert sorted(zip(kinds, aliases.all_inner_texts(), strict=True)) == [
+        ("catalog", "hive://metastore-0:9083:sales.customers · catalog by spark:customers.load"),
+        ("dataset", "hive://metastore-0:9083:spark_catalog.sales.customers · named by spark:customers.report"),
+        ("dataset", "s3a://lake:warehouse/sales.db/customers · named by spark:customers.load"),
+        ("dataset", "trino://trino:8080:iceberg.sales.customers · named by trino:customers.dashboard"),
+    ]
+    shot(page, "dataset-catalog-aliases")
+    assert watch.dialogs == [] and watch.errors == []

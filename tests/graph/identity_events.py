@@ -60,3 +60,72 @@ def alias_events() -> list[dict]:
             "COMPLETE", run_id=linker, job="orders.audit", at=day + timedelta(hours=2), inputs=[symlinked(*LOCATION)]
         ),
     ]
+
+
+# One Iceberg table in a Hive metastore with two replicas, named four ways by three producers; and a fourth
+# event whose hierarchy contradicts its name (docs/identity.md, "Catalog and hierarchy").
+TABLE_LOCATION = ("s3://lake", "warehouse/sales.db/customers")
+TABLE_ID = f"dataset:{TABLE_LOCATION[0]}:{TABLE_LOCATION[1]}"
+METASTORE = "hive://metastore-0:9083"
+DECLARED_TABLE = (METASTORE, "sales.customers")
+CONTRADICTED_ID = f"dataset:{METASTORE}:sales.invoices"
+CUSTOMERS = [{"type": "DATABASE", "name": "sales"}, {"type": "TABLE", "name": "customers"}]
+
+
+def iceberg_catalog(name: str, metadata_uri: str) -> dict:
+    """The `catalog` facet as OpenLineage Spark fills it for an Iceberg table in a Hive catalog."""
+    return facet(
+        framework="iceberg",
+        type="hive",
+        name=name,
+        metadataUri=metadata_uri,
+        warehouseUri="s3://lake/warehouse",
+        source="spark",
+    )
+
+
+def catalogued(namespace: str, name: str, *, catalog: dict | None, levels: list[dict], **extra: object) -> dict:
+    ds = dataset(namespace, name, **extra)
+    ds["facets"]["hierarchy"] = facet(hierarchy=levels)
+    if catalog is not None:
+        ds["facets"]["catalog"] = catalog
+    return ds
+
+
+def catalog_events() -> list[dict]:
+    """A Spark job writes the table by its `s3a://` location, with the catalog and hierarchy facets and no
+    symlink; a Spark job reads it as `spark_catalog.sales.customers` in the metastore's namespace, with the
+    hierarchy only; Trino reads it as `iceberg.sales.customers`, its catalog listing the metastore's
+    replicas the other way round; and a job reads `sales.invoices` with a hierarchy naming `customers`."""
+    writer, reader, trino, confused = (f"7a2c0b11-0000-4000-8000-00000000000{i}" for i in (1, 2, 3, 4))
+    spark_catalog = iceberg_catalog("spark_catalog", "thrift://metastore-0:9083,thrift://metastore-1:9083")
+    trino_catalog = iceberg_catalog("iceberg", "thrift://metastore-1:9083, thrift://metastore-0:9083")
+    by_location = catalogued(
+        "s3a://lake",
+        TABLE_LOCATION[1],
+        catalog=spark_catalog,
+        levels=CUSTOMERS,
+        fields=[("id", "bigint"), ("country", "string")],
+    )
+    by_alias = catalogued(METASTORE, "spark_catalog.sales.customers", catalog=None, levels=CUSTOMERS)
+    by_trino = catalogued("trino://trino:8080", "iceberg.sales.customers", catalog=trino_catalog, levels=CUSTOMERS)
+    contradicted = catalogued(METASTORE, "sales.invoices", catalog=spark_catalog, levels=CUSTOMERS)
+    day = T0 + timedelta(days=5)
+    return [
+        run_event("START", run_id=writer, job="customers.load", at=day, outputs=[by_location]),
+        run_event(
+            "COMPLETE", run_id=writer, job="customers.load", at=day + timedelta(minutes=3), outputs=[by_location]
+        ),
+        run_event("COMPLETE", run_id=reader, job="customers.report", at=day + timedelta(hours=1), inputs=[by_alias]),
+        run_event(
+            "COMPLETE",
+            run_id=trino,
+            job="customers.dashboard",
+            namespace="trino",
+            at=day + timedelta(hours=2),
+            inputs=[by_trino],
+        ),
+        run_event(
+            "COMPLETE", run_id=confused, job="invoices.check", at=day + timedelta(hours=3), inputs=[contradicted]
+        ),
+    ]

@@ -18,7 +18,7 @@ from lineage_app.ingest.services import events_apply
 from lineage_app.ingest.validation import event_check
 from tests.apply import accept
 from tests.events import T0, dataset, facet, new_run_id, run_event, run_lifecycle
-from tests.graph.identity_events import alias_events
+from tests.graph.identity_events import CONTRADICTED_ID, TABLE_ID, alias_events, catalog_events
 from tests.graph_dump import graph_dump
 from tests.time.scenario import DAY_1, JOB, one_run
 
@@ -26,8 +26,9 @@ pytestmark = pytest.mark.django_db
 
 
 def _scenario() -> list[dict]:
-    """Two runs of one job with a schema change between them, a failed run, a child run, and one
-    table named three ways (`s3a://` path, catalog name, location with its symlink: invariant 9)."""
+    """Two runs of one job with a schema change between them, a failed run, a child run, one table
+    named three ways (`s3a://` path, catalog name, location with its symlink: invariant 9), and one
+    named four ways by three producers with the catalog and hierarchy facets (one contradicting its name)."""
     first = run_lifecycle()
     second_id = new_run_id()
     wider = dataset(
@@ -54,7 +55,7 @@ def _scenario() -> list[dict]:
         run_event("START", run_id=child_id, job="etl.daily.write", at=T0, run_facets=parent),
         run_event("COMPLETE", run_id=child_id, job="etl.daily.write", at=T0 + timedelta(minutes=2), run_facets=parent),
     ]
-    return first + second + failed + child + alias_events() + _changing_inputs()
+    return first + second + failed + child + alias_events() + catalog_events() + _changing_inputs()
 
 
 def _changing_inputs() -> list[dict]:
@@ -152,3 +153,5 @@ def test_the_scenario_names_one_table_three_ways_and_it_converges(graph, referen
     ids = sorted(json.loads(row)["props"]["nodeId"] for row in datasets)
     assert "dataset:s3://lake:warehouse/orders" in ids
     assert not [i for i in ids if "sales.orders" in i or "s3a:" in i]
+    assert {TABLE_ID, CONTRADICTED_ID} <= set(ids)
+    assert not [i for i in ids if "customers" in i and i != TABLE_ID]

@@ -41,7 +41,8 @@ def test_the_facets_the_graph_reads_are_found_in_its_code() -> None:
     for key in ("schema", "columnLineage", "ownership", "inputStatistics", "outputStatistics"):
         assert "graph/projection.py" in read[key]
     assert "graph/facets.py" in read["jobType"]  # the Job node's type, from its merged facets
-    assert "graph/identity.py" in read["symlinks"]  # aliases of a dataset (docs/identity.md)
+    for key in ("symlinks", "hierarchy", "catalog"):
+        assert "graph/identity.py" in read[key]  # aliases of a dataset (docs/identity.md)
     assert "processing_engine" not in read
 
 

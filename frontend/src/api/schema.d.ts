@@ -1106,13 +1106,14 @@ export interface components {
         };
         DatasetDetailAliasSource: {
             /**
-             * @description named as a dataset, or as a `symlinks` identifier
+             * @description named as a dataset, as a `symlinks` identifier, or declared by the `hierarchy` (and `catalog`) facets: the table's name in its catalog
              *
              *     * `dataset` - dataset
              *     * `symlink` - symlink
+             *     * `catalog` - catalog
              */
             kind: components["schemas"]["DatasetDetailAliasSourceKindEnum"];
-            /** @description the symlink identifier's type, e.g. TABLE */
+            /** @description the symlink identifier's type, e.g. TABLE; a declared name's innermost hierarchy level */
             type: string | null;
             job: string | null;
             producer: string | null;
@@ -1123,9 +1124,10 @@ export interface components {
         /**
          * @description * `dataset` - dataset
          *     * `symlink` - symlink
+         *     * `catalog` - catalog
          * @enum {string}
          */
-        DatasetDetailAliasSourceKindEnum: "dataset" | "symlink";
+        DatasetDetailAliasSourceKindEnum: "dataset" | "symlink" | "catalog";
         DatasetDetailField: {
             id: string;
             name: string;

@@ -174,9 +174,14 @@ class DatasetDetailApi(APIView):
                     ref_name = "DatasetDetailAliasSource"
 
                 kind = serializers.ChoiceField(
-                    choices=["dataset", "symlink"], help_text="named as a dataset, or as a `symlinks` identifier"
+                    choices=["dataset", "symlink", "catalog"],
+                    help_text="named as a dataset, as a `symlinks` identifier, or declared by the `hierarchy` "
+                    "(and `catalog`) facets: the table's name in its catalog",
                 )
-                type = serializers.CharField(allow_null=True, help_text="the symlink identifier's type, e.g. TABLE")
+                type = serializers.CharField(
+                    allow_null=True,
+                    help_text="the symlink identifier's type, e.g. TABLE; a declared name's innermost hierarchy level",
+                )
                 job = serializers.CharField(allow_null=True)
                 producer = serializers.CharField(allow_null=True)
                 event = serializers.CharField(help_text="content hash of the earliest event that named it so")

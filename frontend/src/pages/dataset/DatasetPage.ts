@@ -10,6 +10,7 @@ import { errorMessage, inferredMark, lineageHref, loading, nodeLink, stateBadge 
 import { datasetFacetSections } from "../../facets/dataset";
 import { subscribeButton } from "../alerts/subscribe";
 import { fieldId, impactPageHref } from "../impact/model";
+import { aliasList } from "./aliases";
 import { qualitySection } from "./quality";
 import { writeTrend } from "./writeTrend";
 
@@ -72,6 +73,8 @@ function datasetView(detail: DatasetDetail, url: URL): HTMLElement {
               h("td", { class: "mono" }, f.type ?? ""),
               h("td", { class: "field-description" }, f.description ?? "")))))),
       h("section", {},
+        h("h2", {}, "Also known as"),
+        h("div", { id: "dataset-aliases" }, aliasList(detail.aliases)),
         h("h2", {}, "Owners"),
         detail.owners.length ? h("ul", {}, detail.owners.map((o) => h("li", {}, o.name, o.role ? ` · ${o.role}` : ""))) : h("p", { class: "muted" }, "None recorded."),
         h("h2", {}, "Recent runs"),

@@ -5,6 +5,7 @@ import type { DatasetDetail } from "../../../api/types";
 import { h, link, nameBreaks, replace } from "../../../dom";
 import { formatTime } from "../../../format";
 import { errorMessage, inferredMark, loading, nodeLink, section, stateBadge, verificationBadge } from "../../../shell/widgets";
+import { aliasList } from "../../dataset/aliases";
 import type { PanelActions } from "./types";
 
 export function datasetPanel(id: string, actions: PanelActions): HTMLElement {
@@ -57,14 +58,7 @@ function datasetSections(detail: DatasetDetail, actions: PanelActions): HTMLElem
               h("td", {}, h("button", { type: "button", class: "link-button", "data-field": field.name,
                 onclick: () => actions.showField(detail.id, field.name) }, "column lineage"))))))
         : h("p", { class: "muted" }, "No schema recorded.")),
-    section("Also known as",
-      detail.aliases.length
-        ? h("ul", { class: "aliases" }, detail.aliases.map((alias) =>
-          h("li", {}, h("span", { class: "mono" }, `${alias.namespace}:${alias.name}`),
-            h("span", { class: "muted" }, ` · ${alias.source.kind === "symlink" ? "symlink" : "named"}`,
-              alias.source.job ? " by " : ""),
-            alias.source.job ? nodeLink(alias.source.job) : null)))
-        : h("p", { class: "muted" }, "No other names.")),
+    section("Also known as", aliasList(detail.aliases)),
     section("Owners",
       detail.owners.length
         ? h("ul", { class: "owners" }, detail.owners.map((owner) =>
