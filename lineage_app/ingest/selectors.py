@@ -66,11 +66,12 @@ def run_events(*, run_id: str) -> list[dict[str, Any]]:
     rows = (
         LineageEvent.objects.filter(run_id=run_id.lower())
         .order_by("event_time", "id")
-        .values("id", "event_type", "event_time", "verification", "status", "facet_warnings")
+        .values("id", "event_type", "event_time", "verification", "status", "facet_warnings", "content_hash")
     )
     return [
         {
             "id": row["id"],
+            "contentHash": row["content_hash"],
             "eventType": row["event_type"],
             "eventTime": utc_text(row["event_time"]),
             "verification": row["verification"] or None,

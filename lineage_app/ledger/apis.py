@@ -23,7 +23,7 @@ from lineage_app.api_support import (
 )
 from lineage_app.instants import utc_text
 from lineage_app.ledger.checkpoint_history import checkpoint_history
-from lineage_app.ledger.models import WitnessAlarm
+from lineage_app.ledger.models import WITNESS_ALARM_KINDS
 from lineage_app.ledger.proofs import (
     LogQueryError,
     LogTampered,
@@ -289,7 +289,7 @@ WITNESS_ALARM = _serializer(
     "WitnessAlarm",
     id=serializers.IntegerField(),
     witness=serializers.CharField(),
-    kind=serializers.ChoiceField(choices=WitnessAlarm.Kind.values),
+    kind=serializers.ChoiceField(choices=WITNESS_ALARM_KINDS),
     reason=serializers.CharField(),
     cosignedSize=serializers.IntegerField(help_text="the tree size the witness had cosigned"),
     cosignedRoot=serializers.CharField(allow_null=True),
@@ -360,6 +360,9 @@ class CosignatureSubmitApi(APIView):
     permission_classes = [CanWitness]
 
     class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "CosignatureSubmit"
+
         treeSize = serializers.IntegerField(min_value=1, max_value=2**63 - 1, help_text="the checkpoint cosigned")
         cosignature = serializers.CharField(
             max_length=1000, trim_whitespace=False, help_text="the C2SP cosignature line, `— <name> <base64>`"
@@ -396,6 +399,9 @@ class WitnessAlarmRaiseApi(APIView):
     permission_classes = [CanWitness]
 
     class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "WitnessAlarmReport"
+
         report = serializers.CharField(max_length=8000, trim_whitespace=False, help_text="the signed refusal note")
         offered = serializers.CharField(
             max_length=65536, allow_blank=True, trim_whitespace=False, help_text="the checkpoint note refused"
@@ -406,7 +412,7 @@ class WitnessAlarmRaiseApi(APIView):
             ref_name = "WitnessAlarmRaised"
 
         id = serializers.IntegerField()
-        kind = serializers.ChoiceField(choices=WitnessAlarm.Kind.values)
+        kind = serializers.ChoiceField(choices=WITNESS_ALARM_KINDS)
         reports = serializers.IntegerField()
 
     @extend_schema(

@@ -1,14 +1,17 @@
-"""Reads of witnessing: the checkpoints, newest first, with their cosignatures; open alarms; the witness gauges."""
+"""Reads of witnessing: the checkpoints, newest first, with their cosignatures; open alarms; the witness gauges;
+and where each event stands: its chain position, its leaf, the first checkpoint that includes it, witnessed or not."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Sequence
 from typing import Any
 
 from django.db.models import Max
 
 from lineage_app.instants import utc_text
-from lineage_app.ledger.models import Cosignature, LogCheckpoint, WitnessAlarm, WitnessKey
-from lineage_app.ledger.proofs import b64
+from lineage_app.ledger.models import Cosignature, Link, LogCheckpoint, WitnessAlarm, WitnessKey
+from lineage_app.ledger.proofs import b64, leaf_indexes
 from lineage_app.observability.exposition import WitnessGauges
 
 
@@ -90,3 +93,41 @@ def witness_gauges() -> WitnessGauges:
         unwitnessed_checkpoints=checkpoints_unwitnessed(),
         alarms=WitnessAlarm.objects.filter(resolved_at__isnull=True).count(),
     )
+
+
+def events_ledger_positions(*, content_hashes: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """For each content hash: `chain` (its verified `stream` and `seq`, or None when unchained) and `inclusion`
+    (its `leafIndex`, the tree size of the first checkpoint that includes it or None while none does, and
+    whether a witness cosigned a checkpoint that includes it); four queries, however many events."""
+    chain: dict[str, dict[str, Any]] = {}
+    for content_hash, stream, seq in Link.objects.filter(content_hash__in=list(content_hashes)).values_list(
+        "content_hash", "stream__stream", "seq"
+    ):
+        chain.setdefault(content_hash, {"stream": stream, "seq": seq})
+    leaves = leaf_indexes(content_hashes=content_hashes)
+    sizes: list[int] = []
+    if leaves:
+        low, high = min(leaves.values()), max(leaves.values())
+        above = LogCheckpoint.objects.filter(size__gt=high).order_by("size").values_list("size", flat=True).first()
+        covering = LogCheckpoint.objects.filter(size__gt=low)
+        if above is not None:
+            covering = covering.filter(size__lte=above)
+        sizes = sorted(covering.values_list("size", flat=True))
+    cosigned = Cosignature.objects.filter(witness__revoked_at__isnull=True).aggregate(size=Max("checkpoint__size"))
+    witnessed_size = cosigned["size"] or 0
+
+    def inclusion(index: int) -> dict[str, Any]:
+        at = bisect_right(sizes, index)  # the first checkpoint whose size exceeds the leaf's index
+        return {
+            "leafIndex": index,
+            "checkpoint": sizes[at] if at < len(sizes) else None,
+            "witnessed": index < witnessed_size,
+        }
+
+    return {
+        content_hash: {
+            "chain": chain.get(content_hash),
+            "inclusion": inclusion(leaves[content_hash]) if content_hash in leaves else None,
+        }
+        for content_hash in content_hashes
+    }

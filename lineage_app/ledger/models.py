@@ -270,3 +270,6 @@ class WitnessAlarm(models.Model):
                 name="ledger_witness_alarm_open_unique",
             )
         ]
+
+
+WITNESS_ALARM_KINDS = tuple(WitnessAlarm.Kind.values)
