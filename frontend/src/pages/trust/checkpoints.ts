@@ -58,7 +58,7 @@ function alarmBanner(alarm: WitnessAlarm): HTMLElement {
   return h("div", { class: "witness-alarm", role: "alert", "data-kind": alarm.kind, "data-witness": alarm.witness },
     h("strong", {}, `Witness ${alarm.witness} refused the log: ${ALARM_LABELS[alarm.kind]}. `),
     `It had cosigned tree size ${alarm.cosignedSize} and was offered ${offered}. `,
-    h("span", { class: "witness-alarm-reason" }, alarm.reason),
+    h("span", { class: "witness-alarm-reason" }, `${alarm.reason.charAt(0).toUpperCase()}${alarm.reason.slice(1)}.`),
     h("div", { class: "muted" },
       `First reported ${formatTime(alarm.firstReportedAt)}`,
       alarm.reports > 1 ? `, ${alarm.reports} times, last ${formatTime(alarm.lastReportedAt)}` : "",
