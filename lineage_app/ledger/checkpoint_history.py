@@ -79,13 +79,18 @@ def _alarm_view(alarm: WitnessAlarm) -> dict[str, Any]:
     }
 
 
+def _witnessed_size() -> int | None:
+    """The tree size of the newest checkpoint a registered witness cosigned (None if none): it vouched for the
+    history of that many leaves."""
+    newest = Cosignature.objects.filter(witness__revoked_at__isnull=True).aggregate(size=Max("checkpoint__size"))
+    return newest["size"]
+
+
 def checkpoints_unwitnessed() -> int:
     """Checkpoints signed after the newest one a registered witness cosigned (every one, if none was)."""
-    newest = Cosignature.objects.filter(witness__revoked_at__isnull=True).aggregate(size=Max("checkpoint__size"))
+    witnessed = _witnessed_size()
     rows = LogCheckpoint.objects.all()
-    if newest["size"] is not None:
-        rows = rows.filter(size__gt=newest["size"])
-    return rows.count()
+    return (rows if witnessed is None else rows.filter(size__gt=witnessed)).count()
 
 
 def witness_gauges() -> WitnessGauges:
@@ -113,8 +118,7 @@ def events_ledger_positions(*, content_hashes: Sequence[str]) -> dict[str, dict[
         if above is not None:
             covering = covering.filter(size__lte=above)
         sizes = sorted(covering.values_list("size", flat=True))
-    cosigned = Cosignature.objects.filter(witness__revoked_at__isnull=True).aggregate(size=Max("checkpoint__size"))
-    witnessed_size = cosigned["size"] or 0
+    witnessed_size = _witnessed_size() or 0
 
     def inclusion(index: int) -> dict[str, Any]:
         at = bisect_right(sizes, index)  # the first checkpoint whose size exceeds the leaf's index

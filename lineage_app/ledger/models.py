@@ -199,20 +199,22 @@ class WitnessKey(models.Model):
     def __str__(self) -> str:
         return f"{self.name} {self.key_hash}"
 
-    def clean(self) -> None:
-        try:
-            name, public_key = parse_cosigner_vkey(self.verifier_key)
-        except NoteError as error:
-            raise ValidationError({"verifier_key": str(error)}) from None
+    def _read_key(self) -> None:
+        """Name and key id from the verifier key (`NoteError` if it is not a witness's)."""
+        name, public_key = parse_cosigner_vkey(self.verifier_key)
         self.verifier_key, self.name = self.verifier_key.strip(), name
         self.key_hash = cosigner_key_hash(name, public_key).hex()
+
+    def clean(self) -> None:
+        try:
+            self._read_key()
+        except NoteError as error:
+            raise ValidationError({"verifier_key": str(error)}) from None
         if WitnessKey.objects.filter(name=self.name, key_hash=self.key_hash).exclude(pk=self.pk).exists():
             raise ValidationError({"verifier_key": "This witness key is already registered."})
 
     def save(self, *args: Any, **kwargs: Any) -> None:
-        name, public_key = parse_cosigner_vkey(self.verifier_key)
-        self.verifier_key, self.name = self.verifier_key.strip(), name
-        self.key_hash = cosigner_key_hash(name, public_key).hex()
+        self._read_key()
         super().save(*args, **kwargs)
 
     @property

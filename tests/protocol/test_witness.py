@@ -8,6 +8,8 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lineage_protocol import (
     Checkpoint,
@@ -159,3 +161,33 @@ def test_the_state_survives_a_restart_and_an_unreadable_one_stops_the_witness(tm
     path.write_text(base64.b64encode(b"junk").decode())
     with pytest.raises(WitnessStateError):
         witness_state_load(path)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    entries=st.lists(st.binary(min_size=1, max_size=8), min_size=2, max_size=40, unique=True),
+    data=st.data(),
+)
+def test_any_extension_is_cosigned_and_any_changed_old_entry_is_refused(
+    entries: list[bytes], data: st.DataObject
+) -> None:
+    """The true extension of what the witness cosigned passes; change any one leaf it had cosigned (the server
+    rewrote history), and no proof the server can make from its new tree convinces the witness."""
+    first = data.draw(st.integers(1, len(entries) - 1), label="cosigned size")
+    second = data.draw(st.integers(first + 1, len(entries)), label="offered size")
+    cosigned = WitnessState(ORIGIN, first, mth(entries[:first]))
+    honest = witness_check(
+        _note_of(entries[:second]), log=LOG, state=cosigned, consistency=lambda a, b: proof(a, entries[:b])
+    )
+    assert honest.size == second
+    changed = data.draw(st.integers(0, first - 1), label="changed leaf")
+    rewritten = [*entries[:changed], entries[changed] + b"!", *entries[changed + 1 :]]
+    with pytest.raises(WitnessRefusal) as refused:
+        witness_check(
+            _note_of(rewritten[:second]), log=LOG, state=cosigned, consistency=lambda a, b: proof(a, rewritten[:b])
+        )
+    assert refused.value.kind == RefusalKind.INCONSISTENT
+
+
+def _note_of(entries: list[bytes]) -> str:
+    return _note(len(entries), mth(entries))
