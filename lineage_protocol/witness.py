@@ -272,7 +272,15 @@ def witness_state_load(path: Path) -> WitnessState | None:
 
 
 def witness_state_save(path: Path, state: WitnessState) -> None:
-    """Write the state durably: a new file synced, then renamed over the old one."""
+    """Write the state durably: a new file synced, then renamed over the old one; `WitnessStateError` if it
+    cannot be written (the cosignature must not leave then)."""
+    try:
+        _write_synced(path, state)
+    except OSError as error:
+        raise WitnessStateError(f"the witness state {path} cannot be written: {error}") from None
+
+
+def _write_synced(path: Path, state: WitnessState) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     body = {"origin": state.origin, "size": state.size, "root": base64.b64encode(state.root_hash).decode("ascii")}
     temporary = path.with_name(f".{path.name}.tmp")

@@ -146,7 +146,7 @@ def _witnessing(witness: Witness, stop: threading.Event, every_s: float) -> None
         except WitnessStateError as exc:
             log.error("relay: witness stopped: %s", exc)
             return
-        except (LogUnreachable, NoteError) as exc:
+        except LogUnreachable as exc:
             log.warning("relay: witness: the log did not answer: %s", exc)
         else:
             (log.info if result.refusal is None else log.error)("relay: witness: %s", result.describe())

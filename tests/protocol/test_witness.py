@@ -191,3 +191,10 @@ def test_any_extension_is_cosigned_and_any_changed_old_entry_is_refused(
 
 def _note_of(entries: list[bytes]) -> str:
     return _note(len(entries), mth(entries))
+
+
+def test_a_state_that_cannot_be_written_is_a_state_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    with pytest.raises(WitnessStateError, match="cannot be written"):
+        witness_state_save(blocker / "state.json", _state(3))

@@ -96,7 +96,7 @@ class Command(BaseCommand):
             result = witness.round()
         except WitnessStateError as error:
             raise CommandError(str(error)) from None
-        except (LogUnreachable, NoteError) as error:
+        except LogUnreachable as error:
             if once:
                 raise CommandError(f"the log did not answer: {error}", returncode=3) from None
             self.stderr.write(f"witness: the log did not answer: {error}")
