@@ -207,6 +207,8 @@ def test_forged_cosignatures_and_reports_are_refused_and_change_nothing(
         "a future time": (cosign(text, name=NAME, private_key=witness_key, timestamp=4_000_000_000).line(), 400),
         "not a signature line": ("— witness.test/w1 !!!\n", 400),
         "a bare word": ("hello", 400),
+        "two lines": (cosign(text, name=NAME, private_key=witness_key, timestamp=1).line() * 2, 400),
+        "a control character": ("\u2014 witness.test/w1\x00 AAAA\n", 400),
     }
     for what, (line, expected) in forged.items():
         status, answer = _call(
