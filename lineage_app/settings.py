@@ -375,6 +375,7 @@ SPECTACULAR_SETTINGS = {
     # One name per choice set, so the UI's generated types name them (not `State301Enum`).
     "ENUM_NAME_OVERRIDES": {
         "RunStateEnum": "lineage_app.graph.model.RunState",
+        "WitnessAlarmKindEnum": "lineage_app.ledger.models.WITNESS_ALARM_KINDS",
         # A lineage walk's direction; a declared job dependency's (`upstream`/`downstream` only) is named apart.
         "DirectionEnum": ["both", "downstream", "upstream"],
         "AlertKindEnum": "lineage_app.alerts.models.RULE_KINDS",

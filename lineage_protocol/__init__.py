@@ -8,6 +8,7 @@
 - the names both sides spell alike: facet keys, the ingest paths, the OpenLineage event types;
 - the batch receipt of OpenLineage's `POST /lineage/batch`: written by the server and the relay, read by both;
 - the transparency log's Merkle hashing and proof checks (RFC 9162), and its signed checkpoints (C2SP signed notes).
+- witnessing the log: C2SP cosignatures, the consistency check before one, a witness's round over HTTP.
 
 This is a stable API: the Spark agent, the relay and the server import it from here, and only from
 here; it imports none of them (`lint-imports` enforces both). Its contract tests (`tests/protocol`)
@@ -108,7 +109,30 @@ if TYPE_CHECKING:  # at run time these are imported when first used (`__getattr_
         stream_name,
         verify_event,
     )
-from lineage_protocol.wire import BATCH_PATH, COUNTERS_FACET, EVENT_PATH, STREAMING_FACET, EventType
+    from lineage_protocol.witness import (
+        Refusal,
+        RefusalKind,
+        WitnessRefusal,
+        WitnessState,
+        WitnessStateError,
+        cosign,
+        cosignature_verify,
+        cosigner_key_hash,
+        cosigner_vkey,
+        parse_cosigner_vkey,
+        refusal_note,
+        refusal_read,
+        witness_check,
+        witness_state_load,
+        witness_state_save,
+    )
+    from lineage_protocol.witness_client import (
+        LogClient,
+        LogUnreachable,
+        Witness,
+        WitnessRound,
+    )
+from lineage_protocol.wire import BATCH_PATH, COUNTERS_FACET, EVENT_PATH, LOG_TAMPERED, STREAMING_FACET, EventType
 
 __all__ = [
     "ALGORITHM",
@@ -121,6 +145,7 @@ __all__ = [
     "HASH_SIZE",
     "HEARTBEAT_FACET",
     "HEARTBEAT_JOB",
+    "LOG_TAMPERED",
     "RECEIPT_STATUSES",
     "SCHEMA_URL",
     "SIGNATURE_FACET",
@@ -133,17 +158,26 @@ __all__ = [
     "FailedEvent",
     "Head",
     "Heartbeat",
+    "LogClient",
+    "LogUnreachable",
     "Note",
     "NoteError",
     "NoteSignature",
     "NoteVerifier",
     "ProofError",
+    "Refusal",
+    "RefusalKind",
     "Signature",
     "SignatureFormatError",
     "SignatureProblem",
     "StreamChain",
     "Verification",
     "VerificationStatus",
+    "Witness",
+    "WitnessRefusal",
+    "WitnessRound",
+    "WitnessState",
+    "WitnessStateError",
     "accepted_text",
     "batch_receipt",
     "canonical_bytes",
@@ -153,6 +187,10 @@ __all__ = [
     "checkpoint_open",
     "consistency_roots",
     "content_hash",
+    "cosign",
+    "cosignature_verify",
+    "cosigner_key_hash",
+    "cosigner_vkey",
     "event_leaf_hash",
     "event_leaf_hashes",
     "facet_schema",
@@ -174,6 +212,7 @@ __all__ = [
     "note_verify",
     "outside_strings",
     "parse_checkpoint",
+    "parse_cosigner_vkey",
     "parse_event",
     "parse_note",
     "parse_vkey",
@@ -182,6 +221,8 @@ __all__ = [
     "read_heartbeat",
     "read_signature",
     "receipt_failures",
+    "refusal_note",
+    "refusal_read",
     "root_of",
     "sign_event",
     "signed_hash",
@@ -191,6 +232,9 @@ __all__ = [
     "verify_consistency",
     "verify_event",
     "verify_inclusion",
+    "witness_check",
+    "witness_state_load",
+    "witness_state_save",
 ]
 
 # The modules that need `cryptography`, `rfc8785` or the JSON Schemas, and the names they give: imported when
@@ -277,6 +321,29 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "sign_event",
         "stream_name",
         "verify_event",
+    ),
+    "witness": (
+        "Refusal",
+        "RefusalKind",
+        "WitnessRefusal",
+        "WitnessState",
+        "WitnessStateError",
+        "cosign",
+        "cosignature_verify",
+        "cosigner_key_hash",
+        "cosigner_vkey",
+        "parse_cosigner_vkey",
+        "refusal_note",
+        "refusal_read",
+        "witness_check",
+        "witness_state_load",
+        "witness_state_save",
+    ),
+    "witness_client": (
+        "LogClient",
+        "LogUnreachable",
+        "Witness",
+        "WitnessRound",
     ),
 }
 _HOME = {name: module for module, names in _LAZY.items() for name in names}

@@ -21,3 +21,12 @@ class EventType(StrEnum):
     ABORT = "ABORT"
     FAIL = "FAIL"
     OTHER = "OTHER"
+
+
+# The transparency log's paths a witness uses (docs/ledger.md, "Witnesses").
+CHECKPOINT_PATH = "/api/v1/ledger/checkpoint"
+CONSISTENCY_PATH = "/api/v1/ledger/consistency"
+COSIGNATURE_PATH = "/api/v1/ledger/cosignatures"
+WITNESS_ALARM_PATH = "/api/v1/ledger/witness-alarms"
+# The code of the server's 409 when its own store cannot give a consistency proof: a witness refuses on it.
+LOG_TAMPERED = "log_tampered"

@@ -14,7 +14,16 @@ import uuid
 from types import FrameType
 from typing import Any
 
-from lineage_protocol import StreamChain, load_private_key
+from lineage_protocol import (
+    LogClient,
+    LogUnreachable,
+    NoteError,
+    StreamChain,
+    Witness,
+    WitnessStateError,
+    load_private_key,
+    parse_vkey,
+)
 from lineage_relay.buffer import BufferRefused, EventBuffer
 from lineage_relay.config import FORWARD_BATCH_BYTES, RelayConfig, relay_config_parse
 from lineage_relay.drain import Drain
@@ -39,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             assert config.server_url is not None
             client = ServerClient(url=config.server_url, token=config.token, timeout_s=config.timeout_s)
+        witness = _witness(config) if config.witness_log_key else None
         buffer = EventBuffer(path=config.buffer, max_bytes=config.max_buffer_bytes, keep_rejected=config.keep_rejected)
     except (OSError, ValueError, sqlite3.Error) as exc:
         print(f"relay: {exc}", file=sys.stderr)
@@ -76,6 +86,11 @@ def main(argv: list[str] | None = None) -> int:
         target=_heartbeats, args=(relay, stop, config.heartbeat_s), name="relay-heartbeat", daemon=True
     )
     beating.start()
+    if witness is not None:
+        log.info("relay: witnessing the server's log as %s", witness.vkey)
+        threading.Thread(
+            target=_witnessing, args=(witness, stop, config.witness_s), name="relay-witness", daemon=True
+        ).start()
     backlog = buffer.backlog()
     log.info(
         "relay: listening on http://%s:%d, signing as stream %s, %s (%d events pending in %s)",
@@ -103,6 +118,39 @@ def relay_instance() -> str:
     """This relay process's stream instance: `relay:<host>:<random>` (a restart is a new stream)."""
     host = re.sub(r"[^A-Za-z0-9.-]", "-", socket.gethostname())[:60] or "host"
     return f"relay:{host}:{uuid.uuid4().hex[:12]}"
+
+
+def _witness(config: RelayConfig) -> Witness:
+    """The relay as a witness of the server's log (`--witness-log-key`); `ValueError` if misconfigured."""
+    assert config.witness_log_key is not None and config.server_url is not None
+    try:
+        log_key = parse_vkey(config.witness_log_key)
+        host = re.sub(r"[^A-Za-z0-9.-]", "-", socket.gethostname())[:60] or "host"
+        witness = Witness(
+            client=LogClient(url=config.server_url, token=config.token or "", timeout_s=config.timeout_s),
+            log=log_key,
+            name=config.witness_name or f"{host}/tributary-relay",
+            private_key=load_private_key(config.witness_key or config.signing_key),
+            state_path=config.witness_state or config.buffer.with_name(config.buffer.name + ".witness.json"),
+        )
+    except NoteError as exc:
+        raise ValueError(f"witness: {exc}") from None
+    return witness
+
+
+def _witnessing(witness: Witness, stop: threading.Event, every_s: float) -> None:
+    """A round now and every `every_s`; a state file it cannot read stops the witness, never the relay."""
+    while not stop.is_set():
+        try:
+            result = witness.round()
+        except WitnessStateError as exc:
+            log.error("relay: witness stopped: %s", exc)
+            return
+        except LogUnreachable as exc:
+            log.warning("relay: witness: the log did not answer: %s", exc)
+        else:
+            (log.info if result.refusal is None else log.error)("relay: witness: %s", result.describe())
+        stop.wait(every_s)
 
 
 def _heartbeats(relay: Relay, stop: threading.Event, every_s: float) -> None:

@@ -31,6 +31,11 @@ class RelayConfig:
     timeout_s: float
     retry_max_s: float
     heartbeat_s: float
+    witness_log_key: str | None  # set: the relay also witnesses the server's log (docs/relay.md)
+    witness_name: str | None
+    witness_key: Path | None
+    witness_state: Path | None
+    witness_s: float
     log_level: str
 
 
@@ -147,6 +152,41 @@ _OPTIONS = {
         60.0,
         "how often the relay sends a signed heartbeat announcing its stream's head (docs/ledger.md)",
     ),
+    "witness_log_key": _Option(
+        "--witness-log-key",
+        ("TRIBUTARY_RELAY_WITNESS_LOG_KEY",),
+        str,
+        None,
+        "witness the server's transparency log: its checkpoint verifier key, got out of band (docs/ledger.md)",
+    ),
+    "witness_name": _Option(
+        "--witness-name",
+        ("TRIBUTARY_RELAY_WITNESS_NAME",),
+        str,
+        None,
+        "the witness's name, no spaces (default: <host>/tributary-relay)",
+    ),
+    "witness_key": _Option(
+        "--witness-key",
+        ("TRIBUTARY_RELAY_WITNESS_KEY",),
+        Path,
+        None,
+        "the witness's Ed25519 private key (default: --signing-key)",
+    ),
+    "witness_state": _Option(
+        "--witness-state",
+        ("TRIBUTARY_RELAY_WITNESS_STATE",),
+        Path,
+        None,
+        "where the witness keeps the last checkpoint it cosigned (default: <buffer>.witness.json)",
+    ),
+    "witness_s": _Option(
+        "--witness-seconds",
+        ("TRIBUTARY_RELAY_WITNESS_SECONDS",),
+        _positive(float),
+        300.0,
+        "how often the witness checks and cosigns the server's latest checkpoint",
+    ),
     "log_level": _Option("--log-level", ("TRIBUTARY_RELAY_LOG_LEVEL",), str.upper, "INFO", "logging level"),
 }
 
@@ -188,6 +228,8 @@ def relay_config_parse(*, argv: list[str], environ: Mapping[str, str]) -> RelayC
             parser.error("give --server-url (forward to the server) or --output-dir (write files), not both")
         # The agent's TRIBUTARY_URL on the same node may point at this relay: it does not make a server.
         args.server_url = None
+        if args.witness_log_key:
+            parser.error("--witness-log-key needs --server-url: a relay writing files has no log to witness")
     for dest in ("server_url", "signing_key"):
         if getattr(args, dest) is None and not (dest == "server_url" and args.output_dir is not None):
             option = _OPTIONS[dest]

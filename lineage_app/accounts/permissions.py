@@ -32,6 +32,18 @@ class CanRead(BasePermission):
         return bool(request.user and request.user.is_authenticated)
 
 
+class CanWitness(BasePermission):
+    """Witnesses read checkpoints and consistency proofs (hashes only) and send what they sign: a token of any
+    scope will do, since the edge relay holds an ingest token; what a witness sends proves itself by its key."""
+
+    message = "witnessing the log needs a logged-in user or an API token (any scope)"
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if _token_scope(request) is not None:
+            return True
+        return bool(request.user and request.user.is_authenticated)
+
+
 class CanEditOwnership(BasePermission):
     message = "managing ownership needs the 'editor' role (API tokens can only read)"
 

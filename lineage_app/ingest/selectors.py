@@ -21,6 +21,7 @@ from lineage_app.graph.validity import GraceFor
 from lineage_app.ingest.models import FacetPolicy, GraphCheck, LineageEvent, StaleGrace
 from lineage_app.ingest.validation import CheckedEvent, EventInvalid, event_check
 from lineage_app.instants import utc_text
+from lineage_app.ledger.checkpoint_history import witness_gauges
 from lineage_app.ledger.proofs import log_gauges
 from lineage_app.ledger.selectors import ledger_gauges
 from lineage_app.observability.exposition import EventLogGauges, GraphCheckGauges
@@ -65,11 +66,12 @@ def run_events(*, run_id: str) -> list[dict[str, Any]]:
     rows = (
         LineageEvent.objects.filter(run_id=run_id.lower())
         .order_by("event_time", "id")
-        .values("id", "event_type", "event_time", "verification", "status", "facet_warnings")
+        .values("id", "event_type", "event_time", "verification", "status", "facet_warnings", "content_hash")
     )
     return [
         {
             "id": row["id"],
+            "contentHash": row["content_hash"],
             "eventType": row["event_type"],
             "eventTime": utc_text(row["event_time"]),
             "verification": row["verification"] or None,
@@ -302,6 +304,7 @@ def event_log_gauges() -> EventLogGauges:
         fold_pending=events.filter(fold_pending=True).count(),
         ledger=ledger_gauges(),
         log=log_gauges(),
+        witness=witness_gauges(),
         graph_check=(
             GraphCheckGauges(
                 checked_at=check.checked_at, runs_checked=check.runs_checked, runs_differing=check.runs_differing

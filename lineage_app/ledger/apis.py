@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from lineage_app.accounts.permissions import CanRead
+from lineage_app.accounts.permissions import CanRead, CanWitness
 from lineage_app.api_errors import error_response
 from lineage_app.api_support import (
     ERRORS,
@@ -21,8 +21,19 @@ from lineage_app.api_support import (
     query_params,
     response_of,
 )
-from lineage_app.ledger.proofs import LogQueryError, checkpoint_answer, proof_consistency, proof_inclusion
+from lineage_app.instants import utc_text
+from lineage_app.ledger.checkpoint_history import checkpoint_history
+from lineage_app.ledger.models import WITNESS_ALARM_KINDS
+from lineage_app.ledger.proofs import (
+    LogQueryError,
+    LogTampered,
+    checkpoint_answer,
+    proof_consistency,
+    proof_inclusion,
+)
 from lineage_app.ledger.selectors import STATES, UNCHAINED, ledger_streams
+from lineage_app.ledger.witness_reports import cosignature_accept, witness_alarm_raise
+from lineage_protocol import LOG_TAMPERED
 
 
 def _serializer(name: str, **fields: Any) -> type[ResponseSerializer]:
@@ -158,7 +169,7 @@ LOG_ERRORS = {
 class LogCheckpointApi(APIView):
     """`GET /api/v1/ledger/checkpoint`: the transparency log's latest signed checkpoint."""
 
-    permission_classes = [CanRead]
+    permission_classes = [CanWitness]
 
     class OutputSerializer(CheckpointSerializer):
         class Meta:
@@ -225,7 +236,7 @@ class LogProofApi(APIView):
 class LogConsistencyApi(APIView):
     """`GET /api/v1/ledger/consistency`: the proof that the log at one size extends the log at a smaller one."""
 
-    permission_classes = [CanRead]
+    permission_classes = [CanWitness]
 
     # Built by `type`, like `_serializer`'s outputs: a parameter is called `from`.
     InputSerializer = type(
@@ -263,3 +274,159 @@ class LogConsistencyApi(APIView):
             return response_of(self.OutputSerializer, proof_consistency(first=data["from"], second=data.get("to")))
         except LogQueryError as error:
             return _refused(error)
+        except LogTampered as error:  # a witness reads this code as "the log cannot prove it": a refusal
+            return error_response(LOG_TAMPERED, f"the log's store cannot give this proof: {error}", http_status=409)
+
+
+COSIGNATURE = _serializer(
+    "LogCosignature",
+    witness=serializers.CharField(help_text="the witness's key name"),
+    keyHash=serializers.CharField(help_text="its cosigner key id, hex"),
+    cosignedAt=serializers.CharField(help_text="the time the witness signed into the cosignature"),
+    receivedAt=serializers.CharField(),
+)
+WITNESS_ALARM = _serializer(
+    "WitnessAlarm",
+    id=serializers.IntegerField(),
+    witness=serializers.CharField(),
+    kind=serializers.ChoiceField(choices=WITNESS_ALARM_KINDS),
+    reason=serializers.CharField(),
+    cosignedSize=serializers.IntegerField(help_text="the tree size the witness had cosigned"),
+    cosignedRoot=serializers.CharField(allow_null=True),
+    offeredSize=serializers.IntegerField(allow_null=True, help_text="the tree size it was offered"),
+    offeredRoot=serializers.CharField(allow_null=True),
+    firstReportedAt=serializers.CharField(),
+    lastReportedAt=serializers.CharField(),
+    reports=serializers.IntegerField(help_text="how many times the witness reported this refusal"),
+    report=serializers.CharField(help_text="the witness's signed refusal note (evidence)"),
+    offered=serializers.CharField(help_text="the checkpoint note the witness was offered (evidence)"),
+)
+
+
+class LogCheckpointListApi(APIView):
+    """`GET /api/v1/ledger/checkpoints`: the checkpoints, newest first, each with its cosignatures; open alarms."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(QueryInput):
+        limit = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, default=50)
+        before = serializers.IntegerField(
+            required=False, min_value=1, max_value=2**63 - 1, help_text="list checkpoints smaller than this tree size"
+        )
+
+    class OutputSerializer(ResponseSerializer):
+        class Meta:
+            ref_name = "LogCheckpointList"
+
+        count = serializers.IntegerField(help_text="all checkpoints")
+        next = serializers.IntegerField(allow_null=True, help_text="`before` for the next page; null on the last")
+        witnesses = serializers.IntegerField(help_text="registered witnesses, not revoked")
+        unwitnessed = serializers.IntegerField(help_text="checkpoints newer than the newest cosigned one")
+        alarms: serializers.ListSerializer[Any] = serializers.ListSerializer(
+            child=WITNESS_ALARM(), help_text="open alarms: a witness refused a checkpoint"
+        )
+        results: serializers.ListSerializer[Any] = serializers.ListSerializer(
+            child=_serializer(
+                "LogCheckpointWitnessed",
+                treeSize=serializers.IntegerField(),
+                rootHash=serializers.CharField(),
+                keyId=serializers.CharField(),
+                signedAt=serializers.CharField(),
+                witnessed=serializers.BooleanField(help_text="a registered witness cosigned it"),
+                cosignatures=serializers.ListSerializer(child=COSIGNATURE()),
+                note=serializers.CharField(help_text="the signed note with the cosignatures' lines appended"),
+            )()
+        )
+
+    @extend_schema(
+        operation_id="ledger_checkpoint_list", parameters=[InputSerializer], responses={200: OutputSerializer, **ERRORS}
+    )
+    def get(self, request: Request) -> Response:
+        data = query_params(self.InputSerializer, request)
+        return response_of(self.OutputSerializer, checkpoint_history(limit=data["limit"], before=data.get("before")))
+
+
+# What the witness endpoints refuse besides the usual.
+WITNESS_ERRORS = {
+    **ERRORS,
+    403: OpenApiResponse(ErrorSerializer, description="not signed by a registered witness (or not allowed at all)"),
+    404: OpenApiResponse(ErrorSerializer, description="no checkpoint of that tree size"),
+}
+
+
+class CosignatureSubmitApi(APIView):
+    """`POST /api/v1/ledger/cosignatures`: a witness's cosignature of a checkpoint, kept once it verifies."""
+
+    permission_classes = [CanWitness]
+
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "CosignatureSubmit"
+
+        treeSize = serializers.IntegerField(min_value=1, max_value=2**63 - 1, help_text="the checkpoint cosigned")
+        cosignature = serializers.CharField(
+            max_length=1000, trim_whitespace=False, help_text="the C2SP cosignature line, `— <name> <base64>`"
+        )
+
+    OutputSerializer = COSIGNATURE
+
+    @extend_schema(
+        operation_id="ledger_cosignature_submit",
+        request=InputSerializer,
+        responses={201: OutputSerializer, **WITNESS_ERRORS},
+    )
+    def post(self, request: Request) -> Response:
+        body = self.InputSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        try:
+            kept = cosignature_accept(
+                tree_size=body.validated_data["treeSize"], line=body.validated_data["cosignature"]
+            )
+        except LogQueryError as error:
+            return _refused(error)
+        answer = {
+            "witness": kept.witness.name,
+            "keyHash": kept.witness.key_hash,
+            "cosignedAt": utc_text(kept.cosigned_at),
+            "receivedAt": utc_text(kept.received_at),
+        }
+        return response_of(self.OutputSerializer, answer, status=201)
+
+
+class WitnessAlarmRaiseApi(APIView):
+    """`POST /api/v1/ledger/witness-alarms`: a witness's signed refusal of a checkpoint, kept as an open alarm."""
+
+    permission_classes = [CanWitness]
+
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "WitnessAlarmReport"
+
+        report = serializers.CharField(max_length=8000, trim_whitespace=False, help_text="the signed refusal note")
+        offered = serializers.CharField(
+            max_length=65536, allow_blank=True, trim_whitespace=False, help_text="the checkpoint note refused"
+        )
+
+    class OutputSerializer(ResponseSerializer):
+        class Meta:
+            ref_name = "WitnessAlarmRaised"
+
+        id = serializers.IntegerField()
+        kind = serializers.ChoiceField(choices=WITNESS_ALARM_KINDS)
+        reports = serializers.IntegerField()
+
+    @extend_schema(
+        operation_id="ledger_witness_alarm_raise",
+        request=InputSerializer,
+        responses={201: OutputSerializer, **WITNESS_ERRORS},
+    )
+    def post(self, request: Request) -> Response:
+        body = self.InputSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        try:
+            alarm = witness_alarm_raise(report=body.validated_data["report"], offered=body.validated_data["offered"])
+        except LogQueryError as error:
+            return _refused(error)
+        return response_of(
+            self.OutputSerializer, {"id": alarm.pk, "kind": alarm.kind, "reports": alarm.reports}, status=201
+        )

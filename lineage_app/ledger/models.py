@@ -8,8 +8,14 @@ under the stream's row lock, and `Gap` the missing ranges, so no answer rescans 
 
 from __future__ import annotations
 
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
+
+from lineage_protocol import NoteError, cosigner_key_hash, parse_cosigner_vkey
 
 
 class Stream(models.Model):
@@ -170,3 +176,102 @@ class LogAudit(models.Model):
 
     class Meta:
         get_latest_by = "checked_at"
+
+
+# --- Witnesses (docs/ledger.md, "Witnesses") ----------------------------------------------------------------
+
+
+class WitnessKey(models.Model):
+    """A witness an admin registered: its name and Ed25519 key, as its verifier key (`python -m lineage_relay
+    --witness-log-key …` and `manage.py witness` print it). Only registered, unrevoked witnesses are heard."""
+
+    verifier_key = models.TextField(help_text="`<name>+<hex key id>+<base64(0x04 || key)>`, as the witness prints it.")
+    name = models.CharField(max_length=200, editable=False, help_text="Read from the verifier key.")
+    key_hash = models.CharField(max_length=8, editable=False, help_text="The cosigner key id, hex, from the key.")
+    note = models.TextField(blank=True, help_text="Who runs it, where.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True, help_text="From then on its reports are refused.")
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["name", "key_hash"], name="ledger_witness_key_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.key_hash}"
+
+    def _read_key(self) -> None:
+        """Name and key id from the verifier key (`NoteError` if it is not a witness's)."""
+        name, public_key = parse_cosigner_vkey(self.verifier_key)
+        self.verifier_key, self.name = self.verifier_key.strip(), name
+        self.key_hash = cosigner_key_hash(name, public_key).hex()
+
+    def clean(self) -> None:
+        try:
+            self._read_key()
+        except NoteError as error:
+            raise ValidationError({"verifier_key": str(error)}) from None
+        if WitnessKey.objects.filter(name=self.name, key_hash=self.key_hash).exclude(pk=self.pk).exists():
+            raise ValidationError({"verifier_key": "This witness key is already registered."})
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self._read_key()
+        super().save(*args, **kwargs)
+
+    @property
+    def public_key(self) -> Ed25519PublicKey:
+        return parse_cosigner_vkey(self.verifier_key)[1]
+
+
+class Cosignature(models.Model):
+    """A witness's verified cosignature of a checkpoint (the newest it sent for that checkpoint)."""
+
+    checkpoint = models.ForeignKey(LogCheckpoint, on_delete=models.CASCADE, related_name="cosignatures")
+    witness = models.ForeignKey(WitnessKey, on_delete=models.PROTECT, related_name="cosignatures")
+    line = models.TextField(help_text="The signature line, as it is appended to the checkpoint's note.")
+    cosigned_at = models.DateTimeField(help_text="The time the witness signed into it.")
+    received_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["witness__name"]
+        constraints = [
+            models.UniqueConstraint(fields=["checkpoint", "witness"], name="ledger_cosignature_unique"),
+        ]
+
+
+class WitnessAlarm(models.Model):
+    """A witness refused a checkpoint: the log offered a rolled-back, forked or unprovable history.
+    Kept with the witness's signed report and the checkpoint it was offered, as evidence; open until an
+    admin resolves it."""
+
+    class Kind(models.TextChoices):
+        ROLLBACK = "rollback"
+        FORK = "fork"
+        INCONSISTENT = "inconsistent"
+        UNVERIFIED = "unverified"
+
+    witness = models.ForeignKey(WitnessKey, on_delete=models.PROTECT, related_name="alarms")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    reason = models.TextField()
+    cosigned_size = models.PositiveBigIntegerField(help_text="The size the witness had cosigned.")
+    cosigned_root = models.CharField(max_length=44, blank=True, help_text="Its root, base64.")
+    offered_size = models.PositiveBigIntegerField(null=True, blank=True)
+    offered_root = models.CharField(max_length=44, blank=True)
+    report = models.TextField(help_text="The witness's signed refusal note.")
+    offered = models.TextField(blank=True, help_text="The checkpoint note the witness was offered.")
+    first_reported_at = models.DateTimeField(default=timezone.now)
+    last_reported_at = models.DateTimeField(default=timezone.now)
+    reports = models.PositiveIntegerField(default=1)
+    resolved_at = models.DateTimeField(null=True, blank=True, help_text="Set by an admin once explained.")
+
+    class Meta:
+        ordering = ["-last_reported_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["witness", "kind", "cosigned_size", "cosigned_root", "offered_size", "offered_root"],
+                condition=models.Q(resolved_at__isnull=True),
+                name="ledger_witness_alarm_open_unique",
+            )
+        ]
+
+
+WITNESS_ALARM_KINDS = tuple(WitnessAlarm.Kind.values)

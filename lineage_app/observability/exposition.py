@@ -51,6 +51,7 @@ class EventLogGauges:
     graph_check: GraphCheckGauges | None = None
     ledger: LedgerGauges | None = None
     log: LogGauges | None = None
+    witness: WitnessGauges | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,6 +71,14 @@ class LogGauges:
     checkpoint_size: int
     checkpoint_at: datetime | None
     mismatches: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class WitnessGauges:
+    """Checkpoints no witness has vouched for yet, and open witness alarms (`ledger.checkpoint_history`)."""
+
+    unwitnessed_checkpoints: int
+    alarms: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -137,6 +146,17 @@ class EventLogCollector(Collector):
             )
         if gauges.log is not None:
             yield from _log_gauges(gauges.log)
+        if gauges.witness is not None:
+            yield GaugeMetricFamily(
+                "tributary_ledger_unwitnessed_checkpoints",
+                "Checkpoints signed after the newest one a registered witness cosigned (all, if none was).",
+                value=gauges.witness.unwitnessed_checkpoints,
+            )
+            yield GaugeMetricFamily(
+                "tributary_ledger_witness_alarms",
+                "Open alarms: a witness refused a checkpoint as a rollback, a fork or an unproven history (want 0).",
+                value=gauges.witness.alarms,
+            )
         check = gauges.graph_check
         if check is not None:
             yield GaugeMetricFamily(

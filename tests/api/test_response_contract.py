@@ -101,6 +101,7 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ("/api/v1/ledger/checkpoint", "/api/v1/ledger/checkpoint", {}),
     ("/api/v1/ledger/proof", "/api/v1/ledger/proof", {"event": "{event_id}"}),
     ("/api/v1/ledger/consistency", "/api/v1/ledger/consistency", {"from": 1}),
+    ("/api/v1/ledger/checkpoints", "/api/v1/ledger/checkpoints", {}),
 ]
 # A download in the format asked for (`json`, `csv`, `html`, `pdf`): documented as a binary file.
 NOT_JSON = {"/api/v1/impact/report"}

@@ -24,6 +24,7 @@ from lineage_app.observability.exposition import (
     LedgerGauges,
     LogGauges,
     OutboxCollector,
+    WitnessGauges,
 )
 from tests.conftest import ROOT
 
@@ -49,6 +50,7 @@ def exported() -> set[str]:
         graph_check=checked,
         ledger=ledger,
         log=log,
+        witness=WitnessGauges(unwitnessed_checkpoints=0, alarms=0),
     )
     families += list(EventLogCollector(lambda: no_events).collect())
     families += list(OutboxCollector(outbox_gauges).collect())

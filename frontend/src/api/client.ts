@@ -3,7 +3,7 @@
 import type {
   ApiErrorBody, ColumnLineageDiff, ColumnLineageResponse, LineageDiff, RunLineage, DatasetDetail,
   DatasetQuality, DatasetPage, Direction, FacetWarningList, FailureClassification, FailureGroupPage, FailurePage,
-  IncidentDetail, IncidentPage, IncidentState, JobDetail, JobPage, LedgerStreamList, Level, LineageResponse, NamespacePage, NearMissResponse, RunDetail, RunPage, SearchResponse, VersionDiff,
+  IncidentDetail, IncidentPage, IncidentState, JobDetail, JobPage, LedgerStreamList, Level, LogCheckpointList, LineageResponse, NamespacePage, NearMissResponse, RunDetail, RunPage, SearchResponse, VersionDiff,
 } from "./types";
 
 export const API_ROOT = "/api/v1";
@@ -170,4 +170,6 @@ export const api = {
     request<IncidentDetail>(apiUrl(`/incidents/${id}/${action}`), { method: "POST" }),
   /** Each producer stream's chain state: contiguous, gap, fork or truncated, with the seq ranges. */
   ledgerStreams: (p: { producer?: string; limit?: number } = {}) => get<LedgerStreamList>("/ledger/streams", { ...p }),
+  /** The log's checkpoints, newest first, each with its witnesses' cosignatures; the open witness alarms. */
+  ledgerCheckpoints: (p: { limit?: number; before?: number } = {}) => get<LogCheckpointList>("/ledger/checkpoints", { ...p }),
 };

@@ -632,6 +632,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ledger/checkpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `GET /api/v1/ledger/checkpoints`: the checkpoints, newest first, each with its cosignatures; open alarms. */
+        get: operations["ledger_checkpoint_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ledger/consistency": {
         parameters: {
             query?: never;
@@ -643,6 +660,23 @@ export interface paths {
         get: operations["ledger_consistency"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ledger/cosignatures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description `POST /api/v1/ledger/cosignatures`: a witness's cosignature of a checkpoint, kept once it verifies. */
+        post: operations["ledger_cosignature_submit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -677,6 +711,23 @@ export interface paths {
         get: operations["ledger_stream_list"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ledger/witness-alarms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description `POST /api/v1/ledger/witness-alarms`: a witness's signed refusal of a checkpoint, kept as an open alarm. */
+        post: operations["ledger_witness_alarm_raise"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1068,6 +1119,15 @@ export interface components {
             command: string;
             /** @description the job's latest run of that command */
             run: components["schemas"]["RunSummary"];
+        };
+        CosignatureSubmit: {
+            /**
+             * Format: int64
+             * @description the checkpoint cosigned
+             */
+            treeSize: number;
+            /** @description the C2SP cosignature line, `— <name> <base64>` */
+            cosignature: string;
         };
         DatasetDetail: {
             id: string;
@@ -2223,6 +2283,30 @@ export interface components {
             /** @description leaves in the log now, checkpointed or not */
             logSize: number;
         };
+        LogCheckpointList: {
+            /** @description all checkpoints */
+            count: number;
+            /** @description `before` for the next page; null on the last */
+            next: number | null;
+            /** @description registered witnesses, not revoked */
+            witnesses: number;
+            /** @description checkpoints newer than the newest cosigned one */
+            unwitnessed: number;
+            /** @description open alarms: a witness refused a checkpoint */
+            alarms: components["schemas"]["WitnessAlarm"][];
+            results: components["schemas"]["LogCheckpointWitnessed"][];
+        };
+        LogCheckpointWitnessed: {
+            treeSize: number;
+            rootHash: string;
+            keyId: string;
+            signedAt: string;
+            /** @description a registered witness cosigned it */
+            witnessed: boolean;
+            cosignatures: components["schemas"]["LogCosignature"][];
+            /** @description the signed note with the cosignatures' lines appended */
+            note: string;
+        };
         LogConsistencyProof: {
             from: number;
             to: number;
@@ -2234,6 +2318,15 @@ export interface components {
             proof: string[];
             /** @description the checkpoint of size `to`, if any */
             checkpoint: components["schemas"]["LogCheckpoint"] | null;
+        };
+        LogCosignature: {
+            /** @description the witness's key name */
+            witness: string;
+            /** @description its cosigner key id, hex */
+            keyHash: string;
+            /** @description the time the witness signed into the cosignature */
+            cosignedAt: string;
+            receivedAt: string;
         };
         LogInclusionProof: {
             leafIndex: number;
@@ -2578,6 +2671,25 @@ export interface components {
             status: components["schemas"]["RunDetailEventStatusEnum"];
             /** @description facets left out (they failed their schema); only when some were */
             warnings?: components["schemas"]["RunDetailEventWarning"][];
+            /** @description SHA-256 of its canonical bytes, as the ledger knows it */
+            contentHash: string;
+            /** @description its verified chain position; null when unchained */
+            chain: components["schemas"]["RunDetailEventChain"] | null;
+            /** @description its place in the transparency log */
+            inclusion: components["schemas"]["RunDetailEventInclusion"] | null;
+        };
+        RunDetailEventChain: {
+            /** @description `<keyId>/<instance>` (docs/ledger.md) */
+            stream: string;
+            seq: number;
+        };
+        RunDetailEventInclusion: {
+            /** @description its leaf in the transparency log */
+            leafIndex: number;
+            /** @description tree size of the first checkpoint that includes it; null until one does */
+            checkpoint: number | null;
+            /** @description a witness cosigned a checkpoint that includes it */
+            witnessed: boolean;
         };
         /**
          * @description * `pending` - pending
@@ -2798,6 +2910,45 @@ export interface components {
          * @enum {string}
          */
         VerificationEnum: "VERIFIED" | "UNSIGNED" | "INVALID_SIGNATURE" | "UNKNOWN_KEY" | "REVOKED_KEY" | "RETIRED_KEY" | "NAMESPACE_NOT_ALLOWED";
+        WitnessAlarm: {
+            id: number;
+            witness: string;
+            kind: components["schemas"]["WitnessAlarmKindEnum"];
+            reason: string;
+            /** @description the tree size the witness had cosigned */
+            cosignedSize: number;
+            cosignedRoot: string | null;
+            /** @description the tree size it was offered */
+            offeredSize: number | null;
+            offeredRoot: string | null;
+            firstReportedAt: string;
+            lastReportedAt: string;
+            /** @description how many times the witness reported this refusal */
+            reports: number;
+            /** @description the witness's signed refusal note (evidence) */
+            report: string;
+            /** @description the checkpoint note the witness was offered (evidence) */
+            offered: string;
+        };
+        /**
+         * @description * `rollback` - rollback
+         *     * `fork` - fork
+         *     * `inconsistent` - inconsistent
+         *     * `unverified` - unverified
+         * @enum {string}
+         */
+        WitnessAlarmKindEnum: "rollback" | "fork" | "inconsistent" | "unverified";
+        WitnessAlarmRaised: {
+            id: number;
+            kind: components["schemas"]["WitnessAlarmKindEnum"];
+            reports: number;
+        };
+        WitnessAlarmReport: {
+            /** @description the signed refusal note */
+            report: string;
+            /** @description the checkpoint note refused */
+            offered: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -5796,6 +5947,76 @@ export interface operations {
             };
         };
     };
+    ledger_checkpoint_list: {
+        parameters: {
+            query?: {
+                /** @description list checkpoints smaller than this tree size */
+                before?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogCheckpointList"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     ledger_consistency: {
         parameters: {
             query: {
@@ -5856,6 +6077,78 @@ export interface operations {
             };
             /** @description the event is not in a checkpoint yet: the message and `Retry-After` say when */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ledger_cosignature_submit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CosignatureSubmit"];
+                "application/x-www-form-urlencoded": components["schemas"]["CosignatureSubmit"];
+                "multipart/form-data": components["schemas"]["CosignatureSubmit"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogCosignature"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not signed by a registered witness (or not allowed at all) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no checkpoint of that tree size */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6005,6 +6298,78 @@ export interface operations {
                 };
             };
             /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ledger_witness_alarm_raise: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WitnessAlarmReport"];
+                "application/x-www-form-urlencoded": components["schemas"]["WitnessAlarmReport"];
+                "multipart/form-data": components["schemas"]["WitnessAlarmReport"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WitnessAlarmRaised"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not signed by a registered witness (or not allowed at all) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no checkpoint of that tree size */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -89,3 +89,9 @@ export type LedgerStreamList = Schemas["LedgerStreamList"];
 export type LedgerStream = Schemas["LedgerStream"];
 export type LedgerState = Schemas["LedgerStreamStateEnum"];
 export type LedgerUnchained = Schemas["LedgerUnchained"];
+/** `GET /ledger/checkpoints`: the transparency log's checkpoints with their cosignatures, and open witness alarms. */
+export type LogCheckpointList = Schemas["LogCheckpointList"];
+export type WitnessedCheckpoint = Schemas["LogCheckpointWitnessed"];
+export type WitnessAlarm = Schemas["WitnessAlarm"];
+/** An event of a run with its chain position and its place in the transparency log. */
+export type RunDetailEvent = Schemas["RunDetailEvent"];

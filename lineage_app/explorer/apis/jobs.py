@@ -232,6 +232,27 @@ class RunDetailApi(APIView):
             warnings = WarningSerializer(
                 many=True, required=False, help_text="facets left out (they failed their schema); only when some were"
             )
+            contentHash = serializers.CharField(help_text="SHA-256 of its canonical bytes, as the ledger knows it")
+
+            class ChainSerializer(ResponseSerializer):
+                class Meta:
+                    ref_name = "RunDetailEventChain"
+
+                stream = serializers.CharField(help_text="`<keyId>/<instance>` (docs/ledger.md)")
+                seq = serializers.IntegerField()
+
+            class InclusionSerializer(ResponseSerializer):
+                class Meta:
+                    ref_name = "RunDetailEventInclusion"
+
+                leafIndex = serializers.IntegerField(help_text="its leaf in the transparency log")
+                checkpoint = serializers.IntegerField(
+                    allow_null=True, help_text="tree size of the first checkpoint that includes it; null until one does"
+                )
+                witnessed = serializers.BooleanField(help_text="a witness cosigned a checkpoint that includes it")
+
+            chain = ChainSerializer(allow_null=True, help_text="its verified chain position; null when unchained")
+            inclusion = InclusionSerializer(allow_null=True, help_text="its place in the transparency log")
 
         id = serializers.CharField(help_text="`run:<runId>`")
         runId = serializers.CharField()

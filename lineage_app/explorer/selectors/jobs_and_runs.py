@@ -22,6 +22,7 @@ from lineage_app.ingest.selectors import (
     run_verification_statuses,
     streaming_silence,
 )
+from lineage_app.ledger.checkpoint_history import events_ledger_positions
 from lineage_app.signatures.selectors import verification_worst
 
 
@@ -132,6 +133,8 @@ def run_for_id(*, run_id: str) -> dict[str, Any]:
     run.pop("nodeId", None)
     trigger = run.pop("trigger", None)
     events = run_events(run_id=run["runId"])
+    positions = events_ledger_positions(content_hashes=[event["contentHash"] for event in events])
+    events = [{**event, **positions[event["contentHash"]]} for event in events]
     streaming = run_streaming(run_ids=[run["runId"]])
     steps = io_with_descendants(sorted(found["children"])) if found["children"] else {"reads": [], "writes": []}
     return {

@@ -15,6 +15,7 @@ import { classificationChip } from "../failures/FailuresPage";
 import { rootCauseWalkHref } from "../failures/model";
 import { LoadQueue, lineageChangeLoad } from "./lineageChange";
 import { runHierarchy } from "./hierarchy";
+import { ledgerPositions } from "./ledgerPositions";
 import { streamingSummary } from "./streaming";
 
 const PAGE = 50;
@@ -160,6 +161,7 @@ function runDetail(full: RunDetail): (HTMLElement | null)[] {
     ioLine("Read", full.inputs, full.stepInputs, full.inputSubsets),
     ioLine("Wrote", full.outputs, full.stepOutputs, full.outputSubsets),
     eventWarnings(full.events),
+    ledgerPositions(full.events),
     full.outputs.length || full.stepOutputs.length
       ? link(lineageHref([...full.outputs, ...full.stepOutputs], { depth: 5, direction: "downstream" }), "Downstream of this run's outputs")
       : null,

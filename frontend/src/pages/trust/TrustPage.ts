@@ -1,8 +1,10 @@
-// Trust: every producer's signed streams and whether each is complete — contiguous, or where it has a gap,
-// a fork or a truncated tail (docs/ledger.md) — and the producers whose events came unchained.
+// Trust: an alarm when a witness refused the log, the log's checkpoints with their witnesses, every producer's
+// signed streams and whether each is complete — contiguous, or where it has a gap, a fork or a truncated tail
+// (docs/ledger.md) — and the producers whose events came unchained.
 
 import { api } from "../../api/client";
 import type { LedgerStream, LedgerUnchained } from "../../api/types";
+import { checkpointHistory } from "./checkpoints";
 import { h, replace } from "../../dom";
 import { formatTime } from "../../format";
 import { navigate } from "../../router";
@@ -23,6 +25,8 @@ export function TrustPage(root: HTMLElement, url: URL): void {
   const body = h("div", { id: "trust-streams" }, loading());
   replace(root, h("div", { class: "page trust" },
     h("h1", {}, "Trust"),
+    checkpointHistory(),
+    h("h2", {}, "Producers' streams"),
     h("p", { class: "muted" },
       "Each producer instance signs a chain: every event names its place and the one before. ",
       "A missing event shows as a gap, two versions of one event as a fork, a withheld tail (beyond the last heartbeat) as truncated."),
