@@ -1,0 +1,192 @@
+"""Offline audit bundles: the server writes one, `lineage_protocol` alone verifies it, and any change is caught."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lineage_app.ingest.audit_bundle import AuditSelection, BundleRefused, audit_bundle_write
+from lineage_app.ingest.models import LineageEvent
+from lineage_app.ingest.verification import events_verify
+from lineage_app.ledger.checkpoints import checkpoint_sign
+from lineage_protocol import AuditReport, StreamChain, bundle_verify
+from tests.apply import accept, as_json
+from tests.ledger.chains import KEY, PRODUCER, contents, register
+
+pytestmark = pytest.mark.django_db
+ORIGIN = "lineage.test/log"
+
+
+@pytest.fixture(autouse=True)
+def _log(settings: Any, tmp_path: Path) -> None:
+    settings.LEDGER_ORIGIN = ORIGIN
+    settings.LEDGER_SIGNING_KEY_PATH = tmp_path / "keys" / "ledger.key"
+    register()
+
+
+def record(events: list[dict[str, Any]]) -> None:
+    """Accept `events` with their JSON as their bytes, and verify them as a worker does (the ledger records them)."""
+    ids = accept(*events, raw=as_json)
+    events_verify(events=list(LineageEvent.objects.filter(id__in=ids, status__in=LineageEvent.APPLYABLE)))
+
+
+def chained(n: int, *, instance: str = "test:1", heartbeat: bool = True, tag: str = "") -> list[dict[str, Any]]:
+    chain = StreamChain(KEY, instance)
+    events = [chain.sign(event) for event in contents(n, tag=tag or instance)]
+    return [*events, chain.heartbeat(namespace="spark")] if heartbeat else events
+
+
+def bundle(tmp_path: Path, selection: AuditSelection | None = None, name: str = "bundle.jsonl") -> Path:
+    buffer = io.BytesIO()
+    audit_bundle_write(selection=selection or AuditSelection(), write=buffer.write)
+    path = tmp_path / name
+    path.write_bytes(buffer.getvalue())
+    return path
+
+
+def verdicts(report: AuditReport) -> dict[str, tuple[str, str]]:
+    return {s["stream"].split("/")[1]: (s["state"], s["verdict"]) for s in report.summary()["streams"]}
+
+
+def test_a_valid_bundle_verifies_every_stream_checkpoint_and_the_seal(tmp_path: Path) -> None:
+    record(chained(5) + chained(3, instance="test:2"))
+    checkpoint_sign()
+    record(chained(2, instance="test:3"))
+    checkpoint_sign()
+    report = bundle_verify(bundle(tmp_path))
+    assert report.problems == [] and report.ok, report.summary()
+    assert verdicts(report) == {f"test:{n}": ("contiguous", "ok") for n in (1, 2, 3)}
+    assert report.events == 13
+    summary = report.summary()
+    # Proofs against the first checkpoint that covers everything; the latest is the same one here.
+    assert [c["treeSize"] for c in summary["checkpoints"]] == [13]
+    assert summary["checkpoints"][0]["signers"] == [ORIGIN] and summary["checkpoints"][0]["witnesses"] == []
+
+
+def test_proofs_are_against_the_first_covering_checkpoint_and_consistent_with_the_latest(tmp_path: Path) -> None:
+    record(chained(4))
+    checkpoint_sign()
+    cut = timezone.now()
+    record(chained(4, instance="test:2"))
+    checkpoint_sign()
+    record(chained(1, instance="test:3"))
+    checkpoint_sign()
+    report = bundle_verify(bundle(tmp_path, AuditSelection(producer=PRODUCER, until=cut)))
+    assert report.ok, report.summary()
+    summary = report.summary()
+    # The first stream's 5 leaves: the first checkpoint covers them; the latest (12 leaves) extends it.
+    assert (summary["checkpoint"], [c["treeSize"] for c in summary["checkpoints"]]) == (5, [5, 12])
+    assert verdicts(report) == {"test:1": ("contiguous", "ok")}
+
+
+def test_a_selection_by_namespace_time_and_producer(tmp_path: Path) -> None:
+    record(chained(3))
+    checkpoint_sign()
+    assert bundle_verify(bundle(tmp_path, AuditSelection(namespace="spark"))).events == 4
+    with pytest.raises(BundleRefused, match="no accepted event matches"):
+        bundle(tmp_path, AuditSelection(producer="someone-else"))
+    with pytest.raises(BundleRefused, match="no accepted event matches"):
+        bundle(tmp_path, AuditSelection(until=timezone.now() - timedelta(days=1)))
+
+
+def test_events_no_checkpoint_covers_yet_are_refused_with_what_to_do(tmp_path: Path) -> None:
+    record(chained(2))
+    with pytest.raises(BundleRefused, match=r"the log has no checkpoint yet.*check_log --sign"):
+        bundle(tmp_path)
+    checkpoint_sign()
+    record(chained(2, instance="test:2"))
+    with pytest.raises(BundleRefused, match="reaches leaf 5, which no checkpoint covers yet"):
+        bundle(tmp_path)
+
+
+def test_an_event_deleted_from_the_event_log_shows_as_a_gap_at_its_seq(tmp_path: Path) -> None:
+    events = chained(5)
+    record(events)
+    checkpoint_sign()
+    LineageEvent.objects.filter(content_hash=LineageEvent.objects.order_by("id")[2].content_hash).delete()
+    report = bundle_verify(bundle(tmp_path))
+    assert not report.ok
+    [stream] = report.summary()["streams"]
+    assert (stream["state"], stream["gaps"], stream["verdict"]) == ("gap", [{"from": 3, "to": 3}], "failed")
+
+
+def test_a_withheld_tail_shows_as_truncated_by_the_heartbeat(tmp_path: Path) -> None:
+    chain = StreamChain(KEY, "test:1")
+    events = [chain.sign(event) for event in contents(4)]
+    record([*events[:2], chain.heartbeat(namespace="spark")])
+    checkpoint_sign()
+    [stream] = bundle_verify(bundle(tmp_path)).summary()["streams"]
+    assert (stream["state"], stream["truncated"]) == ("truncated", {"from": 3, "to": 4})
+
+
+def test_an_edited_event_names_its_stream_and_seq(tmp_path: Path) -> None:
+    record(chained(5))
+    checkpoint_sign()
+    path = bundle(tmp_path)
+    lines = path.read_bytes().splitlines(keepends=True)
+    lines[3] = lines[3].replace(b"job_2", b"job_X")
+    path.write_bytes(b"".join(lines))
+    report = bundle_verify(path)
+    assert not report.ok
+    [stream] = report.summary()["streams"]
+    assert stream["gaps"] == [{"from": 3, "to": 3}]
+    assert stream["problems"][0].startswith("seq 3, line 4 (leaf 2): ")
+    assert any("seal does not match" in p for p in report.problems)
+
+
+def test_a_gzip_bundle_verifies_and_a_damaged_one_says_so(tmp_path: Path) -> None:
+    record(chained(3))
+    checkpoint_sign()
+    path = tmp_path / "bundle.jsonl.gz"
+    path.write_bytes(gzip.compress(bundle(tmp_path).read_bytes()))
+    assert bundle_verify(path).ok
+    path.write_bytes(path.read_bytes()[:-20])
+    report = bundle_verify(path)
+    assert not report.ok and "not a whole gzip file" in report.problems[-1]
+
+
+@pytest.fixture
+def valid_bundle(tmp_path: Path) -> bytes:
+    record(chained(3) + chained(2, instance="test:2"))
+    checkpoint_sign()
+    record(chained(1, instance="test:3"))
+    checkpoint_sign()
+    data = bundle(tmp_path).read_bytes()
+    assert bundle_verify(bundle(tmp_path)).ok
+    return data
+
+
+def test_any_one_byte_change_to_a_bundle_fails_verification(valid_bundle: bytes, tmp_path: Path) -> None:
+    path = tmp_path / "changed.jsonl"
+
+    @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(position=st.integers(0, len(valid_bundle) - 1), value=st.integers(0, 255))
+    def changed_fails(position: int, value: int) -> None:
+        if valid_bundle[position] == value:
+            return
+        data = bytearray(valid_bundle)
+        data[position] = value
+        path.write_bytes(bytes(data))
+        report = bundle_verify(path)
+        assert not report.ok
+        json.dumps(report.summary())  # whatever was found, it can be printed
+
+    changed_fails()
+
+
+def test_removing_or_repeating_a_line_fails_verification(valid_bundle: bytes, tmp_path: Path) -> None:
+    lines = valid_bundle.splitlines(keepends=True)
+    path = tmp_path / "changed.jsonl"
+    for n in range(len(lines)):
+        for changed in (lines[:n] + lines[n + 1 :], lines[: n + 1] + lines[n:]):
+            path.write_bytes(b"".join(changed))
+            assert not bundle_verify(path).ok, n
