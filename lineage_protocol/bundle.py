@@ -39,7 +39,7 @@ SEAL_TITLE = "tributary audit bundle v1"
 MAX_LINE_BYTES = 64 * 1024 * 1024
 MAX_CHECKPOINTS = 1000
 MAX_KEYS = 10_000
-_ACCEPTED_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
+_INSTANT_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
 _DIGEST_RE = re.compile(r"[A-Za-z0-9+/]{43}=")
 _MAX_INDEX = (1 << 64) - 1
 
@@ -56,6 +56,7 @@ _HEADER_MEMBERS = {
     "witnessKeys",
     "producerKeys",
 }
+SELECTION_MEMBERS = ("producer", "namespace", "from", "to")
 _EVENT_MEMBERS = {"leafIndex", "acceptedAt", "raw", "auditPath"}
 
 
@@ -198,11 +199,13 @@ def _members(value: Mapping[str, Any], expected: set[str], where: str) -> None:
         raise BundleError(f"{where}: unknown member {sorted(unknown)[0]!r}")
 
 
-def _typed(value: Mapping[str, Any], name: str, kind: type | tuple[type, ...], where: str) -> Any:
+_KINDS = {str: "a string", int: "an integer", list: "a list", dict: "an object"}
+
+
+def _typed(value: Mapping[str, Any], name: str, kind: type, where: str) -> Any:
     found = value[name]
     if isinstance(found, bool) or not isinstance(found, kind):
-        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-        raise BundleError(f"{where}: `{name}` must be a {names.replace('str', 'string').replace('int', 'integer')}")
+        raise BundleError(f"{where}: `{name}` must be {_KINDS[kind]}")
     return found
 
 
@@ -232,6 +235,28 @@ def _vkeys(values: list[str], name: str, where: str) -> tuple[NoteVerifier, ...]
         return tuple(parse_vkey(value) for value in values)
     except NoteError as exc:
         raise BundleError(f"{where}: `{name}`: {exc}") from None
+
+
+def _instant(text: Any, name: str, where: str) -> datetime:
+    """An instant as bundles write them: UTC, microseconds, `Z` (`accepted_text`)."""
+    if not isinstance(text, str) or not _INSTANT_RE.fullmatch(text):
+        raise BundleError(f"{where}: `{name}` must be YYYY-MM-DDTHH:MM:SS.ffffffZ")
+    try:
+        return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    except ValueError as exc:
+        raise BundleError(f"{where}: `{name}`: {exc}") from None
+
+
+def _selection(value: Mapping[str, Any], where: str) -> dict[str, str | None]:
+    selection = _typed(value, "selection", dict, where)
+    _members(selection, set(SELECTION_MEMBERS), f"{where}, selection")
+    for name in SELECTION_MEMBERS:
+        if selection[name] is not None and not isinstance(selection[name], str):
+            raise BundleError(f"{where}, selection: `{name}` must be a string or null")
+    for name in ("from", "to"):
+        if selection[name] is not None:
+            _instant(selection[name], name, f"{where}, selection")
+    return dict(selection)
 
 
 def parse_header(line: bytes) -> Header:
@@ -277,8 +302,8 @@ def parse_header(line: bytes) -> Header:
         )
     return Header(
         origin=_typed(value, "origin", str, where),
-        created_at=_typed(value, "createdAt", str, where),
-        selection=_typed(value, "selection", dict, where),
+        created_at=accepted_text(_instant(value["createdAt"], "createdAt", where)),
+        selection=_selection(value, where),
         checkpoint=_index(value, "checkpoint", where),
         checkpoints=tuple(checkpoints),
         consistency=tuple(consistency),
@@ -308,13 +333,7 @@ def parse_line(line: bytes, number: int) -> BundledEvent | str:
         return str(_typed(value, "seal", str, f"line {number} (seal)"))
     where = f"line {number}"
     _members(value, _EVENT_MEMBERS, where)
-    text = _typed(value, "acceptedAt", str, where)
-    if not _ACCEPTED_RE.fullmatch(text):
-        raise BundleError(f"{where}: `acceptedAt` must be YYYY-MM-DDTHH:MM:SS.ffffffZ")
-    try:
-        accepted = datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
-    except ValueError as exc:
-        raise BundleError(f"{where}: `acceptedAt`: {exc}") from None
+    accepted = _instant(value["acceptedAt"], "acceptedAt", where)
     try:
         path = hashes_from_text(value["auditPath"], "auditPath")
     except ProofError as exc:

@@ -64,6 +64,7 @@ class AuditSelection:
     until: datetime | None = None
 
     def as_header(self) -> dict[str, str | None]:
+        """The selection as the bundle's header states it (`lineage_protocol`'s `SELECTION_MEMBERS`)."""
         return {
             "producer": self.producer,
             "namespace": self.namespace,

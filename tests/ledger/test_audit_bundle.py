@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import gzip
+import hashlib
 import io
 import json
 from datetime import timedelta
@@ -17,8 +19,16 @@ from hypothesis import strategies as st
 from lineage_app.ingest.audit_bundle import AuditSelection, BundleRefused, audit_bundle_write
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.verification import events_verify
-from lineage_app.ledger.checkpoints import checkpoint_sign
-from lineage_protocol import AuditReport, StreamChain, bundle_verify
+from lineage_app.ledger.checkpoints import checkpoint_sign, log_note_sign
+from lineage_protocol import (
+    AuditReport,
+    Head,
+    StreamChain,
+    bundle_line,
+    bundle_seal_text,
+    bundle_verify,
+    signed_hash,
+)
 from tests.apply import accept, as_json
 from tests.ledger.chains import KEY, PRODUCER, contents, register
 
@@ -190,3 +200,126 @@ def test_removing_or_repeating_a_line_fails_verification(valid_bundle: bytes, tm
         for changed in (lines[:n] + lines[n + 1 :], lines[: n + 1] + lines[n:]):
             path.write_bytes(b"".join(changed))
             assert not bundle_verify(path).ok, n
+
+
+def test_two_events_at_one_seq_are_a_fork(tmp_path: Path) -> None:
+    chain = StreamChain(KEY, "test:1")
+    first = [chain.sign(event) for event in contents(3)]
+    chain.rewind(Head(chain.stream, 1, signed_hash(first[0])))
+    other = chain.sign(contents(1, tag="other")[0])
+    record([*first, other])
+    checkpoint_sign()
+    [stream] = bundle_verify(bundle(tmp_path)).summary()["streams"]
+    assert (stream["state"], stream["forks"], stream["verdict"]) == ("fork", [2], "failed")
+
+
+def reseal(lines: list[bytes]) -> bytes:
+    """`lines` (the header and events) sealed again with the log's key: a bundle the server itself wrote wrong."""
+    digest = hashlib.sha256(b"".join(lines)).digest()
+    note, _ = log_note_sign(bundle_seal_text(origin=ORIGIN, lines=len(lines), digest=digest))
+    return b"".join(lines) + bundle_line({"seal": note})
+
+
+def sorted_line(value: dict[str, Any]) -> bytes:
+    """A line as a writer that sorts keys would write it: RFC 8785's bytes for the values a bundle holds, and
+    for what RFC 8785 refuses (integers beyond 2^53) bytes all the same."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=60),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    max_leaves=8,
+)
+HASHES = st.binary(min_size=32, max_size=32).map(lambda h: base64.b64encode(h).decode())
+PROOFS = st.lists(HASHES | st.text(max_size=50), max_size=70)
+SIZES = st.integers(-(2**66), 2**66) | st.sampled_from([0, 1, 2, 5, 6, 7, 2**63, 2**64 - 1, 2**64])
+
+
+def test_a_sealed_bundle_with_wrong_proofs_sizes_numbers_or_types_fails_with_clear_errors(
+    valid_bundle: bytes, tmp_path: Path
+) -> None:
+    lines = valid_bundle.splitlines(keepends=True)[:-1]
+    path = tmp_path / "fuzzed.jsonl"
+    header_members = sorted(json.loads(lines[0]))
+    event_members = ["leafIndex", "acceptedAt", "raw", "auditPath"]
+
+    @settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(data=st.data())
+    def fuzzed_fails(data: st.DataObject) -> None:
+        line = data.draw(st.integers(0, len(lines) - 1))
+        value = json.loads(lines[line])
+        if line == 0:
+            member = data.draw(st.sampled_from(header_members))
+            nested = {
+                "checkpoint": SIZES,
+                "consistency": st.lists(
+                    st.fixed_dictionaries({"from": SIZES, "to": SIZES, "proof": PROOFS}), max_size=3
+                ),
+            }
+            value[member] = data.draw(nested.get(member, JSON_VALUES) | JSON_VALUES)
+        else:
+            member = data.draw(st.sampled_from(event_members))
+            nested = {"leafIndex": SIZES, "auditPath": PROOFS}
+            value[member] = data.draw(nested.get(member, JSON_VALUES) | JSON_VALUES)
+        changed = list(lines)
+        changed[line] = sorted_line(value)
+        if changed[line] == lines[line]:
+            return
+        path.write_bytes(reseal(changed))
+        report = bundle_verify(path)
+        assert not report.ok
+        found = report.problems + [p for s in report.streams.values() for p in s.problems]
+        found += [p for c in report.checkpoints for p in c.problems]
+        assert found or any(s.state != "contiguous" for s in report.streams.values())
+        assert all("Traceback" not in p and len(p) < 2000 for p in found)
+
+    fuzzed_fails()
+
+
+@pytest.mark.parametrize(
+    ("member", "value", "error"),
+    [
+        ("leafIndex", 2**64, "holds a value JSON cannot canonicalise: 18446744073709551616 exceeds safe integer"),
+        ("leafIndex", -1, "`leafIndex` must be from 0 to 2^64 - 1"),
+        ("leafIndex", "3", "`leafIndex` must be an integer"),
+        ("leafIndex", True, "`leafIndex` must be an integer"),
+        ("auditPath", ["AAAA"], "each hash of auditPath must be the base64 of 32 bytes"),
+        ("auditPath", "AAAA", "auditPath must be a list of at most 66 base64 hashes"),
+        ("auditPath", [base64.b64encode(bytes(32)).decode()] * 67, "at most 66 base64 hashes"),
+        (
+            "acceptedAt",
+            "2026-13-01T00:00:00.000000Z",
+            "`acceptedAt`: time data '2026-13-01T00:00:00.000000Z' does not match",
+        ),
+        ("raw", {"eventType": "START"}, "`raw` must be a string"),
+    ],
+)
+def test_a_malformed_event_line_is_named_with_what_is_wrong(
+    valid_bundle: bytes, tmp_path: Path, member: str, value: Any, error: str
+) -> None:
+    lines = valid_bundle.splitlines(keepends=True)[:-1]
+    event = json.loads(lines[2])
+    event[member] = value
+    lines[2] = sorted_line(event)
+    path = tmp_path / "malformed.jsonl"
+    path.write_bytes(reseal(lines))
+    report = bundle_verify(path)
+    assert not report.ok
+    assert any(p.startswith("line 3") and error in p for p in report.problems), report.problems
+
+
+def test_a_proof_for_another_leaf_or_tree_size_does_not_verify(valid_bundle: bytes, tmp_path: Path) -> None:
+    lines = valid_bundle.splitlines(keepends=True)[:-1]
+    second, third = json.loads(lines[2]), json.loads(lines[3])
+    second["auditPath"] = third["auditPath"]  # a real proof, of the wrong leaf
+    lines[2] = bundle_line(second)
+    path = tmp_path / "wrong-proof.jsonl"
+    path.write_bytes(reseal(lines))
+    report = bundle_verify(path)
+    [problem] = [p for s in report.streams.values() for p in s.problems]
+    assert "line 3 (leaf 1): not in the log as bundled: inclusion proof of leaf 1 does not lead to the root" in problem
