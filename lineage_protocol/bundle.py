@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from cryptography.exceptions import UnsupportedAlgorithm
 from rfc8785 import CanonicalizationError
 
 from lineage_protocol.canonical import canonical_json
@@ -317,7 +318,7 @@ def producer_public_key(key: BundledKey) -> Any:
     """The Ed25519 key of a bundled producer key; `BundleError` if its PEM is not one."""
     try:
         return load_public_key(key.public_key_pem.encode("ascii", "replace"))
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
         raise BundleError(f"producer key {key.key_id[:48]!r} of {key.producer[:80]!r}: {exc}") from None
 
 

@@ -23,10 +23,14 @@ from lineage_app.ledger.checkpoints import checkpoint_sign, log_note_sign
 from lineage_protocol import (
     AuditReport,
     Head,
+    NoteVerifier,
     StreamChain,
     bundle_line,
     bundle_seal_text,
     bundle_verify,
+    generate_private_key,
+    note_sign,
+    parse_note,
     signed_hash,
 )
 from tests.apply import accept, as_json
@@ -323,3 +327,30 @@ def test_a_proof_for_another_leaf_or_tree_size_does_not_verify(valid_bundle: byt
     report = bundle_verify(path)
     [problem] = [p for s in report.streams.values() for p in s.problems]
     assert "line 3 (leaf 1): not in the log as bundled: inclusion proof of leaf 1 does not lead to the root" in problem
+
+
+def test_cosignatures_are_checked_against_the_bundles_witness_keys(valid_bundle: bytes, tmp_path: Path) -> None:
+    lines = valid_bundle.splitlines(keepends=True)[:-1]
+    header = json.loads(lines[0])
+    witness = generate_private_key()
+    note = header["checkpoints"][0]["note"]
+    text = parse_note(note).text
+    cosignature = note_sign(text, name="witness.example/w1", private_key=witness).line()
+    path = tmp_path / "witnessed.jsonl"
+
+    def verified(cosignatures: list[str], witness_keys: list[str]) -> AuditReport:
+        header["checkpoints"][0]["cosignatures"] = cosignatures
+        header["witnessKeys"] = witness_keys
+        path.write_bytes(reseal([bundle_line(header), *lines[1:]]))
+        return bundle_verify(path)
+
+    vkey = NoteVerifier("witness.example/w1", witness.public_key()).vkey()
+    report = verified([cosignature], [vkey])
+    assert report.ok, report.summary()
+    assert report.summary()["checkpoints"][0]["witnesses"] == ["witness.example/w1"]
+    # A cosignature no witness key in the bundle can check is a failure, not ignored.
+    [problem] = verified([cosignature], []).checkpoints[0].problems
+    assert "no signature on the note is by a known key" in problem
+    forged = note_sign(text + "x\n", name="witness.example/w1", private_key=witness).line()
+    [problem] = verified([forged], [vkey]).checkpoints[0].problems
+    assert "the signature of witness.example/w1" in problem and "does not verify" in problem
