@@ -45,7 +45,8 @@ class Command(BaseCommand):
                 if target == "-":
                     write = sys.stdout.buffer.write
                 elif target.endswith(".gz"):
-                    write = stack.enter_context(gzip.GzipFile(partial, "wb", mtime=0)).write
+                    handle = stack.enter_context(partial.open("wb"))
+                    write = stack.enter_context(gzip.GzipFile(filename="", mode="wb", fileobj=handle, mtime=0)).write
                 else:
                     write = stack.enter_context(partial.open("wb")).write
                 written = audit_bundle_write(selection=selection, write=write)
