@@ -291,10 +291,15 @@ class _Verifier:
         except (BundleError, NoteError) as exc:
             self.report.problems.append(f"the seal does not verify: {exc}")
             return
-        if (lines, digest) != (self.lines, self.digest.digest()):
+        if lines != self.lines:
             self.report.problems.append(
-                f"the seal does not match the bundle: it covers {lines} lines and a digest the {self.lines} "
-                "lines before it do not have (a line was changed, added or removed)"
+                f"the seal does not match the bundle: it covers {lines} lines, {self.lines} precede it "
+                "(lines were added or removed)"
+            )
+        elif digest != self.digest.digest():
+            self.report.problems.append(
+                f"the seal does not match the bundle: the {lines} lines before it are not those it sealed "
+                "(a line was changed)"
             )
 
     def event(self, entry: BundledEvent, number: int) -> None:

@@ -6,6 +6,7 @@ checkpoints (size, root, signer, witnesses) and the keys the verification used.
 
 from __future__ import annotations
 
+import json
 from html import escape
 from typing import Any
 
@@ -33,7 +34,7 @@ def summary_html(report: AuditReport) -> str:
         "<h1>Audit bundle verification</h1>",
         f'<p>Verdict: <strong class="{css}">{_verdict(report.ok)}</strong>. Log <span class="mono">'
         f"{escape(str(summary['origin']))}</span>; {report.events} event(s); selection "
-        f'<span class="mono">{escape(str(summary["selection"]))}</span>; '
+        f'<span class="mono">{escape(json.dumps(summary["selection"], sort_keys=True))}</span>; '
         f"bundle made {escape(str(summary['createdAt']))}; "
         f"proofs against tree size {escape(str(summary['checkpoint']))}.</p>",
         "<h2>Streams</h2><table><thead><tr><th>Producer</th><th>Stream</th><th>Seqs</th><th>Events</th>"
@@ -89,7 +90,7 @@ def summary_pdf(report: AuditReport) -> bytes:
     pdf.line("Audit bundle verification", "Helvetica-Bold", 14)
     pdf.line(f"Verdict: {_verdict(report.ok)}", "Helvetica-Bold", 11)
     pdf.wrapped("Log: ", f"{summary['origin']}; {report.events} event(s); bundle made {summary['createdAt']}")
-    pdf.wrapped("Selection: ", str(summary["selection"]))
+    pdf.wrapped("Selection: ", json.dumps(summary["selection"], sort_keys=True))
     pdf.line("")
     pdf.line("Streams", "Helvetica-Bold", 11)
     for stream in summary["streams"]:
