@@ -1,9 +1,10 @@
 """Offline audit bundles: the selected events as accepted, with the checkpoints, proofs and keys to verify them.
 
-The format is `lineage_protocol.bundle`'s (docs/ledger.md, "Offline audit"). The events are read in leaf order
-a chunk at a time, with their inclusion proofs made per chunk from the stored subtree roots, and written as they
-are read: memory stays bounded whatever the selection's size. The seal, signed with the log's key, is computed
-over every byte written before it.
+The format is `lineage_protocol.bundle`'s (docs/ledger.md, "Offline audit"). Besides the selection, each of
+its streams brings its nearest stored links outside it, so an event missing at a window's edge is a gap too.
+The events are read in leaf order a chunk at a time, with their inclusion proofs made per chunk from the
+stored subtree roots, and written as they are read: memory stays bounded whatever the selection's size. The
+seal, signed with the log's key, is computed over every byte written before it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from datetime import datetime
 from itertools import pairwise
 from typing import Any
 
-from django.db.models import Max, Q, QuerySet
+from django.db.models import Max, Min, Q, QuerySet
 from django.utils import timezone
 
 from lineage_app.ingest.models import LineageEvent
@@ -100,6 +101,30 @@ def _selected(selection: AuditSelection) -> QuerySet[LineageEvent]:
     return events
 
 
+def _neighbours(events: QuerySet[LineageEvent]) -> QuerySet[LineageEvent]:
+    """For each stream the selection holds links of, its nearest stored links just outside them: the highest seq
+    below its lowest selected one and the lowest above its highest. With them an event missing at the edge of a
+    time window shows as a gap, as one inside it does."""
+    spans = (
+        Link.objects.filter(content_hash__in=events.values("content_hash"))
+        .values("stream")
+        .annotate(low=Min("seq"), high=Max("seq"))
+    )
+    stored = LineageEvent.objects.values("content_hash")
+    hashes = []
+    for span in spans:
+        links = Link.objects.filter(stream=span["stream"], content_hash__in=stored)
+        hashes += [
+            found
+            for found in (
+                links.filter(seq__lt=span["low"]).order_by("-seq").values_list("content_hash", flat=True).first(),
+                links.filter(seq__gt=span["high"]).order_by("seq").values_list("content_hash", flat=True).first(),
+            )
+            if found
+        ]
+    return LineageEvent.objects.filter(content_hash__in=hashes)
+
+
 def _checkpoints(last_leaf: int) -> tuple[SignedCheckpoint, SignedCheckpoint]:
     """The first checkpoint that covers leaf `last_leaf` (the proofs are against it: the oldest, so the most
     likely to be witnessed) and the latest; `BundleRefused` if none covers it yet."""
@@ -125,7 +150,10 @@ def _producer_keys(selection: AuditSelection) -> list[BundledKey]:
 
 def audit_bundle_write(*, selection: AuditSelection, write: Callable[[bytes], object]) -> BundleWritten:
     """Write the bundle of `selection` through `write`; `BundleRefused` before writing anything if it cannot."""
-    leaves = LogLeaf.objects.filter(event_id__in=_selected(selection).values("id"))
+    selected = _selected(selection)
+    leaves = LogLeaf.objects.filter(
+        Q(event_id__in=selected.values("id")) | Q(event_id__in=_neighbours(selected).values("id"))
+    )
     last_leaf = leaves.aggregate(last=Max("leaf_index"))["last"]
     if last_leaf is None:
         raise BundleRefused("no accepted event matches the selection")

@@ -354,3 +354,23 @@ def test_cosignatures_are_checked_against_the_bundles_witness_keys(valid_bundle:
     forged = note_sign(text + "x\n", name="witness.example/w1", private_key=witness).line()
     [problem] = verified([forged], [vkey]).checkpoints[0].problems
     assert "the signature of witness.example/w1" in problem and "does not verify" in problem
+
+
+def test_a_time_window_brings_each_streams_neighbours_so_an_event_missing_at_its_edge_is_a_gap(
+    tmp_path: Path,
+) -> None:
+    chain = StreamChain(KEY, "test:1")
+    events = [chain.sign(event) for event in contents(6)]
+    record(events[:2])
+    cut = timezone.now()
+    record(events[2:4])
+    until = timezone.now()
+    record(events[4:])
+    checkpoint_sign()
+    window = AuditSelection(since=cut, until=until)
+    [stream] = bundle_verify(bundle(tmp_path, window)).summary()["streams"]
+    # Seqs 3 and 4 were accepted in the window; 2 and 5 are their stream's neighbours outside it.
+    assert (stream["from"], stream["to"], stream["state"], stream["verdict"]) == (2, 5, "contiguous", "ok")
+    LineageEvent.objects.filter(content_hash=signed_hash(events[2])).delete()
+    [stream] = bundle_verify(bundle(tmp_path, window)).summary()["streams"]
+    assert (stream["from"], stream["to"], stream["gaps"], stream["verdict"]) == (2, 5, [{"from": 3, "to": 3}], "failed")
