@@ -83,21 +83,29 @@ class BundleWritten:
 
 
 def _selected(selection: AuditSelection) -> QuerySet[LineageEvent]:
+    """The events of `selection`. A namespace selects the streams that carry its events, each with all its events
+    in the window (a relay's stream mixes namespaces, and a chain can be checked only whole), and every other
+    event of the namespace."""
     events = LineageEvent.objects.all()
-    if selection.producer:
-        producer = selection.producer
-        hashes = (
-            Q(content_hash__in=Link.objects.filter(stream__producer=producer).values("content_hash"))
-            | Q(content_hash__in=Heartbeat.objects.filter(stream__producer=producer).values("content_hash"))
-            | Q(content_hash__in=Unchained.objects.filter(producer=producer).values("content_hash"))
-        )
-        events = events.filter(hashes)
-    if selection.namespace:
-        events = events.filter(job_namespace=selection.namespace)
     if selection.since:
         events = events.filter(received_at__gte=selection.since)
     if selection.until:
         events = events.filter(received_at__lt=selection.until)
+    if selection.producer:
+        producer = selection.producer
+        events = events.filter(
+            Q(content_hash__in=Link.objects.filter(stream__producer=producer).values("content_hash"))
+            | Q(content_hash__in=Heartbeat.objects.filter(stream__producer=producer).values("content_hash"))
+            | Q(content_hash__in=Unchained.objects.filter(producer=producer).values("content_hash"))
+        )
+    if selection.namespace:
+        in_namespace = events.filter(job_namespace=selection.namespace)
+        streams = Link.objects.filter(content_hash__in=in_namespace.values("content_hash")).values("stream")
+        events = events.filter(
+            Q(job_namespace=selection.namespace)
+            | Q(content_hash__in=Link.objects.filter(stream__in=streams).values("content_hash"))
+            | Q(content_hash__in=Heartbeat.objects.filter(stream__in=streams).values("content_hash"))
+        )
     return events
 
 

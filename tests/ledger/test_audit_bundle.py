@@ -7,6 +7,7 @@ import gzip
 import hashlib
 import io
 import json
+import uuid
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from lineage_protocol import (
     signed_hash,
 )
 from tests.apply import accept, as_json
+from tests.events import run_event
 from tests.ledger.chains import KEY, PRODUCER, contents, register
 
 pytestmark = pytest.mark.django_db
@@ -374,3 +376,20 @@ def test_a_time_window_brings_each_streams_neighbours_so_an_event_missing_at_its
     LineageEvent.objects.filter(content_hash=signed_hash(events[2])).delete()
     [stream] = bundle_verify(bundle(tmp_path, window)).summary()["streams"]
     assert (stream["from"], stream["to"], stream["gaps"], stream["verdict"]) == (2, 5, [{"from": 3, "to": 3}], "failed")
+
+
+def test_a_namespace_selects_whole_streams_so_a_stream_that_mixes_namespaces_still_verifies(tmp_path: Path) -> None:
+    chain = StreamChain(KEY, "relay:edge:1")
+    mixed = [
+        run_event(
+            "COMPLETE", run_id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"mixed/{n}")), namespace=("spark", "hr")[n % 2]
+        )
+        for n in range(5)
+    ]
+    record([chain.sign(event) for event in mixed] + [chain.heartbeat(namespace="tributary")])
+    record(chained(2, instance="test:spark-only", heartbeat=False, tag="spark"))
+    checkpoint_sign()
+    report = bundle_verify(bundle(tmp_path, AuditSelection(namespace="hr")))
+    assert report.ok, report.summary()
+    # The relay's stream whole (five events and its heartbeat); the other stream has no event of `hr`.
+    assert verdicts(report) == {"relay:edge:1": ("contiguous", "ok")} and report.events == 6
