@@ -4,8 +4,8 @@ The events are signed with `lineage_protocol` (ten streams of one producer key, 
 stored through the accept service's insert (`events_insert`: the event log and the transparency log, as an
 accept stores them; no HTTP, no worker), in a private SQLite database. A checkpoint is signed, the real
 writer (`audit_bundle_write`) writes the bundle, and `bundle_verify` (what `python -m spark_agent audit verify`
-runs) verifies it `--rounds` times. It prints the write time, the bundle's size and the verification rate
-in events/s (the median of the rounds).
+runs) verifies it `--rounds` times. It prints the write time, the bundle's size, the verification rate in
+events/s (the median of the rounds), and the process's peak memory after each step.
 
     .venv/bin/python bench/audit_bundle.py [--events 100000] [--streams 10] [--rounds 3] [--gzip]
 """
@@ -16,6 +16,7 @@ import argparse
 import gzip
 import json
 import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace, tmp: Path) -> None:
     if pending:
         events_insert(rows=pending)
     total = args.streams * (per_stream + 1)
-    print(f"signed and stored {total:,} events in {time.perf_counter() - started:.1f} s")
+    print(f"signed and stored {total:,} events in {time.perf_counter() - started:.1f} s; {_peak()}")
     checkpoint_sign()
 
     path = tmp / ("bundle.jsonl.gz" if args.gzip else "bundle.jsonl")
@@ -110,7 +111,7 @@ def run(args: argparse.Namespace, tmp: Path) -> None:
     assert written.events == total
     print(
         f"wrote the bundle in {wrote:.1f} s ({total / wrote:,.0f} events/s), "
-        f"{path.stat().st_size / 1e6:.1f} MB{' gzip' if args.gzip else ''}"
+        f"{path.stat().st_size / 1e6:.1f} MB{' gzip' if args.gzip else ''}; {_peak()}"
     )
     rates = []
     for n in range(1, args.rounds + 1):
@@ -120,7 +121,12 @@ def run(args: argparse.Namespace, tmp: Path) -> None:
         assert report.ok and report.events == total, report.summary()["problems"]
         rates.append(total / elapsed)
         print(f"round {n}: verified {total:,} events in {elapsed:.1f} s: {total / elapsed:,.0f} events/s")
-    print(f"verification: median {statistics.median(rates):,.0f} events/s over {args.rounds} rounds")
+    print(f"verification: median {statistics.median(rates):,.0f} events/s over {args.rounds} rounds; {_peak()}")
+
+
+def _peak() -> str:
+    """The process's peak resident memory so far: the writer and the verifier stream, so it should barely grow."""
+    return f"peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
 
 
 if __name__ == "__main__":
