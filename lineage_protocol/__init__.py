@@ -8,6 +8,8 @@
 - the names both sides spell alike: facet keys, the ingest paths, the OpenLineage event types;
 - the batch receipt of OpenLineage's `POST /lineage/batch`: written by the server and the relay, read by both;
 - the transparency log's Merkle hashing and proof checks (RFC 9162), and its signed checkpoints (C2SP signed notes).
+- the offline audit bundle's format and its verifier (`bundle`, `audit`), and the plain HTML and PDF listing
+  pieces (`listing`) that the audit summary and the server's impact report share.
 
 This is a stable API: the Spark agent, the relay and the server import it from here, and only from
 here; it imports none of them (`lint-imports` enforces both). Its contract tests (`tests/protocol`)
