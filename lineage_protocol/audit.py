@@ -51,6 +51,29 @@ from lineage_protocol.signature import (
 GZIP_MAGIC = b"\x1f\x8b"
 
 
+class SeqHashes:
+    """Content hashes by seq, compactly (a bundle may hold millions): the first at each seq as 32 bytes, and any
+    other one there (a fork) apart."""
+
+    def __init__(self) -> None:
+        self.first: dict[int, bytes] = {}
+        self.more: dict[int, set[bytes]] = {}
+
+    def add(self, seq: int, content_hash: str) -> None:
+        value = bytes.fromhex(content_hash)
+        if self.first.setdefault(seq, value) != value:
+            self.more.setdefault(seq, set()).add(value)
+
+    def at(self, seq: int) -> set[bytes]:
+        return {self.first[seq], *self.more.get(seq, ())} if seq in self.first else set()
+
+    def __contains__(self, seq: int) -> bool:
+        return seq in self.first
+
+    def __len__(self) -> int:
+        return len(self.first) + sum(len(more) for more in self.more.values())
+
+
 @dataclass
 class StreamVerdict:
     """What the bundle shows of one stream: the seqs that verified, its state, and every problem found in it."""
@@ -58,9 +81,9 @@ class StreamVerdict:
     stream: str
     key_id: str
     producer: str
-    seqs: dict[int, set[str]] = field(default_factory=lambda: defaultdict(set))
-    prevs: dict[int, set[str]] = field(default_factory=lambda: defaultdict(set))
-    heads: dict[int, set[str]] = field(default_factory=lambda: defaultdict(set))
+    seqs: SeqHashes = field(default_factory=SeqHashes)
+    prevs: SeqHashes = field(default_factory=SeqHashes)
+    heads: SeqHashes = field(default_factory=SeqHashes)
     problems: list[str] = field(default_factory=list)
     state: str = "contiguous"
     first: int = 0
@@ -75,7 +98,7 @@ class StreamVerdict:
 
     def settle(self, *, whole: bool) -> None:
         """Work out gaps, forks and truncation; `whole` when the selection has no start, so seq 1 must be there."""
-        seqs = sorted(self.seqs)
+        seqs = sorted(self.seqs.first)
         self.first, self.high = (1 if whole else seqs[0], seqs[-1]) if seqs else (1, 0)
         present = set(seqs)
         start = None
@@ -85,12 +108,12 @@ class StreamVerdict:
             elif seq in present and start is not None:
                 self.gaps.append((start, seq - 1))
                 start = None
-        forked = {seq for seq, hashes in self.seqs.items() if len(hashes) > 1}
-        for seq, prevs in self.prevs.items():
-            if seq - 1 in self.seqs and prevs - self.seqs[seq - 1]:
+        forked = set(self.seqs.more)
+        for seq in self.prevs.first:
+            if seq - 1 in self.seqs and self.prevs.at(seq) - self.seqs.at(seq - 1):
                 forked.add(seq - 1)
-        for seq, heads in self.heads.items():
-            if seq in self.seqs and heads - self.seqs[seq]:
+        for seq in self.heads.first:
+            if seq in self.seqs and self.heads.at(seq) - self.seqs.at(seq):
                 forked.add(seq)
         self.forks = sorted(forked)
         self.state = stream_state(forks=len(self.forks), gaps=len(self.gaps), high=self.high, announced=self.announced)
@@ -104,7 +127,7 @@ class StreamVerdict:
             "state": self.state,
             "from": self.first,
             "to": self.high,
-            "events": sum(len(h) for h in self.seqs.values()),
+            "events": len(self.seqs),
             "gaps": [{"from": a, "to": b} for a, b in self.gaps],
             "forks": self.forks,
             "truncated": {"from": self.high + 1, "to": self.announced} if self.announced > self.high else None,
@@ -353,14 +376,14 @@ class _Verifier:
             return
         if kind == "link":
             assert signature.chain is not None
-            verdict.seqs[seq].add(digest)
+            verdict.seqs.add(seq, digest)
             if signature.chain.prev is not None and seq > 1:
-                verdict.prevs[seq].add(signature.chain.prev)
+                verdict.prevs.add(seq, signature.chain.prev)
         else:
             beat = read_heartbeat(event, key=signature.key_id)
             verdict.announced = max(verdict.announced, beat.seq)
             if beat.head is not None:
-                verdict.heads[beat.seq].add(beat.head)
+                verdict.heads.add(beat.seq, beat.head)
 
     @staticmethod
     def position(event: dict[str, Any], signature: Signature | None) -> tuple[str | None, int, str]:
