@@ -16,6 +16,7 @@ import pytest
 from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pypdf import PdfReader
 
 from lineage_app.ingest.audit_bundle import AuditSelection, BundleRefused, audit_bundle_write
 from lineage_app.ingest.models import LineageEvent
@@ -34,6 +35,7 @@ from lineage_protocol import (
     parse_note,
     signed_hash,
 )
+from spark_agent.audit_summary import summary_html, summary_pdf
 from tests.apply import accept, as_json
 from tests.events import run_event
 from tests.ledger.chains import KEY, PRODUCER, contents, register
@@ -393,3 +395,18 @@ def test_a_namespace_selects_whole_streams_so_a_stream_that_mixes_namespaces_sti
     assert report.ok, report.summary()
     # The relay's stream whole (five events and its heartbeat); the other stream has no event of `hr`.
     assert verdicts(report) == {"relay:edge:1": ("contiguous", "ok")} and report.events == 6
+
+
+def test_the_auditors_summary_escapes_what_the_bundle_says_and_lists_every_stream(tmp_path: Path) -> None:
+    key = generate_private_key()
+    register(key, producer="<script>alert(1)</script>")
+    chain = StreamChain(key, "test:odd")
+    record([chain.sign(event) for event in contents(2, tag="odd")])
+    record(chained(2))
+    checkpoint_sign()
+    report = bundle_verify(bundle(tmp_path))
+    page = summary_html(report)
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert chain.stream in page and page.count("verified</td>") == 2
+    text = "".join(sheet.extract_text() for sheet in PdfReader(io.BytesIO(summary_pdf(report))).pages)
+    assert "Verdict: verified" in text and "<script>alert(1)</script>" in text
