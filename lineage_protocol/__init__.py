@@ -9,6 +9,8 @@
 - the batch receipt of OpenLineage's `POST /lineage/batch`: written by the server and the relay, read by both;
 - the transparency log's Merkle hashing and proof checks (RFC 9162), and its signed checkpoints (C2SP signed notes).
 - witnessing the log: C2SP cosignatures, the consistency check before one, a witness's round over HTTP.
+- the offline audit bundle's format and its verifier (`bundle`, `audit`), and the plain HTML and PDF listing
+  pieces (`listing`) that the audit summary and the server's impact report share.
 
 This is a stable API: the Spark agent, the relay and the server import it from here, and only from
 here; it imports none of them (`lint-imports` enforces both). Its contract tests (`tests/protocol`)
@@ -26,6 +28,20 @@ from typing import TYPE_CHECKING, Any
 from lineage_protocol.receipt import RECEIPT_STATUSES, FailedEvent, batch_receipt, receipt_failures
 
 if TYPE_CHECKING:  # at run time these are imported when first used (`__getattr__` below)
+    from lineage_protocol.audit import (
+        AuditReport,
+        bundle_verify,
+    )
+    from lineage_protocol.bundle import (
+        BundleCheckpoint,
+        BundleConsistency,
+        BundledKey,
+        BundleError,
+        bundle_event,
+        bundle_header,
+        bundle_line,
+        bundle_seal_text,
+    )
     from lineage_protocol.canonical import (
         canonical_json,
         canonical_json_of_any,
@@ -35,6 +51,7 @@ if TYPE_CHECKING:  # at run time these are imported when first used (`__getattr_
     from lineage_protocol.chain import (
         HEARTBEAT_FACET,
         HEARTBEAT_JOB,
+        STREAM_STATES,
         Head,
         Heartbeat,
         StreamChain,
@@ -42,9 +59,15 @@ if TYPE_CHECKING:  # at run time these are imported when first used (`__getattr_
         is_heartbeat,
         read_heartbeat,
         signed_hash,
+        stream_state,
     )
     from lineage_protocol.facet_schemas import (
         facet_schema,
+    )
+    from lineage_protocol.listing import (
+        PdfListing,
+        html_cell,
+        html_head,
     )
     from lineage_protocol.merkle import (
         EMPTY_ROOT,
@@ -150,6 +173,12 @@ __all__ = [
     "SCHEMA_URL",
     "SIGNATURE_FACET",
     "STREAMING_FACET",
+    "STREAM_STATES",
+    "AuditReport",
+    "BundleCheckpoint",
+    "BundleConsistency",
+    "BundleError",
+    "BundledKey",
     "CanonicalizationError",
     "ChainLink",
     "Checkpoint",
@@ -164,6 +193,7 @@ __all__ = [
     "NoteError",
     "NoteSignature",
     "NoteVerifier",
+    "PdfListing",
     "ProofError",
     "Refusal",
     "RefusalKind",
@@ -180,6 +210,11 @@ __all__ = [
     "WitnessStateError",
     "accepted_text",
     "batch_receipt",
+    "bundle_event",
+    "bundle_header",
+    "bundle_line",
+    "bundle_seal_text",
+    "bundle_verify",
     "canonical_bytes",
     "canonical_json",
     "canonical_json_of_any",
@@ -199,6 +234,8 @@ __all__ = [
     "hash_from_text",
     "hashes_from_text",
     "heartbeat_event",
+    "html_cell",
+    "html_head",
     "inclusion_root",
     "is_heartbeat",
     "key_id",
@@ -228,6 +265,7 @@ __all__ = [
     "signed_hash",
     "split_point",
     "stream_name",
+    "stream_state",
     "subtrees",
     "verify_consistency",
     "verify_event",
@@ -241,6 +279,17 @@ __all__ = [
 # one of them is first used, so that a producer that does not sign (the Spark agent without a key) never
 # loads them, tens of milliseconds a job would otherwise spend in `install()`.
 _LAZY: dict[str, tuple[str, ...]] = {
+    "audit": ("AuditReport", "bundle_verify"),
+    "bundle": (
+        "BundleCheckpoint",
+        "BundleConsistency",
+        "BundleError",
+        "BundledKey",
+        "bundle_event",
+        "bundle_header",
+        "bundle_line",
+        "bundle_seal_text",
+    ),
     "canonical": (
         "canonical_json",
         "canonical_json_of_any",
@@ -250,6 +299,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
     "chain": (
         "HEARTBEAT_FACET",
         "HEARTBEAT_JOB",
+        "STREAM_STATES",
         "Head",
         "Heartbeat",
         "StreamChain",
@@ -257,8 +307,10 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "is_heartbeat",
         "read_heartbeat",
         "signed_hash",
+        "stream_state",
     ),
     "facet_schemas": ("facet_schema",),
+    "listing": ("PdfListing", "html_cell", "html_head"),
     "merkle": (
         "EMPTY_ROOT",
         "HASH_SIZE",

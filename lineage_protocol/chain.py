@@ -39,6 +39,8 @@ HEARTBEAT_SCHEMA_URL = (
 )
 _RUN_EVENT_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
 _STREAM_RUNS = uuid.UUID("6f1b8a52-2f0e-4d7c-9a51-3c2b7e0d9f10")
+# A stream's states, worst first: the one it shows when several apply (the server's ledger and the audit verifier).
+STREAM_STATES = ("fork", "gap", "truncated", "contiguous")
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +111,18 @@ class StreamChain:
         """A signed heartbeat announcing the current head at `when` (now)."""
         head = self.head()
         return sign_event(heartbeat_event(head, namespace=namespace, when=when), self._key, producer=self._producer)
+
+
+def stream_state(*, forks: int, gaps: int, high: int, announced: int) -> str:
+    """The one state a stream shows: `fork`, then `gap`, then `truncated` (a heartbeat announced a seq beyond
+    the highest arrived), else `contiguous`."""
+    if forks:
+        return "fork"
+    if gaps:
+        return "gap"
+    if announced > high:
+        return "truncated"
+    return "contiguous"
 
 
 def heartbeat_event(head: Head, *, namespace: str, when: datetime | None = None) -> dict[str, Any]:

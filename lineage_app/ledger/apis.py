@@ -31,9 +31,9 @@ from lineage_app.ledger.proofs import (
     proof_consistency,
     proof_inclusion,
 )
-from lineage_app.ledger.selectors import STATES, UNCHAINED, ledger_streams
+from lineage_app.ledger.selectors import UNCHAINED, ledger_streams
 from lineage_app.ledger.witness_reports import cosignature_accept, witness_alarm_raise
-from lineage_protocol import LOG_TAMPERED
+from lineage_protocol import LOG_TAMPERED, STREAM_STATES
 
 
 def _serializer(name: str, **fields: Any) -> type[ResponseSerializer]:
@@ -76,7 +76,7 @@ class StreamSerializer(ResponseSerializer):
     producer = serializers.CharField()
     stream = serializers.CharField(help_text="`<keyId>/<instance>`")
     keyId = serializers.CharField()
-    state = serializers.ChoiceField(choices=STATES)
+    state = serializers.ChoiceField(choices=STREAM_STATES)
     high = serializers.IntegerField(help_text="the highest seq arrived")
     contiguousTo = serializers.IntegerField(help_text="every seq from 1 to this one arrived")
     gapCount = serializers.IntegerField()

@@ -44,7 +44,8 @@ def log_origin() -> str:
     return head.origin
 
 
-def _signed(text: str) -> tuple[str, LogKey]:
+def log_note_sign(text: str) -> tuple[str, LogKey]:
+    """`text` as a note signed with the log's key under its origin (the note, serialised), and that key's row."""
     origin = log_origin()
     private_key = log_signing_key()
     key = log_key_record(private_key=private_key, origin=origin)
@@ -74,7 +75,7 @@ def checkpoint_sign() -> LogCheckpoint | None:
                 "the log's store was changed"
             )
     root = frontier.root()
-    note, key = _signed(Checkpoint(origin=log_origin(), size=frontier.size, root_hash=root).text())
+    note, key = log_note_sign(Checkpoint(origin=log_origin(), size=frontier.size, root_hash=root).text())
     checkpoint, _ = LogCheckpoint.objects.get_or_create(
         size=frontier.size, defaults={"root_hash": root, "note": note, "key": key}
     )
@@ -94,7 +95,7 @@ def leaves_prune(*, event_ids: Sequence[int]) -> LogPrune | None:
     pruned_at, size = timezone.now(), log_size()
     digest = hashlib.sha256(b"".join(index.to_bytes(8, "big") for index in indexes)).digest()
     lines = [PRUNE_RECORD, log_origin(), str(size), utc_text(pruned_at), str(len(indexes)), b64(digest)]
-    note, key = _signed("".join(f"{line}\n" for line in lines))
+    note, key = log_note_sign("".join(f"{line}\n" for line in lines))
     record = LogPrune.objects.create(pruned_at=pruned_at, tree_size=size, leaf_count=len(indexes), note=note, key=key)
     LogLeaf.objects.filter(leaf_index__in=indexes).update(pruned_by=record)
     logger.info("prune record %d: %d leaves keep their hashes, their events deleted (signed)", record.pk, len(indexes))

@@ -13,25 +13,13 @@ from django.db.models import Count, F, Max, Q
 from lineage_app.instants import utc_text
 from lineage_app.ledger.models import Fork, Gap, Link, Stream, Unchained
 from lineage_app.observability.exposition import LedgerGauges
+from lineage_protocol import stream_state
 
-# Worst first: the one `state` a stream shows when several apply.
-STATES = ("fork", "gap", "truncated", "contiguous")
 UNCHAINED = "unchained"
 # What one answer lists of a stream's gaps and forks at most (the counts are always whole).
 SHOWN = 100
 # Gaps and forks `ledger_problems` reads at most, of each (the gauges should say 0 of both).
 PROBLEMS_LISTED = 1000
-
-
-def stream_state(*, forks: int, gaps: int, high: int, announced: int) -> str:
-    """The one state a stream shows: `fork`, then `gap`, then `truncated`, else `contiguous`."""
-    if forks:
-        return "fork"
-    if gaps:
-        return "gap"
-    if announced > high:
-        return "truncated"
-    return "contiguous"
 
 
 def ledger_streams(*, producer: str | None, limit: int) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from html import escape
 from typing import Any
 
 from lineage_app.reports.selectors import ImpactReport
+from lineage_protocol import PdfListing, html_cell, html_head
 
 FORMATS = ("json", "csv", "html", "pdf")
 CONTENT_TYPES = {
@@ -128,22 +129,8 @@ def export_csv(report: ImpactReport) -> Iterator[str]:
     yield buffer.getvalue()
 
 
-_HTML_STYLE = """
-body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#1d2330}
-h1{font-size:1.4em}table{border-collapse:collapse;width:100%;margin:1em 0}
-th,td{border:1px solid #d5d9e0;padding:4px 6px;text-align:left;vertical-align:top}
-th{background:#f1f3f6}.mono{font-family:ui-monospace,monospace;font-size:12px}.muted{color:#6b7280}
-.FAILED,.ABORTED,.failing{color:#b42318;font-weight:600}.COMPLETED,.passing{color:#067647}.warning{color:#9a6700}
-"""
-
-
-def _cell(value: Any, css: str = "") -> str:
-    attribute = f' class="{css}"' if css else ""
-    return f"<td{attribute}>{escape('' if value is None else str(value))}</td>"
-
-
 def _html_table(title: str, counts: dict[str, int]) -> str:
-    rows = "".join(f"<tr>{_cell(name)}{_cell(count)}</tr>" for name, count in counts.items())
+    rows = "".join(f"<tr>{html_cell(name)}{html_cell(count)}</tr>" for name, count in counts.items())
     return f"<h3>{escape(title)}</h3><table><tbody>{rows}</tbody></table>"
 
 
@@ -151,10 +138,8 @@ def export_html(report: ImpactReport) -> Iterator[str]:
     """A self-contained page (inline CSS, no scripts, no external assets); every value is escaped."""
     starts = ", ".join(report.node_ids)
     yield (
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-        f"<title>Impact of {escape(starts)}</title><style>{_HTML_STYLE}</style></head><body>"
-        f"<h1>Impact report</h1><p>Changing <strong>{escape(starts)}</strong> affects the assets below "
+        html_head(f"Impact of {starts}")
+        + f"<h1>Impact report</h1><p>Changing <strong>{escape(starts)}</strong> affects the assets below "
         f"(depth {report.depth}; {escape(moment_text(report))}; "
         f"{escape(report.level)} level; "
         f"generated {escape(report.generated_at)}).</p>"
@@ -168,14 +153,14 @@ def export_html(report: ImpactReport) -> Iterator[str]:
         asset = escape(row["id"]) + (f'<br><span class="muted">{escape(roles)}</span>' if roles else "")
         piece.append(
             "<tr>"
-            + _cell(row["distance"])
-            + _cell(row["type"])
+            + html_cell(row["distance"])
+            + html_cell(row["type"])
             + f'<td class="mono">{asset}</td>'
-            + _cell("; ".join(owner_text(o) for o in row["owners"]) or "—")
+            + html_cell("; ".join(owner_text(o) for o in row["owners"]) or "—")
             + f'<td class="{escape(state)}">{escape(state)} {escape(row["lastRunTime"] or "")}</td>'
-            + _cell(row.get("quality") or "", row.get("quality") or "")
-            + _cell(" → ".join(row["path"]), "mono")
-            + _cell(" → ".join(transformation_text(e) for e in row["transformations"]))
+            + html_cell(row.get("quality") or "", row.get("quality") or "")
+            + html_cell(" → ".join(row["path"]), "mono")
+            + html_cell(" → ".join(transformation_text(e) for e in row["transformations"]))
             + "</tr>"
         )
         if len(piece) >= FLUSH_ROWS:
@@ -196,68 +181,37 @@ def export_html(report: ImpactReport) -> Iterator[str]:
 
 def export_pdf(report: ImpactReport) -> bytes:
     """A landscape A4 listing: one block per asset (id, owners, last run, path), then the summary."""
-    from reportlab.lib.pagesizes import A4, landscape
-    from reportlab.pdfgen.canvas import Canvas
-
-    buffer = io.BytesIO()
-    width, height = landscape(A4)
-    canvas = Canvas(buffer, pagesize=(width, height), pageCompression=1)
-    canvas.setTitle(f"Impact of {', '.join(report.node_ids)}")
-    margin, size, leading = 30, 7, 8.6
-    per_line = int((width - 2 * margin) / (size * 0.6))  # Courier: every glyph is 0.6 em wide
-    y = height - margin
-    page = 1
-
-    def line(text: str, font: str = "Courier", font_size: float = size) -> None:
-        nonlocal y, page
-        if y < margin + leading:
-            canvas.setFont("Courier", 6)
-            canvas.drawRightString(width - margin, margin / 2, f"page {page}")
-            canvas.showPage()
-            page += 1
-            y = height - margin
-        canvas.setFont(font, font_size)
-        canvas.drawString(margin, y, text)
-        y -= leading if font_size <= size else font_size * 1.3
-
-    def wrapped(prefix: str, text: str) -> None:
-        room = per_line - len(prefix)
-        for n in range(0, max(len(text), 1), room):
-            line((prefix if n == 0 else " " * len(prefix)) + text[n : n + room])
-
-    line("Impact report", "Helvetica-Bold", 14)
-    wrapped("Changing: ", ", ".join(report.node_ids))
-    line(f"Depth {report.depth}; {moment_text(report)}; {report.level} level; generated {report.generated_at}")
-    line("")
+    pdf = PdfListing(f"Impact of {', '.join(report.node_ids)}")
+    pdf.line("Impact report", "Helvetica-Bold", 14)
+    pdf.wrapped("Changing: ", ", ".join(report.node_ids))
+    pdf.line(f"Depth {report.depth}; {moment_text(report)}; {report.level} level; generated {report.generated_at}")
+    pdf.line("")
     for row in report.rows():
-        wrapped(f"{row['distance']:>3} {row['type']:<13} ", row["id"])
+        pdf.wrapped(f"{row['distance']:>3} {row['type']:<13} ", row["id"])
         if roles := job_roles_text(row):
-            wrapped("      ", roles)
+            pdf.wrapped("      ", roles)
         owners = "; ".join(owner_text(o) for o in row["owners"]) or "-"
         run = f"{row['lastRunState'] or '-'} {row['lastRunTime'] or ''}".strip()
         quality = f"   quality: {row['quality']}" if row.get("quality") else ""
-        wrapped("      owners: ", f"{owners}   last run: {run}{quality}")
-        wrapped("      path: ", " > ".join(row["path"]))
+        pdf.wrapped("      owners: ", f"{owners}   last run: {run}{quality}")
+        pdf.wrapped("      path: ", " > ".join(row["path"]))
         if row["transformations"]:
-            wrapped("      transformations: ", " > ".join(transformation_text(e) for e in row["transformations"]))
+            pdf.wrapped("      transformations: ", " > ".join(transformation_text(e) for e in row["transformations"]))
     summary = report.summary()
-    line("")
-    line(f"Summary: {summary['total']} affected assets", "Helvetica-Bold", 11)
+    pdf.line("")
+    pdf.line(f"Summary: {summary['total']} affected assets", "Helvetica-Bold", 11)
     if left_out := stale_left_out_text(report):
-        line(left_out)
+        pdf.line(left_out)
     for title, counts in (
         ("By type", summary["byType"]),
         ("By owner", summary["byOwner"]),
         ("By namespace", summary["byNamespace"]),
         ("By depth", summary["byDepth"]),
     ):
-        line(title, "Helvetica-Bold", 9)
+        pdf.line(title, "Helvetica-Bold", 9)
         for name, count in counts.items():
-            wrapped("   ", f"{name}: {count}")
-    canvas.setFont("Courier", 6)
-    canvas.drawRightString(width - margin, margin / 2, f"page {page}")
-    canvas.save()
-    return buffer.getvalue()
+            pdf.wrapped("   ", f"{name}: {count}")
+    return pdf.finish()
 
 
 def export_text(report: ImpactReport, fmt: str) -> Iterator[str]:
