@@ -14,7 +14,7 @@ import gzip
 import hashlib
 import zlib
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from io import BufferedIOBase
 from itertools import pairwise
@@ -37,7 +37,7 @@ from lineage_protocol.bundle import (
 from lineage_protocol.canonical import canonical_json, content_hash
 from lineage_protocol.chain import is_heartbeat, read_heartbeat, stream_state
 from lineage_protocol.merkle import ProofError, event_leaf_hash, verify_consistency, verify_inclusion
-from lineage_protocol.note import Checkpoint, Note, NoteError, checkpoint_open, note_verify, parse_note
+from lineage_protocol.note import Checkpoint, NoteError, NoteSignature, checkpoint_open, note_verify, parse_note
 from lineage_protocol.signature import (
     EventParseError,
     Signature,
@@ -47,6 +47,7 @@ from lineage_protocol.signature import (
     parse_event,
     read_signature,
 )
+from lineage_protocol.witness import cosignature_verify, cosigner_key_hash
 
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -197,6 +198,16 @@ class AuditReport:
         }
 
 
+def _cosigner(text: str, signature: NoteSignature, keys: Sequence[tuple[str, Ed25519PublicKey]]) -> str:
+    """The name of the witness whose C2SP cosignature of checkpoint `text` `signature` is; `NoteError` when no
+    witness key of the bundle has made it (an unknown witness is a failure, not ignored) or it does not verify."""
+    for name, public_key in keys:
+        if name == signature.name and cosigner_key_hash(name, public_key) == signature.key_hash:
+            cosignature_verify(text, signature, name=name, public_key=public_key)
+            return name
+    raise NoteError(f"no witness key of the bundle is {signature.name} ({signature.key_hash.hex()})")
+
+
 def _lines(handle: BufferedIOBase) -> Iterator[bytes]:
     while line := handle.readline(MAX_LINE_BYTES + 1):
         if len(line) > MAX_LINE_BYTES:
@@ -262,9 +273,7 @@ class _Verifier:
             try:
                 cosigned = entry.cosigned()
                 for signature in cosigned.signatures:
-                    verdict.witnesses += [
-                        v.name for v in note_verify(Note(cosigned.text, (signature,)), header.witness_keys)
-                    ]
+                    verdict.witnesses.append(_cosigner(cosigned.text, signature, header.witness_keys))
             except NoteError as exc:
                 verdict.problems.append(f"a cosignature does not verify with the bundle's witness keys: {exc}")
             self.report.checkpoints.append(verdict)

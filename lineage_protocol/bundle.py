@@ -27,12 +27,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from rfc8785 import CanonicalizationError
 
 from lineage_protocol.canonical import canonical_json
 from lineage_protocol.merkle import ProofError, accepted_text, hashes_from_text
 from lineage_protocol.note import Note, NoteError, NoteVerifier, parse_note, parse_vkey
 from lineage_protocol.signature import EventParseError, load_public_key, parse_event
+from lineage_protocol.witness import parse_cosigner_vkey
 
 FORMAT = "tributary-audit-bundle"
 VERSION = 1
@@ -108,7 +110,7 @@ class Header:
     checkpoints: tuple[BundleCheckpoint, ...]
     consistency: tuple[BundleConsistency, ...]
     log_keys: tuple[NoteVerifier, ...]
-    witness_keys: tuple[NoteVerifier, ...]
+    witness_keys: tuple[tuple[str, Ed25519PublicKey], ...]  # (name, key): C2SP cosigner keys
     producer_keys: tuple[BundledKey, ...]
 
 
@@ -239,6 +241,13 @@ def _vkeys(values: list[str], name: str, where: str) -> tuple[NoteVerifier, ...]
         raise BundleError(f"{where}: `{name}`: {exc}") from None
 
 
+def _cosigner_vkeys(values: list[str], where: str) -> tuple[tuple[str, Ed25519PublicKey], ...]:
+    try:
+        return tuple(parse_cosigner_vkey(value) for value in values)
+    except NoteError as exc:
+        raise BundleError(f"{where}: `witnessKeys`: {exc}") from None
+
+
 def _instant(text: Any, name: str, where: str) -> datetime:
     """An instant as bundles write them: UTC, microseconds, `Z` (`accepted_text`)."""
     if not isinstance(text, str) or not _INSTANT_RE.fullmatch(text):
@@ -316,7 +325,7 @@ def parse_header(line: bytes) -> Header:
         checkpoints=tuple(checkpoints),
         consistency=tuple(consistency),
         log_keys=_vkeys(_strings(value, "logKeys", where, MAX_KEYS), "logKeys", where),
-        witness_keys=_vkeys(_strings(value, "witnessKeys", where, MAX_KEYS), "witnessKeys", where),
+        witness_keys=_cosigner_vkeys(_strings(value, "witnessKeys", where, MAX_KEYS), where),
         producer_keys=tuple(producer_keys),
     )
 

@@ -22,6 +22,8 @@ from lineage_app.ingest.audit_bundle import AuditSelection, BundleRefused, audit
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.verification import events_verify
 from lineage_app.ledger.checkpoints import checkpoint_sign, log_note_sign
+from lineage_app.ledger.models import WitnessKey
+from lineage_app.ledger.witness_reports import cosignature_accept
 from lineage_protocol import (
     AuditReport,
     Head,
@@ -30,6 +32,8 @@ from lineage_protocol import (
     bundle_line,
     bundle_seal_text,
     bundle_verify,
+    cosign,
+    cosigner_vkey,
     generate_private_key,
     note_sign,
     parse_note,
@@ -42,6 +46,7 @@ from tests.ledger.chains import KEY, PRODUCER, contents, register
 
 pytestmark = pytest.mark.django_db
 ORIGIN = "lineage.test/log"
+WITNESS = "witness.example/w1"
 
 
 @pytest.fixture(autouse=True)
@@ -333,13 +338,29 @@ def test_a_proof_for_another_leaf_or_tree_size_does_not_verify(valid_bundle: byt
     assert "line 3 (leaf 1): not in the log as bundled: inclusion proof of leaf 1 does not lead to the root" in problem
 
 
+def test_a_witness_s_cosignature_kept_by_the_server_travels_in_the_bundle_and_verifies(tmp_path: Path) -> None:
+    """A registered witness cosigns a checkpoint (C2SP cosignature/v1, checked and kept by the server as a
+    witness's POST is); the bundle carries the line and the witness's key, and the verifier names the witness."""
+    record(chained(4))
+    checkpoint = checkpoint_sign()
+    assert checkpoint is not None
+    witness = generate_private_key()
+    WitnessKey.objects.create(verifier_key=cosigner_vkey(WITNESS, witness.public_key()))
+    text = parse_note(checkpoint.note).text
+    cosignature_accept(
+        tree_size=checkpoint.size, line=cosign(text, name=WITNESS, private_key=witness, timestamp=1).line()
+    )
+    report = bundle_verify(bundle(tmp_path))
+    assert report.ok, report.summary()
+    assert report.summary()["checkpoints"][0]["witnesses"] == [WITNESS]
+
+
 def test_cosignatures_are_checked_against_the_bundles_witness_keys(valid_bundle: bytes, tmp_path: Path) -> None:
     lines = valid_bundle.splitlines(keepends=True)[:-1]
     header = json.loads(lines[0])
     witness = generate_private_key()
-    note = header["checkpoints"][0]["note"]
-    text = parse_note(note).text
-    cosignature = note_sign(text, name="witness.example/w1", private_key=witness).line()
+    text = parse_note(header["checkpoints"][0]["note"]).text
+    cosignature = cosign(text, name=WITNESS, private_key=witness, timestamp=1).line()
     path = tmp_path / "witnessed.jsonl"
 
     def verified(cosignatures: list[str], witness_keys: list[str]) -> AuditReport:
@@ -348,16 +369,23 @@ def test_cosignatures_are_checked_against_the_bundles_witness_keys(valid_bundle:
         path.write_bytes(reseal([bundle_line(header), *lines[1:]]))
         return bundle_verify(path)
 
-    vkey = NoteVerifier("witness.example/w1", witness.public_key()).vkey()
+    vkey = cosigner_vkey(WITNESS, witness.public_key())
     report = verified([cosignature], [vkey])
     assert report.ok, report.summary()
-    assert report.summary()["checkpoints"][0]["witnesses"] == ["witness.example/w1"]
+    assert report.summary()["checkpoints"][0]["witnesses"] == [WITNESS]
     # A cosignature no witness key in the bundle can check is a failure, not ignored.
     [problem] = verified([cosignature], []).checkpoints[0].problems
-    assert "no signature on the note is by a known key" in problem
-    forged = note_sign(text + "x\n", name="witness.example/w1", private_key=witness).line()
+    assert f"no witness key of the bundle is {WITNESS}" in problem
+    # One made over another text, or a plain note signature by the same key, does not verify.
+    forged = cosign(text + "x\n", name=WITNESS, private_key=witness, timestamp=1).line()
     [problem] = verified([forged], [vkey]).checkpoints[0].problems
-    assert "the signature of witness.example/w1" in problem and "does not verify" in problem
+    assert f"the cosignature of {WITNESS} does not verify" in problem
+    plain = note_sign(text, name=WITNESS, private_key=witness).line()
+    [problem] = verified([plain], [vkey]).checkpoints[0].problems
+    assert "does not verify" in problem or "no witness key" in problem
+    # A witness key that is not a C2SP cosigner key is a malformed bundle.
+    malformed = verified([cosignature], [NoteVerifier(WITNESS, witness.public_key()).vkey()])
+    assert not malformed.ok and any("witnessKeys" in problem for problem in malformed.problems), malformed.problems
 
 
 def test_a_time_window_brings_each_streams_neighbours_so_an_event_missing_at_its_edge_is_a_gap(
