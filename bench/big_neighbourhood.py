@@ -176,7 +176,9 @@ def main() -> None:
             [lambda: get("lineage", nodeId=hub, depth=args.depth, direction="both")] * args.samples,
         )
         cluster = max(clusters, key=lambda c: c["count"])
-        params = {"nodeId": hub, "direction": "downstream", "namespace": cluster["namespace"], "limit": args.limit}
+        params = {"nodeId": hub, "direction": "downstream", "limit": args.limit}
+        if cluster["namespace"] is not None:  # else the hub's neighbours in every namespace
+            params["namespace"] = cluster["namespace"]
         cursors: list[str | None] = [None]
         while True:  # the cursors, read once untimed, so each page is timed on its own
             page = get("lineage/neighbours", **params, **({"cursor": cursors[-1]} if cursors[-1] else {}))

@@ -5,7 +5,7 @@ import { neighbourClusterOf, neighbourClustersMerge, neighbourPageMerge } from "
 
 const hub = "dataset:db:hub";
 const cluster: LineageCluster = {
-  id: `neighbours:downstream:spark:${hub}`, nodeId: hub, direction: "downstream", type: "JOB", namespace: "spark", count: 3, failing: 1,
+  id: `neighbours:downstream:spark:${hub}`, nodeId: hub, drawnOn: hub, direction: "downstream", type: "JOB", namespace: "spark", count: 3, failing: 1,
 };
 
 function withHub() {
@@ -48,6 +48,16 @@ describe("neighbour clusters", () => {
     expect(neighbourPageMerge(model, cluster.id, page(["c"], null))).toEqual(["job:spark:c"]);
     expect(model.nodes.has(cluster.id)).toBe(false);
     expect([...model.edges.keys()].filter((id) => id.includes("neighbours:"))).toEqual([]);
+  });
+
+  it("hangs the cluster of an action job hub on the application it is drawn as, and pages by the action", () => {
+    const model = withHub();
+    const action = "job:spark:app.step", app = "job:spark:app";
+    model.nodes.set(app, { id: app, type: "JOB", label: "app", data: {} });
+    const onApp: LineageCluster = { ...cluster, id: `neighbours:downstream:db:${action}`, nodeId: action, drawnOn: app, type: "DATASET" };
+    neighbourClustersMerge(model, [onApp]);
+    expect(model.edges.has(`${app}->${onApp.id}`)).toBe(true);
+    expect(neighbourClusterOf(model, onApp.id)?.hub).toBe(action);
   });
 
   it("joins upstream members towards the hub", () => {

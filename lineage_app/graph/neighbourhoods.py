@@ -19,7 +19,8 @@ MAX_GROUPS = 8
 @dataclass(frozen=True, slots=True)
 class Cluster:
     """A hub's neighbours one hop `direction`-wards in `namespace` (None: in every namespace), left out of a
-    lineage answer and counted instead: `members` of them, `failing` with a failed or aborted latest run."""
+    lineage answer and counted instead: `members` of them, `failing` with a failed or aborted latest run.
+    `drawn_on` is the node the answer draws the hub as (its application, when action jobs are rolled up)."""
 
     hub: NodeRef
     direction: str
@@ -27,6 +28,7 @@ class Cluster:
     namespace: str | None
     members: int
     failing: int
+    drawn_on: NodeRef | None = None
 
 
 def neighbour_clusters(

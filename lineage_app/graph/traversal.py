@@ -130,7 +130,7 @@ def job_lineage_traverse(
                     if application_of(origin, apps) != application_of(destination, apps)
                 )
             reached = applications_roll_up(reached, apps, own=dict(applications.values()))
-            state.clusters = [replace(cluster, hub=application_of(cluster.hub, apps)) for cluster in state.clusters]
+            state.clusters = [replace(c, drawn_on=application_of(c.hub, apps)) for c in state.clusters]
         elif actions and not any(start in (origin, destination) for origin, destination, _ in graph.edges):
             del reached[start]
         graph.nodes = _summaries(tx, reached)

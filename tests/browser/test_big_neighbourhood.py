@@ -24,7 +24,9 @@ def _members(page: Any) -> set[str]:
     return {node_id for node_id in node_ids(page) if node_id.startswith("job:hub-airflow:")}
 
 
-def test_a_hub_opens_as_clusters_that_bring_their_members_in_pages(logged_in: Any, live_server: Any, graph: Any) -> None:
+def test_a_hub_opens_as_clusters_that_bring_their_members_in_pages(
+    logged_in: Any, live_server: Any, graph: Any
+) -> None:
     _hub_with(range(10_000))
     page = logged_in
     open_lineage(page, live_server, HUB, depth=2)

@@ -88,6 +88,7 @@ def test_ten_thousand_consumers_are_three_clusters_with_counts_and_the_walk_stop
         {
             "id": f"neighbours:downstream:{ns}:{HUB}",
             "nodeId": HUB,
+            "drawnOn": HUB,
             "direction": "downstream",
             "type": "JOB",
             "namespace": ns,

@@ -2049,8 +2049,10 @@ export interface components {
         LineageCluster: {
             /** @description `neighbours:<direction>:<namespace or *>:<nodeId>` */
             id: string;
-            /** @description the hub: the node whose neighbours these are */
+            /** @description the hub: the node whose neighbours these are (`GET /api/v1/lineage/neighbours`' `nodeId`) */
             nodeId: string;
+            /** @description the node of `graph` the hub is drawn as: the hub, or at `level=application` an action job hub's application */
+            drawnOn: string;
             direction: components["schemas"]["Direction134Enum"];
             /**
              * @description what its members are

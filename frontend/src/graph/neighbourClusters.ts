@@ -7,9 +7,13 @@ import { edgeId, nodeLabel, removeNode, type GraphModel } from "./model";
 /** The ids the server gives its clusters start so (a client-side grouping's start `cluster:`). */
 export const NEIGHBOURS_PREFIX = "neighbours:";
 
-/** What a cluster node keeps: its hub and which of its neighbours, how many, how many are drawn, the next page. */
+/**
+ * What a cluster node keeps: its hub (as recorded, to page with) and the node it is drawn on (the hub, or the application
+ * an action job hub is drawn as), which of its neighbours, how many, how many are drawn, the next page.
+ */
 export interface NeighbourCluster {
   hub: string;
+  drawnOn: string;
   direction: LineageCluster["direction"];
   namespace: string | null;
   memberType: LineageCluster["type"];
@@ -43,16 +47,16 @@ function edgeSet(model: GraphModel, [source, target]: [string, string]): void {
 /** Draw each of `clusters` whose hub is drawn as one node joined to its hub; one drawn already keeps its pages. */
 export function neighbourClustersMerge(model: GraphModel, clusters: LineageCluster[] | undefined): void {
   for (const found of clusters ?? []) {
-    if (!model.nodes.has(found.nodeId) || model.nodes.has(found.id)) continue;
+    if (!model.nodes.has(found.drawnOn) || model.nodes.has(found.id)) continue;
     const cluster: NeighbourCluster = {
-      hub: found.nodeId, direction: found.direction, namespace: found.namespace, memberType: found.type,
+      hub: found.nodeId, drawnOn: found.drawnOn, direction: found.direction, namespace: found.namespace, memberType: found.type,
       count: found.count, failed: found.failing, shown: 0, next: null,
     };
     model.nodes.set(found.id, {
       id: found.id, type: "CLUSTER", label: neighbourClusterLabel(cluster),
       data: { ...cluster, kind: "neighbours", name: found.namespace ?? "all namespaces" },
     });
-    edgeSet(model, towards(found.direction, found.nodeId, found.id));
+    edgeSet(model, towards(found.direction, found.drawnOn, found.id));
   }
 }
 
@@ -77,7 +81,7 @@ export function neighbourPageMerge(model: GraphModel, id: string, page: LineageN
         id: member.id, type: member.type, label: nodeLabel(member.type, member.data, member.id), data: { ...member.data },
       });
     }
-    edgeSet(model, towards(cluster.direction, cluster.hub, member.id));
+    edgeSet(model, towards(cluster.direction, cluster.drawnOn, member.id));
   }
   if (page.next === null) {
     removeNode(model, id);

@@ -159,7 +159,13 @@ class LineageGraphApi(APIView):
                 ref_name = "LineageCluster"
 
             id = serializers.CharField(help_text="`neighbours:<direction>:<namespace or *>:<nodeId>`")
-            nodeId = serializers.CharField(help_text="the hub: the node whose neighbours these are")
+            nodeId = serializers.CharField(
+                help_text="the hub: the node whose neighbours these are (`GET /api/v1/lineage/neighbours`' `nodeId`)"
+            )
+            drawnOn = serializers.CharField(
+                help_text="the node of `graph` the hub is drawn as: the hub, or at `level=application` an action "
+                "job hub's application"
+            )
             direction = serializers.ChoiceField(choices=["downstream", "upstream"])
             type = serializers.ChoiceField(choices=LINEAGE_NODE_TYPES, help_text="what its members are")
             namespace = serializers.CharField(

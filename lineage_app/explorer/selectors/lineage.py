@@ -55,7 +55,7 @@ def lineage_for_node(
         cluster_over=settings.LINEAGE_CLUSTER_THRESHOLD or None,
     )
     if not include_temporary:
-        temporary_collapse(graph, keep={start, *(cluster.hub for cluster in graph.clusters)})
+        temporary_collapse(graph, keep={start, *(cluster.drawn_on or cluster.hub for cluster in graph.clusters)})
     _partition_writes_mark(graph)
     body = _graph_body(graph, start, depth=depth, direction=direction, edge_fields=False, level=level)
     body["clusters"] = [_cluster_body(cluster) for cluster in graph.clusters]
@@ -92,6 +92,7 @@ def _cluster_body(cluster: Cluster) -> dict[str, Any]:
     return {
         "id": f"neighbours:{cluster.direction}:{cluster.namespace or '*'}:{hub}",
         "nodeId": hub,
+        "drawnOn": node_ref_id(cluster.drawn_on or cluster.hub),
         "direction": cluster.direction,
         "type": API_TYPES[cluster.label],
         "namespace": cluster.namespace,

@@ -125,9 +125,9 @@ async function neighboursMore(parts: ExplorerParts, id: string): Promise<void> {
   try {
     const page = await api.neighbours(cluster.hub, cluster.direction, cluster.namespace, cluster.next, signal, placeWhen(store.place));
     const added = store.neighbourPageMerge(id, page);
-    await redraw(parts, page.next ? id : cluster.hub, true); // the cluster stays in view while it has more
+    await redraw(parts, page.next ? id : cluster.drawnOn, true); // the cluster stays in view while it has more
     const left = cluster.count - cluster.shown - page.members.length;
-    countsShow(parts, `${page.members.length} of ${cluster.count.toLocaleString("en")} shown beside ${idLabel(cluster.hub)}` +
+    countsShow(parts, `${page.members.length} of ${cluster.count.toLocaleString("en")} shown beside ${idLabel(cluster.drawnOn)}` +
       (page.next ? `; ${left.toLocaleString("en")} more: click the cluster again.` : ".") + (added.length ? "" : " (all drawn already)"));
   } catch (error) {
     if (!isAbort(error)) status.error(error);
