@@ -15,6 +15,7 @@ from lineage_app.graph.driver import graph_driver
 from lineage_app.graph.model import natural_key
 from tests.apply import accept_and_apply
 from tests.events import dataset, new_run_id, run_event
+from tests.explorer.application_graph import APP_RUN, WRITE_RUN, job_type, parent, run
 
 pytestmark = pytest.mark.django_db
 
@@ -213,3 +214,30 @@ def test_an_unknown_node_is_a_404(graph: Any, read_client: APIClient) -> None:
     )
     assert response.status_code == 404
     assert "nodeId" in response.content.decode()
+
+
+def test_an_action_job_hub_hangs_its_clusters_on_its_application_and_pages_by_the_action(
+    graph: Any, read_client: APIClient, settings: Any
+) -> None:
+    settings.LINEAGE_CLUSTER_THRESHOLD = 2
+    app = parent(APP_RUN, "spark", "fan")
+    accept_and_apply(
+        *run(APP_RUN, "fan", typed=job_type("SPARK", "APPLICATION")),
+        *run(
+            WRITE_RUN,
+            "fan.write",
+            minutes=1,
+            parent_of=app,
+            typed=job_type("SPARK", "SQL_JOB"),
+            inputs=[dataset("db", "source")],
+            outputs=[dataset("db", f"out{n}") for n in range(4)],
+        ),
+    )
+    body = _get(read_client, "lineage", nodeId="dataset:db:source", depth=4, direction="downstream")
+    assert sorted(node["id"] for node in body["graph"]) == ["dataset:db:source", "job:spark:fan"]
+    (cluster,) = body["clusters"]
+    assert (cluster["nodeId"], cluster["drawnOn"], cluster["count"]) == ("job:spark:fan.write", "job:spark:fan", 4)
+    page = _get(read_client, "lineage/neighbours", nodeId=cluster["nodeId"], direction="downstream")
+    assert [member["id"] for member in page["members"]] == [f"dataset:db:out{n}" for n in range(4)]
+    action = _get(read_client, "lineage", nodeId="dataset:db:source", depth=4, direction="downstream", level="action")
+    assert action["clusters"][0]["drawnOn"] == "job:spark:fan.write"
