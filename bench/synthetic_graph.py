@@ -194,7 +194,7 @@ LOAD_DERIVES = _load_edges(
 )
 
 
-def _batches(rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+def batches(rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
     for start in range(0, len(rows), BATCH):
         yield rows[start : start + BATCH]
 
@@ -233,7 +233,7 @@ def _run_properties(*, run_id: str, state: str, job: tuple[str, str], layer: int
     return run_fold(records).node_properties()
 
 
-def _latest_run_properties(run_id: str, state: str, time: str) -> dict[str, str]:
+def latest_run_properties(run_id: str, state: str, time: str) -> dict[str, str]:
     """What the projection keeps on a job, and on each dataset its runs wrote, about its latest run."""
     return {
         "latestRunId": run_id,
@@ -264,7 +264,7 @@ def synthetic_graph_load(
             session.run(statement).consume()
 
         def write(query: str, rows: list[dict[str, Any]], what: str) -> None:
-            for batch in _batches(rows):
+            for batch in batches(rows):
 
                 def write_batch(tx: ManagedTransaction, b: list[dict[str, Any]] = batch) -> object:
                     return tx.run(query, rows=b).consume()
@@ -273,7 +273,7 @@ def synthetic_graph_load(
             say(f"{len(rows):>9} {what}")
 
         job_runs = [
-            _latest_run_properties(synthetic_run_id(seed, j), graph.run_states[j], _time(graph.job_layer[j] + 24.5))
+            latest_run_properties(synthetic_run_id(seed, j), graph.run_states[j], _time(graph.job_layer[j] + 24.5))
             for j in range(jobs)
         ]
         dataset_runs: dict[int, dict[str, str]] = {}

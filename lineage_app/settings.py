@@ -288,6 +288,12 @@ if ALERTS_REPEAT_WINDOW_HOURS < 0 or not 0 <= ALERTS_DOWNSTREAM_DEPTH <= 20:
 LINEAGE_MAX_DEPTH = env_int("LINEAGE_MAX_DEPTH", 20)
 # The node budget of one lineage answer: past it the traversal stops and says `truncated`.
 LINEAGE_MAX_NODES = env_int("LINEAGE_MAX_NODES", 2000)
+# A dataset or job with more neighbours than this in one hop (one direction) is a hub: the lineage answer
+# gives it clusters with counts instead of those neighbours, listed a page at a time by
+# `GET /api/v1/lineage/neighbours` (docs/api.md). 0 lists every neighbour, as before.
+LINEAGE_CLUSTER_THRESHOLD = env_int("LINEAGE_CLUSTER_THRESHOLD", 50)
+if LINEAGE_CLUSTER_THRESHOLD < 0:
+    raise ValueError("LINEAGE_CLUSTER_THRESHOLD must be 0 (no clusters) or more")
 
 # --- Dataset identity (invariant 9, docs/identity.md) ----------------------------------------------
 # Site rules renaming whole namespaces, e.g. "hdfs://nn1:8020=hdfs://prod-nn,hdfs://nn2:8020=hdfs://prod-nn".

@@ -81,7 +81,7 @@ describe("request", () => {
 
 describe("api", () => {
   it("asks for lineage with node id, depth and direction, and returns the typed body", async () => {
-    const body: LineageResponse = { nodeId: "job:spark:etl", depth: 1, direction: "both", level: "application", truncated: false, graph: [] };
+    const body: LineageResponse = { nodeId: "job:spark:etl", depth: 1, direction: "both", level: "application", truncated: false, graph: [], clusters: [] };
     const fetchMock = respond(200, body);
     vi.stubGlobal("fetch", fetchMock);
     expect(await api.lineage("job:spark:etl", 1, "both")).toEqual(body);

@@ -23,7 +23,7 @@ function node(id: string, outs: string[] = []): LineageNode {
 }
 
 function lineage(graph: LineageNode[], truncated = false): LineageResponse {
-  return { nodeId: graph[0]?.id ?? "", depth: 2, direction: "both", level: "application", truncated, graph };
+  return { nodeId: graph[0]?.id ?? "", depth: 2, direction: "both", level: "application", truncated, graph, clusters: [] };
 }
 
 const signal = new AbortController().signal;

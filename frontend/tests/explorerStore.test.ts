@@ -18,7 +18,7 @@ function node(id: string, data: Partial<LineageNodeData> = {}, ins: string[] = [
 }
 
 function answer(graph: LineageNode[], level: "application" | "action" = "application"): LineageResponse {
-  return { nodeId: graph[0]?.id ?? "", depth: 1, direction: "both", level, truncated: false, graph };
+  return { nodeId: graph[0]?.id ?? "", depth: 1, direction: "both", level, truncated: false, graph, clusters: [] };
 }
 
 const place = (query = "nodeId=dataset%3Ans%3Araw") => parseState(new URLSearchParams(query));

@@ -125,11 +125,11 @@ describe("applications", () => {
   const app = "job:spark:daily_revenue", action = "job:spark:daily_revenue.create_table.t";
   const silver = "dataset:file:/lake/silver/orders", gold = "dataset:file:/lake/gold/revenue";
   const rolledUp: LineageResponse = {
-    nodeId: app, depth: 2, direction: "both", level: "application", truncated: false,
+    nodeId: app, depth: 2, direction: "both", level: "application", truncated: false, clusters: [],
     graph: [node(silver, "DATASET", {}, [], [app]), node(app, "JOB", { actions: [action] }, [silver], [gold]), node(gold, "DATASET", {}, [app])],
   };
   const actions: LineageResponse = {
-    nodeId: app, depth: 1, direction: "both", level: "action", truncated: false,
+    nodeId: app, depth: 1, direction: "both", level: "action", truncated: false, clusters: [],
     graph: [node(silver, "DATASET", {}, [], [action]), node(action, "JOB", { application: app }, [silver], [gold]), node(gold, "DATASET", {}, [action])],
   };
 

@@ -17,7 +17,7 @@ function node(id: string, edges: { in?: string[]; out?: string[] } = {}, data: P
 }
 
 function response(nodeId: string, graph: LineageNode[]): LineageResponse {
-  return { nodeId, depth: 1, direction: "both", level: "application", truncated: false, graph };
+  return { nodeId, depth: 1, direction: "both", level: "application", truncated: false, graph, clusters: [] };
 }
 
 // raw -> etl -> clean -> report_job -> report

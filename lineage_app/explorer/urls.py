@@ -17,6 +17,7 @@ from lineage_app.explorer.apis import (
 
 urlpatterns = [
     path("column-lineage", lineage_graphs.ColumnLineageGraphApi.as_view(), name="column-lineage"),
+    path("lineage/neighbours", lineage_graphs.LineageNeighbourListApi.as_view(), name="lineage-neighbours"),
     path("lineage/diff", lineage_diffs.LineageDiffApi.as_view(), name="lineage-diff"),
     path("column-lineage/diff", lineage_diffs.ColumnLineageDiffApi.as_view(), name="column-lineage-diff"),
     path("namespaces", namespaces.NamespaceListApi.as_view(), name="namespace-list"),

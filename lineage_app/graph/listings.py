@@ -10,7 +10,8 @@ from neo4j import ManagedTransaction
 from lineage_app.graph import reads
 from lineage_app.graph.driver import graph_read, records
 from lineage_app.graph.failure_cause import DATA_QUALITY
-from lineage_app.graph.model import Label
+from lineage_app.graph.model import Label, Moment, NodeRef
+from lineage_app.graph.neighbourhoods import neighbour_keys
 from lineage_app.graph.quality import statuses_worst
 from lineage_app.graph.schema_fields import field_descriptions
 from lineage_app.graph.traversal import application_actions, element_ids, job_applications, node_summaries
@@ -54,6 +55,21 @@ def _summary_page(
         keys = [row["key"] for row in records(tx, page_query, limit=limit, offset=offset, **params)]
         rows = node_summaries(tx, label=label, keys=keys) if keys else []
         return _count(tx, count_query, **params), _in_order(rows, keys)
+
+    return graph_read(work)
+
+
+def neighbour_page(
+    *, hub: NodeRef, direction: str, moment: Moment, namespace: str | None, q: str | None, after: str, limit: int
+) -> tuple[Label, Rows]:
+    """One page of `hub`'s neighbours one hop `direction`-wards (`neighbourhoods.neighbour_keys`), with their
+    summaries, and their label."""
+
+    def work(tx: ManagedTransaction) -> tuple[Label, Rows]:
+        label, keys = neighbour_keys(
+            tx, hub=hub, direction=direction, moment=moment, namespace=namespace, q=q, after=after, limit=limit
+        )
+        return label, _in_order(node_summaries(tx, label=label, keys=keys) if keys else [], keys)
 
     return graph_read(work)
 

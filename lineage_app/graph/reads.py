@@ -54,14 +54,14 @@ def window(moment: Moment, *, times: bool = True) -> tuple[bool, bool, bool, boo
     return (moment.at is not None, moment.stale, moment.inferred, times)
 
 
-def _filter(var: str, rel: Rel, at: bool, stale: bool, inferred: bool) -> str:
+def hop_filter(var: str, rel: Rel, at: bool, stale: bool, inferred: bool) -> str:
     conditions = [*_FILTERS[(at, stale)], *([] if inferred or rel not in _LEFT_OUT else [_LEFT_OUT[rel]])]
     return f"WHERE {' AND '.join(conditions).format(e=var)} " if conditions else ""
 
 
 # One hop of dataset lineage, Dataset -INPUT_TO-> Job -OUTPUTS-> Dataset, and of column lineage,
 # Field -DERIVES-> Field: (direction, frontier label) -> (relationship, next label).
-_STEPS = {
+HOP_STEPS = {
     ("downstream", Label.DATASET): (Rel.INPUT_TO, Label.JOB),
     ("downstream", Label.JOB): (Rel.OUTPUTS, Label.DATASET),
     ("upstream", Label.DATASET): (Rel.OUTPUTS, Label.JOB),
@@ -109,16 +109,20 @@ def _frontier(label: Label) -> str:
 def _hop(direction: str, start: Label, at: bool, stale: bool, inferred: bool, times: bool) -> str:
     """Each edge one hop from the frontier as a list of `HOP_COLUMNS` (all of them for DERIVES; the times
     and marks null unless `times`)."""
-    rel, end = _STEPS[(direction, start)]
+    match, values = _hop_parts(direction, start, at, stale, inferred, times)
+    return f"{match}RETURN collect([{values}]) AS pairs"
+
+
+def _hop_parts(direction: str, start: Label, at: bool, stale: bool, inferred: bool, times: bool) -> tuple[str, str]:
+    """A hop's MATCH over the edges it follows from frontier node `a`, and the values of each edge's list."""
+    rel, end = HOP_STEPS[(direction, start)]
     pattern = f"(a)-[e:{rel}]->(b:{end})" if direction == "downstream" else f"(a)<-[e:{rel}]-(b:{end})"
     columns = HOP_COLUMNS if rel is Rel.DERIVES else HOP_COLUMNS[: 3 + len(EDGE_TIMES) + len(EDGE_MARKS)]
     hop_values = _HOP_VALUES | {"staleSince": _stale_since("e", at, stale), "inferred": _inferred("e", rel, inferred)}
     values = ", ".join(
         hop_values[name] if times or name not in (*EDGE_TIMES, *EDGE_MARKS) else "null" for name in columns
     )
-    return (
-        f"{_frontier(start)}MATCH {pattern} {_filter('e', rel, at, stale, inferred)}RETURN collect([{values}]) AS pairs"
-    )
+    return f"{_frontier(start)}MATCH {pattern} {hop_filter('e', rel, at, stale, inferred)}", values
 
 
 def _windows(*rels: Rel) -> tuple[tuple[bool, bool, bool, bool], ...]:
@@ -129,9 +133,26 @@ def _windows(*rels: Rel) -> tuple[tuple[bool, bool, bool, bool], ...]:
 
 # One hop, keyed by (direction, frontier label, `window(moment)`); the value names the next label.
 HOPS: dict[tuple[str, Label, tuple[bool, bool, bool, bool]], tuple[str, Label]] = {
-    (direction, start, key): (_hop(direction, start, *key), _STEPS[(direction, start)][1])
-    for direction, start in _STEPS
-    for key in _windows(_STEPS[(direction, start)][0])
+    (direction, start, key): (_hop(direction, start, *key), HOP_STEPS[(direction, start)][1])
+    for direction, start in HOP_STEPS
+    for key in _windows(HOP_STEPS[(direction, start)][0])
+}
+
+
+def _clustered_hop(direction: str, start: Label, at: bool, stale: bool, inferred: bool, times: bool) -> str:
+    """`_hop` for a walk that summarises big neighbourhoods: per frontier node, its key, how many neighbours
+    the hop reaches from it, and its edges as `_hop` lists them, none when more than `$over` (the engine
+    counts them; they never leave it)."""
+    match, values = _hop_parts(direction, start, at, stale, inferred, times)
+    return (
+        f"{match}WITH a, collect([{values}]) AS pairs "
+        "RETURN collect([a.key, size(pairs), CASE WHEN size(pairs) > $over THEN [] ELSE pairs END]) AS sources"
+    )
+
+
+# `HOPS`' dataset-lineage hops, each as `_clustered_hop`; keyed like `HOPS`.
+CLUSTERED_HOPS: dict[tuple[str, Label, tuple[bool, bool, bool, bool]], tuple[str, Label]] = {
+    key: (_clustered_hop(key[0], key[1], *key[2]), end) for key, (_, end) in HOPS.items() if key[1] is not Label.FIELD
 }
 
 
@@ -139,8 +160,8 @@ def _double_hop(direction: str, start: Label, at: bool, stale: bool, inferred: b
     """Two hops in one round trip, Dataset -> Job -> Dataset or Job -> Dataset -> Job: a list of
     `TWO_HOP_COLUMNS` for each middle node (one with nothing beyond it has empty far lists; the times
     lists are empty unless `times`)."""
-    first_rel, middle = _STEPS[(direction, start)]
-    second_rel, end = _STEPS[(direction, middle)]
+    first_rel, middle = HOP_STEPS[(direction, start)]
+    second_rel, end = HOP_STEPS[(direction, middle)]
 
     def arrow(var: str, rel: Rel) -> str:
         return f"-[{var}:{rel}]->" if direction == "downstream" else f"<-[{var}:{rel}]-"
@@ -150,10 +171,11 @@ def _double_hop(direction: str, start: Label, at: bool, stale: bool, inferred: b
 
     source_times = f"collect({held('e', first_rel)})" if times else "[]"
     target_times = f"collect(CASE WHEN c IS NULL THEN null ELSE {held('f', second_rel)} END)" if times else "[]"
+    first_held = hop_filter("e", first_rel, at, stale, inferred)
     return (
-        f"{_frontier(start)}MATCH (a){arrow('e', first_rel)}(b:{middle}) {_filter('e', first_rel, at, stale, inferred)}"
+        f"{_frontier(start)}MATCH (a){arrow('e', first_rel)}(b:{middle}) {first_held}"
         f"WITH b, collect(a.key) AS sources, {source_times} AS sourceTimes "
-        f"OPTIONAL MATCH (b){arrow('f', second_rel)}(c:{end}) {_filter('f', second_rel, at, stale, inferred)}"
+        f"OPTIONAL MATCH (b){arrow('f', second_rel)}(c:{end}) {hop_filter('f', second_rel, at, stale, inferred)}"
         f"WITH b, sources, sourceTimes, collect(c.key) AS targets, collect(elementId(c)) AS targetIds, "
         f"{target_times} AS targetTimes "
         f"RETURN collect([{', '.join(_TWO_HOP_VALUES[name] for name in TWO_HOP_COLUMNS)}]) AS rows"
@@ -164,10 +186,10 @@ def _double_hop(direction: str, start: Label, at: bool, stale: bool, inferred: b
 DOUBLE_HOPS: dict[tuple[str, Label, tuple[bool, bool, bool, bool]], tuple[str, Label, Label]] = {
     (direction, start, key): (
         _double_hop(direction, start, *key),
-        _STEPS[(direction, start)][1],
-        _STEPS[(direction, _STEPS[(direction, start)][1])][1],
+        HOP_STEPS[(direction, start)][1],
+        HOP_STEPS[(direction, HOP_STEPS[(direction, start)][1])][1],
     )
-    for direction, start in _STEPS
+    for direction, start in HOP_STEPS
     if start is not Label.FIELD
     for key in WINDOWS
 }
@@ -178,7 +200,7 @@ def hop_key(
 ) -> tuple[str, Label, tuple[bool, bool, bool, bool]]:
     """The key in `HOPS` of the hop from a `start` node `direction`-wards over the edges `moment` names."""
     key = window(moment, times=times)
-    if not key[2] and _STEPS[(direction, start)][0] not in _LEFT_OUT:
+    if not key[2] and HOP_STEPS[(direction, start)][0] not in _LEFT_OUT:
         key = (key[0], key[1], True, key[3])  # no edge of the hop's is ever left out
     return direction, start, key
 
@@ -192,7 +214,7 @@ def _dependency_hop(direction: str, at: bool, stale: bool) -> str:
         (_HOP_VALUES | {"staleSince": _stale_since("e", at, stale)})[name]
         for name in HOP_COLUMNS[: 3 + len(EDGE_TIMES)]
     )
-    held = _filter("e", Rel.PRECEDES, at, stale, True)  # a dependency is never inferred: nothing to leave out
+    held = hop_filter("e", Rel.PRECEDES, at, stale, True)  # a dependency is never inferred: nothing to leave out
     return (
         f"{_frontier(Label.JOB)}MATCH (a){arrow.format(rel=Rel.PRECEDES)}(b:{Label.JOB}) {held}"
         f"RETURN collect([{values}]) AS pairs"

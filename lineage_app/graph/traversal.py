@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from neo4j import ManagedTransaction
@@ -11,6 +11,7 @@ from neo4j import ManagedTransaction
 from lineage_app.graph import reads
 from lineage_app.graph.driver import graph_read, records
 from lineage_app.graph.model import NOW, Label, Moment, NodeRef
+from lineage_app.graph.neighbourhoods import Cluster, neighbour_clusters
 
 # An edge: its two nodes and its properties. A `LineageGraph` keeps them in data-flow order (origin,
 # destination); a hop tells them in the order it walked them (from, to: upstream, against the flow).
@@ -32,12 +33,14 @@ _TWO_HOP = {name: at for at, name in enumerate(reads.TWO_HOP_COLUMNS)}
 class LineageGraph:
     """The nodes reached, with their summaries, and directed edges in data-flow order.
 
-    `truncated` is set when the node budget stopped the traversal before `depth`.
+    `truncated` is set when the node budget stopped the traversal before `depth`; `clusters` stand for the
+    neighbours of hubs the walk summarised instead of listing (`Walk.cluster_over`).
     """
 
     nodes: dict[NodeRef, dict[str, Any]] = field(default_factory=dict)
     edges: set[Edge] = field(default_factory=set)
     truncated: bool = False
+    clusters: list[Cluster] = field(default_factory=list)
     # Each action job the traversal reached (before any roll-up) -> its application job.
     applications: dict[NodeRef, NodeRef] = field(default_factory=dict)
 
@@ -86,6 +89,7 @@ def job_lineage_traverse(
     moment: Moment,
     max_nodes: int,
     roll_up: bool,
+    cluster_over: int | None = None,
 ) -> LineageGraph:
     """Dataset and job lineage around `start` (a dataset or a job) that knows applications.
 
@@ -95,11 +99,12 @@ def job_lineage_traverse(
     one read maps the jobs reached to their applications (`applications`). With `roll_up`, each
     action job is replaced by its application job, edges re-pointed and deduplicated; without,
     an application start that has no lineage of its own is left out (its actions stand for it).
+    With `cluster_over`, a node with more neighbours than that in one hop is a hub (`Walk.cluster_over`).
     """
 
     def work(tx: ManagedTransaction) -> LineageGraph:
         graph = LineageGraph()
-        state = Walk(reached=element_ids(tx, [start]), max_nodes=max_nodes)
+        state = Walk(reached=element_ids(tx, [start]), max_nodes=max_nodes, cluster_over=cluster_over)
         reached = state.reached
         starts = [start] if start in reached else []
         actions: list[NodeRef] = []
@@ -125,9 +130,11 @@ def job_lineage_traverse(
                     if application_of(origin, apps) != application_of(destination, apps)
                 )
             reached = applications_roll_up(reached, apps, own=dict(applications.values()))
+            state.clusters = [replace(c, drawn_on=application_of(c.hub, apps)) for c in state.clusters]
         elif actions and not any(start in (origin, destination) for origin, destination, _ in graph.edges):
             del reached[start]
         graph.nodes = _summaries(tx, reached)
+        graph.clusters = state.clusters
         return graph
 
     return graph_read(work)
@@ -252,12 +259,18 @@ def application_actions(tx: ManagedTransaction, *, application: NodeRef) -> Elem
 class Walk:
     """A breadth-first walk's state, shared by the walks of one read: every node reached (the
     visited set) with its element id, the node budget (None: no budget), whether it stopped one,
-    and the node whose reaching ends the walk (None: walk to `depth`)."""
+    and the node whose reaching ends the walk (None: walk to `depth`).
+
+    With `cluster_over`, a dataset or job with more neighbours than that in one hop is a hub: its neighbours
+    in that hop are counted into `clusters` instead of reached (nor walked through), each cluster one node
+    of the budget."""
 
     reached: ElementIds
     max_nodes: int | None = None
     truncated: bool = False
     goal: NodeRef | None = None
+    cluster_over: int | None = None
+    clusters: list[Cluster] = field(default_factory=list)
 
 
 def graph_walk(
@@ -278,12 +291,14 @@ def graph_walk(
     Each hop takes the nodes not reached before in key order, up to the budget (the rest are left
     out and `truncated` set, which ends the walk), then tells `on_hop` the hop's edges, the nodes
     it newly reached and their distance. Dataset and job lineage goes two hops per round trip
-    while two are left, applied exactly as two single hops would be. The walk ends early once
-    `state.goal` is reached.
+    while two are left, applied exactly as two single hops would be (one at a time when it summarises
+    hubs, `Walk.cluster_over`: a hub in the middle of two would already have its neighbours listed).
+    The walk ends early once `state.goal` is reached.
     """
     frontier, distance = {ref for ref in starts if ref in state.reached}, 0
     while frontier and distance < depth and state.goal not in state.reached:
-        if depth - distance >= 2 and all(ref[0] is not Label.FIELD for ref in frontier):
+        double = state.cluster_over is None and depth - distance >= 2
+        if double and all(ref[0] is not Label.FIELD for ref in frontier):
             first, beyond, found = _double_hop(tx, state, frontier, direction, moment, times)
             middle = _advance(state, first, found, distance + 1, on_hop)
             second = [row for row in beyond if row[0] in middle]
@@ -330,9 +345,40 @@ def _hop(
     rows: list[Edge] = []
     found: ElementIds = {}
     for label, ids in _chunks(state, frontier):
-        hop, reached = _hop_rows(tx, label=label, ids=ids, direction=direction, moment=moment, times=times)
+        if state.cluster_over is not None and label is not Label.FIELD:
+            hop, reached = _clustered_hop_rows(tx, state, label=label, ids=ids, direction=direction, moment=moment)
+        else:
+            hop, reached = _hop_rows(tx, label=label, ids=ids, direction=direction, moment=moment, times=times)
         rows.extend(hop)
         found.update(reached)
+    return rows, found
+
+
+def _clustered_hop_rows(
+    tx: ManagedTransaction, state: Walk, *, label: Label, ids: list[str], direction: str, moment: Moment
+) -> tuple[list[Edge], ElementIds]:
+    """`_hop_rows` (with times) for a walk that summarises hubs: the edges of the `label` nodes with element ids
+    `ids` that have at most `state.cluster_over` neighbours in the hop; those with more are hubs, whose
+    neighbours join `state.clusters` (as far as the budget lets them; past it the walk is `truncated`)."""
+    query, end = reads.CLUSTERED_HOPS[reads.hop_key(direction, label, moment, times=True)]
+    rows: list[Edge] = []
+    found: ElementIds = {}
+    hubs: dict[str, str] = {}
+    properties = [(name, _HOP[name]) for name in (*reads.EDGE_TIMES, *reads.EDGE_MARKS)]
+    target, target_id = _HOP["target"], _HOP["targetId"]
+    for key, degree, pairs in records(tx, query, ids=ids, at=moment.at, over=state.cluster_over)[0]["sources"]:
+        if degree > (state.cluster_over or 0):
+            hubs[key] = state.reached[(label, key)]
+        for pair in pairs:
+            found[(end, pair[target])] = pair[target_id]
+            rows.append(((label, key), (end, pair[target]), tuple((name, pair[at]) for name, at in properties)))
+    if hubs:
+        clusters = neighbour_clusters(tx, label=label, hubs=hubs, direction=direction, moment=moment)
+        if state.max_nodes is not None:
+            room = max(state.max_nodes - len(state.reached) - len(state.clusters), 0)
+            state.truncated = state.truncated or len(clusters) > room
+            clusters = clusters[:room]
+        state.clusters.extend(clusters)
     return rows, found
 
 
@@ -356,9 +402,10 @@ def _advance(state: Walk, rows: list[Edge], found: ElementIds, distance: int, on
     """Take one hop: the nodes not reached before, in key order up to the budget, join `reached`.
     Returns the next frontier (empty once truncated)."""
     new = sorted({target for _, target, _ in rows if target not in state.reached})
-    if state.max_nodes is not None and len(new) > state.max_nodes - len(state.reached):
+    room = None if state.max_nodes is None else state.max_nodes - len(state.reached) - len(state.clusters)
+    if room is not None and len(new) > room:
         state.truncated = True
-        new = new[: max(state.max_nodes - len(state.reached), 0)]
+        new = new[: max(room, 0)]
     for node in new:
         state.reached[node] = found[node]
     on_hop(rows, new, distance)

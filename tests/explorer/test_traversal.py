@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from lineage_app.graph.model import NOW, Label, natural_key
-from lineage_app.graph.traversal import NodeRef, lineage_traverse
+from lineage_app.graph.traversal import NodeRef, job_lineage_traverse, lineage_traverse
 from tests.apply import accept_and_apply
 from tests.events import dataset, new_run_id, run_event
 
@@ -93,3 +93,68 @@ def test_two_hops_per_round_trip_reach_what_single_hops_reach(graph: Any) -> Non
         assert found.truncated is truncated, case
         checked_truncated += truncated
     assert checked_truncated >= 30  # the budget's edge cases were really exercised
+
+
+def _reference_with_hubs(
+    adjacency: dict[str, dict[NodeRef, set[NodeRef]]],
+    start: NodeRef,
+    depth: int,
+    directions: tuple[str, ...],
+    budget: int,
+    over: int,
+) -> tuple[set[NodeRef], set[tuple[NodeRef, NodeRef]], list[tuple[NodeRef, str, int]], bool]:
+    """`_reference` one hop at a time, where a frontier node with more than `over` neighbours in a hop is a hub: its
+    neighbours are counted (one cluster: the graph has one namespace per label), not reached, each cluster one node
+    of the budget, taken before the hop's new nodes."""
+    reached, edges, clusters, truncated = {start}, set(), [], False
+    for direction in directions:
+        frontier = {start}
+        for _ in range(depth):
+            hubs = sorted(source for source in frontier if len(adjacency[direction][source]) > over)
+            found = [(hub, direction, len(adjacency[direction][hub])) for hub in hubs]
+            room = max(budget - len(reached) - len(clusters), 0)
+            truncated = truncated or len(found) > room
+            clusters.extend(found[:room])
+            rows = [(s, t) for s in frontier if s not in hubs for t in adjacency[direction][s]]
+            new = sorted({target for _, target in rows if target not in reached})
+            room = budget - len(reached) - len(clusters)
+            if len(new) > room:
+                truncated = True
+                new = new[: max(room, 0)]
+            reached |= set(new)
+            edges |= {(s, t) if direction == "downstream" else (t, s) for s, t in rows if t in reached}
+            frontier = set() if truncated else set(new)
+            if not frontier:
+                break
+    return reached, edges, clusters, truncated
+
+
+def test_a_walk_that_summarises_hubs_counts_them_as_single_hops_would(graph: Any) -> None:
+    rng = random.Random(20261128)
+    adjacency = _random_graph(rng)
+    nodes = sorted(set(adjacency["downstream"]) | set(adjacency["upstream"]))
+    clustered = 0
+    for _ in range(150):
+        start = rng.choice(nodes)
+        depth = rng.randint(1, 6)
+        directions = rng.choice([("upstream",), ("downstream",), ("upstream", "downstream")])
+        budget = rng.choice([2, 3, 5, 8, 13, 1000])
+        over = rng.choice([1, 2, 3])
+        found = job_lineage_traverse(
+            start=start,
+            depth=depth,
+            directions=directions,
+            moment=NOW,
+            max_nodes=budget,
+            roll_up=False,
+            cluster_over=over,
+        )
+        reached, edges, clusters, truncated = _reference_with_hubs(adjacency, start, depth, directions, budget, over)
+        case = (start, depth, directions, budget, over)
+        assert set(found.nodes) == reached, case
+        assert {(origin, destination) for origin, destination, _ in found.edges} == edges, case
+        assert [(c.hub, c.direction, c.members) for c in found.clusters] == clusters, case
+        assert found.truncated is truncated, case
+        assert len(found.nodes) + len(found.clusters) <= budget, case
+        clustered += bool(clusters)
+    assert clustered >= 30  # hubs were really met

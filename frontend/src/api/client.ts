@@ -3,7 +3,7 @@
 import type {
   ApiErrorBody, ColumnLineageDiff, ColumnLineageResponse, LineageDiff, RunLineage, DatasetDetail,
   DatasetQuality, DatasetPage, Direction, FacetWarningList, FailureClassification, FailureGroupPage, FailurePage,
-  IncidentDetail, IncidentPage, IncidentState, JobDetail, JobPage, LedgerStreamList, Level, LogCheckpointList, LineageResponse, NamespacePage, NearMissResponse, RunDetail, RunPage, SearchResponse, VersionDiff,
+  IncidentDetail, IncidentPage, IncidentState, JobDetail, JobPage, LedgerStreamList, Level, LineageNeighbours, LogCheckpointList, LineageResponse, NamespacePage, NearMissResponse, RunDetail, RunPage, SearchResponse, VersionDiff,
 } from "./types";
 
 export const API_ROOT = "/api/v1";
@@ -151,6 +151,14 @@ export const api = {
   ) =>
     get<LineageResponse>("/lineage", {
       nodeId, depth, direction, level, ...whenParams(when), includeTemporary: shown.includeTemporary ? "true" : undefined,
+    }, signal),
+  /** One page of a cluster's members: the neighbours of `nodeId` one hop `direction`-wards (in `namespace`), after `cursor`. */
+  neighbours: (
+    nodeId: string, direction: "upstream" | "downstream", namespace: string | null, cursor: string | null, signal?: AbortSignal,
+    when: LineageWhen = {},
+  ) =>
+    get<LineageNeighbours>("/lineage/neighbours", {
+      nodeId, direction, namespace: namespace ?? undefined, cursor: cursor ?? undefined, ...whenParams(when),
     }, signal),
   columnLineage: (nodeId: string, depth: number, direction: Direction, signal?: AbortSignal, when: LineageWhen = {}) =>
     get<ColumnLineageResponse>("/column-lineage", { nodeId, depth, direction, ...whenParams(when) }, signal),

@@ -789,6 +789,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/lineage/neighbours": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description `GET /api/v1/lineage/neighbours?nodeId=…&direction=…[&namespace=…][&q=…][&cursor=…][&limit=…]`: a node's
+         *     neighbours one hop away, a page at a time by key: the members of a lineage answer's `clusters`.
+         */
+        get: operations["lineage_neighbours"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me": {
         parameters: {
             query?: never;
@@ -1516,6 +1536,12 @@ export interface components {
             kind: components["schemas"]["DestinationKindEnum"];
         };
         /**
+         * @description * `upstream` - upstream
+         *     * `downstream` - downstream
+         * @enum {string}
+         */
+        Direction134Enum: "upstream" | "downstream";
+        /**
          * @description * `both` - both
          *     * `downstream` - downstream
          *     * `upstream` - upstream
@@ -1885,7 +1911,7 @@ export interface components {
              *     * `upstream` - upstream
              *     * `downstream` - downstream
              */
-            direction: components["schemas"]["JobDependencyDirectionEnum"];
+            direction: components["schemas"]["Direction134Enum"];
             /** @description a declaring job's latest completed runs still declare it */
             current: boolean;
             /** @description the jobs whose runs declared it */
@@ -1895,12 +1921,6 @@ export interface components {
             sequenceTriggerRule: string | null;
             statusTriggerRule: string | null;
         };
-        /**
-         * @description * `upstream` - upstream
-         *     * `downstream` - downstream
-         * @enum {string}
-         */
-        JobDependencyDirectionEnum: "upstream" | "downstream";
         JobDetail: {
             id: string;
             namespace: string;
@@ -2088,6 +2108,28 @@ export interface components {
             /** @description failed, and will fail the same way when sent again */
             non_retriable: number;
         };
+        LineageCluster: {
+            /** @description `neighbours:<direction>:<namespace or *>:<nodeId>` */
+            id: string;
+            /** @description the hub: the node whose neighbours these are (`GET /api/v1/lineage/neighbours`' `nodeId`) */
+            nodeId: string;
+            /** @description the node of `graph` the hub is drawn as: the hub, or at `level=application` an action job hub's application */
+            drawnOn: string;
+            direction: components["schemas"]["Direction134Enum"];
+            /**
+             * @description what its members are
+             *
+             *     * `DATASET` - DATASET
+             *     * `JOB` - JOB
+             */
+            type: components["schemas"]["LineageNodeTypeEnum"];
+            /** @description its members' namespace; null: every namespace (too many to count apart) */
+            namespace: string | null;
+            /** @description its members: the hub's neighbours in that namespace */
+            count: number;
+            /** @description members whose latest run failed or was aborted */
+            failing: number;
+        };
         LineageDiff: {
             nodeId: string;
             depth: number;
@@ -2174,9 +2216,11 @@ export interface components {
             nodeId: string;
             depth: number;
             direction: components["schemas"]["DirectionEnum"];
-            /** @description the node budget (`LINEAGE_MAX_NODES`) cut the graph short */
+            /** @description the node budget (`LINEAGE_MAX_NODES`, clusters included) cut the graph short */
             truncated: boolean;
             graph: components["schemas"]["LineageGraphNode"][];
+            /** @description a node with more than `LINEAGE_CLUSTER_THRESHOLD` neighbours in one hop is a hub: they are not in `graph` (nor walked through) but counted here, by namespace; `GET /api/v1/lineage/neighbours` lists them */
+            clusters: components["schemas"]["LineageCluster"][];
             level: components["schemas"]["LevelEnum"];
         };
         LineageGraphNode: {
@@ -2251,6 +2295,20 @@ export interface components {
          * @enum {string}
          */
         LineageGraphNodeDataLevelEnum: "application";
+        LineageNeighbour: {
+            id: string;
+            type: components["schemas"]["LineageNodeTypeEnum"];
+            data: components["schemas"]["LineageGraphNodeData"];
+        };
+        LineageNeighbours: {
+            nodeId: string;
+            direction: components["schemas"]["Direction134Enum"];
+            namespace: string | null;
+            /** @description in key order (namespace, then name) */
+            members: components["schemas"]["LineageNeighbour"][];
+            /** @description the cursor of the next page; null: this page is the last */
+            next: string | null;
+        };
         /**
          * @description * `DATASET` - DATASET
          *     * `JOB` - JOB
@@ -6698,6 +6756,95 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LineageDiff"];
+                };
+            };
+            /** @description a parameter is malformed or out of range (named in `path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no credentials, or an unknown token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the caller may not read (e.g. an ingest-only token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no node with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's rate limit is used up: retry after `Retry-After` seconds (docs/security.md) */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    lineage_neighbours: {
+        parameters: {
+            query: {
+                /** @description deprecated: the same as `at`, which wins */
+                asOf?: string;
+                /** @description ISO 8601: the graph as it was then (edges first seen by then and not yet stale then) */
+                at?: string;
+                /** @description the previous page's `next`; left out: the first page */
+                cursor?: string;
+                /**
+                 * @description * `downstream` - downstream
+                 *     * `upstream` - upstream
+                 */
+                direction: "downstream" | "upstream";
+                /** @description `false` leaves out inputs inferred from column lineage (a dataset a job's column lineage names as a source, which no event listed as an input: docs/dbt.md) */
+                includeInferred?: boolean;
+                /** @description also edges the job's latest completed run no longer confirms (at `at`, those stale then), each with `current: false` and its `staleSince` */
+                includeStale?: boolean;
+                limit?: number;
+                /** @description only neighbours in this namespace (a cluster's `namespace`) */
+                namespace?: string;
+                /** @description e.g. `dataset:<namespace>:<name>`, URL-encoded */
+                nodeId: string;
+                /** @description case-insensitive substring of the name */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LineageNeighbours"];
                 };
             };
             /** @description a parameter is malformed or out of range (named in `path`) */

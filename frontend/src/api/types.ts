@@ -41,6 +41,10 @@ export type LineageNodeData = Schemas["LineageGraphNodeData"];
 export type LineageNode = Schemas["LineageGraphNode"];
 export type NodeType = LineageNode["type"];
 export type LineageResponse = Schemas["LineageGraph"];
+/** A hub's neighbours in one hop, in one namespace, counted instead of listed in a lineage answer (`clusters`). */
+export type LineageCluster = Schemas["LineageCluster"];
+/** `GET /lineage/neighbours`: a page of a hub's neighbours (a cluster's members), with the next page's cursor. */
+export type LineageNeighbours = Schemas["LineageNeighbours"];
 export type ColumnEdge = Schemas["FieldEdge"];
 export type ColumnNode = Schemas["ColumnLineageGraphFieldNode"];
 export type ColumnLineageResponse = Schemas["ColumnLineageGraph"];

@@ -163,7 +163,7 @@ type LineageEdgeLike = {
 } & Partial<EdgeValidity>;
 
 /** Remove a node and every edge that touches it. */
-function removeNode(model: GraphModel, id: string): void {
+export function removeNode(model: GraphModel, id: string): void {
   model.nodes.delete(id);
   for (const [edgeKey, edge] of model.edges) if (edge.source === id || edge.target === id) model.edges.delete(edgeKey);
 }

@@ -1,6 +1,11 @@
-"""Lineage graph endpoints: datasets and jobs around a node (`GET /api/v1/lineage`), and column lineage."""
+"""Lineage graph endpoints: datasets and jobs around a node (`GET /api/v1/lineage`), a hub's neighbours a page at a
+time, and column lineage."""
 
 from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
 
 from django.conf import settings
 from drf_spectacular.utils import extend_schema
@@ -23,6 +28,7 @@ from lineage_app.api_support import (
 )
 from lineage_app.explorer.apis.shared import NodeInput, response_read, responses_documented
 from lineage_app.explorer.selectors.lineage import DIRECTIONS, column_lineage_for_node, lineage_for_node
+from lineage_app.explorer.selectors.neighbours import neighbours_for_node
 from lineage_app.graph.model import FIELD_NODE_TYPES, LEVELS, LINEAGE_NODE_TYPES
 
 
@@ -147,8 +153,37 @@ class LineageGraphApi(APIView):
         nodeId = serializers.CharField()
         depth = serializers.IntegerField()
         direction = serializers.ChoiceField(choices=sorted(DIRECTIONS))
-        truncated = serializers.BooleanField(help_text="the node budget (`LINEAGE_MAX_NODES`) cut the graph short")
+
+        class ClusterSerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "LineageCluster"
+
+            id = serializers.CharField(help_text="`neighbours:<direction>:<namespace or *>:<nodeId>`")
+            nodeId = serializers.CharField(
+                help_text="the hub: the node whose neighbours these are (`GET /api/v1/lineage/neighbours`' `nodeId`)"
+            )
+            drawnOn = serializers.CharField(
+                help_text="the node of `graph` the hub is drawn as: the hub, or at `level=application` an action "
+                "job hub's application"
+            )
+            direction = serializers.ChoiceField(choices=["downstream", "upstream"])
+            type = serializers.ChoiceField(choices=LINEAGE_NODE_TYPES, help_text="what its members are")
+            namespace = serializers.CharField(
+                allow_null=True, help_text="its members' namespace; null: every namespace (too many to count apart)"
+            )
+            count = serializers.IntegerField(help_text="its members: the hub's neighbours in that namespace")
+            failing = serializers.IntegerField(help_text="members whose latest run failed or was aborted")
+
+        truncated = serializers.BooleanField(
+            help_text="the node budget (`LINEAGE_MAX_NODES`, clusters included) cut the graph short"
+        )
         graph = NodeSerializer(many=True)
+        clusters = ClusterSerializer(
+            many=True,
+            help_text="a node with more than `LINEAGE_CLUSTER_THRESHOLD` neighbours in one hop is a hub: they are "
+            "not in `graph` (nor walked through) but counted here, by namespace; "
+            "`GET /api/v1/lineage/neighbours` lists them",
+        )
         level = serializers.ChoiceField(choices=LEVELS)
 
     @extend_schema(
@@ -167,6 +202,82 @@ class LineageGraphApi(APIView):
                 include_temporary=data["includeTemporary"],
             ),
         )
+
+
+class NeighbourCursorField(serializers.CharField):
+    """A `next` cursor of `GET /api/v1/lineage/neighbours` (the last member's key, URL-safe base64), as that key."""
+
+    def to_internal_value(self, data: Any) -> str:
+        text = super().to_internal_value(data)
+        try:
+            return base64.b64decode(text.encode("ascii"), altchars=b"-_", validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeError) as exc:
+            raise serializers.ValidationError("not a cursor: give back the `next` of the previous page") from exc
+
+
+def neighbour_cursor(key: str | None) -> str | None:
+    """The cursor `NeighbourCursorField` reads back as `key`."""
+    return None if key is None else base64.urlsafe_b64encode(key.encode("utf-8")).decode("ascii")
+
+
+class LineageNeighbourListApi(APIView):
+    """`GET /api/v1/lineage/neighbours?nodeId=…&direction=…[&namespace=…][&q=…][&cursor=…][&limit=…]`: a node's
+    neighbours one hop away, a page at a time by key: the members of a lineage answer's `clusters`."""
+
+    permission_classes = [CanRead]
+
+    class InputSerializer(NodeInput, MomentInput):
+        direction = serializers.ChoiceField(choices=["downstream", "upstream"])
+        namespace = serializers.CharField(
+            required=False, default=None, help_text="only neighbours in this namespace (a cluster's `namespace`)"
+        )
+        q = serializers.CharField(required=False, default=None, help_text="case-insensitive substring of the name")
+        cursor = NeighbourCursorField(
+            required=False, default=None, help_text="the previous page's `next`; left out: the first page"
+        )
+        limit = serializers.IntegerField(min_value=1, max_value=500, default=100)
+
+    class OutputSerializer(ResponseSerializer):
+        class Meta:
+            ref_name = "LineageNeighbours"
+
+        class MemberSerializer(ResponseSerializer):
+            class Meta:
+                ref_name = "LineageNeighbour"
+
+            id = serializers.CharField()
+            type = serializers.ChoiceField(choices=LINEAGE_NODE_TYPES)
+            data = LineageGraphApi.OutputSerializer.NodeSerializer.NodeDataSerializer()  # type: ignore[assignment]
+
+        nodeId = serializers.CharField()
+        direction = serializers.ChoiceField(choices=["downstream", "upstream"])
+        namespace = serializers.CharField(allow_null=True)
+        members = MemberSerializer(many=True, help_text="in key order (namespace, then name)")
+        next = serializers.CharField(
+            allow_null=True, help_text="the cursor of the next page; null: this page is the last"
+        )
+
+    @extend_schema(
+        operation_id="lineage_neighbours",
+        parameters=[InputSerializer],
+        responses=responses_documented(OutputSerializer),
+    )
+    def get(self, request: Request) -> Response:
+        data = query_params(self.InputSerializer, request)
+
+        def read() -> dict[str, Any]:
+            page = neighbours_for_node(
+                node_id=data["nodeId"],
+                direction=data["direction"],
+                namespace=data["namespace"],
+                q=data["q"],
+                after=data["cursor"],
+                limit=data["limit"],
+                moment=moment_of(data),
+            )
+            return page | {"next": neighbour_cursor(page["next"])}
+
+        return response_read(serializer=self.OutputSerializer, read=read)
 
 
 class ColumnLineageGraphApi(APIView):

@@ -10,6 +10,7 @@ from django.conf import settings
 
 from lineage_app.graph import listings
 from lineage_app.graph.model import API_TYPES, NOW, Label, Moment, NodeType
+from lineage_app.graph.neighbourhoods import Cluster
 from lineage_app.graph.node_ids import node_ref_id
 from lineage_app.graph.node_resolve import node_resolve
 from lineage_app.graph.quality import UNKNOWN
@@ -39,6 +40,9 @@ def lineage_for_node(
     Jobs' declared dependencies (`jobDependencies`) are job -> job edges marked `declared`. Unless
     `include_temporary`, each temporary dataset (`datasetType` subtype TEMPORARY) between a job that writes it
     and one that reads it is left out, its edges made job -> job edges that name it in `via`.
+
+    A node with more than `LINEAGE_CLUSTER_THRESHOLD` neighbours in one hop is a hub: its neighbours there are
+    not listed nor walked through; `clusters` count them by namespace (`neighbours_for_node` lists them).
     """
     start = node_resolve(node_id=node_id)
     graph = job_lineage_traverse(
@@ -48,11 +52,13 @@ def lineage_for_node(
         moment=moment,
         max_nodes=settings.LINEAGE_MAX_NODES,
         roll_up=level == "application",
+        cluster_over=settings.LINEAGE_CLUSTER_THRESHOLD or None,
     )
     if not include_temporary:
-        temporary_collapse(graph, keep=start)
+        temporary_collapse(graph, keep={start, *(cluster.drawn_on or cluster.hub for cluster in graph.clusters)})
     _partition_writes_mark(graph)
     body = _graph_body(graph, start, depth=depth, direction=direction, edge_fields=False, level=level)
+    body["clusters"] = [_cluster_body(cluster) for cluster in graph.clusters]
     datasets = {ref[1]: summary for ref, summary in graph.nodes.items() if ref[0] is Label.DATASET}
     statuses = listings.dataset_quality_statuses(keys=sorted(datasets))
     for key, summary in datasets.items():  # the same dicts as the body's nodes' `data`
@@ -80,15 +86,30 @@ def _partition_writes_mark(graph: LineageGraph) -> None:
             graph.edges.add((app, dataset, (*properties, ("lastSubset", subset), ("lastSubsetAt", at))))
 
 
-def temporary_collapse(graph: LineageGraph, *, keep: NodeRef) -> None:
-    """Leave out of `graph` each temporary dataset (but `keep`) that a job it reached writes and another it
+def _cluster_body(cluster: Cluster) -> dict[str, Any]:
+    """A cluster as the API tells it; its `id` names the hub, the direction and the namespace (`*`: every one)."""
+    hub = node_ref_id(cluster.hub)
+    return {
+        "id": f"neighbours:{cluster.direction}:{cluster.namespace or '*'}:{hub}",
+        "nodeId": hub,
+        "drawnOn": node_ref_id(cluster.drawn_on or cluster.hub),
+        "direction": cluster.direction,
+        "type": API_TYPES[cluster.label],
+        "namespace": cluster.namespace,
+        "count": cluster.members,
+        "failing": cluster.failing,
+    }
+
+
+def temporary_collapse(graph: LineageGraph, *, keep: set[NodeRef]) -> None:
+    """Leave out of `graph` each temporary dataset (but those in `keep`) that a job it reached writes and another it
     reached reads: each writer -> reader pair becomes one job -> job edge naming it in `via`, held while both
     edges held (seen from the later first sighting to the earlier last one, stale if either is). One that
     only a writer or only a reader reached stays, so where the walk stopped is still drawn."""
     temporary = {
         ref
         for ref, summary in graph.nodes.items()
-        if ref[0] is Label.DATASET and summary.get("temporary") and ref != keep
+        if ref[0] is Label.DATASET and summary.get("temporary") and ref not in keep
     }
     for dataset in sorted(temporary):
         into = [(origin, properties) for origin, destination, properties in graph.edges if destination == dataset]

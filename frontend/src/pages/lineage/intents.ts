@@ -1,7 +1,9 @@
 // What each intent does to the explorer: a place intent moves to another place (a history entry and a load), the others
 // change the drawn graph where it is (select, expand, show or fold an application's actions, open a cluster, show all).
 
+import { api } from "../../api/client";
 import { idLabel } from "../../format";
+import { neighbourClusterOf } from "../../graph/neighbourClusters";
 import { setQuery } from "../../router";
 import type { CardMode } from "../../graph/columnCards";
 import { cardFieldsMerge } from "../../graph/model";
@@ -24,6 +26,7 @@ export async function intentDo(parts: ExplorerParts, intent: Intent): Promise<vo
     case "expand-application": return actionsShow(parts, intent.id);
     case "collapse-application": return actionsFold(parts, intent.id);
     case "open-cluster": return clusterOpen(parts, intent.id);
+    case "more-neighbours": return neighboursMore(parts, intent.id);
     case "show-all": return everythingShow(parts, intent.all);
     case "trace": store.traceSet(intent.id); columnMarksShow(parts); return;
     case "card-mode": return cardsShow(parts, intent.mode, [intent.card]);
@@ -112,6 +115,23 @@ async function clusterOpen(parts: ExplorerParts, id: string): Promise<void> {
   if (!cluster) return;
   await redraw(parts, "");
   countsShow(parts, `opened ${cluster.label}`);
+}
+
+/** Draw the next page of a server cluster's members beside its hub (the cluster counts the rest, or leaves). */
+async function neighboursMore(parts: ExplorerParts, id: string): Promise<void> {
+  const { store, status, signal } = parts;
+  const cluster = neighbourClusterOf(store.model, id);
+  if (!cluster) return;
+  try {
+    const page = await api.neighbours(cluster.hub, cluster.direction, cluster.namespace, cluster.next, signal, placeWhen(store.place));
+    const added = store.neighbourPageMerge(id, page);
+    await redraw(parts, page.next ? id : cluster.drawnOn, true); // the cluster stays in view while it has more
+    const left = cluster.count - cluster.shown - page.members.length;
+    countsShow(parts, `${page.members.length} of ${cluster.count.toLocaleString("en")} shown beside ${idLabel(cluster.drawnOn)}` +
+      (page.next ? `; ${left.toLocaleString("en")} more: click the cluster again.` : ".") + (added.length ? "" : " (all drawn already)"));
+  } catch (error) {
+    if (!isAbort(error)) status.error(error);
+  }
 }
 
 /** Show every node (or group them again past the collapse threshold). */

@@ -6,6 +6,7 @@ import type {
 } from "../../api/types";
 import { fieldIdOf } from "../../format";
 import { emptyModel, mergeLineage, type GraphModel } from "../../graph/model";
+import { neighbourClustersMerge } from "../../graph/neighbourClusters";
 import { placeAt, staleShown, type ExplorerState } from "./state";
 
 /** What a place asks of `GET /lineage` and `/column-lineage` about time: its instant, and whether stale edges too. */
@@ -38,7 +39,10 @@ export async function tableLineageLoad({ place, signal }: { place: ExplorerState
     )));
   performance.mark("tributary:fetched");
   const model = emptyModel();
-  for (const answer of answers) mergeLineage(model, answer, placeAt(place));
+  for (const answer of answers) {
+    mergeLineage(model, answer, placeAt(place));
+    if ("clusters" in answer) neighbourClustersMerge(model, answer.clusters);
+  }
   const truncated = answers.some((answer) => answer.truncated);
   if (!diffs) return { model, truncated };
   return { model, truncated, schemaChanges: schemaChangesJoin(diffs.flatMap((diff) => diff.schemaChanges)) };

@@ -1,11 +1,12 @@
 // The explorer's state (its place, graph, path ends, expanded applications, grouping) and the transitions that change it.
 
-import type { DatasetDetail, Direction, Level, LineageResponse, SchemaChange } from "../../api/types";
+import type { DatasetDetail, Direction, Level, LineageNeighbours, LineageResponse, SchemaChange } from "../../api/types";
 import { CLUSTER_PREFIX, COLLAPSE_ABOVE, Grouping } from "../../graph/clusters";
 import { cardModeNext, cardsShown, type CardMode } from "../../graph/columnCards";
 import {
   cardHeadId, collapseApplication, edgeId, emptyModel, expandApplication, fieldTrace, mergeLineage, pathEdgeIds, shortestPath, type GraphModel, type GraphNode,
 } from "../../graph/model";
+import { NEIGHBOURS_PREFIX, neighbourClustersMerge, neighbourPageMerge } from "../../graph/neighbourClusters";
 import type { Placement } from "../../graph/view";
 import { columnDataset, placeAt, staleShown, tableKey, type ExplorerState, type View } from "./state";
 import type { TimeChoice } from "./time";
@@ -29,6 +30,7 @@ export type Intent =
   | { kind: "expand-application"; id: string }
   | { kind: "collapse-application"; id: string }
   | { kind: "open-cluster"; id: string }
+  | { kind: "more-neighbours"; id: string }
   | { kind: "show-all"; all: boolean }
   | { kind: "trace"; id: string | null }
   | { kind: "card-mode"; card: string; mode: CardMode }
@@ -69,6 +71,7 @@ export function placeHasSubject(place: ExplorerState): boolean {
  */
 export function tapIntent(place: ExplorerState, model: GraphModel, id: string, shift: boolean, cardMode: (card: string) => CardMode): Intent | null {
   if (id.startsWith(CLUSTER_PREFIX)) return { kind: "open-cluster", id };
+  if (id.startsWith(NEIGHBOURS_PREFIX)) return { kind: "more-neighbours", id };
   if (place.view === "column") {
     const node = model.nodes.get(id);
     if (node?.type === "DATASET_FIELD") return { kind: "trace", id };
@@ -248,7 +251,15 @@ export class ExplorerStore {
   /** Merge the neighbours of a node into the model; the ids of the nodes that were not there. */
   neighboursMerge(answer: LineageResponse): string[] {
     const added = mergeLineage(this.model, answer, placeAt(this.place));
+    neighbourClustersMerge(this.model, answer.clusters);
     if (added.length) this.grouping.regroup();
+    return added;
+  }
+
+  /** Join a page of a cluster's members (`GET /lineage/neighbours`) to the graph; the ids of the nodes added. */
+  neighbourPageMerge(id: string, page: LineageNeighbours): string[] {
+    const added = neighbourPageMerge(this.model, id, page);
+    this.grouping.regroup();
     return added;
   }
 
