@@ -52,6 +52,13 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ("/api/v1/lineage", "/api/v1/lineage", {"nodeId": APP, "depth": 4}),
     ("/api/v1/lineage", "/api/v1/lineage", {"nodeId": APP, "depth": 4, "level": "action"}),
     ("/api/v1/column-lineage", "/api/v1/column-lineage", {"nodeId": FIELD, "depth": 4}),
+    # A cluster's members a page at a time: a first page with a cursor to the next, and a last one without.
+    (
+        "/api/v1/lineage/neighbours",
+        "/api/v1/lineage/neighbours",
+        {"nodeId": RAW, "direction": "downstream", "limit": 1},
+    ),
+    ("/api/v1/lineage/neighbours", "/api/v1/lineage/neighbours", {"nodeId": CLEAN, "direction": "upstream"}),
     ("/api/v1/lineage/diff", "/api/v1/lineage/diff", {"nodeId": CLEAN, "from": EARLY, "to": LATE}),
     ("/api/v1/lineage/diff", "/api/v1/lineage/diff", {"nodeId": APP, "depth": 4, "from": EARLY, "to": LATE}),
     ("/api/v1/column-lineage/diff", "/api/v1/column-lineage/diff", {"nodeId": FIELD, "from": EARLY, "to": LATE}),

@@ -31,6 +31,9 @@ def neighbours_for_node(
         "nodeId": node_id,
         "direction": direction,
         "namespace": namespace,
-        "members": [{"id": row["nodeId"], "type": API_TYPES[label], "data": row} for row in page],
+        "members": [
+            {"id": row["nodeId"], "type": API_TYPES[label], "data": {k: v for k, v in row.items() if k != "key"}}
+            for row in page
+        ],
         "next": page[-1]["key"] if len(rows) > limit else None,
     }
