@@ -382,8 +382,10 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "RunStateEnum": "lineage_app.graph.model.RunState",
         "WitnessAlarmKindEnum": "lineage_app.ledger.models.WITNESS_ALARM_KINDS",
-        # A lineage walk's direction; a declared job dependency's (`upstream`/`downstream` only) is named apart.
+        # A lineage walk's direction; one hop's (a declared job dependency's, a hub's neighbours': `upstream` or
+        # `downstream` only) is named apart.
         "DirectionEnum": ["both", "downstream", "upstream"],
+        "HopDirectionEnum": ["downstream", "upstream"],
         "AlertKindEnum": "lineage_app.alerts.models.RULE_KINDS",
         "IncidentStateEnum": "lineage_app.alerts.models.INCIDENT_STATES",
         "IncidentEventKindEnum": "lineage_app.alerts.models.INCIDENT_EVENT_KINDS",

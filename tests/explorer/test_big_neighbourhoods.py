@@ -193,6 +193,7 @@ def test_a_search_lists_the_members_whose_name_contains_it(graph: Any, read_clie
     [
         ({"direction": "downstream", "cursor": "%%%"}, "cursor"),
         ({"direction": "downstream", "cursor": "_w"}, "cursor"),
+        ({"direction": "downstream", "cursor": "not base64!"}, "cursor"),
         ({"direction": "sideways"}, "direction"),
         ({}, "direction"),
         ({"direction": "downstream", "limit": 0}, "limit"),
@@ -206,6 +207,16 @@ def test_bad_paging_parameters_are_a_400_naming_them(
     response = read_client.get(f"/api/v1/lineage/neighbours?{urlencode({'nodeId': HUB, **params})}")
     assert response.status_code == 400, response.content
     assert field in response.content.decode()
+
+
+def test_any_cursor_of_the_documented_pattern_is_a_place_to_page_from(graph: Any, read_client: APIClient) -> None:
+    """A cursor that decodes to no member's key (or to no text: bytes that are not UTF-8) still pages: from
+    after where that key would sort, never a 400 for a cursor the schema allows."""
+    _hub_with(range(3))
+    for cursor in ("_w==", "AAAA", "____"):
+        params = {"nodeId": HUB, "direction": "downstream", "cursor": cursor}
+        response = read_client.get(f"/api/v1/lineage/neighbours?{urlencode(params)}")
+        assert response.status_code == 200, (cursor, response.content)
 
 
 def test_an_unknown_node_is_a_404(graph: Any, read_client: APIClient) -> None:

@@ -269,6 +269,9 @@ def test_the_run_api_shows_the_worst_status_and_each_event(graph, key, read_clie
     )
     body = read_client.get(f"/api/v1/jobs/runs/{run_id}").json()
     assert body["verification"] == "UNSIGNED"
+    # Each event also says where the ledger holds it: no chain (a version 1 signature, an unsigned event), the
+    # log's leaf, and no checkpoint covering it yet.
+    ledger = {"chain": None, "inclusion": {"checkpoint": None, "witnessed": False}}
     assert body["events"] == [
         {
             "id": start.id,
@@ -276,6 +279,9 @@ def test_the_run_api_shows_the_worst_status_and_each_event(graph, key, read_clie
             "eventTime": "2026-01-05T08:00:00.000000Z",
             "verification": "VERIFIED",
             "status": "applied",
+            "contentHash": start.content_hash,
+            **ledger,
+            "inclusion": {**ledger["inclusion"], "leafIndex": 0},
         },
         {
             "id": complete.id,
@@ -283,6 +289,9 @@ def test_the_run_api_shows_the_worst_status_and_each_event(graph, key, read_clie
             "eventTime": "2026-01-05T08:05:00.000000Z",
             "verification": "UNSIGNED",
             "status": "applied",
+            "contentHash": complete.content_hash,
+            **ledger,
+            "inclusion": {**ledger["inclusion"], "leafIndex": 1},
         },
     ]
 

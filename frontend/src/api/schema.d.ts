@@ -1536,12 +1536,6 @@ export interface components {
             kind: components["schemas"]["DestinationKindEnum"];
         };
         /**
-         * @description * `upstream` - upstream
-         *     * `downstream` - downstream
-         * @enum {string}
-         */
-        Direction134Enum: "upstream" | "downstream";
-        /**
          * @description * `both` - both
          *     * `downstream` - downstream
          *     * `upstream` - upstream
@@ -1748,6 +1742,12 @@ export interface components {
             /** @description the end of the completed run that left it out */
             staleSince: string;
         };
+        /**
+         * @description * `downstream` - downstream
+         *     * `upstream` - upstream
+         * @enum {string}
+         */
+        HopDirectionEnum: "downstream" | "upstream";
         /** @description The report's header, then its assets, then a summary of them. */
         Impact: {
             /** @description the starts, as resolved */
@@ -1908,10 +1908,10 @@ export interface components {
             /**
              * @description `upstream`: it runs before this job
              *
-             *     * `upstream` - upstream
              *     * `downstream` - downstream
+             *     * `upstream` - upstream
              */
-            direction: components["schemas"]["Direction134Enum"];
+            direction: components["schemas"]["HopDirectionEnum"];
             /** @description a declaring job's latest completed runs still declare it */
             current: boolean;
             /** @description the jobs whose runs declared it */
@@ -2115,7 +2115,7 @@ export interface components {
             nodeId: string;
             /** @description the node of `graph` the hub is drawn as: the hub, or at `level=application` an action job hub's application */
             drawnOn: string;
-            direction: components["schemas"]["Direction134Enum"];
+            direction: components["schemas"]["HopDirectionEnum"];
             /**
              * @description what its members are
              *
@@ -2302,7 +2302,7 @@ export interface components {
         };
         LineageNeighbours: {
             nodeId: string;
-            direction: components["schemas"]["Direction134Enum"];
+            direction: components["schemas"]["HopDirectionEnum"];
             namespace: string | null;
             /** @description in key order (namespace, then name) */
             members: components["schemas"]["LineageNeighbour"][];

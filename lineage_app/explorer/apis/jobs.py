@@ -157,7 +157,7 @@ class JobDetailApi(APIView):
 
             jobId = serializers.CharField()
             direction = serializers.ChoiceField(
-                choices=["upstream", "downstream"], help_text="`upstream`: it runs before this job"
+                choices=["downstream", "upstream"], help_text="`upstream`: it runs before this job"
             )
             current = serializers.BooleanField(help_text="a declaring job's latest completed runs still declare it")
             declaredBy = serializers.ListField(
