@@ -336,7 +336,7 @@ def test_searching_a_run_id_lands_on_that_run(logged_in: Any, live_server: Any, 
     page.keyboard.press("Enter")
     page.wait_for_url(f"**/job?nodeId={quote(job_id, safe='')}&run={run_id}")
     focus = page.locator(f"#run-focus[data-run='{run_id}']")
-    focus.locator(".mono").wait_for()
+    focus.get_by_text(f"run {run_id}", exact=True).wait_for()  # the run's own line, not its ledger cells
     assert run_id in focus.inner_text() and "COMPLETED" in focus.inner_text().upper()
     page.locator(f"#runs tr.run-focused[data-run='{run_id}']").wait_for()
     page.locator(".page-head .node-name").wait_for()
