@@ -445,7 +445,7 @@ def write_statements(
         (statements.SET_JOB_OUTPUT_SUBSETS, rows.job_output_subsets),
         (statements.MERGE_JOB_DEPENDENCIES, rows.job_dependencies),
         (statements.MERGE_DATASET_VERSIONS, [v for v in versions if v["key"] not in known_versions]),
-        (statements.SET_VERSION_SIGHTINGS, [v for v in versions if v["key"] in known_versions]),
+        (statements.SET_VERSION_SIGHTINGS, [_sighting(v) for v in versions if v["key"] in known_versions]),
         (statements.MERGE_FIELDS, new_fields),
         (statements.MERGE_FIELD_DERIVATIONS, rows.derivations),
         (statements.CONFIRM_JOB_INPUTS, rows.input_confirmations),
@@ -462,6 +462,14 @@ def write_statements(
         (statements.SET_DATASET_LINEAGE_DELETIONS, rows.lineage_deletions),
     )
     return [(statement, statement_rows) for statement, statement_rows in ordered if statement_rows]
+
+
+# What `SET_VERSION_SIGHTINGS` reads of a version's row: a known version's names and types are in the graph.
+_SIGHTING_COLUMNS = ("key", "fieldDescriptions", "createdByRun", "first", "last", "order", "firstOrder")
+
+
+def _sighting(version: dict[str, Any]) -> dict[str, Any]:
+    return {name: version[name] for name in _SIGHTING_COLUMNS}
 
 
 def graph_writes_for(events: Iterable[EventRecord], folds: Iterable[RunFold]) -> GraphWrites:
@@ -713,8 +721,6 @@ def _add_schema_version(
             "version": version,
             "fieldNames": list(field_names),
             "fieldTypes": list(field_types),
-            # A version's fields are created once, when the version is first seen (`field_candidates`).
-            "fields": [_field_row(namespace, name, field_name) for field_name in field_names],
         }
     )
     # Descriptions are no part of a version's identity: a version keeps those of its newest sighting.
