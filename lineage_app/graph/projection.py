@@ -433,7 +433,7 @@ def write_statements(
         (statements.MERGE_RUN_ROOTS, writes.run_roots),
         (statements.MERGE_RUN_READS, rows.run_reads),
         (statements.MERGE_RUN_WRITES, rows.run_writes),
-        (statements.SET_DATASET_LATEST_RUNS, writes.runs),
+        (statements.SET_DATASET_LATEST_RUNS, _latest_run_rows(writes.runs)),
         (statements.SET_RUN_READ_STATISTICS, rows.run_read_statistics),
         (statements.SET_RUN_WRITE_STATISTICS, rows.run_write_statistics),
         (statements.SET_RUN_READ_SUBSETS, rows.run_read_subsets),
@@ -564,6 +564,16 @@ def _referenced_run(run: ParentRun) -> dict[str, str | None]:
         # only while the job has no run with events (an empty time sorts first).
         **_latest_run_facts(run.run_id, RunState.NEW.value, ""),
     }
+
+
+# The facts `_latest_run_facts` gives a run's job and datasets.
+LATEST_RUN_FACTS = ("latestRunId", "latestRunState", "latestRunTime", "runOrder")
+
+
+def _latest_run_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The runs as SET_DATASET_LATEST_RUNS reads them: each run's id and latest-run facts, without the run node's
+    properties (its facets among them, which can be large), which MERGE_RUNS alone writes."""
+    return [{"runId": run["runId"], **{name: run[name] for name in LATEST_RUN_FACTS}} for run in runs]
 
 
 def _latest_run_facts(run_id: str, state: str, last_event_time: str) -> dict[str, str | None]:
