@@ -225,8 +225,11 @@ def hierarchy_conflict(dataset: dict[str, Any]) -> str | None:
     if not isinstance(facets, dict):
         return None
     levels = _levels(facets)
-    if levels is None:
-        return None
+    return None if levels is None else _levels_conflict(dataset, facets, levels)
+
+
+def _levels_conflict(dataset: dict[str, Any], facets: dict[str, Any], levels: list[tuple[str, str]]) -> str | None:
+    """`hierarchy_conflict` for a dataset whose hierarchy's `levels` are read already."""
     if any(not name.strip() for _, name in levels):
         return "hierarchy: a level has an empty name"
     declared = ".".join(level for _, level in levels)
@@ -251,7 +254,7 @@ def declared_identifier(dataset: dict[str, Any]) -> Link | None:
     namespace, or when `hierarchy_conflict`."""
     facets = dataset.get("facets") or {}
     levels = _levels(facets)
-    if levels is None or hierarchy_conflict(dataset) is not None:
+    if levels is None or _levels_conflict(dataset, facets, levels) is not None:
         return None
     namespace = catalog_namespace(facets.get("catalog"))
     if namespace is None:
