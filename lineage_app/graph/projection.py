@@ -566,7 +566,7 @@ def _referenced_run(run: ParentRun) -> dict[str, str | None]:
     }
 
 
-# The facts `_latest_run_facts` gives a run's job and datasets.
+# What a run offers its job and the datasets it wrote as their latest run (`_latest_run_facts`).
 LATEST_RUN_FACTS = ("latestRunId", "latestRunState", "latestRunTime", "runOrder")
 
 
@@ -577,14 +577,10 @@ def _latest_run_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _latest_run_facts(run_id: str, state: str, last_event_time: str) -> dict[str, str | None]:
-    """What a run offers its job and the datasets it wrote as their latest run, with the order
-    key (time, then runId) the graph keeps the newest by."""
-    return {
-        "latestRunId": run_id,
-        "latestRunState": state,
-        "latestRunTime": last_event_time or None,
-        "runOrder": run_order_key(last_event_time, run_id),
-    }
+    """What a run offers its job and the datasets it wrote as their latest run (`LATEST_RUN_FACTS`), with
+    the order key (time, then runId) the graph keeps the newest by."""
+    values = (run_id, state, last_event_time or None, run_order_key(last_event_time, run_id))
+    return dict(zip(LATEST_RUN_FACTS, values, strict=True))
 
 
 def _project_event(built: _EventRowsBuilder, event: _Stamped, resolve: Resolve) -> None:
