@@ -21,9 +21,10 @@ from django.utils import timezone
 
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.instants import utc_text
+from lineage_app.ledger.checkpoint_history import checkpoint_cosignatures
 from lineage_app.ledger.checkpoints import log_note_sign, log_origin
 from lineage_app.ledger.log_keys import log_key_record, log_signing_key
-from lineage_app.ledger.models import Cosignature, Heartbeat, Link, LogCheckpoint, LogLeaf, Unchained
+from lineage_app.ledger.models import Heartbeat, Link, LogCheckpoint, LogLeaf, Unchained
 from lineage_app.ledger.proofs import (
     SignedCheckpoint,
     checkpoint_at,
@@ -175,15 +176,8 @@ def audit_bundle_write(*, selection: AuditSelection, write: Callable[[bytes], ob
         )
         for old, new in pairwise(checkpoints)
     ]
-    # The witnesses' cosignatures of the bundled checkpoints, and the keys that check them.
-    cosignatures = list(
-        Cosignature.objects.filter(checkpoint__size__in=[c.size for c in checkpoints]).select_related(
-            "checkpoint", "witness"
-        )
-    )
-    lines_by_size: dict[int, list[str]] = {}
-    for cosignature in cosignatures:
-        lines_by_size.setdefault(cosignature.checkpoint.size, []).append(cosignature.line)
+    # The cosignatures of the bundled checkpoints as the Trust page shows them, and the keys that check them.
+    cosignatures = checkpoint_cosignatures([c.size for c in checkpoints])
     digest, lines = hashlib.sha256(), 0
 
     def line(value: dict[str, Any]) -> None:
@@ -199,10 +193,13 @@ def audit_bundle_write(*, selection: AuditSelection, write: Callable[[bytes], ob
             created_at=utc_text(timezone.now()),
             selection=selection.as_header(),
             checkpoint=first.size,
-            checkpoints=[BundleCheckpoint(c.note, tuple(lines_by_size.get(c.size, ()))) for c in checkpoints],
+            checkpoints=[
+                BundleCheckpoint(c.note, tuple(cosignature.line for cosignature in cosignatures.get(c.size, [])))
+                for c in checkpoints
+            ],
             consistency=consistency,
             log_keys=[key["verifierKey"] for key in log_keys()],
-            witness_keys=sorted({cosignature.witness.verifier_key for cosignature in cosignatures}),
+            witness_keys=sorted({c.witness.verifier_key for signed in cosignatures.values() for c in signed}),
             producer_keys=_producer_keys(selection),
         )
     )

@@ -23,11 +23,7 @@ def checkpoint_history(*, limit: int, before: int | None) -> dict[str, Any]:
         rows = rows.filter(size__lt=before)
     page = list(rows[: limit + 1])
     more, page = len(page) > limit, page[:limit]
-    cosignatures: dict[int, list[Cosignature]] = {}
-    for cosignature in Cosignature.objects.filter(checkpoint__in=page, witness__revoked_at__isnull=True).select_related(
-        "witness"
-    ):
-        cosignatures.setdefault(cosignature.checkpoint_id, []).append(cosignature)
+    cosignatures = checkpoint_cosignatures([checkpoint.size for checkpoint in page])
     return {
         "count": LogCheckpoint.objects.count(),
         "next": page[-1].size if more else None,
@@ -37,8 +33,18 @@ def checkpoint_history(*, limit: int, before: int | None) -> dict[str, Any]:
             _alarm_view(alarm)
             for alarm in WitnessAlarm.objects.filter(resolved_at__isnull=True).select_related("witness")[:100]
         ],
-        "results": [_checkpoint_view(checkpoint, cosignatures.get(checkpoint.pk, [])) for checkpoint in page],
+        "results": [_checkpoint_view(checkpoint, cosignatures.get(checkpoint.size, [])) for checkpoint in page],
     }
+
+
+def checkpoint_cosignatures(sizes: Sequence[int]) -> dict[int, list[Cosignature]]:
+    """The cosignatures of registered, unrevoked witnesses on the checkpoints of tree sizes `sizes`, by size (a
+    checkpoint none cosigned is left out), each with its witness; one query."""
+    by_size: dict[int, list[Cosignature]] = {}
+    cosignatures = Cosignature.objects.filter(checkpoint__size__in=list(sizes), witness__revoked_at__isnull=True)
+    for cosignature in cosignatures.select_related("checkpoint", "witness"):
+        by_size.setdefault(cosignature.checkpoint.size, []).append(cosignature)
+    return by_size
 
 
 def _checkpoint_view(checkpoint: LogCheckpoint, cosignatures: list[Cosignature]) -> dict[str, Any]:
