@@ -4,9 +4,6 @@ that verify with `lineage_protocol` alone, clear refusals, pruning, and a tamper
 from __future__ import annotations
 
 import base64
-import json
-import urllib.error
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from io import StringIO
@@ -42,6 +39,7 @@ from lineage_protocol import (
     verify_inclusion,
 )
 from tests.events import new_run_id, run_event
+from tests.ledger.live_api import api_call
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ORIGIN = "lineage.test/log"
@@ -51,20 +49,6 @@ ORIGIN = "lineage.test/log"
 def _log_settings(settings: Any, tmp_path: Path) -> None:
     settings.LEDGER_ORIGIN = ORIGIN
     settings.LEDGER_SIGNING_KEY_PATH = tmp_path / "keys" / "ledger.key"
-
-
-def _call(url: str, token: str, path: str, body: Any = None) -> tuple[int, Any, dict[str, str]]:
-    request = urllib.request.Request(
-        f"{url}{path}",
-        data=None if body is None else json.dumps(body).encode(),
-        method="GET" if body is None else "POST",
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, json.loads(response.read()), dict(response.headers)
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read()), dict(error.headers)
 
 
 def _events(count: int) -> list[dict[str, Any]]:
@@ -90,7 +74,7 @@ def test_concurrent_accepts_get_contiguous_leaf_indexes_and_a_duplicate_answers_
     events = _events(30)
     posts = [("/api/v1/lineage", e) for e in events] + [("/api/v1/lineage/batch", events[i : i + 5]) for i in (0, 12)]
     with ThreadPoolExecutor(8) as pool:
-        answers = list(pool.map(lambda p: _call(live_server.url, ingest_token, *p), posts))
+        answers = list(pool.map(lambda p: api_call(live_server.url, ingest_token, *p), posts))
     singles = [body for _, body, _ in answers[:30]]
     items = [item for _, body, _ in answers[30:] for item in body["results"]]
     leaf_of = {}
@@ -100,7 +84,7 @@ def test_concurrent_accepts_get_contiguous_leaf_indexes_and_a_duplicate_answers_
     assert sorted(leaf_of.values()) == list(range(30))
     for body in singles + items:
         assert body["leafIndex"] == leaf_of[body["id"]]
-    again = _call(live_server.url, ingest_token, "/api/v1/lineage", events[3])[1]
+    again = api_call(live_server.url, ingest_token, "/api/v1/lineage", events[3])[1]
     assert again["status"] == "duplicate" and again["leafIndex"] == leaf_of[again["id"]]
     assert LogLeaf.objects.count() == 30
     for leaf in LogLeaf.objects.all():
@@ -111,15 +95,15 @@ def test_concurrent_accepts_get_contiguous_leaf_indexes_and_a_duplicate_answers_
 def test_an_events_inclusion_proof_by_id_or_content_hash_verifies_against_the_signed_checkpoint(
     live_server: Any, ingest_token: str, read_token: str
 ) -> None:
-    receipts = _call(live_server.url, ingest_token, "/api/v1/lineage/batch", _events(7))[1]["results"]
+    receipts = api_call(live_server.url, ingest_token, "/api/v1/lineage/batch", _events(7))[1]["results"]
     checkpoint_log()
-    status, answer, _ = _call(live_server.url, read_token, "/api/v1/ledger/checkpoint")
+    status, answer, _ = api_call(live_server.url, read_token, "/api/v1/ledger/checkpoint")
     assert status == 200 and answer["treeSize"] == 7 and answer["logSize"] == 7
     signed = _verified_checkpoint(answer)
     assert base64.b64encode(signed.root_hash).decode() == answer["rootHash"]
     event = LineageEvent.objects.get(id=receipts[5]["id"])
     for key in (str(event.id), event.content_hash):
-        status, proof, _ = _call(live_server.url, read_token, f"/api/v1/ledger/proof?event={key}")
+        status, proof, _ = api_call(live_server.url, read_token, f"/api/v1/ledger/proof?event={key}")
         assert status == 200 and proof["leafIndex"] == receipts[5]["leafIndex"]
         leaf = event_leaf_hash(content_hash=event.content_hash, accepted_at=event.received_at)
         assert hash_from_text(proof["leafHash"]) == leaf
@@ -139,13 +123,13 @@ def test_an_events_inclusion_proof_by_id_or_content_hash_verifies_against_the_si
 def test_consistency_between_two_checkpoints_from_the_api_verifies(
     live_server: Any, ingest_token: str, read_token: str
 ) -> None:
-    _call(live_server.url, ingest_token, "/api/v1/lineage/batch", _events(5))
+    api_call(live_server.url, ingest_token, "/api/v1/lineage/batch", _events(5))
     first = checkpoint_sign()
-    _call(live_server.url, ingest_token, "/api/v1/lineage/batch", _events(9))
+    api_call(live_server.url, ingest_token, "/api/v1/lineage/batch", _events(9))
     second = checkpoint_sign()
     assert first is not None and second is not None
     old, new = (_verified_checkpoint({"note": c.note}) for c in (first, second))
-    status, answer, _ = _call(live_server.url, read_token, "/api/v1/ledger/consistency?from=5")
+    status, answer, _ = api_call(live_server.url, read_token, "/api/v1/ledger/consistency?from=5")
     assert status == 200 and (answer["from"], answer["to"]) == (5, 14)
     verify_consistency(
         first=old.size,
@@ -154,16 +138,16 @@ def test_consistency_between_two_checkpoints_from_the_api_verifies(
         second_root=new.root_hash,
         path=hashes_from_text(answer["proof"]),
     )
-    assert _call(live_server.url, read_token, "/api/v1/ledger/consistency?from=14&to=14")[1]["proof"] == []
+    assert api_call(live_server.url, read_token, "/api/v1/ledger/consistency?from=14&to=14")[1]["proof"] == []
 
 
 def test_bad_log_requests_are_answered_4xx_naming_the_parameter(
     live_server: Any, ingest_token: str, read_token: str
 ) -> None:
-    assert _call(live_server.url, read_token, "/api/v1/ledger/checkpoint")[0] == 404
-    receipts = _call(live_server.url, ingest_token, "/api/v1/lineage/batch", _events(3))[1]["results"]
+    assert api_call(live_server.url, read_token, "/api/v1/ledger/checkpoint")[0] == 404
+    receipts = api_call(live_server.url, ingest_token, "/api/v1/lineage/batch", _events(3))[1]["results"]
     checkpoint_sign()
-    late = _call(live_server.url, ingest_token, "/api/v1/lineage", _events(1)[0])[1]
+    late = api_call(live_server.url, ingest_token, "/api/v1/lineage", _events(1)[0])[1]
     expected = {
         "event=12345": (404, "event"),
         "event=not-a-hash": (400, "event"),
@@ -174,10 +158,10 @@ def test_bad_log_requests_are_answered_4xx_naming_the_parameter(
         "": (400, "event"),
     }
     for query, (code, parameter) in expected.items():
-        status, body, headers = _call(live_server.url, read_token, f"/api/v1/ledger/proof?{query}")
+        status, body, headers = api_call(live_server.url, read_token, f"/api/v1/ledger/proof?{query}")
         assert (status, body.get("path")) == (code, parameter), (query, body)
         assert body["message"]
-    status, body, headers = _call(live_server.url, read_token, f"/api/v1/ledger/proof?event={late['id']}")
+    status, body, headers = api_call(live_server.url, read_token, f"/api/v1/ledger/proof?event={late['id']}")
     assert "not yet in a checkpoint" in body["message"] and "next checkpoint is due by" in body["message"]
     assert int(headers["Retry-After"]) >= 1
     for query, (code, parameter) in {
@@ -186,11 +170,11 @@ def test_bad_log_requests_are_answered_4xx_naming_the_parameter(
         "from=-1": (400, "from"),
         "to=2": (400, "from"),
     }.items():
-        status, body, _ = _call(live_server.url, read_token, f"/api/v1/ledger/consistency?{query}")
+        status, body, _ = api_call(live_server.url, read_token, f"/api/v1/ledger/consistency?{query}")
         assert (status, body.get("path")) == (code, parameter), (query, body)
     # An ingest token may witness (checkpoint, consistency: hashes only) but not read proofs of events.
-    assert _call(live_server.url, ingest_token, f"/api/v1/ledger/proof?event={receipts[0]['id']}")[0] == 403
-    assert _call(live_server.url, ingest_token, "/api/v1/ledger/checkpoint")[0] == 200
+    assert api_call(live_server.url, ingest_token, f"/api/v1/ledger/proof?event={receipts[0]['id']}")[0] == 403
+    assert api_call(live_server.url, ingest_token, "/api/v1/ledger/checkpoint")[0] == 200
 
 
 def _gauge(name: str) -> float:
@@ -201,12 +185,12 @@ def _gauge(name: str) -> float:
 def test_deleting_an_event_row_directly_makes_the_next_checkpoint_check_fail_loudly(
     live_server: Any, ingest_token: str
 ) -> None:
-    receipts = _call(live_server.url, ingest_token, "/api/v1/lineage/batch", _events(6))[1]["results"]
+    receipts = api_call(live_server.url, ingest_token, "/api/v1/lineage/batch", _events(6))[1]["results"]
     checkpoint_log()
     assert _gauge("tributary_ledger_log_mismatches") == 0
     with connection.cursor() as cursor:
         cursor.execute(f"DELETE FROM {LineageEvent._meta.db_table} WHERE id = %s", [receipts[2]["id"]])
-    _call(live_server.url, ingest_token, "/api/v1/lineage", _events(1)[0])
+    api_call(live_server.url, ingest_token, "/api/v1/lineage", _events(1)[0])
     with pytest.raises(LogMismatch, match="1 leaf"):
         checkpoint_log()
     assert _gauge("tributary_ledger_log_mismatches") == 1
@@ -218,13 +202,13 @@ def test_deleting_an_event_row_directly_makes_the_next_checkpoint_check_fail_lou
 def test_a_changed_event_is_found_by_the_full_check_and_a_lost_leaf_stops_the_next_checkpoint(
     live_server: Any, ingest_token: str
 ) -> None:
-    receipts = _call(live_server.url, ingest_token, "/api/v1/lineage/batch", _events(4))[1]["results"]
+    receipts = api_call(live_server.url, ingest_token, "/api/v1/lineage/batch", _events(4))[1]["results"]
     checkpoint_sign()
     LineageEvent.objects.filter(id=receipts[1]["id"]).update(received_at=timezone.now() - timedelta(days=1))
     with pytest.raises(CommandError, match="1 event\\(s\\) changed"):
         call_command("check_log", stdout=StringIO())
     LogLeaf.objects.filter(leaf_index=2).delete()
-    _call(live_server.url, ingest_token, "/api/v1/lineage", _events(1)[0])
+    api_call(live_server.url, ingest_token, "/api/v1/lineage", _events(1)[0])
     with pytest.raises(LogTampered, match="missing from the log's store"):
         checkpoint_sign()
 
@@ -232,7 +216,7 @@ def test_a_changed_event_is_found_by_the_full_check_and_a_lost_leaf_stops_the_ne
 def test_pruned_events_keep_their_leaves_old_proofs_still_verify_and_a_signed_prune_record_is_kept(
     live_server: Any, ingest_token: str, read_token: str
 ) -> None:
-    receipts = _call(live_server.url, ingest_token, "/api/v1/lineage/batch", _events(5))[1]["results"]
+    receipts = api_call(live_server.url, ingest_token, "/api/v1/lineage/batch", _events(5))[1]["results"]
     checkpoint_sign()
     old = [r["id"] for r in receipts[:2]]
     LineageEvent.objects.filter(id__in=old).update(
@@ -246,7 +230,7 @@ def test_pruned_events_keep_their_leaves_old_proofs_still_verify_and_a_signed_pr
     note = parse_note(record.note)
     assert note.text.splitlines()[:3] == ["tributary prune record v1", ORIGIN, "5"]
     note_verify(note, _keys())
-    status, proof, _ = _call(live_server.url, read_token, f"/api/v1/ledger/proof?event={old[0]}")
+    status, proof, _ = api_call(live_server.url, read_token, f"/api/v1/ledger/proof?event={old[0]}")
     assert status == 200 and proof["pruned"] is True
     checkpoint = _verified_checkpoint(proof["checkpoint"])
     verify_inclusion(
@@ -262,13 +246,13 @@ def test_pruned_events_keep_their_leaves_old_proofs_still_verify_and_a_signed_pr
 def test_after_the_server_key_rotates_old_and_new_checkpoints_verify_and_each_names_its_signer(
     live_server: Any, ingest_token: str, read_token: str, settings: Any
 ) -> None:
-    _call(live_server.url, ingest_token, "/api/v1/lineage/batch", _events(2))
+    api_call(live_server.url, ingest_token, "/api/v1/lineage/batch", _events(2))
     first = checkpoint_sign()
     settings.LEDGER_SIGNING_KEY = private_key_pem(generate_private_key())
-    _call(live_server.url, ingest_token, "/api/v1/lineage/batch", _events(2))
+    api_call(live_server.url, ingest_token, "/api/v1/lineage/batch", _events(2))
     second = checkpoint_sign()
     assert first is not None and second is not None and first.key_id != second.key_id
-    answer = _call(live_server.url, read_token, "/api/v1/ledger/checkpoint")[1]
+    answer = api_call(live_server.url, read_token, "/api/v1/ledger/checkpoint")[1]
     assert answer["keyId"] == second.key.key_id and {k["keyId"] for k in answer["keys"]} == {
         first.key.key_id,
         second.key.key_id,

@@ -4,9 +4,6 @@ forked or rewritten log, or one whose tree lost a row, is refused and raises the
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
 from io import StringIO
 from pathlib import Path
 from typing import Any
@@ -39,6 +36,7 @@ from lineage_protocol import (
     refusal_note,
 )
 from tests.events import new_run_id, run_event
+from tests.ledger.live_api import api_call
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ORIGIN = "lineage.test/log"
@@ -58,23 +56,9 @@ def witness_key() -> Ed25519PrivateKey:
     return key
 
 
-def _call(url: str, token: str, path: str, body: Any = None) -> tuple[int, Any]:
-    request = urllib.request.Request(
-        f"{url}{path}",
-        data=None if body is None else json.dumps(body).encode(),
-        method="GET" if body is None else "POST",
-        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read())
-
-
 def _accept(url: str, token: str, count: int) -> None:
     events = [run_event("START", run_id=new_run_id()) for _ in range(count)]
-    assert _call(url, token, "/api/v1/lineage/batch", events)[0] == 200
+    assert api_call(url, token, "/api/v1/lineage/batch", events)[0] == 200
     checkpoint_log()
 
 
@@ -90,7 +74,7 @@ def _gauge(name: str) -> float:
 
 
 def _history(url: str, token: str, query: str = "") -> dict[str, Any]:
-    status, answer = _call(url, token, f"/api/v1/ledger/checkpoints{query}")
+    status, answer, _ = api_call(url, token, f"/api/v1/ledger/checkpoints{query}")
     assert status == 200, answer
     return dict(answer)
 
@@ -172,7 +156,7 @@ def test_a_log_rebuilt_with_another_history_is_refused_as_inconsistent(
     LogLeaf.objects.all().delete()
     LogHead.objects.filter(pk=1).update(size=0, frontier=b"")
     events = [run_event("START", run_id=new_run_id()) for _ in range(9)]
-    assert _call(live_server.url, ingest_token, "/api/v1/lineage/batch", events)[0] == 200
+    assert api_call(live_server.url, ingest_token, "/api/v1/lineage/batch", events)[0] == 200
     checkpoint_sign()  # the log's own check would name the 5 events without a leaf: the rewriter skips it
     refused = _witness(live_server.url, ingest_token, witness_key, state).round()
     assert refused.refusal is not None and refused.refusal.kind == RefusalKind.INCONSISTENT
@@ -211,29 +195,29 @@ def test_forged_cosignatures_and_reports_are_refused_and_change_nothing(
         "a control character": ("\u2014 witness.test/w1\x00 AAAA\n", 400),
     }
     for what, (line, expected) in forged.items():
-        status, answer = _call(
+        status, answer, _ = api_call(
             live_server.url, ingest_token, "/api/v1/ledger/cosignatures", {"treeSize": 3, "cosignature": line}
         )
         assert status == expected and answer["message"], (what, answer)
     good = cosign(text, name=NAME, private_key=witness_key, timestamp=1).line()
-    status, answer = _call(
+    status, answer, _ = api_call(
         live_server.url, ingest_token, "/api/v1/ledger/cosignatures", {"treeSize": 9, "cosignature": good}
     )
     assert (status, answer["path"]) == (404, "treeSize")
-    status, answer = _call(live_server.url, ingest_token, "/api/v1/ledger/cosignatures", {"treeSize": "x"})
+    status, answer, _ = api_call(live_server.url, ingest_token, "/api/v1/ledger/cosignatures", {"treeSize": "x"})
     assert status == 400
     assert not Cosignature.objects.exists() and _history(live_server.url, read_token)["unwitnessed"] == 1
 
     refusal = WitnessRefusal(RefusalKind.ROLLBACK, "made up", offered=None)
     unsigned_by_witness = refusal_note(refusal, origin=ORIGIN, state=None, name=NAME, private_key=stranger, timestamp=1)
     for report, expected in ((unsigned_by_witness, 403), ("no note at all", 400)):
-        status, answer = _call(
+        status, answer, _ = api_call(
             live_server.url, ingest_token, "/api/v1/ledger/witness-alarms", {"report": report, "offered": ""}
         )
         assert status == expected, answer
     assert not WitnessAlarm.objects.exists() and _gauge("tributary_ledger_witness_alarms") == 0
     assert (
-        _call(live_server.url, "not-a-token", "/api/v1/ledger/cosignatures", {"treeSize": 3, "cosignature": good})[0]
+        api_call(live_server.url, "not-a-token", "/api/v1/ledger/cosignatures", {"treeSize": 3, "cosignature": good})[0]
         == 401
     )
 
