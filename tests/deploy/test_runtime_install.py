@@ -25,6 +25,7 @@ import pytest
 from tests.conftest import ROOT, free_port, graph_env, wait_until
 from tests.events import run_lifecycle
 from tests.packaging import run_ok
+from tests.processes import processes_stop
 
 
 @pytest.fixture(scope="module")
@@ -185,10 +186,7 @@ def test_the_runtime_migrates_postgresql_and_serves_the_ui_and_the_api(  # type:
         with urllib.request.urlopen(run, timeout=30) as answer:
             assert answer.status == 200 and json.loads(answer.read())["runId"] == run_id
     finally:
-        for process in (gunicorn, worker):
-            process.terminate()
-        for process in (gunicorn, worker):
-            process.wait(timeout=30)
+        processes_stop((gunicorn, worker))
 
 
 def _get_when_up(url: str, server: subprocess.Popen[str], timeout: float = 60) -> tuple[int, str]:

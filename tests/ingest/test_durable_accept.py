@@ -19,6 +19,7 @@ from lineage_app.ingest import services
 from lineage_app.ingest.models import LineageEvent
 from tests.conftest import ROOT, EmbeddedGraph, database_url, graph_env, wait_until
 from tests.events import run_lifecycle
+from tests.processes import processes_stop
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -46,17 +47,7 @@ class Celery:
         self.processes.append(subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=log, stderr=log))
 
     def stop(self) -> None:
-        """Ask each process to stop (a worker's warm shutdown finishes the tasks it holds), then end the ones
-        still at it after a minute: on a loaded machine a prefork worker's warm shutdown took over 30 s, and
-        the test that started it has made its assertions by then."""
-        for process in self.processes:
-            process.terminate()
-        for process in self.processes:
-            try:
-                process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=30)
+        processes_stop(self.processes)
 
 
 @pytest.fixture
