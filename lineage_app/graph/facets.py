@@ -5,10 +5,16 @@ description and schema), so the node keeps each facet name's newest value, not t
 A facet sent as `{"_deleted": true}` is a sighting too: it deletes its name until a newer event sends
 the facet again. Keeping the newest sighting per name is a maximum, so any order of the same events
 gives the same facets.
+
+A node keeps each name's newest sighting as three lists sorted by name (`facetNames`, and each name's
+`facetOrders` and `facetHashes`: its order key and a hash of its content, "" for a deletion) beside the
+live facets (`facetsJson`): the write path settles a batch's sightings against the lists in the engine and
+rewrites the facets only where a newer sighting brings other content (`graph.facet_store`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -42,25 +48,48 @@ def sightings_merge(into: Sightings, newer: Mapping[str, Sighting]) -> bool:
     return changed
 
 
-def sightings_stored(facets_json: str | None, orders_json: str | None) -> Sightings:
-    """A node's sightings from its `facetsJson` (the live facets) and `facetOrdersJson` (each name's
-    order key, deleted names too). A facet a graph written before names were ordered holds has no order
-    key: any sighting is newer (`manage.py rebuild_graph` orders them all)."""
+def facet_hash(facet: dict[str, Any] | None) -> str:
+    """A fingerprint of a facet's content ("" for a deletion): two sightings with the same hash keep the
+    same facet, so the newer one moves only its name's order key."""
+    if facet is None:
+        return ""
+    return hashlib.blake2b(json_property(facet).encode(), digest_size=8).hexdigest()
+
+
+def sighting_lists(sightings: Mapping[str, Sighting]) -> dict[str, list[str]]:
+    """`sightings` as the node's lists, sorted by name: `names`, and each name's `orders` and `hashes`."""
+    names = sorted(sightings)
+    return {
+        "names": names,
+        "orders": [sightings[name][0] for name in names],
+        "hashes": [facet_hash(sightings[name][1]) for name in names],
+    }
+
+
+def sightings_stored(
+    facets_json: str | None, names: list[str] | None = None, orders: list[str] | None = None
+) -> Sightings:
+    """A node's sightings from its `facetsJson` (the live facets) and its `facetNames` and `facetOrders`
+    (each name's order key, deleted names too). A facet a graph written before names were ordered holds
+    has no order key: any sighting is newer (`manage.py rebuild_graph` orders them all)."""
     facets = json.loads(facets_json or "{}")
-    orders = json.loads(orders_json or "{}")
-    return {name: (orders.get(name, ""), facets.get(name)) for name in facets.keys() | orders.keys()}
+    ordered = dict(zip(names or [], orders or [], strict=True))
+    return {name: (ordered.get(name, ""), facets.get(name)) for name in facets.keys() | ordered.keys()}
 
 
 def sightings_properties(sightings: Mapping[str, Sighting]) -> dict[str, Any]:
-    """The node properties that keep `sightings`: the live facets as the read API's `facets`, each
-    name's order key, what the `jobType` facet says (read on Job nodes) and whether the `datasetType` facet
-    says temporary (read on Dataset nodes, `is_temporary`)."""
+    """The node properties that keep `sightings`: the live facets as the read API's `facets`, the lists of
+    each name's order key and content hash (`sighting_lists`), what the `jobType` facet says (read on Job
+    nodes) and whether the `datasetType` facet says temporary (read on Dataset nodes, `is_temporary`)."""
     live = {name: facet for name, (_, facet) in sightings.items() if facet is not None}
     job_type = live.get("jobType") or {}
+    lists = sighting_lists(sightings)
     return {
         "temporary": is_temporary(live),
         "facetsJson": json_property(live),
-        "facetOrdersJson": json_property({name: order for name, (order, _) in sightings.items()}),
+        "facetNames": lists["names"],
+        "facetOrders": lists["orders"],
+        "facetHashes": lists["hashes"],
         "jobType": job_type.get("jobType"),
         "processingType": job_type.get("processingType"),
         "integration": job_type.get("integration"),

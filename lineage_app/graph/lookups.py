@@ -60,7 +60,8 @@ def _read_facets(label: Label) -> str:
     return f"""
 UNWIND $keys AS k
 MATCH (x:{label} {{key: k}})
-RETURN k AS key, x.facetsJson AS facetsJson, x.facetOrdersJson AS facetOrdersJson
+RETURN k AS key, x.facetsJson AS facetsJson, x.facetNames AS facetNames, x.facetOrders AS facetOrders,
+       x.facetOrdersJson AS facetOrdersJson
 """
 
 

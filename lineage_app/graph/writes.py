@@ -56,19 +56,66 @@ MERGE (j:{Label.JOB} {{key: row.key}})
 SET j.nodeId = row.nodeId, j.namespace = row.namespace, j.name = row.name, {seen("j")}
 """
 
-# A dataset's or job's facets merged with the newer sightings of a batch (`graph.facet_store`): only the
-# nodes whose facets changed have a row.
+
+# A dataset's or job's facet sightings settled against its lists (`graph.facets`): each row brings a node's
+# newest sighting per facet name in the batch (`names`, sorted, with their `orders` and content `hashes`); each
+# name keeps the newer of its held and brought sightings, the lists stay sorted by name (re-sorted only when
+# a name is new to the node), and the statement answers the nodes whose facets must be rewritten: those a
+# newer sighting brought other content for (`changed`), and those still holding a `facetOrdersJson` written
+# before the lists (`legacy`, settled in full by the caller).
+def _settle_facet_sightings(label: Label) -> str:
+    return f"""
+UNWIND $rows AS row
+MATCH (x:{label} {{key: row.key}})
+WITH x, row, coalesce(x.facetNames, []) AS heldNames, coalesce(x.facetOrders, []) AS heldOrders,
+     coalesce(x.facetHashes, []) AS heldHashes
+WITH x, row, heldNames, heldOrders, heldHashes, heldNames + [n IN row.names WHERE NOT n IN heldNames] AS names
+WITH x, row, heldNames, names,
+     [n IN names | coalesce(head([i IN range(0, size(heldNames) - 1) WHERE heldNames[i] = n
+                                  | [heldOrders[i], heldHashes[i]]]), ['', ''])] AS held,
+     [n IN names | head([i IN range(0, size(row.names) - 1) WHERE row.names[i] = n
+                         | [row.orders[i], row.hashes[i]]])] AS brought
+WITH x, row, heldNames, names, held, brought,
+     [k IN range(0, size(names) - 1) | brought[k] IS NOT NULL AND brought[k][0] > held[k][0]] AS won
+WITH x, row, names,
+     [k IN range(0, size(names) - 1) | CASE WHEN won[k] THEN brought[k] ELSE held[k] END] AS kept,
+     [k IN range(0, size(names) - 1) WHERE won[k] AND brought[k][1] <> held[k][1] | names[k]] AS changed,
+     CASE WHEN size(names) = size(heldNames) THEN range(0, size(names) - 1)
+          ELSE [r IN range(0, size(names) - 1) | head([k IN range(0, size(names) - 1)
+                WHERE size([m IN names WHERE m < names[k]]) = r])] END AS byName
+SET x.facetNames = [k IN byName | names[k]], x.facetOrders = [k IN byName | kept[k][0]],
+    x.facetHashes = [k IN byName | kept[k][1]]
+WITH x, row, changed, x.facetOrdersJson IS NOT NULL AS legacy
+WHERE size(changed) > 0 OR legacy
+RETURN row.key AS key, changed, legacy
+"""
+
+
+SETTLE_DATASET_FACET_SIGHTINGS = _settle_facet_sightings(Label.DATASET)
+SETTLE_JOB_FACET_SIGHTINGS = _settle_facet_sightings(Label.JOB)
+
+
+# A dataset's or job's facets rewritten (`graph.facet_store`): the nodes a settle answered, with their
+# sightings' lists again (a `legacy` node's settled in full) and what the live facets say.
+def _facet_lists(var: str) -> str:
+    return (
+        f"{var}.facetNames = row.facetNames, {var}.facetOrders = row.facetOrders, {var}.facetHashes = row.facetHashes"
+    )
+
+
 SET_DATASET_FACETS = f"""
 UNWIND $rows AS row
 MATCH (d:{Label.DATASET} {{key: row.key}})
-SET d.facetsJson = row.facetsJson, d.facetOrdersJson = row.facetOrdersJson, d.temporary = row.temporary
+SET d.facetsJson = row.facetsJson, {_facet_lists("d")}, d.temporary = row.temporary
+REMOVE d.facetOrdersJson
 """
 
 SET_JOB_FACETS = f"""
 UNWIND $rows AS row
 MATCH (j:{Label.JOB} {{key: row.key}})
-SET j.facetsJson = row.facetsJson, j.facetOrdersJson = row.facetOrdersJson, j.jobType = row.jobType,
+SET j.facetsJson = row.facetsJson, {_facet_lists("j")}, j.jobType = row.jobType,
     j.processingType = row.processingType, j.integration = row.integration
+REMOVE j.facetOrdersJson
 """
 
 # A run's node takes a fold of at least as many events as it has: a run's applied events only grow,

@@ -16,10 +16,12 @@ from hypothesis import strategies as st
 
 from lineage_app.explorer.selectors.datasets import dataset_detail
 from lineage_app.explorer.selectors.jobs_and_runs import job_detail
+from lineage_app.graph.driver import graph_read, graph_write, records
 from lineage_app.graph.events import EventRecord
+from lineage_app.graph.facet_store import facets_settle
 from lineage_app.graph.facets import Sightings, sightings_merge, sightings_properties, sightings_stored
 from lineage_app.graph.identity import identity_normalise
-from lineage_app.graph.model import natural_key
+from lineage_app.graph.model import Label, natural_key
 from lineage_app.graph.projection import graph_writes_for, rows_resolve
 from lineage_app.graph.writer import graph_wipe
 from lineage_app.ingest.models import LineageEvent
@@ -116,7 +118,7 @@ def test_every_order_of_the_producer_calls_merges_to_the_same_facets() -> None:
     orders = list(permutations(range(len(GROUPS))))
     reference = _merged_in(orders[0])
     table = natural_key(*identity_normalise(NAMESPACE, TABLE))
-    assert sorted(sightings_stored(reference[table]["facetsJson"], None)) == [
+    assert sorted(sightings_stored(reference[table]["facetsJson"])) == [
         "dataQualityAssertions",
         "dataSource",
         "dbt_model",
@@ -133,7 +135,7 @@ def test_an_older_or_repeated_sighting_changes_nothing_so_nothing_is_written() -
 
 
 def test_facets_a_graph_kept_before_names_were_ordered_take_the_next_sighting_of_their_name() -> None:
-    held = sightings_stored('{"documentation":{"description":"old"},"sql":{"query":"select 1"}}', None)
+    held = sightings_stored('{"documentation":{"description":"old"},"sql":{"query":"select 1"}}')
     assert sightings_merge(held, {"documentation": ("2026-01-15T08:00:00.000000Z|a", {"description": "new"})})
     assert json.loads(sightings_properties(held)["facetsJson"]) == {
         "documentation": {"description": "new"},
@@ -203,3 +205,69 @@ def test_two_names_of_one_table_merge_their_facets_by_name(graph, link_first: bo
     assert facets["documentation"]["description"] == "by catalog, later"
     assert facets["storage"]["storageLayer"] == "iceberg"
     assert sorted(facets) == ["documentation", "storage", "symlinks"]
+
+
+def _sql_run(run_id: str, day: int, query: str) -> dict:
+    event = run_event("COMPLETE", run_id=run_id, job="etl.daily", at=DAY + timedelta(days=day))
+    event["job"]["facets"] = {"sql": facet(query=query, dialect="spark")}
+    return event
+
+
+JOB_KEY = natural_key("spark", "etl.daily")
+
+
+def _job_sightings() -> dict:
+    return graph_read(lambda tx: records(tx, SIGHTINGS, key=JOB_KEY))[0]
+
+
+SIGHTINGS = "MATCH (j:Job {key: $key}) RETURN j.facetNames AS names, j.facetOrders AS orders, j.facetsJson AS facets"
+
+
+def test_a_job_that_sends_the_same_sql_every_run_moves_its_order_and_rewrites_no_facet(graph):  # type: ignore[no-untyped-def]
+    accept_and_apply(_sql_run(RUNS[0], 0, "select 1"), _sql_run(RUNS[1], 1, "select 1"), one_by_one=True)
+    stored = _job_sightings()
+    order = stored["orders"][0]
+    assert stored["names"] == ["sql"] and order.startswith((DAY + timedelta(days=1)).strftime("%Y-%m-%d"))
+
+    later = (DAY + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M:%S.000000Z|a")
+    same = {JOB_KEY: {"sql": (later, json.loads(stored["facets"])["sql"])}}
+    other = {JOB_KEY: {"sql": (later + "b", {"query": "select 2"}), "documentation": (later, {"description": "d"})}}
+    assert graph_write(lambda tx: facets_settle(tx, Label.JOB, same)) == 0  # settled in the engine, nothing read
+    assert _job_sightings()["orders"] == [later] and _job_sightings()["facets"] == stored["facets"]
+    assert graph_write(lambda tx: facets_settle(tx, Label.JOB, same)) == 0  # the same sighting again
+    assert graph_write(lambda tx: facets_settle(tx, Label.JOB, other)) == 1
+    assert _job_sightings()["names"] == ["documentation", "sql"]
+    assert job_detail(node_id="job:spark:etl.daily")["facets"]["sql"] == {"query": "select 2"}
+
+
+def test_a_late_run_older_than_a_repeated_sighting_does_not_take_its_name_back(graph):  # type: ignore[no-untyped-def]
+    """Day 0 and day 2 send the same SQL (day 2 writes no facet), then day 1's run arrives late with other SQL:
+    the newest sighting is day 2's, so the SQL stays, as it does when the days arrive in order."""
+    accept_and_apply(_sql_run(RUNS[0], 0, "select 1"), _sql_run(RUNS[2], 2, "select 1"), one_by_one=True)
+    accept_and_apply(_sql_run(RUNS[1], 1, "select 2"))
+    assert job_detail(node_id="job:spark:etl.daily")["facets"]["sql"]["query"] == "select 1"
+    accept_and_apply(_sql_run(RUNS[3], 3, "select 3"))
+    assert job_detail(node_id="job:spark:etl.daily")["facets"]["sql"]["query"] == "select 3"
+
+
+def test_a_node_written_before_the_sighting_lists_keeps_its_order_keys_and_is_upgraded(graph):  # type: ignore[no-untyped-def]
+    """A job an earlier release wrote holds its order keys as `facetOrdersJson`: a late sighting still loses to
+    them, and the node's next write keeps them as lists."""
+    day_two = (DAY + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M:%S.000000Z|z")
+    graph_write(
+        lambda tx: tx.run(
+            "CREATE (:Job {key: $key, nodeId: 'job:spark:etl.daily', namespace: 'spark', name: 'etl.daily', "
+            "facetsJson: $facets, facetOrdersJson: $orders})",
+            key=JOB_KEY,
+            facets='{"sql":{"query":"select 1"}}',
+            orders=json.dumps({"sql": day_two}),
+        ).consume()
+    )
+    accept_and_apply(_sql_run(RUNS[1], 1, "select 2"))
+    assert job_detail(node_id="job:spark:etl.daily")["facets"]["sql"] == {"query": "select 1"}
+    upgraded = graph_read(
+        lambda tx: records(
+            tx, "MATCH (j:Job {key: $key}) RETURN j.facetOrdersJson AS legacy, j.facetOrders AS orders", key=JOB_KEY
+        )
+    )[0]
+    assert upgraded == {"legacy": None, "orders": [day_two]}
