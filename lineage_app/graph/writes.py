@@ -71,15 +71,16 @@ WITH x, row, coalesce(x.facetNames, []) AS heldNames, coalesce(x.facetOrders, []
      coalesce(x.facetHashes, []) AS heldHashes
 WITH x, row, heldNames, heldOrders, heldHashes, heldNames + [n IN row.names WHERE NOT n IN heldNames] AS names
 WITH x, row, heldNames, names,
-     [n IN names | coalesce(head([i IN range(0, size(heldNames) - 1) WHERE heldNames[i] = n
-                                  | [heldOrders[i], heldHashes[i]]]), ['', ''])] AS held,
+     [n IN names | head([i IN range(0, size(heldNames) - 1) WHERE heldNames[i] = n
+                         | [heldOrders[i], heldHashes[i]]])] AS held,
      [n IN names | head([i IN range(0, size(row.names) - 1) WHERE row.names[i] = n
                          | [row.orders[i], row.hashes[i]]])] AS brought
 WITH x, row, heldNames, names, held, brought,
-     [k IN range(0, size(names) - 1) | brought[k] IS NOT NULL AND brought[k][0] > held[k][0]] AS won
+     [k IN range(0, size(names) - 1)
+      | brought[k] IS NOT NULL AND (held[k] IS NULL OR brought[k][0] > held[k][0])] AS won
 WITH x, row, names,
      [k IN range(0, size(names) - 1) | CASE WHEN won[k] THEN brought[k] ELSE held[k] END] AS kept,
-     [k IN range(0, size(names) - 1) WHERE won[k] AND brought[k][1] <> held[k][1] | names[k]] AS changed,
+     [k IN range(0, size(names) - 1) WHERE won[k] AND brought[k][1] <> coalesce(held[k][1], '') | names[k]] AS changed,
      CASE WHEN size(names) = size(heldNames) THEN range(0, size(names) - 1)
           ELSE [r IN range(0, size(names) - 1) | head([k IN range(0, size(names) - 1)
                 WHERE size([m IN names WHERE m < names[k]]) = r])] END AS byName

@@ -237,6 +237,9 @@ def test_a_job_that_sends_the_same_sql_every_run_moves_its_order_and_rewrites_no
     assert graph_write(lambda tx: facets_settle(tx, Label.JOB, same)) == 0  # the same sighting again
     assert graph_write(lambda tx: facets_settle(tx, Label.JOB, other)) == 1
     assert _job_sightings()["names"] == ["documentation", "sql"]
+    unordered = {JOB_KEY: {"ownership": ("", {"owners": []}), "sql": ("", {"query": "select 0"})}}  # an alias's, kept
+    assert graph_write(lambda tx: facets_settle(tx, Label.JOB, unordered)) == 1  # before names were ordered
+    assert _job_sightings()["names"] == ["documentation", "ownership", "sql"]
     assert job_detail(node_id="job:spark:etl.daily")["facets"]["sql"] == {"query": "select 2"}
 
 
