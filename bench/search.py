@@ -1,11 +1,13 @@
-"""Benchmark search on a large synthetic graph: median / p95 of the name-only search (what search did before it
-found run ids, tags and owners) against today's `node_search`, on the same graph, by kind of query.
+"""Benchmark search on a large synthetic graph: the name statements as they were (`toLower(n.name) CONTAINS $q`,
+every node of the label) against today's (`n.searchName CONTAINS $q`, which Neo4j serves from a TEXT index); then
+median / p95 of the name-only search (what search did before it found run ids, tags and owners) against today's
+`node_search`, on the same graph, by kind of query.
 
 Loads `bench/synthetic_graph.py`'s graph into the embedded ArcadeDB as `bench/read_api.py` does (a cached
-database directory of its own), then gives it what producers send and search now reads: every dataset, job
-and run a `facetsJson` like a real one (documentation, SQL, a processing engine; a `tags` facet on one in
-`--tagged`), and the Tag nodes apply writes for them, and `--owners` owners each owning datasets and jobs (one in
-`--owned`). Then times, in process:
+database directory of its own), or into the empty Neo4j that `--graph-uri` names, then gives it what producers
+send and search now reads: every dataset, job and run a `facetsJson` like a real one (documentation, SQL, a
+processing engine; a `tags` facet on one in `--tagged`), and the Tag nodes apply writes for them, and `--owners`
+owners each owning datasets and jobs (one in `--owned`). Then times, in process:
 
 - `name`: substrings of dataset and job names (`ds123`, `job45`) and field names (`col2`);
 - `runId`: a run's id (a unique-index lookup);
@@ -15,6 +17,8 @@ and run a `facetsJson` like a real one (documentation, SQL, a processing engine;
 
     python bench/search.py --datasets 100000 --jobs 100000 --samples 100
     python bench/search.py --datasets 5000 --jobs 5000 --samples 20      # a quick look
+    python bench/search.py --datasets 100000 --jobs 100000 --samples 100 --kinds name \
+        --graph-uri bolt://127.0.0.1:7687 --user neo4j --password … --graph-database lineage
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -35,9 +40,35 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.read_api import DATABASE, PASSWORD, Engine, ensure_loaded, percentiles, read_api_client  # noqa: E402
+from bench.stack_options import stack_options_add, stack_options_describe  # noqa: E402
 
 DECORATION = 2  # bumped when what `decorate` writes changes, so a cached graph is decorated again
 DOMAINS = ["finance", "marketing", "sales", "logistics", "support"]
+KINDS = ("name", "runId", "tag", "owner", "tag:…", "owner:…")
+
+
+def scanning_search(label: str, *extra: str) -> str:
+    """A name statement as it was before `searchName` (`graph.reads._search`): every node of the label."""
+    returned = ", ".join(("n.nodeId AS id", "n.namespace AS namespace", "n.name AS name", *extra))
+    return f"""
+MATCH (n:{label}) WHERE toLower(n.name) CONTAINS $q
+WITH n, CASE WHEN toLower(n.name) = $q THEN 0 WHEN toLower(n.name) STARTS WITH $q THEN 1 ELSE 2 END AS rank
+RETURN {returned}, rank ORDER BY rank, size(n.name), n.nodeId LIMIT $limit
+"""
+
+
+SCANNING_SEARCH = [
+    scanning_search("Dataset"),
+    scanning_search("Job", "n.key AS key", "elementId(n) AS elementId"),
+    scanning_search("Field", "n.dataset AS dataset"),
+    """
+MATCH (a:DatasetAlias) WHERE toLower(a.name) CONTAINS $q AND a.canonicalKey IS NOT NULL
+MATCH (n:Dataset {key: a.canonicalKey})
+WITH n, a, CASE WHEN toLower(a.name) = $q THEN 0 WHEN toLower(a.name) STARTS WITH $q THEN 1 ELSE 2 END AS rank
+RETURN n.nodeId AS id, n.namespace AS namespace, n.name AS name, min(rank) AS rank, min(a.name) AS alias
+ORDER BY rank, id LIMIT $limit
+""",
+]
 
 
 def _facets(rng: random.Random, *, tagged: bool, kind: str) -> str:
@@ -59,32 +90,52 @@ def _facets(rng: random.Random, *, tagged: bool, kind: str) -> str:
     return json.dumps(facets, sort_keys=True)
 
 
-def decorate(*, cache: Path, heap: str, seed: int, tagged: float, owners: int, owned: float) -> None:
-    """Give the cached graph facets, tags and owners (once per cache and settings)."""
+@contextmanager
+def bench_graph(*, cache: Path, heap: str, stack: argparse.Namespace) -> Iterator[tuple[Any, str]]:
+    """A driver of the benchmark's graph and its database: `--graph-uri`'s, else the embedded engine on the cache."""
     from neo4j import GraphDatabase
 
+    if stack.graph_uri:
+        with GraphDatabase.driver(stack.graph_uri, auth=(stack.user, stack.password)) as driver:
+            yield driver, stack.graph_database
+        return
+    with Engine(cache / "graph", heap) as engine, GraphDatabase.driver(engine.uri, auth=("root", PASSWORD)) as driver:
+        yield driver, DATABASE
+
+
+def decorate(
+    *, cache: Path, heap: str, seed: int, tagged: float, owners: int, owned: float, stack: argparse.Namespace
+) -> None:
+    """Give the graph facets, tags and owners (once per cache and settings; on `--graph-uri`, once per graph)."""
     from lineage_app.graph.projection import tag_texts
     from lineage_app.graph.schema import SCHEMA_STATEMENTS
 
     marker = cache / "search-decorated.json"
     shape = {"seed": seed, "tagged": tagged, "owners": owners, "owned": owned, "decoration": DECORATION}
-    if marker.exists() and json.loads(marker.read_text()) == shape:
-        print("reusing the decorated graph")
-        return
     rng = random.Random(seed)
     began = time.monotonic()
-    with Engine(cache / "graph", heap) as engine, GraphDatabase.driver(engine.uri, auth=("root", PASSWORD)) as driver:
-        for statement in SCHEMA_STATEMENTS:  # the Tag key's constraint, if the graph was loaded before it
-            driver.execute_query(statement, database_=DATABASE)
+    with bench_graph(cache=cache, heap=heap, stack=stack) as (driver, database):
+        # The Tag key's constraint and the search names' text indexes, if the graph was loaded before them.
+        for statement in SCHEMA_STATEMENTS:
+            driver.execute_query(statement, database_=database)
+        if stack.graph_uri:
+            driver.execute_query("CALL db.awaitIndexes(3600)", database_=database)
+            owned_before = driver.execute_query("MATCH (o:Owner) RETURN count(o) AS n", database_=database)
+            if owned_before.records[0]["n"]:
+                print(f"reusing the decorated graph in {stack.graph_uri}")
+                return
+        elif marker.exists() and json.loads(marker.read_text()) == shape:
+            print("reusing the decorated graph")
+            return
 
         def write(query: str, rows: list[dict[str, Any]]) -> None:
             for start in range(0, len(rows), 5000):
-                driver.execute_query(query, rows=rows[start : start + 5000], database_=DATABASE)
+                driver.execute_query(query, rows=rows[start : start + 5000], database_=database)
 
         for label, kind, key in (("Dataset", "dataset", "key"), ("Job", "job", "key"), ("Run", "run", "runId")):
             keys = [
                 r["k"]
-                for r in driver.execute_query(f"MATCH (n:{label}) RETURN n.{key} AS k", database_=DATABASE).records
+                for r in driver.execute_query(f"MATCH (n:{label}) RETURN n.{key} AS k", database_=database).records
             ]
             rows = [{"k": k, "f": _facets(rng, tagged=rng.random() < tagged, kind=kind)} for k in keys]
             write(f"UNWIND $rows AS row MATCH (n:{label} {{{key}: row.k}}) SET n.facetsJson = row.f", rows)
@@ -102,7 +153,8 @@ def decorate(*, cache: Path, heap: str, seed: int, tagged: float, owners: int, o
                     "ON CREATE SET o.kind = 'TEAM' MERGE (n)-[e:OWNED_BY {source: 'event', role: 'OWNER'}]->(o)",
                     chosen,
                 )
-    marker.write_text(json.dumps(shape))
+    if not stack.graph_uri:
+        marker.write_text(json.dumps(shape))
     print(f"decorated in {time.monotonic() - began:.0f}s")
 
 
@@ -123,17 +175,32 @@ def main() -> None:
     parser.add_argument("--owned", type=float, default=0.1, help="the share of datasets and jobs with an owner")
     parser.add_argument("--heap", default="4g")
     parser.add_argument("--cache", type=Path, default=None)
+    parser.add_argument("--kinds", default=",".join(KINDS), help=f"the kinds of query to time, of {','.join(KINDS)}")
+    stack_options_add(parser)
     args = parser.parse_args()
+    kinds = args.kinds.split(",")
+    if unknown := set(kinds) - set(KINDS):
+        parser.error(f"unknown --kinds {','.join(sorted(unknown))}")
+    print(stack_options_describe(args))
     cache = (
         args.cache or Path(tempfile.gettempdir()) / f"tributary-bench-search-{args.datasets}-{args.jobs}-{args.seed}"
     )
-    ensure_loaded(cache=cache, datasets=args.datasets, jobs=args.jobs, seed=args.seed, heap=args.heap)
-    decorate(cache=cache, heap=args.heap, seed=args.seed, tagged=args.tagged, owners=args.owners, owned=args.owned)
+    ensure_loaded(cache=cache, datasets=args.datasets, jobs=args.jobs, seed=args.seed, heap=args.heap, stack=args)
+    decorate(
+        cache=cache,
+        heap=args.heap,
+        seed=args.seed,
+        tagged=args.tagged,
+        owners=args.owners,
+        owned=args.owned,
+        stack=args,
+    )
 
-    with read_api_client(cache=cache, heap=args.heap):
+    with read_api_client(cache=cache, heap=args.heap, stack=args):
         from bench.synthetic_graph import synthetic_run_id
         from lineage_app.explorer.selectors.search import SEARCH_TYPES, node_search
-        from lineage_app.graph import listings
+        from lineage_app.graph import listings, reads
+        from lineage_app.graph.driver import graph_read, records
 
         def before(q: str) -> list[dict[str, Any]]:
             """The name-only search, as `node_search` was: names and dataset aliases."""
@@ -144,6 +211,12 @@ def main() -> None:
 
         def after(q: str) -> dict[str, Any]:
             return node_search(q=q, types=list(SEARCH_TYPES), limit=20)
+
+        def statements(texts: list[str], q: str) -> list[dict[str, Any]]:
+            """The name statements alone, one read transaction, as `search_rows` and the alias search run them."""
+            return graph_read(lambda tx: [row for text in texts for row in records(tx, text, q=q.lower(), limit=20)])
+
+        named = [reads.SEARCH[SEARCH_TYPES[t]] for t in ("dataset", "job", "field")] + [reads.SEARCH_DATASET_ALIASES]
 
         rng = random.Random(args.seed)
         queries = {
@@ -162,7 +235,33 @@ def main() -> None:
         # What `tag:` and `owner:` ask for: only tags, only owners (before, the same text was a name).
         queries["tag:…"] = [f"tag:{q}" for q in queries["tag"]]
         queries["owner:…"] = [f"owner:{q}" for q in queries["owner"]]
+        queries = {kind: texts for kind, texts in queries.items() if kind in kinds}
         after("warm up")
+        statements(SCANNING_SEARCH, "warm up")
+        if "name" in queries:
+            print(f"\nname statements on {args.datasets} datasets / {args.jobs} jobs, {args.samples} queries, limit 20")
+            same = sum(statements(SCANNING_SEARCH, q) == statements(named, q) for q in queries["name"])
+            print(f"the same rows, in the same order, from both: {same} of {len(queries['name'])} queries")
+            print(f"{'names':9} {'statements':21} {'median':>9} {'p95':>9} {'max':>9} {'hits (median)':>14}")
+            compared: dict[str, list[tuple[str, float, int]]] = {"toLower(n.name) scan": [], "searchName": []}
+            for q in queries["name"]:  # interleaved, as below
+                for label, texts in (("toLower(n.name) scan", SCANNING_SEARCH), ("searchName", named)):
+                    compared[label].append((q, *timed(partial(statements, texts, q))))
+            # A dataset's or job's name is selective (`ds123`); a field's (`col2`) is shared by a fifth of all fields.
+            classes = {"all": ("",), "ds, job": ("ds", "job"), "col": ("col",)}
+            medians = {}
+            for name, prefixes in classes.items():
+                for label, timed_queries in compared.items():
+                    chosen = [(t, n) for q, t, n in timed_queries if q.startswith(prefixes)]
+                    median, p95, most = percentiles([t for t, _ in chosen])
+                    medians[name, label] = median
+                    hits = statistics.median(n for _, n in chosen)
+                    print(
+                        f"{name:9} {label:21} {median * 1000:8.1f}ms {p95 * 1000:8.1f}ms {most * 1000:8.1f}ms "
+                        f"{hits:14.0f}"
+                    )
+                ratio = medians[name, "toLower(n.name) scan"] / medians[name, "searchName"]
+                print(f"{name:9} median ratio scan / searchName: {ratio:.1f}x")
         print(f"\nsearch on {args.datasets} datasets / {args.jobs} jobs, {args.samples} queries of each kind, limit 20")
         print(f"{'query':9} {'search':8} {'median':>9} {'p95':>9} {'max':>9} {'hits (median)':>14}")
         for kind, texts in queries.items():

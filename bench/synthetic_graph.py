@@ -32,7 +32,7 @@ from lineage_app.graph.node_ids import node_id
 from lineage_app.graph.run_state import STATE_AFTER, TERMINAL, run_fold
 
 NAMESPACES = 20
-SYNTHETIC_MODEL = 5  # bumped when the graph model changes, so cached benchmark graphs are loaded again
+SYNTHETIC_MODEL = 6  # bumped when the graph model changes, so cached benchmark graphs are loaded again
 LAYERS = 25
 BATCH = 5000
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -143,21 +143,21 @@ LOAD_NAMESPACES = (
 LOAD_DATASETS = f"""
 UNWIND $rows AS row
 CREATE (n:{Label.DATASET} {{key: row.key, nodeId: row.nodeId, namespace: row.namespace, name: row.name,
-        currentVersion: row.version, versionCount: 1, fieldCount: row.fieldCount,
+        searchName: toLower(row.name), currentVersion: row.version, versionCount: 1, fieldCount: row.fieldCount,
         firstSeen: row.first, lastSeen: row.last}})
 SET n += row.latestRun
 """
 LOAD_JOBS = f"""
 UNWIND $rows AS row
 CREATE (n:{Label.JOB} {{key: row.key, nodeId: row.nodeId, namespace: row.namespace, name: row.name,
-        jobType: 'JOB', firstSeen: row.first, lastSeen: row.last}})
+        searchName: toLower(row.name), jobType: 'JOB', firstSeen: row.first, lastSeen: row.last}})
 SET n += row.latestRun
 """
 LOAD_FIELDS = f"""
 UNWIND $rows AS row
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
 CREATE (d)-[:{Rel.HAS_FIELD}]->(:{Label.FIELD} {{key: row.key, nodeId: row.nodeId, namespace: row.namespace,
-        dataset: row.dataset, name: row.name, type: row.type, current: true}})
+        dataset: row.dataset, name: row.name, searchName: toLower(row.name), type: row.type, current: true}})
 """
 # A run's properties are the projection's own fold of its events (`RunFold.node_properties`).
 LOAD_RUNS = f"""

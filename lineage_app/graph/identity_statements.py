@@ -9,7 +9,7 @@ from lineage_app.graph.writes import inferred_input, seen
 MERGE_DATASET_ALIASES = f"""
 UNWIND $rows AS row
 MERGE (a:{Label.DATASET_ALIAS} {{key: row.key}})
-SET a.namespace = row.namespace, a.name = row.name, a.normalKey = row.normalKey,
+SET a.namespace = row.namespace, a.name = row.name, a.searchName = toLower(row.name), a.normalKey = row.normalKey,
     a.normalNamespace = row.normalNamespace, a.normalName = row.normalName, {seen("a")},
     {
     ", ".join(
@@ -69,7 +69,8 @@ MERGE_ALIAS_DATASET = f"""
 UNWIND $rows AS row
 MATCH (a:{Label.DATASET} {{key: row.fromKey}})
 MERGE (c:{Label.DATASET} {{key: row.toKey}})
-SET c.nodeId = row.toNodeId, c.namespace = row.toNamespace, c.name = row.toName, {_widen("c", "a")},
+SET c.nodeId = row.toNodeId, c.namespace = row.toNamespace, c.name = row.toName, c.searchName = toLower(row.toName),
+    {_widen("c", "a")},
     {_newer("c", "a", "latestRunId", "latestRunState", "latestRunTime", guard="latestRunOrder")}
 REMOVE c.currentVersion
 """
@@ -177,7 +178,7 @@ MATCH (a:{Label.DATASET} {{key: row.fromKey}})-[:{Rel.HAS_FIELD}]->(f:{Label.FIE
 MATCH (c:{Label.DATASET} {{key: row.toKey}})
 MERGE (m:{Label.FIELD} {{key: row.toKey + row.sep + f.name}})
 ON CREATE SET m.nodeId = row.fieldIdPrefix + f.name, m.namespace = row.toNamespace,
-              m.dataset = row.toName, m.name = f.name
+              m.dataset = row.toName, m.name = f.name, m.searchName = toLower(f.name)
 MERGE (c)-[:{Rel.HAS_FIELD}]->(m)
 """
 

@@ -639,13 +639,15 @@ RETURN d.key AS key, collect(q.status) AS statuses
 
 
 # ---- search: exact name, then prefix, then substring; shorter names first; case-insensitive ----
+# Names are matched through `searchName`, the lower-cased name the writes keep beside it (`$q` comes lower-cased),
+# so that Neo4j serves CONTAINS from the TEXT index on it (`graph.schema.TEXT_INDEXES`) instead of scanning the label.
 
 
 def _search(label: Label, *extra: str) -> str:
     returned = ", ".join(("n.nodeId AS id", "n.namespace AS namespace", "n.name AS name", *extra))
     return f"""
-MATCH (n:{label}) WHERE toLower(n.name) CONTAINS $q
-WITH n, CASE WHEN toLower(n.name) = $q THEN 0 WHEN toLower(n.name) STARTS WITH $q THEN 1 ELSE 2 END AS rank
+MATCH (n:{label}) WHERE n.searchName CONTAINS $q
+WITH n, CASE WHEN n.searchName = $q THEN 0 WHEN n.searchName STARTS WITH $q THEN 1 ELSE 2 END AS rank
 RETURN {returned}, rank ORDER BY rank, size(n.name), n.nodeId LIMIT $limit
 """
 
@@ -668,9 +670,9 @@ ORDER BY namespace, name
 """
 
 SEARCH_DATASET_ALIASES = f"""
-MATCH (a:{Label.DATASET_ALIAS}) WHERE toLower(a.name) CONTAINS $q AND a.canonicalKey IS NOT NULL
+MATCH (a:{Label.DATASET_ALIAS}) WHERE a.searchName CONTAINS $q AND a.canonicalKey IS NOT NULL
 MATCH (n:{Label.DATASET} {{key: a.canonicalKey}})
-WITH n, a, CASE WHEN toLower(a.name) = $q THEN 0 WHEN toLower(a.name) STARTS WITH $q THEN 1 ELSE 2 END AS rank
+WITH n, a, CASE WHEN a.searchName = $q THEN 0 WHEN a.searchName STARTS WITH $q THEN 1 ELSE 2 END AS rank
 RETURN n.nodeId AS id, n.namespace AS namespace, n.name AS name, min(rank) AS rank, min(a.name) AS alias
 ORDER BY rank, id LIMIT $limit
 """

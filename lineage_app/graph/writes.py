@@ -46,14 +46,16 @@ SET {seen("n")}
 MERGE_DATASETS = f"""
 UNWIND $rows AS row
 MERGE (d:{Label.DATASET} {{key: row.key}})
-SET d.nodeId = row.nodeId, d.namespace = row.namespace, d.name = row.name, {seen("d")}
+SET d.nodeId = row.nodeId, d.namespace = row.namespace, d.name = row.name, d.searchName = toLower(row.name),
+    {seen("d")}
 """
 
 
 MERGE_JOBS = f"""
 UNWIND $rows AS row
 MERGE (j:{Label.JOB} {{key: row.key}})
-SET j.nodeId = row.nodeId, j.namespace = row.namespace, j.name = row.name, {seen("j")}
+SET j.nodeId = row.nodeId, j.namespace = row.namespace, j.name = row.name, j.searchName = toLower(row.name),
+    {seen("j")}
 """
 
 
@@ -156,7 +158,7 @@ ON CREATE SET p.nodeId = row.refNodeId, p.state = '{RunState.NEW}',
               p.jobNamespace = row.refJobNamespace, p.jobName = row.refJobName
 MERGE (pj:{Label.JOB} {{key: row.refJobKey}})
 ON CREATE SET pj.nodeId = row.refJobNodeId, pj.namespace = row.refJobNamespace,
-              pj.name = row.refJobName
+              pj.name = row.refJobName, pj.searchName = toLower(row.refJobName)
 SET {_latest("pj", "latestRunId", "latestRunState", guard="latestRunOrder", order="row.runOrder")}
 MERGE (pj)-[:{Rel.HAS_RUN}]->(p)
 """
@@ -313,7 +315,8 @@ MERGE_FIELDS = f"""
 UNWIND $rows AS row
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
 MERGE (f:{Label.FIELD} {{key: row.key}})
-ON CREATE SET f.nodeId = row.nodeId, f.namespace = row.namespace, f.dataset = row.dataset, f.name = row.name
+ON CREATE SET f.nodeId = row.nodeId, f.namespace = row.namespace, f.dataset = row.dataset, f.name = row.name,
+              f.searchName = toLower(row.name)
 MERGE (d)-[:{Rel.HAS_FIELD}]->(f)
 """
 
