@@ -17,6 +17,7 @@ from lineage_app.graph.projection import GraphWrites, field_candidates, rows_res
 from lineage_app.graph.schema_fields import fields_known
 from lineage_app.graph.validity import BatchEdges, GraceFor, no_grace, validity_settle
 from lineage_app.graph.withdrawal import ConfirmersOf, confirmations_withdraw, no_confirmers
+from lineage_app.observability.metrics import GRAPH_RETRIES, retry_reason
 
 # Two workers that MERGE the same new node at once (a Namespace, a DatasetAlias) both try to create
 # it; the engine refuses the later create with a ConstraintError. Run again, the MERGE finds the
@@ -99,9 +100,10 @@ def graph_writes_apply(
     for attempt in range(CONSTRAINT_RACE_TRIES):
         try:
             return graph_write(work)
-        except (ConstraintError, AliasRegistryRace):
+        except (ConstraintError, AliasRegistryRace) as exc:
             if attempt == CONSTRAINT_RACE_TRIES - 1:
                 raise
+            GRAPH_RETRIES.labels(kind="batch", reason=retry_reason(exc)).inc()
     raise AssertionError("unreachable: the last attempt returns or raises")
 
 
