@@ -4,6 +4,7 @@ settled, prune old applied ones, checkpoint the transparency log."""
 from __future__ import annotations
 
 import logging
+import uuid
 
 from celery import Task, shared_task
 from django.conf import settings
@@ -38,11 +39,16 @@ def apply_events(self: Task, event_ids: list[int]) -> int:
 
     Under load messages pile up (each web process sends one per 100 ms); the first task takes
     every pending event it can in one batch and the later ones find theirs already applied: two
-    reads, no write. A batch that fails for a non-transient reason is split to isolate the bad event.
+    reads, no write. Concurrent workers each claim the events they apply (`services.events_claim`), so
+    each fills its batch with waiting events no other holds. A batch that fails for a non-transient
+    reason is split to isolate the bad event.
     """
     size = settings.INGEST_APPLY_BATCH_SIZE
-    waiting = pending_event_ids(older_than_seconds=0, limit=size)
+    waiting = pending_event_ids(older_than_seconds=0, limit=size, unclaimed=True)
     ids = list(dict.fromkeys([*applyable_event_ids(event_ids=event_ids), *waiting]))
+    if ids:
+        # A retry of this task (the same id) keeps its claim; a task run directly (tests, a shell) has no id.
+        ids = services.events_claim(event_ids=ids, claimant=self.request.id or f"direct-{uuid.uuid4()}")
     log_fields_add(event_ids=ids)
     if not ids:
         return 0
