@@ -42,6 +42,7 @@ from typing import cast
 ROOT = Path(__file__).resolve().parent.parent
 WARM_UP_EVENTS = 200
 APPLIED_BEFORE = [0]  # events an external database had applied before this run: the counts are relative
+EVENT_SHAPE = {"jobs": 200, "tables": 500}  # `make_event`'s, as `--jobs` and `--tables` ask
 sys.path.insert(0, str(ROOT))
 
 from bench.stack_options import stack_options_add, stack_options_describe, stack_options_env  # noqa: E402
@@ -112,6 +113,11 @@ def make_event(
             }
         ],
     }
+
+
+def bench_event(i: int, when: datetime, namespace: str = "bench") -> dict:
+    """`make_event` with the run's `--jobs` and `--tables`."""
+    return make_event(i, when, namespace, jobs=EVENT_SHAPE["jobs"], tables=EVENT_SHAPE["tables"])
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -326,6 +332,14 @@ def main() -> None:
         help="comma-separated worker counts to drain the backlog with, each in turn (say 1,2); the first is "
         "compared with the raw baseline, the lag run uses the last",
     )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=200,
+        help="event i runs job_<i %% jobs>: with the default every batch of 200 names every job, so concurrent "
+        "batches share them all; more jobs than events gives each batch jobs of its own",
+    )
+    parser.add_argument("--tables", type=int, default=500, help="event i reads table_<i %% tables>")
     parser.add_argument("--lag-rate", type=int, default=200, help="events/s for the end-to-end lag run")
     parser.add_argument("--lag-seconds", type=int, default=15)
     parser.add_argument(
@@ -337,7 +351,10 @@ def main() -> None:
     stack_options_add(parser)
     args = parser.parse_args()
     args.workers = [int(count) for count in args.workers.split(",")]
-    print(f"{stack_options_describe(args)}; ingest rate limit: {args.rate_limit}")
+    EVENT_SHAPE.update(jobs=args.jobs, tables=args.tables)
+    print(
+        f"{stack_options_describe(args)}; ingest rate limit: {args.rate_limit}; {args.jobs} jobs, {args.tables} tables"
+    )
     with tempfile.TemporaryDirectory(prefix="tributary-bench-") as tmp:
         stack = Stack(Path(tmp), {**stack_options_env(args), "API_RATE_LIMIT_INGEST": args.rate_limit})
         stack.start()
@@ -348,7 +365,7 @@ def main() -> None:
 
 
 def encoded_events(count: int, start: datetime) -> list[bytes]:
-    return [json.dumps(make_event(i, start + timedelta(seconds=i))).encode() for i in range(count)]
+    return [json.dumps(bench_event(i, start + timedelta(seconds=i))).encode() for i in range(count)]
 
 
 def single_posts(stack: Stack, args: argparse.Namespace, start: datetime, label: str) -> float:
@@ -423,7 +440,7 @@ def run(stack: Stack, args: argparse.Namespace) -> None:
     apply_rate = rates[args.workers[0]]
 
     # 4. The same nodes and edges written by hand-written UNWIND … MERGE, a transaction per apply batch.
-    raw_events = [make_event(i, base + timedelta(days=1, seconds=i), f"raw-{tag}") for i in range(args.batch_events)]
+    raw_events = [bench_event(i, base + timedelta(days=1, seconds=i), f"raw-{tag}") for i in range(args.batch_events)]
     before = graph_counts()
     raw_seconds = raw_unwind_merge(raw_events, settings.INGEST_APPLY_BATCH_SIZE)
     written = count_delta(before, graph_counts())
@@ -452,7 +469,7 @@ def run(stack: Stack, args: argparse.Namespace) -> None:
 
 def post_backlog(stack: Stack, args: argparse.Namespace, start: datetime, namespace: str) -> None:
     """Post `args.batch_events` events under `namespace` in batched requests (the workers stopped)."""
-    events = [make_event(i, start + timedelta(seconds=i), namespace) for i in range(args.batch_events)]
+    events = [bench_event(i, start + timedelta(seconds=i), namespace) for i in range(args.batch_events)]
     batches = [json.dumps(events[i : i + args.batch]).encode() for i in range(0, len(events), args.batch)]
     web_cpu = stack.web_cpu_seconds()
     results = stack.post_all(batches, clients=args.clients, path="/api/v1/lineage/batch")
