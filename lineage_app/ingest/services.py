@@ -361,6 +361,11 @@ def events_claim(*, event_ids: Sequence[int], claimant: str) -> list[int]:
     return list(waiting.filter(claimed_by=claimant).order_by("event_time", "id").values_list("id", flat=True))
 
 
+def events_release(*, event_ids: Sequence[int], claimant: str) -> None:
+    """Give up `claimant`'s claim on those of `event_ids` it holds (its task failed and waits to be retried)."""
+    LineageEvent.objects.filter(id__in=list(event_ids), claimed_by=claimant).update(claimed_by="", claimed_until=None)
+
+
 def events_count_attempt(*, event_ids: Sequence[int]) -> None:
     LineageEvent.objects.filter(id__in=event_ids).update(attempts=F("attempts") + 1)
 

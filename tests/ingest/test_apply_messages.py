@@ -6,12 +6,14 @@ import json
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from celery.exceptions import Retry
+from django.db import OperationalError, connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
 from lineage_app.celery import app as celery_app
+from lineage_app.ingest import services
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import APPLY_EVENTS_TASK, events_claim, events_mark_failed
 from lineage_app.ingest.tasks import apply_events
@@ -68,3 +70,17 @@ def test_a_task_fills_its_batch_with_the_waiting_events_no_other_worker_holds(gr
     assert apply_events.run([]) == 3
     statuses = dict(LineageEvent.objects.values_list("id", "status"))
     assert [statuses[i] for i in ids] == [LineageEvent.Status.PENDING] * 3 + [LineageEvent.Status.APPLIED] * 3
+
+
+def test_a_task_that_fails_transiently_leaves_its_events_to_other_workers(graph, ingest_client, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    ids = accept(ingest_client, 3)
+
+    def locked(**_: object) -> int:
+        # A database busy past its timeout cannot be caused on demand: the error it raises is raised here instead.
+        raise OperationalError("database is locked")
+
+    monkeypatch.setattr(services, "events_apply", locked)
+    with pytest.raises((Retry, OperationalError)):  # Celery retries it later
+        apply_events.run(ids)
+    monkeypatch.undo()
+    assert sorted(events_claim(event_ids=ids, claimant="another worker")) == ids
