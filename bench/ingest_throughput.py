@@ -545,7 +545,11 @@ def lag_run(stack: Stack, rate: int, seconds: int, start: datetime) -> list[floa
             # Every applied event has its `applied_at`.
             return [cast(datetime, done[i]).timestamp() - sent[i] for i in sent]
         time.sleep(0.2)
-    raise SystemExit("lag run did not drain within 120 s")
+    # The retries the workers counted may say why (a task waiting out a retry's back-off, say).
+    raise SystemExit(
+        f"lag run did not drain within 120 s; graph retries since the workers started: "
+        f"{describe_retries(stack.retries())}"
+    )
 
 
 # The least a hand-written loader does for these events: MERGE each node by its key, each edge
