@@ -44,11 +44,8 @@ class AlertStack(Stack):
 
     concurrency = 1
 
-    def start_worker(self) -> None:
-        pool = ["--pool", "solo"] if self.concurrency == 1 else ["--concurrency", str(self.concurrency)]
-        self.worker = self.spawn(
-            sys.executable, "-m", "celery", "-A", "lineage_app", "worker", *pool, "--loglevel", "WARNING"
-        )
+    def pool_options(self) -> list[str]:
+        return ["--pool", "solo"] if self.concurrency == 1 else ["--concurrency", str(self.concurrency)]
 
 
 def failure_event(job: int, when: datetime, *, jobs: int, tables: int, fields: int) -> dict[str, Any]:

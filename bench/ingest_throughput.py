@@ -1,4 +1,4 @@
-"""Ingestion benchmark: accept throughput and latency, one worker's apply rate vs. raw UNWIND MERGE, end-to-end lag.
+"""Ingestion benchmark: accept throughput and latency, apply rate (one worker vs. raw UNWIND MERGE), lag.
 
 Starts its own stack on free loopback ports (private SQLite, Redis, embedded ArcadeDB, gunicorn
 with the product's own settings, one Celery worker) so it never touches a running installation,
@@ -10,8 +10,12 @@ producers do, so that they take little of the server's CPU.
 The apply figure is one worker draining a backlog; the raw baseline writes the same nodes and
 edges (checked by counting both) with minimal hand-written `UNWIND … MERGE` statements, one
 transaction per apply batch, so their ratio says what the apply path costs over the engine.
+`--workers 1,2` drains a backlog of the same size with each number of workers in turn (each in
+namespaces of its own), prints each rate against one worker's, and runs the lag test with the last;
+the graph retries the workers made (`tributary_graph_retries_total`, read from each worker's metrics
+port) are printed with each figure.
 
-    .venv/bin/python bench/ingest_throughput.py [--events 3000] [--clients 4]
+    .venv/bin/python bench/ingest_throughput.py [--events 3000] [--clients 4] [--workers 1,2] [--lag-rate 500]
     ALERTS_ENABLED=0 .venv/bin/python bench/ingest_throughput.py   # apply without the alerts consumer
     .venv/bin/python bench/ingest_throughput.py --database-url postgres://postgres@127.0.0.1:5432/bench
 """
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import socket
 import statistics
@@ -37,6 +42,7 @@ from typing import cast
 ROOT = Path(__file__).resolve().parent.parent
 WARM_UP_EVENTS = 200
 APPLIED_BEFORE = [0]  # events an external database had applied before this run: the counts are relative
+EVENT_SHAPE = {"jobs": 200, "tables": 500}  # `make_event`'s, as `--jobs` and `--tables` ask
 sys.path.insert(0, str(ROOT))
 
 from bench.stack_options import stack_options_add, stack_options_describe, stack_options_env  # noqa: E402
@@ -109,6 +115,11 @@ def make_event(
     }
 
 
+def bench_event(i: int, when: datetime, namespace: str = "bench") -> dict:
+    """`make_event` with the run's `--jobs` and `--tables`."""
+    return make_event(i, when, namespace, jobs=EVENT_SHAPE["jobs"], tables=EVENT_SHAPE["tables"])
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -132,6 +143,7 @@ class Stack:
         }
         os.environ.update(self.env)
         self.processes: list[subprocess.Popen] = []
+        self.workers: list[tuple[subprocess.Popen, int]] = []  # each running worker and its metrics port
         self.log = (tmp / "stack.log").open("ab")
         self.token = ""  # an ingest token, once the database is migrated
 
@@ -157,18 +169,53 @@ class Stack:
         self.web = self.spawn(
             py, "-m", "gunicorn", "-c", "python:lineage_app.gunicorn_conf", "--bind", f"127.0.0.1:{self.web_port}"
         )
-        self.start_worker()
+        self.start_workers(1)
         wait(lambda: _up(f"{self.url}/healthz"), 60)
 
-    def start_worker(self) -> None:
-        self.worker = self.spawn(
-            sys.executable, "-m", "celery", "-A", "lineage_app", "worker", "--pool", "solo", "--loglevel", "WARNING"
-        )
+    def start_workers(self, count: int) -> None:
+        """`count` worker processes (solo pool: one task at a time each), each serving its metrics on a port."""
+        for index in range(count):
+            port = free_port()
+            metrics = self.tmp / f"worker-metrics-{index}"
+            metrics.mkdir(exist_ok=True)
+            env = {**self.env, "WORKER_METRICS_PORT": str(port), "PROMETHEUS_MULTIPROC_DIR": str(metrics)}
+            argv = [sys.executable, "-m", "celery", "-A", "lineage_app", "worker", *self.pool_options()]
+            process = subprocess.Popen(
+                [*argv, "--hostname", f"bench{index}@%h", "--loglevel", "WARNING"],
+                cwd=ROOT,
+                env=env,
+                stdout=self.log,
+                stderr=self.log,
+            )
+            self.processes.append(process)
+            self.workers.append((process, port))
+        for _, port in self.workers:
+            wait(lambda port=port: _up(f"http://127.0.0.1:{port}/metrics"), 60)
 
-    def stop_worker(self) -> None:
-        """Warm shutdown: the worker finishes its task (and lets go of the database) before it exits."""
-        self.worker.terminate()
-        self.worker.wait(timeout=120)
+    def pool_options(self) -> list[str]:
+        return ["--pool", "solo"]
+
+    def stop_workers(self) -> None:
+        """Warm shutdown: each worker finishes its task (and lets go of the database) before it exits."""
+        for process, _ in self.workers:
+            process.terminate()
+        for process, _ in self.workers:
+            _wait_or_kill(process, 120)
+        self.workers = []
+
+    def retries(self) -> Counter[str]:
+        """The graph retries the running workers have counted since they started, by `kind/reason`."""
+        from prometheus_client.parser import text_string_to_metric_families
+
+        found: Counter[str] = Counter()
+        for _, port in self.workers:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+                text = response.read().decode()
+            for family in text_string_to_metric_families(text):
+                for sample in family.samples:
+                    if sample.name == "tributary_graph_retries_total":
+                        found[f"{sample.labels['kind']}/{sample.labels['reason']}"] += int(sample.value)
+        return found
 
     @property
     def url(self) -> str:
@@ -179,7 +226,7 @@ class Stack:
         return sum(cpu_seconds(pid) for pid in [self.web.pid, *children(self.web.pid)])
 
     def worker_cpu_seconds(self) -> float:
-        return cpu_seconds(self.worker.pid)
+        return sum(cpu_seconds(process.pid) for process, _ in self.workers)
 
     def post_all(
         self,
@@ -206,9 +253,19 @@ class Stack:
 
     def stop(self) -> None:
         for process in reversed(self.processes):
-            process.terminate()
+            if process.poll() is None:
+                process.terminate()
         for process in self.processes:
-            process.wait(timeout=60)
+            _wait_or_kill(process, 60)
+
+
+def _wait_or_kill(process: subprocess.Popen, timeout: float) -> None:
+    """Wait for `process` to exit; kill it if it has not within `timeout` seconds (a worker still draining)."""
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=30)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -269,6 +326,20 @@ def main() -> None:
     parser.add_argument(
         "--batch-events", type=int, default=10_000, help="events posted batched, then applied by one worker"
     )
+    parser.add_argument(
+        "--workers",
+        default="1",
+        help="comma-separated worker counts to drain the backlog with, each in turn (say 1,2); the first is "
+        "compared with the raw baseline, the lag run uses the last",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=200,
+        help="event i runs job_<i %% jobs>: with the default every batch of 200 names every job, so concurrent "
+        "batches share them all; more jobs than events gives each batch jobs of its own",
+    )
+    parser.add_argument("--tables", type=int, default=500, help="event i reads table_<i %% tables>")
     parser.add_argument("--lag-rate", type=int, default=200, help="events/s for the end-to-end lag run")
     parser.add_argument("--lag-seconds", type=int, default=15)
     parser.add_argument(
@@ -279,7 +350,11 @@ def main() -> None:
     )
     stack_options_add(parser)
     args = parser.parse_args()
-    print(f"{stack_options_describe(args)}; ingest rate limit: {args.rate_limit}")
+    args.workers = [int(count) for count in args.workers.split(",")]
+    EVENT_SHAPE.update(jobs=args.jobs, tables=args.tables)
+    print(
+        f"{stack_options_describe(args)}; ingest rate limit: {args.rate_limit}; {args.jobs} jobs, {args.tables} tables"
+    )
     with tempfile.TemporaryDirectory(prefix="tributary-bench-") as tmp:
         stack = Stack(Path(tmp), {**stack_options_env(args), "API_RATE_LIMIT_INGEST": args.rate_limit})
         stack.start()
@@ -290,7 +365,7 @@ def main() -> None:
 
 
 def encoded_events(count: int, start: datetime) -> list[bytes]:
-    return [json.dumps(make_event(i, start + timedelta(seconds=i))).encode() for i in range(count)]
+    return [json.dumps(bench_event(i, start + timedelta(seconds=i))).encode() for i in range(count)]
 
 
 def single_posts(stack: Stack, args: argparse.Namespace, start: datetime, label: str) -> float:
@@ -313,6 +388,9 @@ def run(stack: Stack, args: argparse.Namespace) -> None:
 
     from lineage_app.accounts.services import token_create
 
+    # Neo4j warns, once per statement, of the relationship types the counts ask for that no edge has yet
+    # (set here: Django's logging set-up, in `Stack.start`, configures the loggers afresh).
+    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
     APPLIED_BEFORE[0] = applied_count()
     stack.token = token_create(name="bench", scope="ingest")[1]
     base = datetime(2026, 1, 1, tzinfo=UTC)
@@ -333,35 +411,36 @@ def run(stack: Stack, args: argparse.Namespace) -> None:
     )
 
     # 2. The same with no worker running: what accepting alone costs and reaches.
-    stack.stop_worker()
+    stack.stop_workers()
     single_posts(stack, args, base + timedelta(hours=6), "accept only (worker stopped)")
-    stack.start_worker()
+    stack.start_workers(1)
     wait_applied(WARM_UP_EVENTS + 2 * args.events)
+    total = WARM_UP_EVENTS + 2 * args.events
 
-    # 3. Batched posts with the worker stopped, then one worker drains that backlog.
-    stack.stop_worker()
-    events = [make_event(i, base + timedelta(days=1, seconds=i), f"drain-{tag}") for i in range(args.batch_events)]
-    batches = [json.dumps(events[i : i + args.batch]).encode() for i in range(0, len(events), args.batch)]
-    web_cpu = stack.web_cpu_seconds()
-    results = stack.post_all(batches, clients=args.clients, path="/api/v1/lineage/batch")
-    web_cpu = stack.web_cpu_seconds() - web_cpu
-    batch_elapsed = max(sent + latency for sent, latency, _, _ in results) - min(r[0] for r in results)
-    print(
-        f"batch posts ({args.batch}/request, {args.batch_events} events, worker stopped): "
-        f"{args.batch_events / batch_elapsed:,.0f} events/s accepted; request p50 "
-        f"{statistics.median(r[1] for r in results) * 1000:.0f} ms; web CPU "
-        f"{web_cpu / args.batch_events * 1000:.2f} ms/event"
-    )
-    before = graph_counts()
-    apply_rate, worker_ms = drain_backlog(stack, WARM_UP_EVENTS + 2 * args.events + args.batch_events)
-    applied = count_delta(before, graph_counts())
-    print(
-        f"apply, one worker draining {args.batch_events} events (batches of {settings.INGEST_APPLY_BATCH_SIZE}): "
-        f"{apply_rate:,.0f} events/s; worker CPU {worker_ms:.2f} ms/event; wrote {describe(applied)}"
-    )
+    # 3. Batched posts with the workers stopped, then one worker (then each other count) drains that backlog.
+    rates: dict[int, float] = {}
+    for count in args.workers:
+        stack.stop_workers()
+        post_backlog(stack, args, base + timedelta(days=1), f"drain{count}-{tag}")
+        total += args.batch_events
+        before = graph_counts()
+        rates[count], worker_ms, retries = drain_backlog(stack, total, count)
+        written = count_delta(before, graph_counts())
+        if count == args.workers[0]:
+            applied = written
+        elif written != applied:
+            raise SystemExit(f"{count} workers wrote other counts than {args.workers[0]}: {written} vs {applied}")
+        print(
+            f"apply, {count} worker{'s' if count > 1 else ''} draining {args.batch_events} events (batches of "
+            f"{settings.INGEST_APPLY_BATCH_SIZE}): {rates[count]:,.0f} events/s"
+            + (f" ({rates[count] / rates[args.workers[0]]:.2f}x {args.workers[0]})" if count != args.workers[0] else "")
+            + f"; worker CPU {worker_ms:.2f} ms/event; graph retries {describe_retries(retries)}; "
+            f"wrote {describe(written)}"
+        )
+    apply_rate = rates[args.workers[0]]
 
     # 4. The same nodes and edges written by hand-written UNWIND … MERGE, a transaction per apply batch.
-    raw_events = [make_event(i, base + timedelta(days=1, seconds=i), f"raw-{tag}") for i in range(args.batch_events)]
+    raw_events = [bench_event(i, base + timedelta(days=1, seconds=i), f"raw-{tag}") for i in range(args.batch_events)]
     before = graph_counts()
     raw_seconds = raw_unwind_merge(raw_events, settings.INGEST_APPLY_BATCH_SIZE)
     written = count_delta(before, graph_counts())
@@ -372,21 +451,43 @@ def run(stack: Stack, args: argparse.Namespace) -> None:
     )
     if written != applied:
         raise SystemExit(f"raw baseline wrote other counts than the apply path: {written} vs {applied}")
-    print(f"  apply / raw = {apply_rate / raw_rate:.2f} (same node and edge counts, checked)")
+    print(
+        f"  apply / raw = {apply_rate / raw_rate:.2f} ({args.workers[0]} worker"
+        f"{'s' if args.workers[0] > 1 else ''}; same node and edge counts, checked)"
+    )
 
     # 5. End-to-end lag at a steady rate: time from POST to the event being applied.
+    retries = stack.retries()
     lags = lag_run(stack, args.lag_rate, args.lag_seconds, base + timedelta(days=2))
+    workers = len(stack.workers)
     print(
-        f"end-to-end lag at {args.lag_rate} events/s for {args.lag_seconds}s: p50 {statistics.median(lags):.2f} s, "
-        f"p95 {percentile(lags, 0.95):.2f} s, max {max(lags):.2f} s"
+        f"end-to-end lag at {args.lag_rate} events/s for {args.lag_seconds}s, {workers} worker"
+        f"{'s' if workers > 1 else ''}: p50 {statistics.median(lags):.2f} s, p95 {percentile(lags, 0.95):.2f} s, "
+        f"max {max(lags):.2f} s; graph retries {describe_retries(stack.retries() - retries)}"
     )
 
 
-def drain_backlog(stack: Stack, total: int) -> tuple[float, float]:
-    """Start the worker on the waiting backlog; events/s from its first applied batch to the last, and
-    its CPU ms per event. Timing starts at the first batch seen applied (worker start-up is not
-    apply work), so that batch is left out of the count."""
-    stack.start_worker()
+def post_backlog(stack: Stack, args: argparse.Namespace, start: datetime, namespace: str) -> None:
+    """Post `args.batch_events` events under `namespace` in batched requests (the workers stopped)."""
+    events = [bench_event(i, start + timedelta(seconds=i), namespace) for i in range(args.batch_events)]
+    batches = [json.dumps(events[i : i + args.batch]).encode() for i in range(0, len(events), args.batch)]
+    web_cpu = stack.web_cpu_seconds()
+    results = stack.post_all(batches, clients=args.clients, path="/api/v1/lineage/batch")
+    web_cpu = stack.web_cpu_seconds() - web_cpu
+    batch_elapsed = max(sent + latency for sent, latency, _, _ in results) - min(r[0] for r in results)
+    print(
+        f"batch posts ({args.batch}/request, {args.batch_events} events, workers stopped): "
+        f"{args.batch_events / batch_elapsed:,.0f} events/s accepted; request p50 "
+        f"{statistics.median(r[1] for r in results) * 1000:.0f} ms; web CPU "
+        f"{web_cpu / args.batch_events * 1000:.2f} ms/event"
+    )
+
+
+def drain_backlog(stack: Stack, total: int, workers: int) -> tuple[float, float, Counter[str]]:
+    """Start `workers` workers on the waiting backlog; events/s from the first applied batch to the last,
+    their CPU ms per event, and the graph retries they counted. Timing starts at the first batch seen
+    applied (worker start-up is not apply work), so that batch is left out of the count."""
+    stack.start_workers(workers)
     first = applied_count()
     while (seen := applied_count()) == first:
         time.sleep(0.01)
@@ -394,7 +495,15 @@ def drain_backlog(stack: Stack, total: int) -> tuple[float, float]:
     elapsed = wait_applied(total)
     worker_cpu = stack.worker_cpu_seconds() - worker_cpu
     count = total + APPLIED_BEFORE[0] - seen
-    return count / elapsed, worker_cpu / count * 1000
+    return count / elapsed, worker_cpu / count * 1000, stack.retries()
+
+
+def describe_retries(retries: Counter[str]) -> str:
+    """`0`, or the total and each kind/reason: `3 (write/DeadlockDetected 3)`."""
+    total = sum(retries.values())
+    if not total:
+        return "0"
+    return f"{total} (" + ", ".join(f"{key} {n}" for key, n in sorted(retries.items()) if n) + ")"
 
 
 def graph_counts() -> Counter[str]:
@@ -436,7 +545,11 @@ def lag_run(stack: Stack, rate: int, seconds: int, start: datetime) -> list[floa
             # Every applied event has its `applied_at`.
             return [cast(datetime, done[i]).timestamp() - sent[i] for i in sent]
         time.sleep(0.2)
-    raise SystemExit("lag run did not drain within 120 s")
+    # The retries the workers counted may say why (a task waiting out a retry's back-off, say).
+    raise SystemExit(
+        f"lag run did not drain within 120 s; graph retries since the workers started: "
+        f"{describe_retries(stack.retries())}"
+    )
 
 
 # The least a hand-written loader does for these events: MERGE each node by its key, each edge

@@ -12,6 +12,7 @@ from celery.signals import (
     after_setup_task_logger,
     task_postrun,
     task_prerun,
+    task_retry,
     worker_init,
     worker_ready,
 )
@@ -82,3 +83,12 @@ def _task_log_close(task_id: str, state: str | None = None, **_: Any) -> None:
     from lineage_app.observability.worker import task_log_close
 
     task_log_close(task_id=task_id, state=state or "UNKNOWN")
+
+
+@task_retry.connect
+def _count_apply_retry(sender: Task | None = None, reason: BaseException | None = None, **_: Any) -> None:
+    """An apply task failed transiently (once the driver's own retries gave up) and Celery runs it again later."""
+    if sender is not None and sender.name == "lineage_app.ingest.tasks.apply_events" and reason is not None:
+        from lineage_app.observability.metrics import GRAPH_RETRIES, retry_reason
+
+        GRAPH_RETRIES.labels(kind="task", reason=retry_reason(reason)).inc()

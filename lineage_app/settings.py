@@ -217,6 +217,10 @@ if not 1 <= INGEST_MAX_JSON_DEPTH <= 500:
 INGEST_APPLY_BATCH_SIZE = env_int("INGEST_APPLY_BATCH_SIZE", 200)
 INGEST_SWEEP_MIN_AGE_SECONDS = env_int("INGEST_SWEEP_MIN_AGE_SECONDS", 10)
 INGEST_RETRY_BACKOFF_MAX_SECONDS = env_int("INGEST_RETRY_BACKOFF_MAX_SECONDS", 120)
+# How long an apply task holds the events it took: other workers leave them alone until then. A worker killed
+# holding them delays them this long (the sweeper sends them again); one still applying after it is harmless, as
+# applying twice is. A batch takes seconds; the driver gives up a transaction after 15.
+INGEST_CLAIM_SECONDS = env_int("INGEST_CLAIM_SECONDS", 30)
 STREAMING_STALL_INTERVALS = env_int("STREAMING_STALL_INTERVALS", 3)  # silent intervals before a query is stalled
 DATA_UPLOAD_MAX_MEMORY_SIZE = INGEST_MAX_BATCH_BYTES + 1024
 

@@ -11,7 +11,7 @@ from django.conf import settings
 from neo4j import Driver, GraphDatabase, ManagedTransaction
 from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 
-from lineage_app.observability.metrics import GRAPH_QUERY_SECONDS
+from lineage_app.observability.metrics import GRAPH_QUERY_SECONDS, GRAPH_RETRIES, retry_reason
 
 T = TypeVar("T")
 # The graph engine is down, restarting or busy: work that failed with one of these succeeds once it is back.
@@ -51,7 +51,7 @@ def graph_read(work: Callable[[ManagedTransaction], T]) -> T:
         graph_driver().session(database=settings.NEO4J_DATABASE) as session,
         GRAPH_QUERY_SECONDS.labels(kind="read").time(),
     ):
-        return session.execute_read(work)
+        return session.execute_read(_counting_retries(work, "read"))
 
 
 def graph_write(work: Callable[[ManagedTransaction], T]) -> T:
@@ -61,7 +61,27 @@ def graph_write(work: Callable[[ManagedTransaction], T]) -> T:
         graph_driver().session(database=settings.NEO4J_DATABASE) as session,
         GRAPH_QUERY_SECONDS.labels(kind="write").time(),
     ):
-        return session.execute_write(work)
+        return session.execute_write(_counting_retries(work, "write"))
+
+
+def _counting_retries(work: Callable[[ManagedTransaction], T], kind: str) -> Callable[[ManagedTransaction], T]:
+    """`work`, counting each time the driver runs it again (`GRAPH_RETRIES`): after a transient error
+    (a deadlock, a lock wait that timed out) or a lost connection, raised by `work` or by the commit."""
+    failed: list[str] = []
+    calls = [0]
+
+    def attempt(tx: ManagedTransaction) -> T:
+        calls[0] += 1
+        if calls[0] > 1:
+            GRAPH_RETRIES.labels(kind=kind, reason=failed.pop() if failed else "commit").inc()
+        failed.clear()
+        try:
+            return work(tx)
+        except Exception as exc:
+            failed.append(retry_reason(exc))
+            raise
+
+    return attempt
 
 
 def records(tx: ManagedTransaction, query: str, **params: Any) -> list[dict[str, Any]]:

@@ -422,10 +422,10 @@ def write_statements(
     writes: GraphWrites, rows: EventRows, *, known_versions: set[str], new_fields: list[dict[str, Any]]
 ) -> list[tuple[str, list[dict[str, Any]]]]:
     """Each statement with its rows, in the order they must run, given the schema versions the graph
-    holds already and the Field rows it does not (`field_candidates` less the ones a read found)."""
+    holds already and the Field rows it does not (`field_candidates` less the ones a read found).
+    The namespaces are not among them: `graph.writer` writes them last (`namespace_rows`)."""
     versions = rows.versions
     ordered = (
-        (statements.MERGE_NAMESPACES, rows.namespaces),
         (statements.MERGE_DATASETS, rows.datasets),
         (statements.MERGE_JOBS, rows.jobs),
         (statements.MERGE_RUNS, writes.runs),
@@ -462,6 +462,11 @@ def write_statements(
         (statements.SET_DATASET_LINEAGE_DELETIONS, rows.lineage_deletions),
     )
     return [(statement, statement_rows) for statement, statement_rows in ordered if statement_rows]
+
+
+def namespace_rows(rows: EventRows) -> list[dict[str, Any]]:
+    """The rows of `MERGE_NAMESPACES`, by name: two batches lock namespaces they share in the same order."""
+    return sorted(rows.namespaces, key=lambda row: row["name"])
 
 
 # What `SET_VERSION_SIGHTINGS` reads of a version's row: a known version's names and types are in the graph.

@@ -13,10 +13,17 @@ from lineage_app.graph.alias_registry import AliasRegistryRace, identity_settle
 from lineage_app.graph.driver import graph_write, records
 from lineage_app.graph.facet_store import facets_settle
 from lineage_app.graph.model import Label, natural_key
-from lineage_app.graph.projection import GraphWrites, field_candidates, rows_resolve, write_statements
+from lineage_app.graph.projection import (
+    GraphWrites,
+    field_candidates,
+    namespace_rows,
+    rows_resolve,
+    write_statements,
+)
 from lineage_app.graph.schema_fields import fields_known
 from lineage_app.graph.validity import BatchEdges, GraceFor, no_grace, validity_settle
 from lineage_app.graph.withdrawal import ConfirmersOf, confirmations_withdraw, no_confirmers
+from lineage_app.observability.metrics import GRAPH_RETRIES, retry_reason
 
 # Two workers that MERGE the same new node at once (a Namespace, a DatasetAlias) both try to create
 # it; the engine refuses the later create with a ConstraintError. Run again, the MERGE finds the
@@ -94,14 +101,19 @@ def graph_writes_apply(
             derivations=rows.derivations,
         )
         validity_settle(tx, job_keys=rows.settled_jobs(plan), batch=batch, grace_for=grace_for, in_full=neighbours)
+        # Last: every batch naming a namespace writes its node (its seen-times), and holds that lock until it
+        # commits; taken here, batches of other jobs and datasets in the namespace run alongside until now.
+        if rows.namespaces:
+            tx.run(writes.MERGE_NAMESPACES, rows=namespace_rows(rows)).consume()
         return WriteOutcome(new_versions=new_versions, new_inputs=new_inputs)
 
     for attempt in range(CONSTRAINT_RACE_TRIES):
         try:
             return graph_write(work)
-        except (ConstraintError, AliasRegistryRace):
+        except (ConstraintError, AliasRegistryRace) as exc:
             if attempt == CONSTRAINT_RACE_TRIES - 1:
                 raise
+            GRAPH_RETRIES.labels(kind="batch", reason=retry_reason(exc)).inc()
     raise AssertionError("unreachable: the last attempt returns or raises")
 
 

@@ -59,6 +59,11 @@ class LineageEvent(models.Model):
         help_text="Applied, but its run's node may not yet reflect it (a worker stopped before re-folding the run).",
     )
 
+    # The apply task that took the event, and until when: concurrent workers each apply events of their own
+    # (`ingest.services.events_claim`) instead of all filling their batches with the same oldest ones.
+    claimed_by = models.CharField(max_length=64, blank=True, default="", db_default="")
+    claimed_until = models.DateTimeField(null=True, blank=True)
+
     class Meta:
         ordering = ["event_time", "id"]
         indexes = [

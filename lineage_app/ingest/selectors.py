@@ -35,14 +35,14 @@ def applyable_event_ids(*, event_ids: Sequence[int]) -> list[int]:
     )
 
 
-def pending_event_ids(*, older_than_seconds: int, limit: int) -> list[int]:
-    """Pending events received more than `older_than_seconds` ago, oldest event time first."""
+def pending_event_ids(*, older_than_seconds: int, limit: int, unclaimed: bool = False) -> list[int]:
+    """Pending events received more than `older_than_seconds` ago, oldest event time first; with
+    `unclaimed`, only those no apply task holds (`ingest.services.events_claim`)."""
     cutoff = timezone.now() - timedelta(seconds=older_than_seconds)
-    return list(
-        LineageEvent.objects.filter(status=LineageEvent.Status.PENDING, received_at__lte=cutoff)
-        .order_by("event_time", "id")
-        .values_list("id", flat=True)[:limit]
-    )
+    pending = LineageEvent.objects.filter(status=LineageEvent.Status.PENDING, received_at__lte=cutoff)
+    if unclaimed:
+        pending = pending.filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=timezone.now()))
+    return list(pending.order_by("event_time", "id").values_list("id", flat=True)[:limit])
 
 
 def runs_fold_pending(*, event_ids: Sequence[int]) -> list[str]:

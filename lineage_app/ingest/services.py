@@ -345,6 +345,27 @@ def events_mark_failed(*, event_ids: Sequence[int], reason: str) -> None:
     EVENTS_FAILED.inc(failed)
 
 
+def events_claim(*, event_ids: Sequence[int], claimant: str) -> list[int]:
+    """Take those of `event_ids` still waiting that no other apply task holds, for `INGEST_CLAIM_SECONDS`;
+    the ids now `claimant`'s (those it held already included: a task's retry keeps its events).
+
+    One conditional UPDATE, so of two workers racing for an event one gets it: each applies a batch of its
+    own instead of both applying the same oldest events. A claim that ran out is free to take again.
+    """
+    now = timezone.now()
+    free = Q(claimed_until__isnull=True) | Q(claimed_until__lt=now) | Q(claimed_by=claimant)
+    waiting = LineageEvent.objects.filter(id__in=list(event_ids), status__in=LineageEvent.APPLYABLE)
+    waiting.filter(free).update(
+        claimed_by=claimant, claimed_until=now + timedelta(seconds=settings.INGEST_CLAIM_SECONDS)
+    )
+    return list(waiting.filter(claimed_by=claimant).order_by("event_time", "id").values_list("id", flat=True))
+
+
+def events_release(*, event_ids: Sequence[int], claimant: str) -> None:
+    """Give up `claimant`'s claim on those of `event_ids` it holds (its task failed and waits to be retried)."""
+    LineageEvent.objects.filter(id__in=list(event_ids), claimed_by=claimant).update(claimed_by="", claimed_until=None)
+
+
 def events_count_attempt(*, event_ids: Sequence[int]) -> None:
     LineageEvent.objects.filter(id__in=event_ids).update(attempts=F("attempts") + 1)
 

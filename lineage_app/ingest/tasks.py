@@ -4,6 +4,7 @@ settled, prune old applied ones, checkpoint the transparency log."""
 from __future__ import annotations
 
 import logging
+import uuid
 
 from celery import Task, shared_task
 from django.conf import settings
@@ -38,16 +39,36 @@ def apply_events(self: Task, event_ids: list[int]) -> int:
 
     Under load messages pile up (each web process sends one per 100 ms); the first task takes
     every pending event it can in one batch and the later ones find theirs already applied: two
-    reads, no write. A batch that fails for a non-transient reason is split to isolate the bad event.
+    reads, no write. Concurrent workers each claim the events they apply (`services.events_claim`), so
+    each fills its batch with waiting events no other holds. A batch that fails for a non-transient
+    reason is split to isolate the bad event.
     """
     size = settings.INGEST_APPLY_BATCH_SIZE
-    waiting = pending_event_ids(older_than_seconds=0, limit=size)
+    waiting = pending_event_ids(older_than_seconds=0, limit=size, unclaimed=True)
     ids = list(dict.fromkeys([*applyable_event_ids(event_ids=event_ids), *waiting]))
+    # A retry of this task (the same id) may take its events again; a task run directly (tests, a shell) has no id.
+    claimant = self.request.id or f"direct-{uuid.uuid4()}"
+    if ids:
+        ids = services.events_claim(event_ids=ids, claimant=claimant)
     log_fields_add(event_ids=ids)
     if not ids:
         return 0
-    services.events_count_attempt(event_ids=ids)
-    return sum(_apply_isolating(ids[i : i + size]) for i in range(0, len(ids), size))
+    try:
+        services.events_count_attempt(event_ids=ids)
+        return sum(_apply_isolating(ids[i : i + size]) for i in range(0, len(ids), size))
+    except TRANSIENT:
+        # Retried after a back-off of up to INGEST_RETRY_BACKOFF_MAX_SECONDS: until then another worker may
+        # apply these events, rather than leave them held by a task that is waiting.
+        _release_quietly(ids, claimant)
+        raise
+
+
+def _release_quietly(event_ids: list[int], claimant: str) -> None:
+    """Give up a failed task's claim; if the database is what failed, the claim runs out by itself."""
+    try:
+        services.events_release(event_ids=event_ids, claimant=claimant)
+    except TRANSIENT:
+        logger.warning("could not release %d claimed event(s); their claim runs out by itself", len(event_ids))
 
 
 def _apply_isolating(event_ids: list[int]) -> int:

@@ -77,11 +77,26 @@ GRAPH_QUERY_SECONDS = Histogram(
     ["kind"],
     buckets=GRAPH_QUERY_BUCKETS,
 )
+GRAPH_RETRIES = Counter(
+    "tributary_graph_retries",
+    "Graph work run again after a failure that may pass, by kind (read, write: the driver ran a managed "
+    "transaction again; batch: a batch's write ran again after a constraint race; task: Celery retried an "
+    "apply task after a transient failure the driver's own retries did not outlast) and reason (the "
+    "failure's Neo4j code, last part, or its class).",
+    ["kind", "reason"],
+)
 NOTIFY_DELIVERY_ATTEMPTS = Counter(
     "tributary_notify_delivery_attempts",
     "Tries at sending a notification, by destination kind and outcome (sent; failed: retried later; dead).",
     ["kind", "outcome"],
 )
+
+
+def retry_reason(exc: BaseException) -> str:
+    """A failure as `GRAPH_RETRIES` labels it: the last part of a Neo4j status code
+    (`Neo.TransientError.Transaction.DeadlockDetected`: `DeadlockDetected`), else the class name."""
+    code = getattr(exc, "code", None)
+    return code.rsplit(".", 1)[-1] if isinstance(code, str) and code else type(exc).__name__
 
 
 def events_applied_record(*, received: Sequence[datetime], applied_at: datetime) -> None:

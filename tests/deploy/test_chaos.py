@@ -259,6 +259,8 @@ def running(tmp_path: Path, postgres_database: str, graph, broker) -> Iterator[t
         INGEST_SWEEP_INTERVAL_SECONDS="1",
         INGEST_SWEEP_MIN_AGE_SECONDS="1",
         INGEST_RETRY_BACKOFF_MAX_SECONDS="2",
+        # A killed worker's claim holds its events back this long: short, like the sweep above.
+        INGEST_CLAIM_SECONDS="3",
     )
     stack.manage("migrate", "--noinput")
     with ThreadPoolExecutor(max_workers=1) as pool:

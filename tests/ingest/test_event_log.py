@@ -39,8 +39,10 @@ def _checked(i: int, *, warned: bool) -> tuple[CheckedEvent, bytes]:
     return checked, raw
 
 
-# Every column a new row sets: all but the id and `fold_pending` (set only when an event is applied).
-SET = [field for field in LineageEvent._meta.concrete_fields if field.name not in ("id", "fold_pending")]
+# Every column a new row sets: all but the id, `fold_pending` (set only when an event is applied) and the
+# apply task's claim (`claimed_by`, `claimed_until`: set only when a worker takes the event).
+UNSET = ("id", "fold_pending", "claimed_by", "claimed_until")
+SET = [field for field in LineageEvent._meta.concrete_fields if field.name not in UNSET]
 
 
 def _assert_stored(checked: CheckedEvent, raw: bytes, token: ApiToken | None, event_id: int) -> None:
@@ -65,6 +67,7 @@ def _assert_stored(checked: CheckedEvent, raw: bytes, token: ApiToken | None, ev
         "facet_warnings": checked.warnings_stored(),
     }
     assert abs(row.received_at - checked.event_time) > timedelta(days=1)  # not the event's time by mistake
+    assert (row.claimed_by, row.claimed_until) == ("", None)  # no worker has taken it yet
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -136,3 +136,24 @@ def test_events_two_workers_apply_at_once_are_counted_applied_once(  # type: ign
     assert rows[ids[2]] > other_worker_at
     assert set(LineageEvent.objects.filter(id__in=ids).values_list("status", flat=True)) == {"applied"}
     assert log_mark_applied(ids, timezone.now()) == set(), "an applied event is never marked again"
+
+
+def test_a_graph_transaction_the_driver_runs_again_counts_one_retry(graph) -> None:  # type: ignore[no-untyped-def]
+    from neo4j.exceptions import ServiceUnavailable
+
+    from lineage_app.graph.driver import graph_write, records
+
+    tries: list[int] = []
+
+    def work(tx) -> int:  # type: ignore[no-untyped-def]
+        tries.append(1)
+        if len(tries) == 1:
+            # A lost connection or a deadlock cannot be caused on demand: the error the driver retries on is raised
+            # here instead, once.
+            raise ServiceUnavailable("the engine went away")
+        return records(tx, "RETURN 1 AS one")[0]["one"]
+
+    before = scrape()
+    assert graph_write(work) == 1
+    assert len(tries) == 2
+    assert delta(before, scrape(), "tributary_graph_retries_total", kind="write", reason="ServiceUnavailable") == 1
