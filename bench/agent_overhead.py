@@ -5,9 +5,10 @@
 Each run is a fresh process (fresh JVM); modes are interleaved so that machine load
 drifts alike for all of them. The timed span is what the agent can affect: from just
 before the agent is imported and installed, through the job's actions, to the end of
-`close()` (flush included); JVM start-up is not timed. Prints, per job size, the medians of
-wall time and of CPU time (this Python process plus the driver JVM, which on a shared machine
-is steadier than wall time) and the overhead of each mode against no agent, then the agent's own
+`close()` (flush included); JVM start-up is not timed. The agent's packages are byte-compiled
+first, as installing its wheel does. Prints, per job size, the medians of wall time and of
+CPU time (this Python process plus the driver JVM, which on a shared machine is steadier than
+wall time) and the overhead of each mode against no agent, then the agent's own
 account of where its time went: the fixed part (import, `install()`, `close()`, on the job's
 thread) and the per-action part (reading each finished action's plan, on Spark's listener thread).
 
@@ -34,6 +35,8 @@ from pathlib import Path
 from typing import Any, cast
 
 ROOT = Path(__file__).resolve().parents[1]
+# What the agent imports from a checkout: compiled before the runs, as installing its wheel compiles them.
+AGENT_PACKAGES = ("spark_agent", "lineage_protocol", "lineage_relay")
 MODES = ("no agent", "backend up", "backend down", "backend hangs")
 EARLIER = "up, earlier agent"  # backend up, with the agent of `--earlier-root`
 ACCOUNT = ("agent_install_ms", "agent_close_ms", "agent_listener_ms_total", "actions_total")
@@ -151,6 +154,13 @@ def _measure(mode: str, url: str, rows: int, agent_root: Path) -> dict[str, Any]
     return cast(dict[str, Any], json.loads(done.stdout.strip().splitlines()[-1]))
 
 
+def _compile(root: Path) -> None:
+    """Byte-compile the agent's packages in `root` (into their `__pycache__`), as `pip install` does for a wheel:
+    otherwise, where `PYTHONDONTWRITEBYTECODE` is set, every run would compile them again within the timed span."""
+    packages = [str(root / name) for name in AGENT_PACKAGES if (root / name).is_dir()]
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *packages], check=True, stdout=subprocess.DEVNULL)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -179,6 +189,8 @@ def main() -> int:
     urls[EARLIER] = urls["backend up"]
     roots = {mode: args.agent_root for mode in urls} | ({EARLIER: args.earlier_root} if args.earlier_root else {})
     modes = tuple(m for m in MODES if m in args.modes.split(",")) + ((EARLIER,) if args.earlier_root else ())
+    for root in {args.agent_root, *([args.earlier_root] if args.earlier_root else [])}:
+        _compile(root)
     print(f"agent from {args.agent_root}, {args.runs} runs per mode and size", flush=True)
     for rows in (int(r) for r in args.rows.split(",")):
         samples: dict[str, list[dict[str, Any]]] = {mode: [] for mode in modes}

@@ -14,6 +14,7 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pyspark.java_gateway import ensure_callback_server_started
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -26,6 +27,7 @@ from spark_agent.emitter import build_emitter
 from spark_agent.ids import new_run_id
 from spark_agent.naming import child_job_name, path_tail
 from spark_agent.owners import DeclaredOwner, OwnerRules, parse_owner_rules
+from spark_agent.plan import worker
 from spark_agent.plan.extract import ExtractContext, extract
 from spark_agent.plan.model import ActionFacts, DatasetInfo, ErrorInfo
 
@@ -89,9 +91,6 @@ class Agent:
         self._assembler = ActionAssembler(self._emit_action, config.merge_window_s)
         self._emit(self._app_event(EventType.START, time.time()))
         self._listener = listener.QueryListener(self._on_action, self.counters)
-        # With `read_actions`, a read on a DataFrame built before install must be told apart exactly from one
-        # that ran before: install waits for the boundary. Otherwise it is settled in the background.
-        listener.register(spark, self._listener, settle_in_background=not config.read_actions)
         self._streams = streaming.StreamingQueries(
             spark,
             streaming.StreamingContext(
@@ -108,10 +107,19 @@ class Agent:
         if self._chain is not None:
             threading.Thread(target=self._heartbeats, name="tributary-heartbeat", daemon=True).start()
         self._stream_listener = streaming.StreamListener(self._streams, self.counters)
-        try:
-            streaming.register(spark, self._stream_listener)
-        except Exception:
-            log.warning("tributary: cannot follow streaming queries; they will have no lineage", exc_info=True)
+        # Both listeners need py4j's callback server. Each costs the JVM a proxy class and a few round trips: the
+        # streaming listener joins on a thread (and JVM connection) of its own while this one registers the
+        # action listener, and install returns once both have joined, so that nothing started after it is missed.
+        ensure_callback_server_started(spark.sparkContext._gateway)
+        streams_joining = threading.Thread(target=self._follow_streams, name="tributary-streams", daemon=True)
+        streams_joining.start()
+        # With `read_actions`, a read on a DataFrame built before install must be told apart exactly from one
+        # that ran before: install waits for the boundary. Otherwise it is settled in the background.
+        listener.register(spark, self._listener, settle_in_background=not config.read_actions)
+        streams_joining.join()
+        # Off this thread: the first actions' plan reads, and the last one's in `close()`, then find Spark's
+        # reflection warm.
+        worker.warm_in_background(spark)
         hooks.track(self)
         self.counters.add("agent_install_ms", _ms_since(started))
 
@@ -216,6 +224,12 @@ class Agent:
 
     def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> None:
         self.close(exc)
+
+    def _follow_streams(self) -> None:
+        try:
+            streaming.register(self._spark, self._stream_listener)
+        except Exception:
+            log.warning("tributary: cannot follow streaming queries; they will have no lineage", exc_info=True)
 
     # ----- events ------------------------------------------------------------------------
 

@@ -140,7 +140,9 @@ def _next_query_execution_id(spark: SparkSession, jvm: Any) -> int:
         cls = jvm.java.lang.Class.forName("org.apache.spark.sql.execution.QueryExecution$")
         field = cls.getDeclaredField("_nextExecutionId")
         field.setAccessible(True)
-        return int(field.get(cls.getField("MODULE$").get(None)).get())
+        counter = field.get(cls.getField("MODULE$").get(None))  # an `AtomicLong`
+        # py4j hands a `java.lang.Number` over as its value (an `AtomicLong` too, in the py4j of Spark 3.5).
+        return int(counter if isinstance(counter, int) else counter.get())
     except Exception:
         log.debug("tributary: cannot read the next query execution id; making a plan for one", exc_info=True)
         return int(spark._jsparkSession.range(0).queryExecution().id())

@@ -10,9 +10,10 @@ from typing import Any
 from spark_agent.naming import dataset_from_jdbc, dataset_from_uri, snake
 from spark_agent.plan import jvm
 from spark_agent.plan.columns import ColumnLineageBuilder
-from spark_agent.plan.model import ActionFacts, DatasetId, DatasetInfo, ErrorInfo, Symlink
+from spark_agent.plan.model import ActionFacts, DatasetId, DatasetInfo, ErrorInfo, Stats, Symlink
 from spark_agent.plan.schema import schema_fields
 from spark_agent.plan.tree import Attr, parse
+from spark_agent.plan.worker import serialise_in_background
 
 JavaObject = Any
 
@@ -69,24 +70,30 @@ def extract(
         return None
     target = _target(ctx, root_cls, analyzed)
     query = target.query if target else analyzed
+    # The plan's JSON (Spark serialises it by reflection: most of an action's cost) is made on the plan worker's
+    # own JVM connection while this thread reads the leaves, the schema and the metrics.
+    plan_json = serialise_in_background(query)
     leaves = (jvm.relation(leaf, ctx.warehouse) for leaf in jvm.logical_leaves(query))
     relations = [r for r in leaves if r is not None]
-    builder = ColumnLineageBuilder({r.first_expr_id: r.datasets for r in relations if r.first_expr_id is not None})
-    out_attrs = builder.visit(parse(json.loads(str(query.toJSON()))))
-    inputs = _inputs(relations, builder)
-    unresolved = _describe_output(target, query, builder, out_attrs) if target else 0
-    outputs = [target.dataset] if target else []
+    schema = json.loads(str(query.schema().json())).get("fields", []) if target else []
     error = None
+    scan_stats: dict[DatasetId, Stats] = {}
     if exc is not None:
         message, stack = jvm.error_info(exc, ctx.jvm)
         error = ErrorInfo(message=message, stack_trace=stack, language="JAVA")
     else:
         executed = qe.executedPlan()
-        for ds_id, stats in jvm.scan_stats(executed).items():
-            if ds_id in inputs:
-                inputs[ds_id].stats = stats
+        scan_stats = jvm.scan_stats(executed)
         if target is not None:
             target.dataset.stats = jvm.write_stats(executed)
+    builder = ColumnLineageBuilder({r.first_expr_id: r.datasets for r in relations if r.first_expr_id is not None})
+    out_attrs = builder.visit(parse(json.loads(plan_json.result())))
+    inputs = _inputs(relations, builder)
+    for ds_id, stats in scan_stats.items():
+        if ds_id in inputs:
+            inputs[ds_id].stats = stats
+    unresolved = _describe_output(target, query, schema, builder, out_attrs) if target else 0
+    outputs = [target.dataset] if target else []
     if not (inputs or outputs or error):
         return None
     return ActionFacts(
@@ -115,10 +122,14 @@ def _inputs(relations: list[jvm.Relation], builder: ColumnLineageBuilder) -> dic
 
 
 def _describe_output(
-    target: _Target, query: JavaObject, builder: ColumnLineageBuilder, out_attrs: list[Attr] | None
+    target: _Target,
+    query: JavaObject,
+    schema: list[dict[str, Any]],
+    builder: ColumnLineageBuilder,
+    out_attrs: list[Attr] | None,
 ) -> int:
-    """Fill in the output's schema and column lineage; return the unresolved column count."""
-    schema = json.loads(str(query.schema().json())).get("fields", [])
+    """Fill in the output's schema (`schema`: the query's, as Spark's JSON gives its fields) and column lineage;
+    return the unresolved column count."""
     names = target.column_names or [str(f.get("name")) for f in schema]
     if out_attrs is not None and len(out_attrs) == len(names):
         ids: list[int | None] = [a.expr_id for a in out_attrs]

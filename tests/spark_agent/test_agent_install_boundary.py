@@ -159,3 +159,13 @@ def test_a_dataframe_built_before_install_is_reported_when_its_action_runs_after
     assert app == "boundary" and read.startswith("boundary.collect") and read.endswith(".source")
     assert len({e["run"]["runId"] for e in events if e["job"]["name"] == read}) == 1
     assert agent.counters.get("actions_before_install_total") == 0
+
+
+def test_the_boundary_is_spark_s_next_execution_id_read_without_making_a_plan(spark: Any) -> None:
+    from spark_agent import listener
+
+    jvm = spark.sparkContext._jvm
+    mark = listener._next_query_execution_id(spark, jvm)
+    # Reading it again takes no id: no plan was made for it.
+    assert listener._next_query_execution_id(spark, jvm) == mark
+    assert int(spark.range(1)._jdf.queryExecution().id()) == mark
