@@ -4,6 +4,7 @@ Spark's plan serialisation after install, so that neither the job's thread nor t
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import threading
 from collections.abc import Callable
@@ -19,6 +20,16 @@ log = logging.getLogger("spark_agent")
 _jobs: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]]] = queue.SimpleQueue()
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
+
+
+def _forget_in_child() -> None:
+    """A forked child has none of the parent's threads: it starts a plan worker of its own when it needs one,
+    instead of queueing plans for a thread that is not there and waiting on them for ever."""
+    global _jobs, _lock, _thread
+    _jobs, _lock, _thread = queue.SimpleQueue(), threading.Lock(), None
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def serialise_in_background(plan: Any) -> Future[str]:

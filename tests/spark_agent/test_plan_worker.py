@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 from typing import Any
 
@@ -48,3 +49,20 @@ def test_the_warm_up_runs_no_spark_job_and_never_fails(spark: Any) -> None:
             raise RuntimeError("the session is stopped")
 
     assert worker.warm_in_background(Stopped()).result(timeout=60) is None  # type: ignore[arg-type]
+
+
+def test_a_forked_child_serialises_on_a_plan_worker_of_its_own() -> None:
+    """The child of a fork after the worker started would otherwise queue for a thread it does not have."""
+    assert worker._submit(lambda: "parent").result(timeout=5) == "parent"
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: answer through the pipe, never return into pytest
+        try:
+            answer = worker._submit(lambda: "child").result(timeout=5)
+        except BaseException as exc:
+            answer = repr(exc)
+        os.write(write, answer.encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    assert os.read(read, 100) == b"child"
