@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from neo4j import ManagedTransaction
 
@@ -26,43 +27,41 @@ _WRITE = {Label.DATASET: writes.SET_DATASET_FACETS, Label.JOB: writes.SET_JOB_FA
 
 
 def facets_read(tx: ManagedTransaction, label: Label, keys: Iterable[str]) -> dict[str, Sightings]:
-    """The sightings each node of `label` named by `keys` holds, by key (nodes not in the graph left out).
-    A node written before the sighting lists keeps its order keys as `facetOrdersJson`, read instead."""
+    """The sightings each node of `label` named by `keys` holds, by key (nodes not in the graph left out)."""
     ordered = sorted(set(keys))
     if not ordered:
         return {}
-    held = {}
-    for row in records(tx, _READ[label], keys=ordered):
-        names, orders = row["facetNames"], row["facetOrders"]
-        if row["facetOrdersJson"] is not None:
-            legacy = json.loads(row["facetOrdersJson"])
-            names, orders = list(legacy), list(legacy.values())
-        held[row["key"]] = sightings_stored(row["facetsJson"], names, orders)
-    return held
+    return {row["key"]: _held(row) for row in records(tx, _READ[label], keys=ordered)}
 
 
 def facets_settle(tx: ManagedTransaction, label: Label, newer: Mapping[str, Sightings]) -> int:
     """Merge `newer` sightings into the facets of the nodes of `label` they name (by key): the engine keeps
-    each name's newer sighting and answers the nodes whose content changed, the only ones read and rewritten;
-    how many were.
+    each name's newer sighting and answers, with what they hold, the nodes whose content changed, the only ones
+    rewritten; how many were.
 
     Run after the batch has written those nodes, which holds their write locks: a concurrent batch
     naming one of them waits, then reads what this one committed.
     """
     rows = [{"key": key, **sighting_lists(sightings)} for key, sightings in sorted(newer.items()) if sightings]
-    if not rows:
-        return 0
-    answered = {row["key"]: row for row in records(tx, _SETTLE[label], rows=rows)}
-    if not answered:
-        return 0
-    stored = facets_read(tx, label, answered)
+    answered = records(tx, _SETTLE[label], rows=rows) if rows else []
     rewritten = []
-    for key, answer in answered.items():
-        held = stored[key]
+    for answer in answered:
+        key, held = answer["key"], _held(answer)
         if answer["legacy"]:  # its order keys were read from `facetOrdersJson`: the batch merges in full
             sightings_merge(held, newer[key])
         else:  # the lists hold the newer orders already: the changed names take the batch's content
             held.update({name: newer[key][name] for name in answer["changed"]})
         rewritten.append({"key": key, **sightings_properties(held)})
-    tx.run(_WRITE[label], rows=rewritten).consume()
+    if rewritten:
+        tx.run(_WRITE[label], rows=rewritten).consume()
     return len(rewritten)
+
+
+def _held(row: Mapping[str, Any]) -> Sightings:
+    """A node's sightings from what it keeps (`writes.facets_held`). A node written before the sighting lists
+    keeps its order keys as `facetOrdersJson`, read instead."""
+    names, orders = row["facetNames"], row["facetOrders"]
+    if row["facetOrdersJson"] is not None:
+        legacy = json.loads(row["facetOrdersJson"])
+        names, orders = list(legacy), list(legacy.values())
+    return sightings_stored(row["facetsJson"], names, orders)

@@ -77,6 +77,15 @@ def sightings_stored(
     return {name: (ordered.get(name, ""), facets.get(name)) for name in facets.keys() | ordered.keys()}
 
 
+def facets_held(var: str) -> str:
+    """Cypher RETURN items of what node `var` keeps of its facets, as `sightings_properties` writes them (and the
+    `facetOrdersJson` of a node written before the lists): `graph.facet_store` reads its sightings from them."""
+    return (
+        f"{var}.facetsJson AS facetsJson, {var}.facetNames AS facetNames, {var}.facetOrders AS facetOrders, "
+        f"{var}.facetOrdersJson AS facetOrdersJson"
+    )
+
+
 def sightings_properties(sightings: Mapping[str, Sighting]) -> dict[str, Any]:
     """The node properties that keep `sightings`: the live facets as the read API's `facets`, the lists of
     each name's order key and content hash (`sighting_lists`), what the `jobType` facet says (read on Job

@@ -7,6 +7,7 @@ transaction (`graph.writer`, `graph.alias_registry`) or read owners (`graph.owne
 
 from __future__ import annotations
 
+from lineage_app.graph.facets import facets_held
 from lineage_app.graph.model import Label, Rel
 
 # Which of the rows' versions the graph holds with their Field nodes (written with the version, in
@@ -60,8 +61,7 @@ def _read_facets(label: Label) -> str:
     return f"""
 UNWIND $keys AS k
 MATCH (x:{label} {{key: k}})
-RETURN k AS key, x.facetsJson AS facetsJson, x.facetNames AS facetNames, x.facetOrders AS facetOrders,
-       x.facetOrdersJson AS facetOrdersJson
+RETURN k AS key, {facets_held("x")}
 """
 
 

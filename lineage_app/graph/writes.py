@@ -8,6 +8,7 @@ guarded by the event order key, so applying the same events in any order gives o
 
 from __future__ import annotations
 
+from lineage_app.graph.facets import facets_held
 from lineage_app.graph.model import Label, Rel, RunState
 
 
@@ -64,7 +65,7 @@ SET j.nodeId = row.nodeId, j.namespace = row.namespace, j.name = row.name, j.sea
 # name keeps the newer of its held and brought sightings, the lists stay sorted by name (re-sorted only when
 # a name is new to the node), and the statement answers the nodes whose facets must be rewritten: those a
 # newer sighting brought other content for (`changed`), and those still holding a `facetOrdersJson` written
-# before the lists (`legacy`, settled in full by the caller).
+# before the lists (`legacy`, settled in full by the caller), each with what the caller rewrites it from.
 def _settle_facet_sightings(label: Label) -> str:
     return f"""
 UNWIND $rows AS row
@@ -90,7 +91,7 @@ SET x.facetNames = [k IN byName | names[k]], x.facetOrders = [k IN byName | kept
     x.facetHashes = [k IN byName | kept[k][1]]
 WITH x, row, changed, x.facetOrdersJson IS NOT NULL AS legacy
 WHERE size(changed) > 0 OR legacy
-RETURN row.key AS key, changed, legacy
+RETURN row.key AS key, changed, legacy, {facets_held("x")}
 """
 
 
