@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 from lineage_app.graph.model import Label, Rel
-from lineage_app.graph.writes import inferred_input, seen
+from lineage_app.graph.writes import inferred_input, named, seen
 
 MERGE_DATASET_ALIASES = f"""
 UNWIND $rows AS row
 MERGE (a:{Label.DATASET_ALIAS} {{key: row.key}})
-SET a.namespace = row.namespace, a.name = row.name, a.searchName = toLower(row.name), a.normalKey = row.normalKey,
+SET a.namespace = row.namespace, {named("a", "row.name")}, a.normalKey = row.normalKey,
     a.normalNamespace = row.normalNamespace, a.normalName = row.normalName, {seen("a")},
     {
     ", ".join(
@@ -69,7 +69,7 @@ MERGE_ALIAS_DATASET = f"""
 UNWIND $rows AS row
 MATCH (a:{Label.DATASET} {{key: row.fromKey}})
 MERGE (c:{Label.DATASET} {{key: row.toKey}})
-SET c.nodeId = row.toNodeId, c.namespace = row.toNamespace, c.name = row.toName, c.searchName = toLower(row.toName),
+SET c.nodeId = row.toNodeId, c.namespace = row.toNamespace, {named("c", "row.toName")},
     {_widen("c", "a")},
     {_newer("c", "a", "latestRunId", "latestRunState", "latestRunTime", guard="latestRunOrder")}
 REMOVE c.currentVersion
@@ -178,7 +178,7 @@ MATCH (a:{Label.DATASET} {{key: row.fromKey}})-[:{Rel.HAS_FIELD}]->(f:{Label.FIE
 MATCH (c:{Label.DATASET} {{key: row.toKey}})
 MERGE (m:{Label.FIELD} {{key: row.toKey + row.sep + f.name}})
 ON CREATE SET m.nodeId = row.fieldIdPrefix + f.name, m.namespace = row.toNamespace,
-              m.dataset = row.toName, m.name = f.name, m.searchName = toLower(f.name)
+              m.dataset = row.toName, {named("m", "f.name")}
 MERGE (c)-[:{Rel.HAS_FIELD}]->(m)
 """
 

@@ -22,6 +22,12 @@ def seen(var: str) -> str:
     )
 
 
+def named(var: str, name: str) -> str:
+    """SET items that give `var` the name `name` (a Cypher expression) and its lower-cased copy, `searchName`,
+    which search matches (`reads._search`, the TEXT index of `schema.TEXT_INDEXES`): every name is written here."""
+    return f"{var}.name = {name}, {var}.searchName = toLower({name})"
+
+
 def _latest(var: str, *props: str, guard: str = "factsKey", order: str = "row.order") -> str:
     """SET items that take `props` from the row only if its order key (`order`) is the newest
     seen, as kept in `var`'s `guard` property."""
@@ -47,16 +53,14 @@ SET {seen("n")}
 MERGE_DATASETS = f"""
 UNWIND $rows AS row
 MERGE (d:{Label.DATASET} {{key: row.key}})
-SET d.nodeId = row.nodeId, d.namespace = row.namespace, d.name = row.name, d.searchName = toLower(row.name),
-    {seen("d")}
+SET d.nodeId = row.nodeId, d.namespace = row.namespace, {named("d", "row.name")}, {seen("d")}
 """
 
 
 MERGE_JOBS = f"""
 UNWIND $rows AS row
 MERGE (j:{Label.JOB} {{key: row.key}})
-SET j.nodeId = row.nodeId, j.namespace = row.namespace, j.name = row.name, j.searchName = toLower(row.name),
-    {seen("j")}
+SET j.nodeId = row.nodeId, j.namespace = row.namespace, {named("j", "row.name")}, {seen("j")}
 """
 
 
@@ -159,7 +163,7 @@ ON CREATE SET p.nodeId = row.refNodeId, p.state = '{RunState.NEW}',
               p.jobNamespace = row.refJobNamespace, p.jobName = row.refJobName
 MERGE (pj:{Label.JOB} {{key: row.refJobKey}})
 ON CREATE SET pj.nodeId = row.refJobNodeId, pj.namespace = row.refJobNamespace,
-              pj.name = row.refJobName, pj.searchName = toLower(row.refJobName)
+              {named("pj", "row.refJobName")}
 SET {_latest("pj", "latestRunId", "latestRunState", guard="latestRunOrder", order="row.runOrder")}
 MERGE (pj)-[:{Rel.HAS_RUN}]->(p)
 """
@@ -316,8 +320,7 @@ MERGE_FIELDS = f"""
 UNWIND $rows AS row
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
 MERGE (f:{Label.FIELD} {{key: row.key}})
-ON CREATE SET f.nodeId = row.nodeId, f.namespace = row.namespace, f.dataset = row.dataset, f.name = row.name,
-              f.searchName = toLower(row.name)
+ON CREATE SET f.nodeId = row.nodeId, f.namespace = row.namespace, f.dataset = row.dataset, {named("f", "row.name")}
 MERGE (d)-[:{Rel.HAS_FIELD}]->(f)
 """
 
