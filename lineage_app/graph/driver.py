@@ -67,18 +67,18 @@ def graph_write(work: Callable[[ManagedTransaction], T]) -> T:
 def _counting_retries(work: Callable[[ManagedTransaction], T], kind: str) -> Callable[[ManagedTransaction], T]:
     """`work`, counting each time the driver runs it again (`GRAPH_RETRIES`): after a transient error
     (a deadlock, a lock wait that timed out) or a lost connection, raised by `work` or by the commit."""
-    failed: list[str] = []
-    calls = [0]
+    # Why the previous attempt failed: None before the first; "commit" when `work` returned and the commit failed.
+    failure: str | None = None
 
     def attempt(tx: ManagedTransaction) -> T:
-        calls[0] += 1
-        if calls[0] > 1:
-            GRAPH_RETRIES.labels(kind=kind, reason=failed.pop() if failed else "commit").inc()
-        failed.clear()
+        nonlocal failure
+        if failure is not None:
+            GRAPH_RETRIES.labels(kind=kind, reason=failure).inc()
+        failure = "commit"
         try:
             return work(tx)
         except Exception as exc:
-            failed.append(retry_reason(exc))
+            failure = retry_reason(exc)
             raise
 
     return attempt

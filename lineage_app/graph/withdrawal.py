@@ -7,8 +7,8 @@ Edges keep their latest confirmation as a maximum (`graph.validity`), which a la
 when a run's node takes a fold whose completion differs from the one it held (`writes.MERGE_RUNS` answers
 those), the edges that completion confirmed lose it, and take again the latest confirmation among the
 job's other confirming runs and JobEvents that named them, read from the event log (`ConfirmersOf`), before
-the batch's own confirmations (the run's new one among them) are written. The job then settles its edges in full. The
-graph comes out as if the run's events had arrived in any other order.
+the batch's own confirmations (the run's new one among them) are written. The job then settles its edges in
+full. The graph comes out as if the run's events had arrived in any other order.
 """
 
 from __future__ import annotations

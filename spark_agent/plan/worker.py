@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("spark_agent")
 
 
+# Not a `ThreadPoolExecutor`: its threads are not daemons, and the interpreter's exit would wait for a plan being
+# serialised; this thread never holds up the job's exit.
 _jobs: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]]] = queue.SimpleQueue()
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
