@@ -14,6 +14,7 @@ from celery.signals import (
     task_prerun,
     task_retry,
     worker_init,
+    worker_process_init,
     worker_ready,
 )
 
@@ -56,6 +57,16 @@ def _metrics_serve(**_: Any) -> None:
         from lineage_app.observability.worker import worker_metrics_serve
 
         worker_metrics_serve(addr=settings.WORKER_METRICS_ADDR, port=settings.WORKER_METRICS_PORT)
+
+
+@worker_ready.connect
+@worker_process_init.connect
+def _heap_freeze(**_: Any) -> None:
+    """Where tasks run (the main process of a solo or threads pool, each process of a prefork pool), once they are
+    loaded: freeze what the process holds, so that no apply batch pays for a full collection traversing it."""
+    from lineage_app.process_heap import heap_freeze
+
+    heap_freeze()
 
 
 @after_setup_logger.connect

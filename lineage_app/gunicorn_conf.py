@@ -60,6 +60,17 @@ def on_starting(server: Arbiter) -> None:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = _made_metrics_dir[0]
 
 
+def post_worker_init(worker: Worker) -> None:
+    """A worker has loaded the application: load the views too (Django imports them on the first request),
+    then freeze what it holds, so that no request pays for a full collection traversing it (`process_heap`)."""
+    from django.urls import get_resolver
+
+    from lineage_app.process_heap import heap_freeze
+
+    get_resolver().url_patterns  # noqa: B018 - imports every view module
+    heap_freeze()
+
+
 def child_exit(server: Arbiter, worker: Worker) -> None:
     """A worker is gone: drop its live gauges (its counters stay counted, in its files)."""
     # Imported here, not above: prometheus_client picks its multi-process storage when first

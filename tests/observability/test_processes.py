@@ -83,6 +83,16 @@ class Server:
         return lines
 
 
+def frozen_heaps(server: Server) -> dict[int, int]:
+    """The processes that froze their start-up heap (`lineage_app.process_heap`), with how many objects each froze:
+    the application loaded (a bare interpreter holds some 20,000), never twice in one process."""
+    lines = [line for line in server.log_lines() if line["logger"] == "lineage_app.process_heap"]
+    frozen = {line["pid"]: line["frozen_objects"] for line in lines}
+    assert len(frozen) == len(lines), "a process froze its heap twice"
+    assert all(count > 100_000 for count in frozen.values()), frozen
+    return frozen
+
+
 def get(url: str, token: str | None = None) -> tuple[int, str]:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     try:
@@ -173,6 +183,12 @@ def test_gunicorn_workers_report_every_worker_s_counts_even_after_one_dies(web, 
     assert value(scrape(url), "tributary_ingest_events_total", **ACCEPTED) == posted, "a dead worker's counts stay"
     requests = [line for line in server.log_lines() if line.get("route") == "/api/v1/lineage"]
     assert len(requests) == posted
+    assert {r["pid"] for r in requests} <= set(frozen_heaps(server)), "each worker froze its heap before serving"
+    wait_until(
+        lambda: set(_children(server.process.pid)) <= set(frozen_heaps(server)),
+        timeout=30,
+        what="the replacement worker to freeze its heap",
+    )
     assert all({"request_id", "method", "status", "duration_ms", "user", "event_ids"} <= set(r) for r in requests)
     assert {r["user"] for r in requests} == {"token:test ingest"}
 
@@ -244,4 +260,5 @@ def test_a_celery_worker_serves_its_pool_s_apply_counts_and_lag(worker, ingest_c
         what="the worker to log the tasks that applied the events",
     )
     assert {t["outcome"] for t in applying()} == {"SUCCESS"}
+    assert {t["pid"] for t in applying()} <= set(frozen_heaps(server)), "each pool process froze its heap first"
     assert all(t["task_id"] and t["duration_ms"] > 0 for t in applying())
