@@ -9,7 +9,7 @@ from typing import Any
 
 from django.conf import settings
 
-from lineage_app.ingest.json_text import member_count, nesting_depth_bound
+from lineage_app.ingest.json_text import nesting_depth_bound
 from lineage_app.ingest.validation import EventInvalid
 
 
@@ -21,7 +21,20 @@ def _reject_constant(name: str) -> None:
     raise EventInvalid(f"malformed JSON: {name} is not a JSON value")
 
 
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+class _DuplicateName(Exception):
+    """An object names a member twice (not a `ValueError`: malformed JSON is told apart from it)."""
+
+
+def _unique_members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object from its members as written, refusing one that names a member twice: readers disagree on
+    which value wins, so a signature over one reading would vouch for a document others read differently."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise _DuplicateName
+    return value
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_unique_members)
 _WHITESPACE = re.compile(r"[ \t\n\r]*")  # what JSON allows between tokens
 
 
@@ -44,10 +57,11 @@ def json_array_items(body: bytes, *, max_depth: int) -> list[tuple[Any, bytes]]:
     closed = text.startswith("]", index)
     try:
         while not closed:
-            value, end = _DECODER.raw_decode(text, index)
-            element = text[index:end]
-            _check_unique_names(element, value, path=f"[{len(items)}]")
-            items.append((value, element.encode("utf-8")))
+            try:
+                value, end = _DECODER.raw_decode(text, index)
+            except _DuplicateName:
+                raise _duplicate_name(text, index, path=f"[{len(items)}]") from None
+            items.append((value, text[index:end].encode("utf-8")))
             index = _skip_space(text, end)
             if text.startswith(",", index):
                 index = _skip_space(text, index + 1)
@@ -87,32 +101,18 @@ def _check_depth(body: bytes, *, max_depth: int, enclosing: int) -> None:
 
 def _decoded(text: str) -> Any:
     try:
-        value = _DECODER.decode(text)
+        return _DECODER.decode(text)
+    except _DuplicateName:
+        raise _duplicate_name(text, _skip_space(text, 0), path="") from None
     except ValueError as exc:
         raise _malformed(exc) from exc
-    _check_unique_names(text, value, path="")
-    return value
 
 
-def _check_unique_names(text: str, value: Any, *, path: str) -> None:
-    """Refuse an object that names a member twice (`path` says where): readers disagree on which value
-    wins, so a signature over one reading would vouch for a document others read differently. A decoded
-    value holding fewer members than its text names is the cheap sign; only then is the text read again."""
-    if _members(value) != member_count(text):
-        where, name = _first_duplicate(_PAIRS_DECODER.decode(text), path) or (path, "?")
-        raise EventInvalid(f"duplicate member name {name!r}: each name may appear once in an object", path=where or "$")
-
-
-def _members(value: Any) -> int:
-    count, stack = 0, [value]
-    while stack:
-        node = stack.pop()
-        if type(node) is dict:
-            count += len(node)
-            stack.extend(node.values())
-        elif type(node) is list:
-            stack.extend(node)
-    return count
+def _duplicate_name(text: str, index: int, *, path: str) -> EventInvalid:
+    """The refusal of the value at `index` of `text` (at `path`), which names a member twice: it is read again
+    with every member kept, to say where."""
+    where, name = _first_duplicate(_PAIRS_DECODER.raw_decode(text, index)[0], path) or (path, "?")
+    return EventInvalid(f"duplicate member name {name!r}: each name may appear once in an object", path=where or "$")
 
 
 class _Pairs(list[tuple[str, Any]]):

@@ -1,10 +1,8 @@
-"""Cheap, C-speed looks at JSON text: how deep it nests, how many object members it has."""
+"""Cheap, C-speed looks at JSON text: how deep it nests."""
 
 from __future__ import annotations
 
 from itertools import accumulate
-
-from lineage_protocol import outside_strings
 
 # Bytes, not text: in UTF-8 every byte of a multi-byte character is 0x80 or above, so `"`, `\`
 # and the brackets are found byte by byte, and `bytes.translate` / `bytes.replace` run at C speed.
@@ -43,8 +41,3 @@ def nesting_depth_bound(text: bytes, *, limit: int | None = None) -> int:
             break
         depth += sum(chunk)
     return deepest
-
-
-def member_count(text: str) -> int:
-    """How many object members valid JSON `text` holds: outside strings, a `:` only ever ends a member name."""
-    return outside_strings(text).count(":")
