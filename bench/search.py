@@ -1,7 +1,8 @@
-"""Benchmark search on a large synthetic graph: the name statements as they were (`toLower(n.name) CONTAINS $q`,
-every node of the label) against today's (`n.searchName CONTAINS $q`, which Neo4j serves from a TEXT index); then
-median / p95 of the name-only search (what search did before it found run ids, tags and owners) against today's
-`node_search`, on the same graph, by kind of query.
+"""Benchmark search on a large synthetic graph: the name statements as they were before tiers (every match of
+`searchName CONTAINS $q` ranked, kept in this script; and before `searchName`, `toLower(n.name)` over every node of
+the label) against today's tiers (exact, prefix, substring, each reading at most a window, none after the tier
+that fills the page); then median / p95 of `node_search` of another checkout (`--baseline`, say a worktree of the
+commit before) against this one's, on the same graph, by kind of query.
 
 Loads `bench/synthetic_graph.py`'s graph into the embedded ArcadeDB as `bench/read_api.py` does (a cached
 database directory of its own), or into the empty Neo4j that `--graph-uri` names, then gives it what producers
@@ -9,24 +10,36 @@ send and search now reads: every dataset, job and run a `facetsJson` like a real
 processing engine; a `tags` facet on one in `--tagged`), and the Tag nodes apply writes for them, and `--owners`
 owners each owning datasets and jobs (one in `--owned`). Then times, in process:
 
-- `name`: substrings of dataset and job names (`ds123`, `job45`) and field names (`col2`);
+- `name`: substrings of dataset and job names (`ds123`, `job45`: a few matches) and field names (`col2`: the exact
+  name of a fifth of all fields);
+- `broad`: texts that tens of thousands of names match, as a prefix (`col`, `ds1`, `job2`) or only inside
+  (`ol2`, `b1`);
 - `runId`: a run's id (a unique-index lookup);
 - `tag`: `tier:gold`, `pii`, `domain:…`;
 - `owner`: an owner's name (`team-17`);
 - `tag:…`, `owner:…`: the same, searching only tags or only owners.
 
+`--baseline DIR` times the `node_search` of the checkout at DIR in a child process of its own (its own code and
+Django settings, the same graph), query by query interleaved with this checkout's, and counts the queries whose
+pages hold the same nodes in the same order.
+
     python bench/search.py --datasets 100000 --jobs 100000 --samples 100
     python bench/search.py --datasets 5000 --jobs 5000 --samples 20      # a quick look
-    python bench/search.py --datasets 100000 --jobs 100000 --samples 100 --kinds name \
-        --graph-uri bolt://127.0.0.1:7687 --user neo4j --password … --graph-database lineage
+    git worktree add /tmp/search-before <commit>
+    python bench/search.py --datasets 100000 --jobs 100000 --samples 100 --kinds name,broad \
+        --baseline /tmp/search-before --graph-uri bolt://127.0.0.1:7687 --user neo4j --password … \
+        --graph-database lineage
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -44,7 +57,8 @@ from bench.stack_options import stack_options_add, stack_options_describe  # noq
 
 DECORATION = 2  # bumped when what `decorate` writes changes, so a cached graph is decorated again
 DOMAINS = ["finance", "marketing", "sales", "logistics", "support"]
-KINDS = ("name", "runId", "tag", "owner", "tag:…", "owner:…")
+KINDS = ("name", "broad", "runId", "tag", "owner", "tag:…", "owner:…")
+LIMIT = 20
 
 
 def scanning_search(label: str, *extra: str) -> str:
@@ -69,6 +83,90 @@ RETURN n.nodeId AS id, n.namespace AS namespace, n.name AS name, min(rank) AS ra
 ORDER BY rank, id LIMIT $limit
 """,
 ]
+
+
+def ranked_search(label: str, *extra: str) -> str:
+    """A name statement as it was before tiers (`graph.reads._search`): every match ranked, then the page cut."""
+    returned = ", ".join(("n.nodeId AS id", "n.namespace AS namespace", "n.name AS name", *extra))
+    return f"""
+MATCH (n:{label}) WHERE n.searchName CONTAINS $q
+WITH n, CASE WHEN n.searchName = $q THEN 0 WHEN n.searchName STARTS WITH $q THEN 1 ELSE 2 END AS rank
+RETURN {returned}, rank ORDER BY rank, size(n.name), n.nodeId LIMIT $limit
+"""
+
+
+RANKED_SEARCH = [
+    ranked_search("Dataset"),
+    ranked_search("Job", "n.key AS key", "elementId(n) AS elementId"),
+    ranked_search("Field", "n.dataset AS dataset"),
+    """
+MATCH (a:DatasetAlias) WHERE a.searchName CONTAINS $q AND a.canonicalKey IS NOT NULL
+MATCH (n:Dataset {key: a.canonicalKey})
+WITH n, a, CASE WHEN a.searchName = $q THEN 0 WHEN a.searchName STARTS WITH $q THEN 1 ELSE 2 END AS rank
+RETURN n.nodeId AS id, n.namespace AS namespace, n.name AS name, min(rank) AS rank, min(a.name) AS alias
+ORDER BY rank, id LIMIT $limit
+""",
+]
+
+# A child process that answers `node_search` of the checkout it runs in (its working directory), one JSON line
+# per query read on stdin, timed inside it: `{"seconds", "ids", "more"}`.
+BASELINE = """
+import json, sys, time
+import django
+django.setup()
+from django.core.management import call_command
+call_command("migrate", verbosity=0)
+from lineage_app.explorer.selectors.search import SEARCH_TYPES, node_search
+print(json.dumps({"ready": True}), flush=True)
+for line in sys.stdin:
+    asked = json.loads(line)
+    began = time.perf_counter()
+    answer = node_search(q=asked["q"], types=list(SEARCH_TYPES), limit=asked["limit"])
+    seconds = time.perf_counter() - began
+    ids = [hit["id"] for hit in answer["results"]]
+    print(json.dumps({"seconds": seconds, "ids": ids, "more": answer.get("more")}), flush=True)
+"""
+
+
+class Baseline:
+    """`node_search` of the checkout at `root`, in a child process on the graph this process reads (`NEO4J_*`)."""
+
+    def __init__(self, root: Path) -> None:
+        self.var = Path(tempfile.mkdtemp(prefix="tributary-bench-baseline-"))
+        env = {
+            **os.environ,
+            "TRIBUTARY_VAR_DIR": str(self.var),
+            "DATABASE_URL": f"sqlite:///{self.var / 'baseline.sqlite3'}",
+            "PYTHONPATH": str(root),
+        }
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", BASELINE],
+            cwd=root,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self._read()
+
+    def _read(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError("the baseline's search process exited")
+        return dict(json.loads(line))
+
+    def search(self, q: str) -> dict[str, Any]:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps({"q": q, "limit": LIMIT}) + "\n")
+        self.process.stdin.flush()
+        return self._read()
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        self.process.wait(timeout=60)
+        shutil.rmtree(self.var, ignore_errors=True)
 
 
 def _facets(rng: random.Random, *, tagged: bool, kind: str) -> str:
@@ -176,6 +274,9 @@ def main() -> None:
     parser.add_argument("--heap", default="4g")
     parser.add_argument("--cache", type=Path, default=None)
     parser.add_argument("--kinds", default=",".join(KINDS), help=f"the kinds of query to time, of {','.join(KINDS)}")
+    parser.add_argument(
+        "--baseline", type=Path, default=None, help="a checkout (worktree) whose node_search to time as before"
+    )
     stack_options_add(parser)
     args = parser.parse_args()
     kinds = args.kinds.split(",")
@@ -198,25 +299,41 @@ def main() -> None:
 
     with read_api_client(cache=cache, heap=args.heap, stack=args):
         from bench.synthetic_graph import synthetic_run_id
-        from lineage_app.explorer.selectors.search import SEARCH_TYPES, node_search
-        from lineage_app.graph import listings, reads
+        from lineage_app.explorer.selectors.search import SEARCH_TYPES, SEARCH_WINDOW, node_search
+        from lineage_app.graph import reads
         from lineage_app.graph.driver import graph_read, records
 
-        def before(q: str) -> list[dict[str, Any]]:
-            """The name-only search, as `node_search` was: names and dataset aliases."""
-            labels = [SEARCH_TYPES[t] for t in ("dataset", "job", "field")]
-            return listings.search_rows(q=q, labels=labels, limit=20) + listings.dataset_alias_search_rows(
-                q=q, limit=20
-            )
-
         def after(q: str) -> dict[str, Any]:
-            return node_search(q=q, types=list(SEARCH_TYPES), limit=20)
+            return node_search(q=q, types=list(SEARCH_TYPES), limit=LIMIT)
 
         def statements(texts: list[str], q: str) -> list[dict[str, Any]]:
-            """The name statements alone, one read transaction, as `search_rows` and the alias search run them."""
-            return graph_read(lambda tx: [row for text in texts for row in records(tx, text, q=q.lower(), limit=20)])
+            """The name statements as they were, one read transaction."""
+            return graph_read(lambda tx: [row for text in texts for row in records(tx, text, q=q.lower(), limit=LIMIT)])
 
-        named = [reads.SEARCH[SEARCH_TYPES[t]] for t in ("dataset", "job", "field")] + [reads.SEARCH_DATASET_ALIASES]
+        def tiers(q: str) -> list[dict[str, Any]]:
+            """Today's name statements, one read transaction, as `node_search` runs them: tier by tier, none after
+            the one that fills a page (and one more row)."""
+            params = {"q": q.lower(), "limit": LIMIT + 1, "window": SEARCH_WINDOW}
+            named = [reads.SEARCH[SEARCH_TYPES[t]] for t in ("dataset", "job", "field")]
+
+            def work(tx: Any) -> list[dict[str, Any]]:
+                rows: list[dict[str, Any]] = []
+                for rank in range(len(reads.SEARCH_TIERS)):
+                    for texts in [*named, reads.SEARCH_DATASET_ALIASES]:
+                        rows += records(tx, texts[rank], **params)
+                    if len({row["id"] for row in rows}) > LIMIT:
+                        break
+                return rows
+
+            return graph_read(work)
+
+        def first(rows: list[dict[str, Any]]) -> list[str]:
+            """The page those rows make, as `node_search` ranks them (names before aliases at one rank)."""
+            best: dict[str, tuple[int, int, int, str]] = {}
+            for row in rows:
+                order = (row["rank"], "alias" in row, len(row["name"] or ""), row["id"])
+                best[row["id"]] = min(best.get(row["id"], order), order)
+            return [order[3] for order in sorted(best.values())[:LIMIT]]
 
         rng = random.Random(args.seed)
         queries = {
@@ -226,6 +343,7 @@ def main() -> None:
                 )
                 for _ in range(args.samples)
             ],
+            "broad": [rng.choice(["col", "ds1", "job2", "ol2", "b1"]) for _ in range(args.samples)],
             "runId": [synthetic_run_id(args.seed, rng.randrange(args.jobs)) for _ in range(args.samples)],
             "tag": [
                 rng.choice(["tier:gold", "pii", f"domain:{rng.choice(DOMAINS)}", "bronze"]) for _ in range(args.samples)
@@ -237,45 +355,89 @@ def main() -> None:
         queries["owner:…"] = [f"owner:{q}" for q in queries["owner"]]
         queries = {kind: texts for kind, texts in queries.items() if kind in kinds}
         after("warm up")
-        statements(SCANNING_SEARCH, "warm up")
-        if "name" in queries:
-            print(f"\nname statements on {args.datasets} datasets / {args.jobs} jobs, {args.samples} queries, limit 20")
-            same = sum(statements(SCANNING_SEARCH, q) == statements(named, q) for q in queries["name"])
-            print(f"the same rows, in the same order, from both: {same} of {len(queries['name'])} queries")
-            print(f"{'names':9} {'statements':21} {'median':>9} {'p95':>9} {'max':>9} {'hits (median)':>14}")
-            compared: dict[str, list[tuple[str, float, int]]] = {"toLower(n.name) scan": [], "searchName": []}
-            for q in queries["name"]:  # interleaved, as below
-                for label, texts in (("toLower(n.name) scan", SCANNING_SEARCH), ("searchName", named)):
-                    compared[label].append((q, *timed(partial(statements, texts, q))))
-            # A dataset's or job's name is selective (`ds123`); a field's (`col2`) is shared by a fifth of all fields.
-            classes = {"all": ("",), "ds, job": ("ds", "job"), "col": ("col",)}
-            medians = {}
-            for name, prefixes in classes.items():
+        tiers("warm up")
+        statements(RANKED_SEARCH, "warm up")
+        # A dataset's or job's name is selective (`ds123`); a field's (`col2`) is shared by a fifth of all fields;
+        # the broad texts are matched by tens of thousands, as a prefix (`col`, `ds1`, `job2`) or inside only.
+        classes = {
+            "name": {"ds, job": ("ds", "job"), "col2": ("col",)},
+            "broad": {"prefix": ("col", "ds1", "job2"), "inside": ("ol2", "b1")},
+        }
+        for kind in ("name", "broad"):
+            if kind not in queries:
+                continue
+            texts = queries[kind]
+            print(
+                f"\n{kind} statements on {args.datasets} datasets / {args.jobs} jobs, {len(texts)} queries, "
+                f"limit {LIMIT}"
+            )
+            compared: dict[str, list[tuple[str, float, int]]] = {"toLower(n.name) scan": [], "ranked": [], "tiers": []}
+            pages: dict[str, tuple[list[str], list[str]]] = {}
+            for q in texts:  # interleaved, as below
+                compared["toLower(n.name) scan"].append((q, *timed(partial(statements, SCANNING_SEARCH, q))))
+                compared["ranked"].append((q, *timed(partial(statements, RANKED_SEARCH, q))))
+                compared["tiers"].append((q, *timed(partial(tiers, q))))
+                if q not in pages:
+                    pages[q] = first(statements(RANKED_SEARCH, q)), first(tiers(q))
+            same = [q for q, (ranked, tiered) in pages.items() if ranked == tiered]
+            print(f"the same page from ranked and tiers: {len(same)} of {len(pages)} distinct texts")
+            for q, (ranked, tiered) in sorted(pages.items()):
+                if ranked != tiered:
+                    print(
+                        f"  {q}: ranked {ranked[:4]}… / tiers {tiered[:4]}…, in both: {len(set(ranked) & set(tiered))}"
+                    )
+            print(f"{'names':9} {'statements':21} {'median':>9} {'p95':>9} {'max':>9} {'rows (median)':>14}")
+            for name, prefixes in {"all": ("",), **classes[kind]}.items():
                 for label, timed_queries in compared.items():
                     chosen = [(t, n) for q, t, n in timed_queries if q.startswith(prefixes)]
+                    if not chosen:
+                        continue
                     median, p95, most = percentiles([t for t, _ in chosen])
-                    medians[name, label] = median
-                    hits = statistics.median(n for _, n in chosen)
+                    rows = statistics.median(n for _, n in chosen)
                     print(
                         f"{name:9} {label:21} {median * 1000:8.1f}ms {p95 * 1000:8.1f}ms {most * 1000:8.1f}ms "
-                        f"{hits:14.0f}"
+                        f"{rows:14.0f}"
                     )
-                ratio = medians[name, "toLower(n.name) scan"] / medians[name, "searchName"]
-                print(f"{name:9} median ratio scan / searchName: {ratio:.1f}x")
-        print(f"\nsearch on {args.datasets} datasets / {args.jobs} jobs, {args.samples} queries of each kind, limit 20")
-        print(f"{'query':9} {'search':8} {'median':>9} {'p95':>9} {'max':>9} {'hits (median)':>14}")
-        for kind, texts in queries.items():
-            # Interleaved, query by query, so a cache warmed by one search helps both alike.
-            timings: dict[str, list[tuple[float, int]]] = {"before": [], "after": []}
-            for q in texts:
-                timings["before"].append(timed(partial(before, q)))
-                timings["after"].append(timed(partial(after, q)))
-            for label, samples in timings.items():
-                median, p95, most = percentiles([s for s, _ in samples])
-                hits = statistics.median(n for _, n in samples)
-                print(
-                    f"{kind:9} {label:8} {median * 1000:8.1f}ms {p95 * 1000:8.1f}ms {most * 1000:8.1f}ms {hits:14.0f}"
-                )
+
+        baseline = Baseline(args.baseline) if args.baseline else None
+        try:
+            if baseline is not None:
+                baseline.search("warm up")
+            print(
+                f"\nsearch on {args.datasets} datasets / {args.jobs} jobs, {args.samples} queries of each kind, "
+                f"limit {LIMIT}"
+            )
+            if baseline is not None:
+                print(f"before: node_search of {args.baseline}; after: this checkout's")
+            print(
+                f"{'query':9} {'search':8} {'median':>9} {'p95':>9} {'max':>9} {'hits (median)':>14} {'same page':>10}"
+            )
+            for kind, texts in queries.items():
+                # Interleaved, query by query, so a cache warmed by one search helps both alike.
+                timings: dict[str, list[tuple[float, int]]] = {"before": [], "after": []}
+                same_pages = 0
+                for q in texts:
+                    if baseline is not None:
+                        answer = baseline.search(q)
+                        timings["before"].append((answer["seconds"], len(answer["ids"])))
+                    began = time.perf_counter()
+                    found = after(q)
+                    timings["after"].append((time.perf_counter() - began, len(found["results"])))
+                    if baseline is not None:
+                        same_pages += answer["ids"] == [hit["id"] for hit in found["results"]]
+                for label, samples in timings.items():
+                    if not samples:
+                        continue
+                    median, p95, most = percentiles([s for s, _ in samples])
+                    hits = statistics.median(n for _, n in samples)
+                    page = f"{same_pages}/{len(texts)}" if baseline is not None and label == "after" else ""
+                    print(
+                        f"{kind:9} {label:8} {median * 1000:8.1f}ms {p95 * 1000:8.1f}ms {most * 1000:8.1f}ms "
+                        f"{hits:14.0f} {page:>10}"
+                    )
+        finally:
+            if baseline is not None:
+                baseline.close()
 
 
 if __name__ == "__main__":

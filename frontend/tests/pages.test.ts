@@ -3,7 +3,7 @@ import { h } from "../src/dom";
 import { computeLayout } from "../src/graph/layoutCompute";
 import { impactHref } from "../src/pages/failures/FailuresPage";
 import { columnDataset, parseState, stateParams, tableKey } from "../src/pages/lineage/state";
-import { searchMatchText, searchResultHref } from "../src/shell/searchBox";
+import { searchMatchText, searchMoreText, searchResultHref } from "../src/shell/searchBox";
 
 describe("explorer state in the URL", () => {
   it("round-trips several roots, depth, direction, level, view, focus, field and the temporary datasets toggle", () => {
@@ -46,6 +46,11 @@ describe("links", () => {
     expect(url.pathname).toBe("/job");
     expect([url.searchParams.get("nodeId"), url.searchParams.get("run")]).toEqual(["job:dbt:orders", runId]);
     expect(searchMatchText(run)).toBe("run id");
+  });
+
+  it("says there are at least one more matches than shown, and nothing when all are shown", () => {
+    expect(searchMoreText(20, true)).toBe("The best 20 of at least 21 matches: type more to narrow");
+    expect(searchMoreText(3, false)).toBe("");
   });
 
   it("says why a search result matched unless its own name did", () => {

@@ -316,26 +316,37 @@ def failure_job_page(
     return graph_read(work)
 
 
-def search_rows(*, q: str, labels: list[Label], limit: int) -> Rows:
-    """The best `limit` matches of `q` among nodes of each of `labels` (each row has its `rank` and label);
-    a job's row also has how many action jobs it is the application of (`actionCount`) and the key of
-    the application it is part of (`application`, or None)."""
+def search_tier_rows(*, q: str, rank: int, labels: list[Label], aliases: bool, limit: int, window: int) -> Rows:
+    """The best `limit` nodes of each of `labels` whose name matches `q` in tier `rank` (`reads.SEARCH_TIERS`: exact,
+    prefix, substring), ranking at most `window` matches of each; with `aliases`, also the datasets one of whose
+    aliases does (`alias`: the least such). Each row has its `rank` and label."""
 
     def work(tx: ManagedTransaction) -> Rows:
+        params = {"q": q.lower(), "limit": limit, "window": window}
         found: Rows = []
         for label in labels:
-            found.extend({**row, "label": label} for row in records(tx, reads.SEARCH[label], q=q.lower(), limit=limit))
-        jobs = {(Label.JOB, row["key"]): row["elementId"] for row in found if row["label"] is Label.JOB}
-        if jobs:
-            counts: dict[str, set[str]] = {}
-            for row in records(tx, reads.APPLICATION_ACTIONS, keys=sorted(k for _, k in jobs))[0]["rows"]:
-                counts.setdefault(row["application"], set()).add(row["job"])
-            applications = job_applications(tx, jobs=jobs)
-            for row in found:
-                if row["label"] is Label.JOB:
-                    row["actionCount"] = len(counts.get(row["key"], ()))
-                    application = applications.get((Label.JOB, row["key"]))
-                    row["application"] = application[0][1] if application else None
+            found.extend({**row, "label": label} for row in records(tx, reads.SEARCH[label][rank], **params))
+        if aliases:
+            rows = records(tx, reads.SEARCH_DATASET_ALIASES[rank], **params)
+            found.extend({**row, "label": Label.DATASET} for row in rows)
+        return found
+
+    return graph_read(work)
+
+
+def job_search_details(*, jobs: dict[str, str]) -> dict[str, tuple[int, str | None]]:
+    """For each job of `jobs` (key: element id), how many action jobs it is the application of and the key of the
+    application it is part of (or None)."""
+
+    def work(tx: ManagedTransaction) -> dict[str, tuple[int, str | None]]:
+        counts: dict[str, set[str]] = {}
+        for row in records(tx, reads.APPLICATION_ACTIONS, keys=sorted(jobs))[0]["rows"]:
+            counts.setdefault(row["application"], set()).add(row["job"])
+        applications = job_applications(tx, jobs={(Label.JOB, key): element for key, element in jobs.items()})
+        found = {}
+        for key in jobs:
+            application = applications.get((Label.JOB, key))
+            found[key] = (len(counts.get(key, ())), application[0][1] if application else None)
         return found
 
     return graph_read(work)
@@ -379,12 +390,6 @@ def dataset_alias_resolve(*, candidate_keys: list[str]) -> str | None:
 def dataset_aliases(*, key: str) -> Rows:
     """The other names of a dataset, each with who named it so first (event, producer, job)."""
     return graph_read(lambda tx: records(tx, reads.DATASET_ALIASES, key=key))
-
-
-def dataset_alias_search_rows(*, q: str, limit: int) -> Rows:
-    """Datasets one of whose alias names contains `q` (rank as in `search_rows`)."""
-    rows = graph_read(lambda tx: records(tx, reads.SEARCH_DATASET_ALIASES, q=q.lower(), limit=limit))
-    return [{**row, "label": Label.DATASET} for row in rows]
 
 
 def near_miss_facts(*, key: str, name: str, limit: int) -> dict[str, Any]:

@@ -638,17 +638,48 @@ RETURN d.key AS key, collect(q.status) AS statuses
 """
 
 
-# ---- search: exact name, then prefix, then substring; shorter names first; case-insensitive ----
-# Names are matched through `searchName`, the lower-cased name the writes keep beside it (`$q` comes lower-cased),
-# so that Neo4j serves CONTAINS from the TEXT index on it (`graph.schema.TEXT_INDEXES`) instead of scanning the label.
+# ---- search: exact name, then prefix, then substring (tiers), shorter names first; case-insensitive ----
+# Names are matched through `searchName`, the lower-cased name the writes keep beside it (`$q` comes lower-cased).
+# Each tier is a statement of its own, so that a search stops once tiers have filled its page
+# (`explorer.selectors.search`), and each reads at most `$window` matches: the exact and prefix tiers in the order
+# of the range index on (`searchName`, node id) (`graph.schema.ORDER_INDEXES`), which Neo4j reads in order and cuts,
+# the substring tier as the TEXT index on `searchName` yields them (`graph.schema.TEXT_INDEXES`). Then the tier's
+# window is ranked, shorter names first, then node id, and its first `$limit` answered. A tier with no more than
+# `$window` matches is thus ranked whole, as before tiers; one with more ranks the window: for the exact tier the
+# `$window` least node ids (the same page as ranking every match: all its names are as long), for the prefix tier
+# the first `$window` names in name order, for the substring tier the first `$window` its index gives.
+
+# The tiers, as `searchName` conditions on a node variable, best first; `SEARCH_RANKS` names them.
+SEARCH_TIERS = (
+    "{v}.searchName = $q",
+    "{v}.searchName STARTS WITH $q AND {v}.searchName <> $q",
+    "{v}.searchName CONTAINS $q AND NOT {v}.searchName STARTS WITH $q",
+)
+SEARCH_RANKS = ("exact", "prefix", "substring")
 
 
-def _search(label: Label, *extra: str) -> str:
+def _search_window(label: Label, var: str, rank: int, tie: str, *, also: str = "") -> str:
+    """The first `$window` nodes of `label` in tier `rank` (and `also`, a further condition): in (`searchName`,
+    `tie`) order where an index gives that order. The index is named (`USING`): left to its estimates, Neo4j may
+    serve `=` from the TEXT index and sort every match, or scan the ordered index whole for a rare prefix;
+    ArcadeDB takes the hint and plans as it does without it."""
+    where = SEARCH_TIERS[rank].format(v=var) + also
+    if rank == len(SEARCH_TIERS) - 1:  # a TEXT index serves CONTAINS but gives no order: the first it yields
+        return (
+            f"MATCH ({var}:{label}) USING TEXT INDEX {var}:{label}(searchName) WHERE {where}\nWITH {var} LIMIT $window"
+        )
+    return (
+        f"MATCH ({var}:{label}) USING INDEX {var}:{label}(searchName, {tie})\n"
+        f"WHERE {where} AND {var}.{tie} IS NOT NULL\n"
+        f"WITH {var} ORDER BY {var}.searchName, {var}.{tie} LIMIT $window"
+    )
+
+
+def _search(label: Label, rank: int, *extra: str) -> str:
     returned = ", ".join(("n.nodeId AS id", "n.namespace AS namespace", "n.name AS name", *extra))
     return f"""
-MATCH (n:{label}) WHERE n.searchName CONTAINS $q
-WITH n, CASE WHEN n.searchName = $q THEN 0 WHEN n.searchName STARTS WITH $q THEN 1 ELSE 2 END AS rank
-RETURN {returned}, rank ORDER BY rank, size(n.name), n.nodeId LIMIT $limit
+{_search_window(label, "n", rank, "nodeId")}
+RETURN {returned}, {rank} AS rank ORDER BY size(n.name), n.nodeId LIMIT $limit
 """
 
 
@@ -669,13 +700,19 @@ RETURN a.namespace AS namespace, a.name AS name, a.sourceKind AS kind, a.sourceT
 ORDER BY namespace, name
 """
 
-SEARCH_DATASET_ALIASES = f"""
-MATCH (a:{Label.DATASET_ALIAS}) WHERE a.searchName CONTAINS $q AND a.canonicalKey IS NOT NULL
+
+def _search_aliases(rank: int) -> str:
+    """Datasets one of whose aliases matches tier `rank` (ranked as `_search`, by the dataset's name)."""
+    return f"""
+{_search_window(Label.DATASET_ALIAS, "a", rank, "key", also=" AND a.canonicalKey IS NOT NULL")}
 MATCH (n:{Label.DATASET} {{key: a.canonicalKey}})
-WITH n, a, CASE WHEN a.searchName = $q THEN 0 WHEN a.searchName STARTS WITH $q THEN 1 ELSE 2 END AS rank
-RETURN n.nodeId AS id, n.namespace AS namespace, n.name AS name, min(rank) AS rank, min(a.name) AS alias
-ORDER BY rank, id LIMIT $limit
+WITH n, min(a.name) AS alias
+RETURN n.nodeId AS id, n.namespace AS namespace, n.name AS name, alias, {rank} AS rank
+ORDER BY size(n.name), id LIMIT $limit
 """
+
+
+SEARCH_DATASET_ALIASES = tuple(_search_aliases(rank) for rank in range(len(SEARCH_TIERS)))
 
 # What a near-miss explanation needs of one dataset: its id, names (its own and its aliases'), and the
 # datasets its consumers wrote / its producers read (one job away).
@@ -756,10 +793,15 @@ MATCH (:{Label.DATASET} {{key: k}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERS
 RETURN k AS key, v.fieldNames AS fieldNames, v.fieldDescriptions AS fieldDescriptions, v.lastKey AS lastKey
 """
 
-SEARCH_DATASETS = _search(Label.DATASET)
-SEARCH_JOBS = _search(Label.JOB, "n.key AS key", "elementId(n) AS elementId")
-SEARCH_FIELDS = _search(Label.FIELD, "n.dataset AS dataset")
-SEARCH = {Label.DATASET: SEARCH_DATASETS, Label.JOB: SEARCH_JOBS, Label.FIELD: SEARCH_FIELDS}
+# Per label, one statement per tier (`SEARCH_TIERS`), best first.
+SEARCH = {
+    label: tuple(_search(label, rank, *extra) for rank in range(len(SEARCH_TIERS)))
+    for label, extra in (
+        (Label.DATASET, ()),
+        (Label.JOB, ("n.key AS key", "elementId(n) AS elementId")),
+        (Label.FIELD, ("n.dataset AS dataset",)),
+    )
+}
 
 
 # ---- runs ----

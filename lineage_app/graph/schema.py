@@ -1,5 +1,5 @@
-"""Constraints and indexes: uniqueness on every natural key, lookups by namespace and name, text indexes for
-search; and the backfill of the lower-cased names search reads (`searchName`) on nodes written before them."""
+"""Constraints and indexes: uniqueness on every natural key, lookups by namespace and name, text and ordered indexes
+for search; and the backfill of the lower-cased names search reads (`searchName`) on nodes written before them."""
 
 from __future__ import annotations
 
@@ -46,6 +46,17 @@ TEXT_INDEXES: tuple[tuple[Label, str], ...] = (
     (Label.DATASET_ALIAS, "searchName"),
 )
 
+# Search's exact and prefix tiers (`graph.reads.SEARCH_TIERS`) read their matches in the order of these range
+# indexes and stop after a window of them: Neo4j serves `=` and `STARTS WITH` on `searchName` from them in
+# (`searchName`, tie) order, so a name that tens of thousands of nodes share costs its window, not its matches.
+# ArcadeDB takes the same statement and the search statements' `USING` hints naming these indexes.
+ORDER_INDEXES: tuple[tuple[Label, str, str], ...] = (
+    (Label.DATASET, "searchName", "nodeId"),
+    (Label.JOB, "searchName", "nodeId"),
+    (Label.FIELD, "searchName", "nodeId"),
+    (Label.DATASET_ALIAS, "searchName", "key"),
+)
+
 SCHEMA_STATEMENTS: tuple[str, ...] = (
     tuple(
         f"CREATE CONSTRAINT {label.value.lower()}_{prop}_unique IF NOT EXISTS "
@@ -59,6 +70,10 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
     + tuple(
         f"CREATE TEXT INDEX {label.value.lower()}_{prop}_text IF NOT EXISTS FOR (n:{label.value}) ON (n.{prop})"
         for label, prop in TEXT_INDEXES
+    )
+    + tuple(
+        f"CREATE INDEX {label.value.lower()}_search_order IF NOT EXISTS FOR (n:{label.value}) ON (n.{prop}, n.{tie})"
+        for label, prop, tie in ORDER_INDEXES
     )
 )
 

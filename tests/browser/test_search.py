@@ -52,3 +52,23 @@ def test_search_results_say_what_each_hit_is_and_why_it_matched(logged_in: Any, 
     assert owned.locator(".search-why").inner_text() == "owner team:analytics"
     shot(page, "search-by-owner")
     assert not watch.dialogs and not watch.errors
+
+
+def test_search_says_at_least_one_more_match_than_it_shows_when_there_are_more(
+    logged_in: Any, graph: Any, watch: PageWatch
+) -> None:
+    outputs = [dataset("db", f"daily_orders_{i:02}") for i in range(25)]
+    accept_and_apply(run_event("COMPLETE", run_id="1b2c3d4e-5f60-4a7b-8c9d-0e1f2a3b4c5d", job="load", outputs=outputs))
+    page = logged_in
+    page.fill("#search", "daily_orders")
+    more = page.locator("#search-results li.search-more")
+    more.wait_for()
+    assert more.inner_text() == "The best 20 of at least 21 matches: type more to narrow"
+    assert page.locator("#search-results li[role='option']").count() == 20
+    shot(page, "search-more")
+
+    page.fill("#search", "daily_orders_2")  # 20 to 24: all shown, nothing more said
+    page.locator("#search-results li[data-id='dataset:db:daily_orders_24']").wait_for()
+    assert page.locator("#search-results li[role='option']").count() == 5
+    assert page.locator("#search-results li.search-more").count() == 0
+    assert not watch.dialogs and not watch.errors

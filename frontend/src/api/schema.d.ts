@@ -931,7 +931,7 @@ export interface paths {
         };
         /**
          * @description `GET /api/v1/search?q=&types=dataset,job,field,run&limit=`: nodes by name, run id, tag or owner, best
-         *     match first, each saying why it matched.
+         *     match first, each saying why it matched, and whether more match than the page holds.
          */
         get: operations["node_search"];
         put?: never;
@@ -2430,6 +2430,8 @@ export interface components {
         };
         NodeSearch: {
             results: components["schemas"]["NodeSearchHit"][];
+            /** @description whether at least one more node matches than `results` holds (at least `limit` + 1 in all): search stops at the tier of names that fills the page, so it does not count every match */
+            more: boolean;
         };
         NodeSearchHit: {
             id: string;

@@ -36,6 +36,12 @@ export function searchMatchText(result: SearchResult): string {
   return by === "runId" ? MATCH_LABEL[by] : `${MATCH_LABEL[by] ?? by} ${text}`;
 }
 
+/** What the list says below its results when more match than it shows: search does not count every match (it
+ * stops at the tier of names that fills the page), so it says "at least" one more than it shows. */
+export function searchMoreText(shown: number, more: boolean): string {
+  return more ? `The best ${shown} of at least ${shown + 1} matches: type more to narrow` : "";
+}
+
 /** What a result is called in the list: a field with its dataset, a run by its job. */
 function searchResultName(result: SearchResult): string {
   if (result.type === "DATASET_FIELD") return `${result.dataset}.${result.name}`;
@@ -52,6 +58,7 @@ export function searchBox(): HTMLElement {
   let timer: number | undefined;
   let controller: AbortController | null = null;
   let results: SearchResult[] = [];
+  let more = false;
   let active = -1;
 
   const close = () => { list.hidden = true; input.setAttribute("aria-expanded", "false"); active = -1; };
@@ -71,6 +78,7 @@ export function searchBox(): HTMLElement {
         h("span", { class: "search-ns" }, result.namespace,
           result.state ? ` · ${result.state.toLowerCase()}` : "",
           result.actionCount ? ` · application, ${result.actionCount} action${result.actionCount === 1 ? "" : "s"}` : ""))));
+    if (more && results.length) list.append(h("li", { class: "search-more", role: "presentation" }, searchMoreText(results.length, more)));
     list.hidden = false;
     input.setAttribute("aria-expanded", "true");
   };
@@ -79,7 +87,7 @@ export function searchBox(): HTMLElement {
     controller?.abort();
     controller = new AbortController();
     try {
-      results = (await api.search(q, ["dataset", "job", "field", "run"], 20, controller.signal)).results;
+      ({ results, more } = await api.search(q, ["dataset", "job", "field", "run"], 20, controller.signal));
       active = results.length ? 0 : -1;
       show();
     } catch (error) {

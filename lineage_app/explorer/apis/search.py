@@ -22,7 +22,7 @@ _TYPES_MESSAGE = f"types must be a comma-separated subset of {', '.join(SEARCH_T
 
 class NodeSearchApi(APIView):
     """`GET /api/v1/search?q=&types=dataset,job,field,run&limit=`: nodes by name, run id, tag or owner, best
-    match first, each saying why it matched."""
+    match first, each saying why it matched, and whether more match than the page holds."""
 
     permission_classes = [CanRead]
 
@@ -77,6 +77,10 @@ class NodeSearchApi(APIView):
             )
 
         results = HitSerializer(many=True)
+        more = serializers.BooleanField(
+            help_text="whether at least one more node matches than `results` holds (at least `limit` + 1 in all): "
+            "search stops at the tier of names that fills the page, so it does not count every match"
+        )
 
     @extend_schema(
         operation_id="node_search", parameters=[InputSerializer], responses=responses_documented(OutputSerializer)
