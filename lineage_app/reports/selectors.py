@@ -52,7 +52,7 @@ class ImpactReport:
         }
 
     def rows(self) -> Iterator[dict[str, Any]]:
-        for chunk in impact.chunks(self.traversal.assets()):
+        for chunk in impact.chunks(self.traversal.assets_nearest_first()):
             details = impact.impact_details(refs=chunk)
             quality = listings.dataset_quality_statuses(keys=[key for label, key in chunk if label is Label.DATASET])
             for ref in chunk:
