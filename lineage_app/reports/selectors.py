@@ -67,7 +67,7 @@ class ImpactReport:
         detail = detail or {}
         node = ref[1].split(KEY_SEPARATOR)
         row: dict[str, Any] = {
-            "id": self.traversal.node_id(ref),
+            "id": path[-1],  # a path ends at its asset
             "type": API_TYPES[ref[0]],
             "namespace": detail.get("namespace", node[0]),
             "name": detail.get("name", node[-1]),

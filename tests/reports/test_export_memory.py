@@ -1,4 +1,4 @@
-"""Impact exports stream in bounded memory: a 10,000-row export's heap peak, and the same answers as before."""
+"""Impact exports: how much an export's heap peak grows per row, and the same answers as before."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from tests.explorer.known_graph import AGGREGATE, RAW, build_known_graph
 
 pytestmark = pytest.mark.django_db
 
-# The answers of the code before exports streamed in bounded memory, per case: the CSV as text and the
+# The answers the code gave before exports stopped holding their rows, per case: the CSV as text and the
 # JSON with its `generatedAt` left out (the only value that differs between two runs).
 ANSWERS = Path(__file__).with_name("impact_answers.json")
 RAW_AMOUNT, CLEAN_AMOUNT = "datasetField:db:raw.orders:amount", "datasetField:db:clean.orders:amount_eur"
@@ -73,7 +73,7 @@ CREATE (j)-[:{Rel.OUTPUTS} {{firstSeen: $seen}}]->
 """
 # Heap bytes an export's peak may grow by per row. The code before held each asset's reach, id, path and
 # element id until the report ended: 830-925 bytes a row here (ArcadeDB, Neo4j). What grows now is the walk's
-# visited set with how each node was reached (about 360 bytes a node) and, this graph's distances being as
+# visited set with how each node was reached (340-360 bytes a node) and, this graph's distances being as
 # wide as a fifth of its rows, what one distance holds at once (a hop's answer, the paths rows extend): 525-585.
 PEAK_GROWTH_PER_ROW = 700
 
