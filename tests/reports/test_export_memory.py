@@ -72,10 +72,11 @@ CREATE (j)-[:{Rel.OUTPUTS} {{firstSeen: $seen}}]->
          namespace: $ns, name: $dataset + name, firstSeen: $seen}})
 """
 # Heap bytes an export's peak may grow by per row. The code before held each asset's reach, id, path and
-# element id until the report ended: 830-925 bytes a row here (ArcadeDB, Neo4j). What grows now is the walk's
-# visited set with how each node was reached (340-360 bytes a node) and, this graph's distances being as
-# wide as a fifth of its rows, what one distance holds at once (a hop's answer, the paths rows extend): 525-585.
-PEAK_GROWTH_PER_ROW = 700
+# element id until the report ended: 830-835 bytes a row here on ArcadeDB, 900-1010 on Neo4j (its element
+# ids are longer). What grows now is the walk's visited set with how each node was reached (340-360 bytes a
+# node) and, this graph's distances being as wide as a fifth of its rows, what one distance holds at once
+# (a hop's answer, the paths rows extend): 525-530 bytes a row on ArcadeDB, 640-670 on Neo4j.
+PEAK_GROWTH_PER_ROW = 760
 
 
 def rows_of(wide: int) -> int:
