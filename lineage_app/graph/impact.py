@@ -69,6 +69,30 @@ class Reach:
 
 
 @dataclass
+class Chains:
+    """The paths of the nodes at the farthest distance asked for so far and at the one before it.
+
+    Rows are written nearest first and a node's parent is one hop nearer, so a path is built from its
+    parent's, kept here; older ones are dropped, so the paths held are those of two distances, not of
+    the report. Asked out of that order, a path is built again from the start: the same, slower.
+    """
+
+    distance: int = 0
+    latest: dict[NodeRef, Chain] = field(default_factory=dict)
+    before: dict[NodeRef, Chain] = field(default_factory=dict)
+
+    def get(self, ref: NodeRef) -> Chain | None:
+        return self.latest.get(ref) or self.before.get(ref)
+
+    def put(self, ref: NodeRef, distance: int, chain: Chain) -> None:
+        if distance > self.distance:
+            self.before = self.latest if distance == self.distance + 1 else {}
+            self.latest, self.distance = {}, distance
+        if distance >= self.distance - 1:
+            (self.latest if distance == self.distance else self.before)[ref] = chain
+
+
+@dataclass
 class Traversal:
     """Every node reached (starts and column seeds at distance 0) and how; `assets` excludes those.
 
@@ -83,7 +107,7 @@ class Traversal:
     rolled_up: bool = False
     # Stale edges leading on from the nodes reached, left out of the walk (none when it followed them).
     stale_left_out: int = 0
-    _chains: Chains = field(default_factory=lambda: Chains(), repr=False)
+    _chains: Chains = field(default_factory=Chains, repr=False)
 
     def node_id(self, ref: NodeRef) -> str:
         return node_ref_id(application_of(ref, self.applications) if self.rolled_up else ref)
@@ -140,30 +164,6 @@ class Traversal:
             found = ([*ids, self.node_id(ref)], edges)
             self._chains.put(ref, step.distance, found)
         return found
-
-
-@dataclass
-class Chains:
-    """The paths of the nodes at the farthest distance asked for so far and at the one before it.
-
-    Rows are written nearest first and a node's parent is one hop nearer, so a path is built from its
-    parent's, kept here; older ones are dropped, so the paths held are those of two distances, not of
-    the report. Asked out of that order, a path is built again from the start: the same, slower.
-    """
-
-    distance: int = 0
-    latest: dict[NodeRef, Chain] = field(default_factory=dict)
-    before: dict[NodeRef, Chain] = field(default_factory=dict)
-
-    def get(self, ref: NodeRef) -> Chain | None:
-        return self.latest.get(ref) or self.before.get(ref)
-
-    def put(self, ref: NodeRef, distance: int, chain: Chain) -> None:
-        if distance > self.distance:
-            self.before = self.latest if distance == self.distance + 1 else {}
-            self.latest, self.distance = {}, distance
-        if distance >= self.distance - 1:
-            (self.latest if distance == self.distance else self.before)[ref] = chain
 
 
 def _first_edges(rows: list[Edge], targets: dict[NodeRef, NodeRef]) -> dict[NodeRef, Edge]:
