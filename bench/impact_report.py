@@ -3,9 +3,14 @@
 Reuses `bench/read_api.py`'s embedded engine and cached database (`bench/synthetic_graph.py`'s graph),
 picks the dataset whose downstream (datasets and jobs, within `--depth`) is the smallest that still
 reaches `--min-assets`, and times `GET /api/v1/impact` and `/api/v1/impact/report?format=csv|pdf`
-through the web process's WSGI application (bearer token), reading each body to its end.
+through the web process's WSGI application (bearer token), reading each body to its end and dropping
+each piece once read, as a server does once it has written it. Then, for JSON and CSV, the heap the
+web process's Python allocates at its peak during one more export (`tracemalloc`, which slows that run
+down: the timings are of the runs before it), in all and per row.
 
     python bench/impact_report.py                       # 100k datasets / 100k jobs, seed 7
+    python bench/impact_report.py --min-assets 100000 --formats json,csv --runs 1
+    python bench/impact_report.py --code /path/to/other/checkout   # the same, the web process on that code
     python bench/impact_report.py --datasets 2000 --jobs 2000 --min-assets 500 --runs 3
     python bench/impact_report.py --graph-uri bolt://neo4j:7687 --password … --database-url postgres://…
 """
@@ -13,19 +18,29 @@ through the web process's WSGI application (bearer token), reading each body to 
 from __future__ import annotations
 
 import argparse
+import gc
+import json
 import random
 import statistics
 import sys
 import tempfile
 import time
+import tracemalloc
 from collections import deque
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench.read_api import ensure_loaded, read_api_client  # noqa: E402  (it puts this checkout first on the path)
 
-from bench.read_api import ensure_loaded, read_api_client  # noqa: E402
+# `--code DIR`: the web process runs that checkout's `lineage_app` and `lineage_protocol` (the code before
+# a change, say); put first on the path before anything imports them. The bench's own modules stay this checkout's.
+if "--code" in sys.argv:
+    sys.path.insert(0, str(Path(sys.argv[sys.argv.index("--code") + 1]).resolve()))
+
 from bench.stack_options import stack_options_add, stack_options_describe  # noqa: E402
 from bench.synthetic_graph import SyntheticGraph, dataset_id, synthetic_graph_generate  # noqa: E402
 
@@ -79,6 +94,8 @@ def main() -> None:
     parser.add_argument("--min-assets", type=int, default=10_000)
     parser.add_argument("--candidates", type=int, default=300, help="how many random datasets to try")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--formats", default="json,csv,pdf", help="of json, csv, pdf: the exports measured")
+    parser.add_argument("--code", type=Path, default=None, help="the checkout whose lineage_app the web process runs")
     parser.add_argument("--heap", default="4g")
     parser.add_argument("--cache", type=Path, default=None)
     stack_options_add(parser)
@@ -93,34 +110,57 @@ def main() -> None:
     print(f"start {node}: {size} downstream datasets and jobs within depth {args.depth} (plus fields)")
 
     with read_api_client(cache=cache, heap=args.heap, stack=args) as client:
+        print(f"web process: lineage_app from {Path(sys.modules['lineage_app'].__file__ or '').parent.parent}")
 
-        def fetch(path: str, **params: object) -> bytes:
-            response = client.get(f"/api/v1/{path}?{urlencode({'nodeId': node, 'depth': args.depth, **params})}")
-            assert response.status_code == 200, response.content[:300]
-            return response.content
+        def url(path: str, **params: object) -> str:
+            return f"/api/v1/{path}?{urlencode({'nodeId': node, 'depth': args.depth, **params})}"
+
+        def fetch(path: str, **params: object) -> int:
+            """The body's size, read to its end and never held whole."""
+            status, size = client.get_sent(url(path, **params))
+            assert status == 200, status
+            return size
 
         fetch("impact")  # warm the engine's caches and the code paths once
-        import json
-
-        body = json.loads(fetch("impact"))
-        summary = body["summary"]
-        print(f"report: {summary['total']} assets {summary['byType']}, depth {max(map(int, summary['byDepth']))}")
-        for label, path, params in (
-            ("API JSON", "impact", {}),
-            ("CSV", "impact/report", {"format": "csv"}),
-            ("PDF", "impact/report", {"format": "pdf"}),
+        answer = client.get(url("impact"))
+        summary = json.loads(answer.content)["summary"]
+        del answer  # the bench's copy of the body: not the web process's to hold
+        rows = summary["total"]
+        print(f"report: {rows} assets {summary['byType']}, depth {max(map(int, summary['byDepth']))}")
+        formats = args.formats.split(",")
+        for label, fmt, path, params in (
+            ("API JSON", "json", "impact", {}),
+            ("CSV", "csv", "impact/report", {"format": "csv"}),
+            ("PDF", "pdf", "impact/report", {"format": "pdf"}),
         ):
+            if fmt not in formats:
+                continue
             timings, sizes = [], []
             for _ in range(args.runs):
                 began = time.perf_counter()
-                sizes.append(len(fetch(path, **params)))
+                sizes.append(fetch(path, **params))
                 timings.append(time.perf_counter() - began)
+            median = statistics.median(timings)
             print(
-                f"  {label:<8} median {statistics.median(timings):6.2f} s   min {min(timings):6.2f} s   "
-                f"max {max(timings):6.2f} s   {sizes[-1] / 1e6:6.1f} MB",
+                f"  {label:<8} median {median:6.2f} s   min {min(timings):6.2f} s   "
+                f"max {max(timings):6.2f} s   {sizes[-1] / 1e6:6.1f} MB   {rows / median:8.0f} rows/s",
                 flush=True,
             )
+            if fmt != "pdf":  # the PDF is built in memory (docs/impact.md)
+                peak = heap_peak(partial(fetch, path, **params))
+                print(f"  {'':<8} heap peak {peak / 1e6:6.1f} MB   {peak / rows:6.0f} bytes a row", flush=True)
         print("\ntargets: JSON < 1 s, PDF < 10 s")
+
+
+def heap_peak(export: Callable[[], object]) -> int:
+    """The most the web process's Python heap grew by while `export` ran (`tracemalloc`)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        export()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,10 +33,31 @@ class WsgiClient:
         path, _, query = url.partition("?")
         return self._call("GET", path, query, b"")
 
+    def get_sent(self, url: str) -> tuple[int, int]:
+        """The status and the body's size, each piece of the body dropped once read, as a server drops
+        what it has written to its socket: what the web process holds is the application's alone."""
+        path, _, query = url.partition("?")
+        status, result = self._start("GET", path, query, b"")
+        try:
+            return status, sum(len(piece) for piece in result)
+        finally:
+            if hasattr(result, "close"):
+                result.close()
+
     def post(self, path: str, body: bytes) -> WsgiAnswer:
         return self._call("POST", path, "", body)
 
     def _call(self, method: str, path: str, query: str, body: bytes) -> WsgiAnswer:
+        status, result = self._start(method, path, query, body)
+        try:
+            content = b"".join(result)
+        finally:
+            if hasattr(result, "close"):
+                result.close()
+        return WsgiAnswer(status, content)
+
+    def _start(self, method: str, path: str, query: str, body: bytes) -> tuple[int, Iterable[bytes]]:
+        """Call the application (Django starts its response before returning it): the status, the body unread."""
         environ = {
             "REQUEST_METHOD": method,
             "PATH_INFO": path,
@@ -54,9 +75,4 @@ class WsgiClient:
             environ |= {"CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(body))}
         status: list[str] = []
         result = self.application(environ, lambda line, headers, exc_info=None: status.append(line))
-        try:
-            content = b"".join(result)
-        finally:
-            if hasattr(result, "close"):
-                result.close()
-        return WsgiAnswer(int(status[0].split()[0]), content)
+        return int(status[0].split()[0]), result

@@ -2,16 +2,18 @@
 
 The walk is the one traversal's (`traversal.graph_walk`: breadth-first, up to two hops per round
 trip, `CHUNK` frontier nodes per statement, so no statement's answer grows with the graph). It keeps
-only what paths need (each node's distance, parent and the edge it came by); the details of each
-asset (names, owners, last run) are read later, one chunk at a time, by `impact_details`, so a
-report can be streamed.
+only what paths need (each node's distance, parent and the edge it came by), one node reference per
+node shared by every map that holds it; the element ids it walked by are dropped with the walk. The
+details of each asset (names, owners, last run) are read later, one chunk at a time, by
+`impact_details`, and paths are built a distance at a time (`Traversal.path`), so a report streams
+holding the walk's answer, never its rows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import pairwise
+from itertools import islice, pairwise
 from typing import Any
 
 from neo4j import ManagedTransaction
@@ -41,23 +43,53 @@ from lineage_app.graph.traversal import (
 TYPE_ORDER = {Label.DATASET: 0, Label.JOB: 1, Label.FIELD: 2}
 
 
-def chunks(items: list[Any], size: int | None = None) -> Iterator[list[Any]]:
-    size = size or CHUNK
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
+def chunks(items: Iterable[Any], size: int | None = None) -> Iterator[list[Any]]:
+    """`items` in lists of `size` (`CHUNK`), read from `items` one list at a time."""
+    found = iter(items)
+    while chunk := list(islice(found, size or CHUNK)):
+        yield chunk
 
 
-@dataclass(frozen=True)
+# One node's path: the node ids from a start to it, and the column edges along them.
+Chain = tuple[list[str], list[dict[str, Any]]]
+
+
+@dataclass(frozen=True, slots=True)
 class Reach:
     """How a node was first reached: hops from the nearest start, the node before it, the edge between.
 
     `via` is set for datasets and jobs reached through column lineage: the field they were found by.
+    One per node reached, so slotted: no dictionary each.
     """
 
     distance: int
     parent: NodeRef | None = None
     edge: tuple[tuple[str, Any], ...] = ()
     via: NodeRef | None = None
+
+
+@dataclass
+class Chains:
+    """The paths of the nodes at the farthest distance asked for so far and at the one before it.
+
+    Rows are written nearest first and a node's parent is one hop nearer, so a path is built from its
+    parent's, kept here; older ones are dropped, so the paths held are those of two distances, not of
+    the report. Asked out of that order, a path is built again from the start: the same, slower.
+    """
+
+    distance: int = 0
+    latest: dict[NodeRef, Chain] = field(default_factory=dict)
+    before: dict[NodeRef, Chain] = field(default_factory=dict)
+
+    def get(self, ref: NodeRef) -> Chain | None:
+        return self.latest.get(ref) or self.before.get(ref)
+
+    def put(self, ref: NodeRef, distance: int, chain: Chain) -> None:
+        if distance > self.distance:
+            self.before = self.latest if distance == self.distance + 1 else {}
+            self.latest, self.distance = {}, distance
+        if distance >= self.distance - 1:
+            (self.latest if distance == self.distance else self.before)[ref] = chain
 
 
 @dataclass
@@ -75,23 +107,27 @@ class Traversal:
     rolled_up: bool = False
     # Stale edges leading on from the nodes reached, left out of the walk (none when it followed them).
     stale_left_out: int = 0
-    element_ids: ElementIds = field(default_factory=dict, repr=False)  # the walks' visited set, by element id
-    _ids: dict[NodeRef, str] = field(default_factory=dict, repr=False)  # paths share prefixes: name each once
-    _chains: dict[NodeRef, tuple[list[str], list[dict[str, Any]]]] = field(default_factory=dict, repr=False)
+    _chains: Chains = field(default_factory=Chains, repr=False)
 
     def node_id(self, ref: NodeRef) -> str:
-        found = self._ids.get(ref)
-        if found is None:
-            named = application_of(ref, self.applications) if self.rolled_up else ref
-            found = self._ids[ref] = node_ref_id(named)
-        return found
+        return node_ref_id(application_of(ref, self.applications) if self.rolled_up else ref)
 
     def assets(self) -> list[NodeRef]:
         """The reached nodes other than the starts and seeds (and, rolled up, action jobs), by distance,
         kind and id."""
+        return list(self.assets_nearest_first())
+
+    def assets_nearest_first(self) -> Iterator[NodeRef]:
+        """`assets` one distance at a time: only one distance's ids are built to sort it."""
         folded = self.applications if self.rolled_up else {}
-        found = [ref for ref, reach in self.seen.items() if reach.distance > 0 and ref not in folded]
-        return sorted(found, key=lambda ref: (self.seen[ref].distance, TYPE_ORDER[ref[0]], self.node_id(ref)))
+        by_distance: dict[int, list[NodeRef]] = {}
+        for ref, reach in self.seen.items():
+            if reach.distance > 0 and ref not in folded:
+                by_distance.setdefault(reach.distance, []).append(ref)
+        for distance in sorted(by_distance):
+            found = by_distance.pop(distance)
+            found.sort(key=lambda ref: (TYPE_ORDER[ref[0]], self.node_id(ref)))
+            yield from found
 
     def actions(self, ref: NodeRef) -> list[str]:
         """The ids of the action jobs reached (not as starts) that the application job `ref` stands for."""
@@ -115,43 +151,59 @@ class Traversal:
         ids, edges = self._chain(ref)
         return list(ids), list(edges)
 
-    def _chain(self, ref: NodeRef) -> tuple[list[str], list[dict[str, Any]]]:
-        """`path` without the `via` step, kept per node: a path is its parent's plus one step."""
+    def _chain(self, ref: NodeRef) -> Chain:
+        """`path` without the `via` step: a path is its parent's plus one step (`Chains` keeps the latest)."""
+        step = self.seen[ref]
         found = self._chains.get(ref)
         if found is None:
-            step = self.seen[ref]
             ids, edges = self._chain(step.parent) if step.parent is not None else ([], [])
             if ref[0] is Label.FIELD and step.parent is not None:
                 properties = {name: value for name, value in step.edge if name not in reads.EDGE_TIMES}
                 properties["indirect"] = bool(properties.get("indirect"))
                 edges = [*edges, properties]
-            found = self._chains[ref] = ([*ids, self.node_id(ref)], edges)
+            found = ([*ids, self.node_id(ref)], edges)
+            self._chains.put(ref, step.distance, found)
         return found
 
 
-def _sorted(rows: list[Edge]) -> list[Edge]:
-    """Edges in a stable order, so the first to reach a node (its parent on the path) is always the same."""
-    return sorted(rows, key=lambda row: (row[0][1], row[1][1], str(row[2])))
+def _first_edges(rows: list[Edge], targets: dict[NodeRef, NodeRef]) -> dict[NodeRef, Edge]:
+    """The first edge to each of `targets` (by source key, then properties; on a tie, the first row): its
+    parent on the path, always the same one. Picked in one pass, not by sorting the whole hop."""
+    first: dict[NodeRef, Edge] = {}
+    for row in rows:
+        node = targets.get(row[1])
+        if node is None:
+            continue
+        held = first.get(node)
+        if held is None or row[0][1] < held[0][1] or (row[0][1] == held[0][1] and str(row[2]) < str(held[2])):
+            first[node] = row
+    return first
 
 
 def _breadth_first(
     tx: ManagedTransaction,
     traversal: Traversal,
+    reached: ElementIds,
     seeds: list[NodeRef],
     *,
     depth: int,
     direction: str,
     moment: Moment,
 ) -> None:
-    """`graph_walk` from `seeds`, recording how each node was first reached."""
-    reached = traversal.element_ids
+    """`graph_walk` from `seeds`, recording how each node was first reached; `reached` is the walks'
+    visited set, by element id."""
     reached.update(element_ids(tx, [ref for ref in seeds if ref not in reached]))
+    # Each hop's rows name their nodes afresh: a node and its parent are named by the walk's own
+    # references (the hop before's new nodes, or the seeds), so each node's key is held once.
+    nearer: dict[NodeRef, NodeRef] = {ref: ref for ref in seeds}
 
     def reach(rows: list[Edge], new: list[NodeRef], distance: int) -> None:
-        fresh = set(new)
-        for source, target, edge in _sorted(rows):  # the first edge to a node is its parent on the path
-            if target in fresh and target not in traversal.seen:
-                traversal.seen[target] = Reach(distance, source, edge)
+        nonlocal nearer
+        fresh = {ref: ref for ref in new}
+        for node, (source, _, edge) in _first_edges(rows, fresh).items():
+            if node not in traversal.seen:
+                traversal.seen[node] = Reach(distance, nearer.get(source, source), edge)
+        nearer = fresh
 
     # Paths need only what each node was reached by: no edge's times.
     walk = Walk(reached=reached)
@@ -211,6 +263,7 @@ def impact_traverse(*, starts: list[NodeRef], depth: int, moment: Moment, roll_u
 
     def work(tx: ManagedTransaction) -> Traversal:
         traversal = Traversal(starts=starts)
+        reached: ElementIds = {}  # the walks' visited set: gone with the walk, the report does not need it
         for ref in starts:
             traversal.seen[ref] = Reach(0)
         table_starts = [ref for ref in starts if ref[0] is not Label.FIELD]
@@ -218,27 +271,23 @@ def impact_traverse(*, starts: list[NodeRef], depth: int, moment: Moment, roll_u
             for action, action_id in sorted(application_actions(tx, application=ref).items()):
                 if action not in traversal.seen:
                     traversal.seen[action] = Reach(0)
-                    traversal.element_ids[action] = action_id
+                    reached[action] = action_id
                     table_starts.append(action)
-        _breadth_first(tx, traversal, table_starts, depth=depth, direction="downstream", moment=moment)
+        _breadth_first(tx, traversal, reached, table_starts, depth=depth, direction="downstream", moment=moment)
         datasets = [key for label, key in starts if label is Label.DATASET]
         seeds = [ref for ref in starts if ref[0] is Label.FIELD]
         for seed in _field_seeds(tx, datasets) if datasets else []:
             if seed not in traversal.seen:
                 traversal.seen[seed] = Reach(0)
                 seeds.append(seed)
-        _breadth_first(tx, traversal, seeds, depth=depth, direction="downstream", moment=moment)
+        _breadth_first(tx, traversal, reached, seeds, depth=depth, direction="downstream", moment=moment)
         if any(ref[0] is Label.FIELD for ref in starts):
             _owners_of_fields(tx, traversal)
         if not moment.stale:
             # Only from nodes the walk went on from: a stale edge beyond the depth was never a path.
-            inner = [
-                i
-                for ref, i in traversal.element_ids.items()
-                if ref in traversal.seen and traversal.seen[ref].distance < depth
-            ]
+            inner = [i for ref, i in reached.items() if ref in traversal.seen and traversal.seen[ref].distance < depth]
             traversal.stale_left_out = _stale_edges_from(tx, inner, moment)
-        _find_applications(tx, traversal)
+        _find_applications(tx, traversal, reached)
         if roll_up:
             # The actions stay in `seen` (a path may pass through one); `assets` and `node_id` fold them.
             traversal.seen.update(
@@ -255,12 +304,12 @@ def _stale_edges_from(tx: ManagedTransaction, reached: list[str], moment: Moment
     return sum(records(tx, q.STALE_EDGES_FROM, ids=chunk, at=moment.at)[0]["stale"] for chunk in chunks(ids))
 
 
-def _find_applications(tx: ManagedTransaction, traversal: Traversal) -> None:
+def _find_applications(tx: ManagedTransaction, traversal: Traversal, reached: ElementIds) -> None:
     jobs = sorted(ref for ref in traversal.seen if ref[0] is Label.JOB)
-    missing = [ref for ref in jobs if ref not in traversal.element_ids]  # found by a field's derivation
-    traversal.element_ids.update(element_ids(tx, missing) if missing else {})
-    for chunk in chunks([ref for ref in jobs if ref in traversal.element_ids]):
-        found = job_applications(tx, jobs={ref: traversal.element_ids[ref] for ref in chunk})
+    missing = [ref for ref in jobs if ref not in reached]  # found by a field's derivation
+    reached.update(element_ids(tx, missing) if missing else {})
+    for chunk in chunks([ref for ref in jobs if ref in reached]):
+        found = job_applications(tx, jobs={ref: reached[ref] for ref in chunk})
         traversal.applications.update((ref, app) for ref, (app, _) in found.items())
 
 
@@ -270,7 +319,7 @@ def upstream_traverse(*, start: NodeRef, depth: int, moment: Moment = NOW) -> Tr
 
     def work(tx: ManagedTransaction) -> Traversal:
         traversal = Traversal(starts=[start], seen={start: Reach(0)})
-        _breadth_first(tx, traversal, [start], depth=depth, direction="upstream", moment=moment)
+        _breadth_first(tx, traversal, {}, [start], depth=depth, direction="upstream", moment=moment)
         return traversal
 
     return graph_read(work)

@@ -390,7 +390,7 @@ def _double_hop(
     found: ElementIds = {}
     for label, ids in _chunks(state, frontier):
         hop_one, hop_two, reached = _double_hop_rows(
-            tx, label=label, ids=ids, direction=direction, moment=moment, times=times
+            tx, state, label=label, ids=ids, direction=direction, moment=moment, times=times
         )
         first.extend(hop_one)
         beyond.extend(hop_two)
@@ -436,11 +436,20 @@ def _hop_rows(
 
 
 def _double_hop_rows(
-    tx: ManagedTransaction, *, label: Label, ids: list[str], direction: str, moment: Moment, times: bool
+    tx: ManagedTransaction,
+    state: Walk,
+    *,
+    label: Label,
+    ids: list[str],
+    direction: str,
+    moment: Moment,
+    times: bool,
 ) -> tuple[list[Edge], list[Edge], ElementIds]:
     """Dataset / job lineage two hops from the `label` nodes with element ids `ids`, in one round
-    trip: the first hop's edges, every edge one hop beyond each node the first hop reached, and
-    the element id of every node either hop reached."""
+    trip: the first hop's edges, every edge one hop beyond each node the first hop newly reached, and
+    the element id of every node either hop reached. A node reached before (`state.reached`) was walked
+    on from then: its edges beyond are not this walk's second hop, so they are not kept (a wide hop
+    meets many)."""
     query, middle, end = reads.DOUBLE_HOPS[(direction, label, reads.window(moment, times=times))]
     first: list[Edge] = []
     beyond: list[Edge] = []
@@ -454,6 +463,8 @@ def _double_hop_rows(
         # Without times the statement answers empty times lists: each edge then carries no properties.
         held = _times_each(row[source_times]) if times else [()] * len(row[sources])
         first.extend(((label, source), via, h) for source, h in zip(row[sources], held, strict=True))
+        if via in state.reached:
+            continue
         far = _times_each(row[target_times]) if times else [()] * len(row[targets])
         for target, target_id, h in zip(row[targets], row[target_ids], far, strict=True):
             found[(end, target)] = target_id

@@ -52,7 +52,7 @@ class ImpactReport:
         }
 
     def rows(self) -> Iterator[dict[str, Any]]:
-        for chunk in impact.chunks(self.traversal.assets()):
+        for chunk in impact.chunks(self.traversal.assets_nearest_first()):
             details = impact.impact_details(refs=chunk)
             quality = listings.dataset_quality_statuses(keys=[key for label, key in chunk if label is Label.DATASET])
             for ref in chunk:
@@ -67,7 +67,7 @@ class ImpactReport:
         detail = detail or {}
         node = ref[1].split(KEY_SEPARATOR)
         row: dict[str, Any] = {
-            "id": self.traversal.node_id(ref),
+            "id": path[-1],  # a path ends at its asset
             "type": API_TYPES[ref[0]],
             "namespace": detail.get("namespace", node[0]),
             "name": detail.get("name", node[-1]),
