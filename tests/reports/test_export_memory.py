@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from lineage_app.graph.driver import graph_write
+from lineage_app.graph.driver import graph_driver, graph_write
 from lineage_app.graph.model import Label, Rel
 from tests.explorer.application_graph import APP, BRONZE, build_application_graph
 from tests.explorer.known_graph import AGGREGATE, RAW, build_known_graph
@@ -75,8 +75,9 @@ CREATE (j)-[:{Rel.OUTPUTS} {{firstSeen: $seen}}]->
 # element id until the report ended: 830-835 bytes a row here on ArcadeDB, 900-1010 on Neo4j (its element
 # ids are longer). What grows now is the walk's visited set with how each node was reached (340-360 bytes a
 # node) and, this graph's distances being as wide as a fifth of its rows, what one distance holds at once
-# (a hop's answer, the paths rows extend): 525-530 bytes a row on ArcadeDB, 640-670 on Neo4j.
-PEAK_GROWTH_PER_ROW = 760
+# (a hop's answer, the paths rows extend): 525-530 bytes a row on ArcadeDB, 640-670 on Neo4j. A bound per engine,
+# halfway between the two, so that neither engine's drift between sessions (about 90 bytes seen) decides the test.
+PEAK_GROWTH_PER_ROW = {"arcadedb": 680, "neo4j": 785}
 
 
 def rows_of(wide: int) -> int:
@@ -159,4 +160,5 @@ def test_an_exports_peak_memory_grows_less_than_a_bound_per_row(graph: Any, read
     else:
         assert f'"total":{large_rows},' in last
     growth = (large - small) / (large_rows - small_rows)
-    assert growth < PEAK_GROWTH_PER_ROW, f"the peak grew by {growth:.0f} bytes a row ({small} -> {large} bytes)"
+    bound = PEAK_GROWTH_PER_ROW["arcadedb" if "arcadedb" in graph_driver().get_server_info().agent.lower() else "neo4j"]
+    assert growth < bound, f"the peak grew by {growth:.0f} bytes a row ({small} -> {large} bytes)"
