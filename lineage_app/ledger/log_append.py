@@ -10,9 +10,10 @@ leaf, whatever the log's size.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from django.db import connection
 
@@ -38,45 +39,53 @@ def log_append(*, entries: Sequence[tuple[str, int]], accepted_at: datetime) -> 
         (frontier.size + i, content_hash, event_id, at, leaf, done)
         for i, ((content_hash, event_id), leaf, done) in enumerate(zip(entries, leaves, completes, strict=True))
     ]
+    sql = _sql(connection.vendor)
     with connection.cursor() as cursor:
         for start in range(0, len(rows), CHUNK):
             part = rows[start : start + CHUNK]
-            cursor.execute(_insert(len(part)), [value for row in part for value in row])
-        cursor.execute(
-            f"UPDATE {_table(LogHead)} SET {_q('size')} = %s, {_q('frontier')} = %s WHERE {_q('id')} = %s",
-            [grown.size, grown.pack(), HEAD],
-        )
+            cursor.execute(
+                sql.insert_leaves + ", ".join([sql.leaf_values] * len(part)), [v for row in part for v in row]
+            )
+        cursor.execute(sql.update_head, [grown.size, grown.pack(), HEAD])
     return {content_hash: frontier.size + i for i, (content_hash, _) in enumerate(entries)}
 
 
 def _head_locked() -> Frontier:
     """The head's frontier, its row locked until the transaction ends (made on the log's first append)."""
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    select = f"SELECT {_q('size')}, {_q('frontier')} FROM {_table(LogHead)} WHERE {_q('id')} = %s{lock}"
+    sql = _sql(connection.vendor)
     with connection.cursor() as cursor:
-        cursor.execute(select, [HEAD])
+        cursor.execute(sql.select_head, [HEAD])
         found = cursor.fetchone()
         if found is None:
-            cursor.execute(
-                f"INSERT INTO {_table(LogHead)} ({_q('id')}, {_q('size')}, {_q('frontier')}, {_q('origin')}) "
-                f"VALUES (%s, 0, %s, '') ON CONFLICT DO NOTHING",
-                [HEAD, b""],
-            )
-            cursor.execute(select, [HEAD])
+            cursor.execute(sql.create_head, [HEAD, b""])
+            cursor.execute(sql.select_head, [HEAD])
             found = cursor.fetchone()
     size, packed = found
     return Frontier.unpack(size, bytes(packed))
 
 
-def _q(name: str) -> str:
-    return connection.ops.quote_name(name)
+@dataclass(frozen=True, slots=True)
+class _Sql:
+    """The append's statements, written once per database vendor: an append runs in every accept transaction."""
+
+    select_head: str
+    create_head: str
+    update_head: str
+    insert_leaves: str  # followed by one `leaf_values` per leaf, comma-separated
+    leaf_values: str
 
 
-def _table(model: Any) -> str:
-    return _q(model._meta.db_table)
-
-
-def _insert(rows: int) -> str:
+@functools.cache
+def _sql(vendor: str) -> _Sql:
+    q = connection.ops.quote_name
+    head, leaf = q(LogHead._meta.db_table), q(LogLeaf._meta.db_table)
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     names = ("leaf_index", "content_hash", "event_id", "accepted_at", "hash", "completes")
-    row = "(" + ", ".join(["%s"] * len(names)) + ")"
-    return f"INSERT INTO {_table(LogLeaf)} ({', '.join(map(_q, names))}) VALUES {', '.join([row] * rows)}"
+    return _Sql(
+        select_head=f"SELECT {q('size')}, {q('frontier')} FROM {head} WHERE {q('id')} = %s{lock}",
+        create_head=f"INSERT INTO {head} ({q('id')}, {q('size')}, {q('frontier')}, {q('origin')}) "
+        f"VALUES (%s, 0, %s, '') ON CONFLICT DO NOTHING",
+        update_head=f"UPDATE {head} SET {q('size')} = %s, {q('frontier')} = %s WHERE {q('id')} = %s",
+        insert_leaves=f"INSERT INTO {leaf} ({', '.join(map(q, names))}) VALUES ",
+        leaf_values="(" + ", ".join(["%s"] * len(names)) + ")",
+    )
