@@ -1,12 +1,13 @@
 """A server process's long-lived heap, out of the garbage collector's way.
 
-A web or worker process holds some 200,000 objects once it has loaded Django, the views, the
-OpenLineage schemas and the graph driver, and they live as long as the process does. Python's full
-collection traverses every tracked object, so each one cost 50-130 ms here, paid by whichever
-request or apply batch happened to allocate past the threshold: a batch post that met one took
-five times as long as one that did not (`docs/apply-throughput.md`, "Garbage collection").
-`gc.freeze()` moves what the process has loaded into a permanent generation that collections never
-traverse; a full collection then costs what the process allocated since it started serving.
+A web process holds some 145,000 objects once it has loaded Django, the views and the OpenLineage
+schemas, a worker's pool process some 164,000 with the graph driver, and they live as long as the
+process does. Python's full collection traverses every tracked object, so each one cost 50-130 ms
+here, paid by whichever request or apply batch happened to allocate past the threshold: a batch post
+that met one took several times as long as one that did not (`docs/apply-throughput.md`, "Garbage
+collection"). `gc.freeze()` moves what the process has loaded into a permanent generation that
+collections never traverse; a full collection then costs what the process allocated since it started
+serving.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ import logging
 logger = logging.getLogger(__name__)
 
 
-def heap_freeze() -> int:
-    """Collect the garbage start-up left, then freeze every object still alive; how many are frozen.
+def heap_freeze() -> None:
+    """Collect the garbage start-up left, then freeze every object still alive, and log how many.
 
     Call it once, when the process has loaded what it serves with and before it serves: objects frozen
     are never freed, so anything frozen later (a cache, a request's leftovers) would stay for good.
@@ -27,4 +28,3 @@ def heap_freeze() -> int:
     gc.freeze()
     frozen = gc.get_freeze_count()
     logger.info("froze the %d objects loaded at start-up", frozen, extra={"fields": {"frozen_objects": frozen}})
-    return frozen
