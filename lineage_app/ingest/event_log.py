@@ -16,8 +16,9 @@ the rows' own keys: no list of values has to line up by position with a separate
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -55,8 +56,24 @@ def log_insert(
     return ids
 
 
-# Ids per `UPDATE … WHERE id IN (…)`: well under SQLite's limit on a statement's variables.
+# Ids per `UPDATE … WHERE id IN (…)` (and hashes per lookup): well under SQLite's limit on a statement's variables.
 MARK_CHUNK = 500
+
+
+def log_known(content_hashes: Collection[str]) -> dict[str, int]:
+    """The ids of those of `content_hashes` already in the log, by content hash (one lookup an accept makes)."""
+    hashes = list(content_hashes)
+    known: dict[str, int] = {}
+    with connection.cursor() as cursor:
+        for start in range(0, len(hashes), MARK_CHUNK):
+            part = hashes[start : start + MARK_CHUNK]
+            cursor.execute(
+                f"SELECT {_column('content_hash')}, {_column('id')} FROM {_table()} "
+                f"WHERE {_column('content_hash')} IN ({', '.join(['%s'] * len(part))})",
+                part,
+            )
+            known.update(cursor.fetchall())
+    return known
 
 
 def log_mark_applied(event_ids: Sequence[int], applied_at: datetime) -> set[int]:
@@ -67,7 +84,7 @@ def log_mark_applied(event_ids: Sequence[int], applied_at: datetime) -> set[int]
     A run's event is marked `fold_pending` in the same statement: until its run is settled
     (`log_mark_folded`), the run's node may lack it, and a worker that dies before settling leaves
     that on record for the next one."""
-    table = connection.ops.quote_name(LineageEvent._meta.db_table)
+    table = _table()
     waiting = [status.value for status in LineageEvent.APPLYABLE]
     marked: set[int] = set()
     with connection.cursor() as cursor:
@@ -128,14 +145,34 @@ def _new_row(checked: CheckedEvent, raw: bytes, token: ApiToken | None, received
 
 
 def _column(name: str) -> str:
+    return _quoted_column(connection.vendor, name)
+
+
+# The statements below are written once per database vendor (and shape): every accept runs them.
+@functools.cache
+def _quoted_column(vendor: str, name: str) -> str:
     field = LineageEvent._meta.get_field(name)
     assert isinstance(field, models.Field) and field.column  # a column of the table, not a relation's other side
     return connection.ops.quote_name(field.column)
 
 
-def _statement(rows: int, names: Sequence[str]) -> str:
+def _table() -> str:
+    return _quoted_table(connection.vendor)
+
+
+@functools.cache
+def _quoted_table(vendor: str) -> str:
+    return connection.ops.quote_name(LineageEvent._meta.db_table)
+
+
+def _statement(rows: int, names: tuple[str, ...]) -> str:
+    return _insert_statement(connection.vendor, rows, names)
+
+
+@functools.lru_cache(maxsize=256)
+def _insert_statement(vendor: str, rows: int, names: tuple[str, ...]) -> str:
     row = "(" + ", ".join(["%s"] * len(names)) + ")"
     return (
-        f"INSERT INTO {connection.ops.quote_name(LineageEvent._meta.db_table)} ({', '.join(map(_column, names))}) "
+        f"INSERT INTO {_table()} ({', '.join(map(_column, names))}) "
         f"VALUES {', '.join([row] * rows)} RETURNING {_column('id')}, {_column('content_hash')}"
     )

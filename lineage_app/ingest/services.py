@@ -25,7 +25,7 @@ from lineage_app.graph.run_state import RunFold, run_fold
 from lineage_app.graph.schema import graph_schema_init
 from lineage_app.graph.writer import graph_wipe, graph_writes_apply
 from lineage_app.ingest.change_records import change_records
-from lineage_app.ingest.event_log import log_insert, log_mark_applied, log_mark_folded
+from lineage_app.ingest.event_log import log_insert, log_known, log_mark_applied, log_mark_folded
 from lineage_app.ingest.group_commit import GroupCommitter, Publisher
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.selectors import prunable_events, runs_fold_pending, stale_grace_policy
@@ -116,7 +116,7 @@ def _insert_new(
     rows: Sequence[tuple[CheckedEvent, bytes, ApiToken | None]],
 ) -> tuple[list[Accepted], list[int]]:
     hashes = [checked.content_hash for checked, _, _ in rows]
-    known = dict(LineageEvent.objects.filter(content_hash__in=set(hashes)).values_list("content_hash", "id"))
+    known = log_known(set(hashes))
     fresh: dict[str, tuple[CheckedEvent, bytes, ApiToken | None]] = {}
     for row in rows:
         if row[0].content_hash not in known:
