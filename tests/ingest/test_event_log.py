@@ -1,4 +1,5 @@
-"""The event log's hand-written INSERT: every column of a new row holds the value meant for it."""
+"""The event log's hand-written statements: every column of a new row holds the value meant for it, and the lookup
+of stored content hashes finds exactly the stored ones."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from lineage_app.accounts.models import ApiToken
 from lineage_app.accounts.services import token_create
-from lineage_app.ingest.event_log import log_insert
+from lineage_app.ingest.event_log import MARK_CHUNK, log_insert, log_known
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.validation import CheckedEvent, event_check
 from tests.events import T0, dataset, facet, new_run_id, run_event
@@ -93,3 +94,21 @@ def test_a_batch_larger_than_one_statement_is_inserted_whole() -> None:
     assert len(ids) == rows
     for checked, raw in (events[0], events[-1]):
         _assert_stored(checked, raw, None, ids[checked.content_hash])
+
+
+def test_the_lookup_of_stored_hashes_answers_the_stored_ones_by_id_in_statements_of_any_number() -> None:
+    stored = [_checked(i, warned=False) for i in range(3)]
+    ids = log_insert([(checked, raw, None) for checked, raw in stored])
+    unknown = [f"{i:064x}" for i in range(2 * MARK_CHUNK)]  # more than two statements' worth of hashes
+    asked = [
+        unknown[0],
+        stored[0][0].content_hash,
+        *unknown[1:MARK_CHUNK],
+        stored[2][0].content_hash,
+        *unknown[MARK_CHUNK:],
+    ]
+    assert log_known(asked) == {
+        checked.content_hash: ids[checked.content_hash] for checked, _ in (stored[0], stored[2])
+    }
+    assert log_known([]) == {}
+    assert log_known(unknown[:3]) == {}
