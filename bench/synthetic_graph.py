@@ -85,13 +85,24 @@ class SyntheticGraph:
         return lineage + runs + sum(self.fields_of_dataset) + len(self.derivations)
 
 
+def _dataset_layout(rng: random.Random, datasets: int) -> tuple[list[int], list[int]]:
+    """Each dataset's layer (layer 0 holds a tenth of them, the sources) and its number of fields."""
+    sources = max(1, datasets // 10)
+    layers = [0] * sources + sorted(rng.randrange(1, LAYERS) for _ in range(datasets - sources))
+    return layers, [rng.randint(2, 5) for _ in range(datasets)]
+
+
+def synthetic_dataset_layout(*, datasets: int, seed: int) -> tuple[list[int], list[int]]:
+    """Each dataset's layer and number of fields, as `synthetic_graph_generate` makes them (its first draws), without
+    generating the rest: what a benchmark needs to pick start nodes, at a small fraction of the memory."""
+    return _dataset_layout(random.Random(seed), datasets)
+
+
 def synthetic_graph_generate(*, datasets: int, jobs: int, seed: int) -> SyntheticGraph:
     """A layered DAG: layer 0 holds sources; each job in layer k reads from earlier layers and writes layer k."""
     rng = random.Random(seed)
     graph = SyntheticGraph()
-    sources = max(1, datasets // 10)
-    graph.layer_of_dataset = [0] * sources + sorted(rng.randrange(1, LAYERS) for _ in range(datasets - sources))
-    graph.fields_of_dataset = [rng.randint(2, 5) for _ in range(datasets)]
+    graph.layer_of_dataset, graph.fields_of_dataset = _dataset_layout(rng, datasets)
     by_layer: list[list[int]] = [[] for _ in range(LAYERS)]
     for i, layer in enumerate(graph.layer_of_dataset):
         by_layer[layer].append(i)
