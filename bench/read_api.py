@@ -28,8 +28,9 @@ p95 ratio of the last to the first; with `--graph-uri`, one URI per size (comma-
     python bench/read_api.py --graph-uri bolt://neo4j:7687 --user neo4j --password … \
         --database-url postgres://postgres@127.0.0.1:5432/bench            # the production shape
     python bench/read_api.py --sizes 100000,1000000 --samples 100 --ways http \
-        --ops lineage,column,impact,search --column-depths 10 --graph-database lineage \
-        --graph-uri bolt://127.0.0.1:7701,bolt://127.0.0.1:7702 --password …,…   # docs/scale.md
+        --ops lineage,column,impact,search --depths 5,10,20 --column-depths 10 --warm \
+        --graph-uri bolt://127.0.0.1:7701,bolt://127.0.0.1:7702 --user neo4j --password …,… \
+        --graph-database lineage                                          # docs/scale.md
 """
 
 from __future__ import annotations
