@@ -124,27 +124,17 @@ class Engine:
             self.process.wait(timeout=120)
 
 
-# What `--warm` reads: every node's and relationship's properties (the store files, strings included) and the
-# unique-key indexes lineage seeks by, each once.
-WARM = (
-    "MATCH (n) RETURN count(properties(n)) AS n",
-    "MATCH ()-[r]->() RETURN count(properties(r)) AS n",
-    "MATCH (n:Dataset) WHERE n.key > '' RETURN count(*) AS n",
-    "MATCH (n:Job) WHERE n.key > '' RETURN count(*) AS n",
-    "MATCH (n:Field) WHERE n.key > '' RETURN count(*) AS n",
-    "MATCH (n:Run) WHERE n.runId > '' RETURN count(*) AS n",
-)
-
-
 def graph_warm(stack: argparse.Namespace) -> None:
-    """Read the whole graph `--graph-uri` names once (`WARM`), as a server that has answered for a while holds it
-    in its page cache (and as Neo4j's page-cache warm-up restores it after a restart), so that what is timed
-    next is the steady state, not the first touch of each page; prints how long it took."""
+    """Read the whole graph `--graph-uri` names once (`manage.py warm_graph`'s statements), as a server that has
+    answered for a while holds it in its page cache, so that what is timed next is the steady state, not the first
+    touch of each page; prints how long it took."""
     from neo4j import GraphDatabase
+
+    from lineage_app.graph.warmup import WARM_STATEMENTS
 
     began = time.monotonic()
     with GraphDatabase.driver(stack.graph_uri, auth=(stack.user, stack.password)) as driver:
-        for statement in WARM:
+        for statement in WARM_STATEMENTS:
             driver.execute_query(statement, database_=stack.graph_database)
     print(f"warmed {stack.graph_uri} in {time.monotonic() - began:.0f}s")
 
