@@ -1,21 +1,36 @@
-"""Benchmark the lineage read API on a large synthetic graph: p50 / p95 in-process and over HTTP.
+"""Benchmark the lineage read API on a large synthetic graph: p50 / p95 in-process and over HTTP, at one size or
+several side by side.
 
-Starts its own embedded ArcadeDB on free loopback ports, loads `bench/synthetic_graph.py`'s
-graph into a cached database directory (reused by later runs with the same size and seed),
-then times `--ops` from random start nodes, calling the selectors directly and through the web
-process's WSGI application (bearer token):
+Starts its own embedded ArcadeDB on free loopback ports, loads `bench/synthetic_graph.py`'s graph into a cached
+database directory (reused by later runs with the same size and seed), or into the empty Neo4j that `--graph-uri`
+names (reused when it holds the graph already), then times `--ops` from random start nodes in a child process of
+its own (the web process: nothing of the loader in its memory), calling the selectors directly and through the web
+process's WSGI application (bearer token), `--ways`:
 
-- `lineage`: `lineage` at `--depths` (5, 10 and 20); `column`: `column-lineage` at depth 5 and 10;
-- `impact`: `GET /api/v1/impact` at `--impact-depth` (10), the streamed body read to its end;
+- `lineage`: `lineage` at `--depths` (5, 10 and 20); `column`: `column-lineage` at `--column-depths` (5 and 10);
+- `impact`: `GET /api/v1/impact` at `--impact-depth` (10), the streamed body read to its end (HTTP only);
+- `search`: `GET /api/v1/search` (the search box's page, 20) with names drawn from the graph: `exact` (a dataset's
+  or job's whole name), `prefix` (about 111 names start with it, at any size), `broad` (`ds1`, `job7`, `col`:
+  tens of thousands of names or more) (HTTP only);
 - `diff`: `lineage/diff` at `--diff-depth` (10) between `--diff-from` and `--diff-to` (hours after the
   synthetic graph's first instant: by default its edges of the first half of its layers against all of
   them), each start's diff timed next to a plain `lineage` read at the same depth, and their ratio.
+
+Each size's run ends with the web process's RSS after setup and at its peak. `--warm` (with `--graph-uri`) reads the
+whole graph once before timing, as the page cache of a server that has answered for a while holds it.
+`--sizes 100000,1000000` measures each size (N datasets and N jobs) in turn and prints them side by side with the
+p95 ratio of the last to the first; with `--graph-uri`, one URI per size (comma-separated, same order) and one
+`--password` or one per size.
 
     python bench/read_api.py --datasets 100000 --jobs 100000 --samples 200
     python bench/read_api.py --datasets 2000 --jobs 2000 --samples 20     # a quick look
     python bench/read_api.py --ops impact,diff --depths 10               # lineage in time's figures
     python bench/read_api.py --graph-uri bolt://neo4j:7687 --user neo4j --password … \
         --database-url postgres://postgres@127.0.0.1:5432/bench            # the production shape
+    python bench/read_api.py --sizes 100000,1000000 --samples 100 --ways http \
+        --ops lineage,column,impact,search --depths 5,10,20 --column-depths 10 --warm \
+        --graph-uri bolt://127.0.0.1:7701,bolt://127.0.0.1:7702 --user neo4j --password …,… \
+        --graph-database lineage                                          # docs/scale.md
 """
 
 from __future__ import annotations
@@ -31,7 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import timedelta
 from functools import partial
@@ -107,6 +122,21 @@ class Engine:
         if self.process is not None:
             self.process.terminate()
             self.process.wait(timeout=120)
+
+
+def graph_warm(stack: argparse.Namespace) -> None:
+    """Read the whole graph `--graph-uri` names once (`manage.py warm_graph`'s statements), as a server that has
+    answered for a while holds it in its page cache, so that what is timed next is the steady state, not the first
+    touch of each page; prints how long it took."""
+    from neo4j import GraphDatabase
+
+    from lineage_app.graph.warmup import WARM_STATEMENTS
+
+    began = time.monotonic()
+    with GraphDatabase.driver(stack.graph_uri, auth=(stack.user, stack.password)) as driver:
+        for statement in WARM_STATEMENTS:
+            driver.execute_query(statement, database_=stack.graph_database)
+    print(f"warmed {stack.graph_uri} in {time.monotonic() - began:.0f}s")
 
 
 def ensure_loaded(
@@ -256,7 +286,50 @@ def ratio_print(label: str, numerator: dict[str, Any], denominator: dict[str, An
     )
 
 
-OPS = ("lineage", "column", "impact", "diff")
+OPS = ("lineage", "column", "impact", "search", "diff")
+WAYS = ("selector", "http")
+# What `search` asks, by kind (`search_queries`); each answered at the search box's page size.
+SEARCH_KINDS = ("exact", "prefix", "broad")
+SEARCH_LIMIT = 20
+# Texts that tens of thousands of names start with at 100k datasets (ten times as many at 1M), and every field's.
+BROAD = (*(f"ds{d}" for d in range(1, 10)), *(f"job{d}" for d in range(1, 10)), "col")
+
+
+def search_queries(*, datasets: int, jobs: int, samples: int, rng: random.Random) -> dict[str, list[str]]:
+    """`samples` search texts of each of `SEARCH_KINDS`, drawn from the synthetic graph's names: `exact`, a
+    dataset's or a job's whole name; `prefix`, one of the longest names with its last two digits dropped (about
+    111 names start with it, at any size); `broad`, one of `BROAD`."""
+    from bench.synthetic_graph import dataset_name, job_name
+
+    def name(n: int, low: int) -> str:
+        if n % 2:
+            return job_name(rng.randrange(min(low, jobs - 1), jobs))[1]
+        return dataset_name(rng.randrange(min(low, datasets - 1), datasets))[1]
+
+    return {
+        "exact": [name(n, 0) for n in range(samples)],
+        "prefix": [name(n, max(datasets, jobs) // 10)[:-2] for n in range(samples)],
+        "broad": [rng.choice(BROAD) for _ in range(samples)],
+    }
+
+
+def _status(field: str) -> int:
+    """A memory field of this process's `/proc/self/status` (`VmRSS`, `VmHWM`), in bytes."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def rss_now() -> int:
+    """This process's resident set size now, in bytes."""
+    return _status("VmRSS")
+
+
+def rss_peak() -> int:
+    """This process's peak resident set size since it started, in bytes: `VmHWM`, not `getrusage`'s `ru_maxrss`,
+    which Linux carries over from the process that forked it (the benchmark, holding a graph it just loaded)."""
+    return _status("VmHWM")
 
 
 def main() -> None:
@@ -265,13 +338,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", type=int, default=100_000)
     parser.add_argument("--jobs", type=int, default=100_000)
+    parser.add_argument(
+        "--sizes",
+        default=None,
+        help="graph sizes to measure side by side, comma-separated (N: N datasets and N jobs); with --graph-uri, "
+        "one URI (and one --password, or one for all) per size, in the same order",
+    )
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--samples", type=int, default=200)
     parser.add_argument("--direction", default="both", choices=["upstream", "downstream", "both"])
     parser.add_argument("--heap", default="4g")
     parser.add_argument("--max-nodes", type=int, default=None, help="override LINEAGE_MAX_NODES")
     parser.add_argument("--ops", default="lineage,column", help=f"what to time, of {','.join(OPS)}")
+    parser.add_argument("--ways", default=",".join(WAYS), help="selector (in-process), http (the WSGI app), or both")
     parser.add_argument("--depths", default="5,10,20", help="dataset lineage depths to time")
+    parser.add_argument("--column-depths", default="5,10", help="column lineage depths to time")
     parser.add_argument("--impact-depth", type=int, default=10)
     parser.add_argument("--diff-depth", type=int, default=10)
     parser.add_argument("--diff-from", type=float, default=LAYERS // 2, help="hours after the graph's first instant")
@@ -280,39 +361,109 @@ def main() -> None:
         "--cache",
         type=Path,
         default=None,
-        help="database directory to reuse (default: a temp dir named after the shape)",
+        help="database directory to reuse (default: a temp dir named after the shape; with --sizes, one per size)",
     )
+    parser.add_argument(
+        "--warm",
+        action="store_true",
+        help="with --graph-uri: read the whole graph once before timing (the page cache of a server that has run a "
+        "while); without it, each start's first reads may come from disk",
+    )
+    parser.add_argument("--child", type=Path, default=None, help=argparse.SUPPRESS)  # one size, in its own process
     stack_options_add(parser)
     args = parser.parse_args()
-    ops = args.ops.split(",")
+    if args.child is not None:
+        measure_size(argparse.Namespace(**json.loads(args.child.read_text())))
+        return
+    ops, ways = args.ops.split(","), args.ways.split(",")
     if unknown := set(ops) - set(OPS):
         parser.error(f"unknown --ops {','.join(sorted(unknown))}")
-    print(stack_options_describe(args))
-    cache = args.cache or Path(tempfile.gettempdir()) / f"tributary-bench-{args.datasets}-{args.jobs}-{args.seed}"
-    ensure_loaded(cache=cache, datasets=args.datasets, jobs=args.jobs, seed=args.seed, heap=args.heap, stack=args)
+    if unknown := set(ways) - set(WAYS):
+        parser.error(f"unknown --ways {','.join(sorted(unknown))}")
+    shapes = [(int(n), int(n)) for n in args.sizes.split(",")] if args.sizes else [(args.datasets, args.jobs)]
+    uris = args.graph_uri.split(",") if args.graph_uri else [None] * len(shapes)
+    passwords = args.password.split(",")
+    if len(uris) != len(shapes) or len(passwords) not in (1, len(shapes)):
+        parser.error("give one --graph-uri per size (and one --password, or one per size)")
+    columns = []
+    for n, ((datasets, jobs), uri) in enumerate(zip(shapes, uris, strict=True)):
+        one = argparse.Namespace(**vars(args))
+        one.datasets, one.jobs, one.graph_uri = datasets, jobs, uri
+        one.password = passwords[n if len(passwords) > 1 else 0]
+        print(stack_options_describe(one))
+        cache = args.cache if args.cache and not args.sizes else None
+        cache = cache or Path(tempfile.gettempdir()) / f"tributary-bench-{datasets}-{jobs}-{args.seed}"
+        if args.cache and args.sizes:
+            cache = args.cache / f"{datasets}-{jobs}-{args.seed}"
+        ensure_loaded(cache=cache, datasets=datasets, jobs=jobs, seed=args.seed, heap=args.heap, stack=one)
+        if args.warm and uri:
+            graph_warm(one)
+        columns.append((datasets, jobs, uri or "embedded", size_measure(one, cache=cache)))
+    if len(columns) > 1 or args.sizes:
+        sizes_print(columns)
+    print("\ntargets: lineage p95 < 150 ms at depth 10, column lineage p95 < 200 ms")
 
-    with read_api_client(cache=cache, heap=args.heap, stack=args) as client:
+
+def size_measure(args: argparse.Namespace, *, cache: Path) -> dict[str, Any]:
+    """`measure_size` in a child process of its own, the web process as a server runs it (nothing of the loader
+    or of another size in its memory): its figures and its peak RSS."""
+    with tempfile.TemporaryDirectory(prefix="tributary-bench-size-") as scratch:
+        spec, results = Path(scratch) / "spec.json", Path(scratch) / "results.json"
+        spec.write_text(json.dumps({**vars(args), "cache": str(cache), "child": None, "results": str(results)}))
+        subprocess.run([sys.executable, __file__, "--child", str(spec)], check=True)
+        return json.loads(results.read_text())
+
+
+def sizes_print(columns: list[tuple[int, int, str, dict[str, Any]]]) -> None:
+    """The figures of each size side by side (p50 / p95 in ms), and the last size's p95 over the first's."""
+    width = 34
+    heads = [f"{d:,} + {j:,}" for d, j, _, _ in columns]
+    print("\n" + f"{'':<38}" + "".join(f"{h + ' p50 / p95':>{width}}" for h in heads) + f"{'p95 ratio':>11}")
+    by_size = [{row["label"]: row for row in c[3]["rows"]} for c in columns]
+    labels = list(dict.fromkeys(label for c in columns for label in (r["label"] for r in c[3]["rows"])))
+    for label in labels:
+        cells = [size.get(label) for size in by_size]
+        text = "".join(f"{_cell(c):>{width}}" for c in cells)
+        first, last = cells[0], cells[-1]
+        ratio = f"{last['p95'] / first['p95']:.2f}x" if first and last and first["p95"] else "-"
+        print(f"  {label:<36}{text}{ratio:>11}")
+    mib = 1024 * 1024
+    for name, key in (("web process RSS after setup", "rssSetup"), ("web process peak RSS", "rssPeak")):
+        text = "".join(f"{f'{c[3][key] / mib:.0f} MiB':>{width}}" for c in columns)
+        print(f"  {name:<36}{text}")
+    print("  graphs: " + "; ".join(f"{head}: {c[2]}" for head, c in zip(heads, columns, strict=True)))
+
+
+def _cell(row: dict[str, Any] | None) -> str:
+    return f"{row['p50']:.1f} / {row['p95']:.1f} ms" if row else "-"
+
+
+def measure_size(args: argparse.Namespace) -> None:
+    """Time `args.ops` on one loaded graph, in this process (`size_measure`'s child), and write the figures and this
+    process's RSS (after setup, and its peak) to `args.results`."""
+    ops, ways = args.ops.split(","), args.ways.split(",")
+    rows: list[dict[str, Any]] = []
+    with read_api_client(cache=Path(args.cache), heap=args.heap, stack=args) as client:
         from django.conf import settings
 
-        from bench.synthetic_graph import dataset_id, field_id, synthetic_graph_generate
+        from bench.synthetic_graph import dataset_id, field_id, synthetic_dataset_layout
         from lineage_app.explorer.selectors.lineage import column_lineage_for_node, lineage_for_node
 
         if args.max_nodes is not None:
             settings.LINEAGE_MAX_NODES = args.max_nodes
 
-        shape = synthetic_graph_generate(datasets=args.datasets, jobs=args.jobs, seed=args.seed)
+        # Only each dataset's layer and field count: the whole generated shape (millions of objects) is the
+        # benchmark's, not the server's, and would count in the web process's memory.
+        layer_of_dataset, fields_of_dataset = synthetic_dataset_layout(datasets=args.datasets, seed=args.seed)
         rng = random.Random(args.seed + 1)
         dataset_starts = [dataset_id(rng.randrange(args.datasets)) for _ in range(args.samples)]
-        derived = [i for i, layer in enumerate(shape.layer_of_dataset) if layer > 0]
+        derived = [i for i, layer in enumerate(layer_of_dataset) if layer > 0]
         field_starts = []
         for _ in range(args.samples):
             i = rng.choice(derived)
-            field_starts.append(field_id(i, rng.randrange(shape.fields_of_dataset[i])))
-
-        edge_count = shape.edge_count()
-        # The generated shape (millions of objects) is the benchmark's, not the server's: a web
-        # process holds nothing like it, so it must not be there for the collector to walk.
-        del shape, derived
+            field_starts.append(field_id(i, rng.randrange(fields_of_dataset[i])))
+        del layer_of_dataset, fields_of_dataset, derived
+        texts = search_queries(datasets=args.datasets, jobs=args.jobs, samples=args.samples, rng=rng)
 
         def http(path: str, **params: Any) -> Any:
             response = client.get(f"/api/v1/{path}?{urlencode(params)}")
@@ -325,16 +476,22 @@ def main() -> None:
         def lineage_http(n: str, d: int) -> Any:
             return http("lineage", nodeId=n, depth=d, direction=args.direction)
 
+        def timed(label: str, calls: Mapping[str, Callable[[str], Any]], starts: list[str], **options: Any) -> None:
+            for way in ways:
+                if way in calls:
+                    rows.append(measure(f"{label} ({'HTTP' if way == 'http' else way})", calls[way], starts, **options))
+
+        rss_setup = rss_now()
         print(
-            f"\n{args.datasets} datasets, {args.jobs} jobs, {edge_count} edges; {args.samples} random "
-            f"starts; direction={args.direction}; node budget {getattr(settings, 'LINEAGE_MAX_NODES', 2000)}"
+            f"\n{args.datasets} datasets, {args.jobs} jobs; {args.samples} random starts; direction={args.direction}; "
+            f"node budget {getattr(settings, 'LINEAGE_MAX_NODES', 2000)}; web process RSS {rss_setup / 2**20:.0f} MiB"
         )
         if "lineage" in ops:
             for depth in [int(d) for d in args.depths.split(",")]:
-                measure(f"lineage depth {depth:>2} (selector)", partial(lineage_selector, d=depth), dataset_starts)
-                measure(f"lineage depth {depth:>2} (HTTP)", partial(lineage_http, d=depth), dataset_starts)
+                calls = {"selector": partial(lineage_selector, d=depth), "http": partial(lineage_http, d=depth)}
+                timed(f"lineage depth {depth:>2}", calls, dataset_starts)
         if "column" in ops:
-            for depth in (5, 10):
+            for depth in [int(d) for d in args.column_depths.split(",")]:
 
                 def column_selector(n: str, d: int = depth) -> Any:
                     return column_lineage_for_node(node_id=n, depth=d, direction=args.direction)
@@ -342,8 +499,9 @@ def main() -> None:
                 def column_http(n: str, d: int = depth) -> Any:
                     return http("column-lineage", nodeId=n, depth=d, direction=args.direction)
 
-                measure(f"column lineage depth {depth:>2} (selector)", column_selector, field_starts)
-                measure(f"column lineage depth {depth:>2} (HTTP)", column_http, field_starts)
+                timed(
+                    f"column lineage depth {depth:>2}", {"selector": column_selector, "http": column_http}, field_starts
+                )
         if "impact" in ops:
 
             def impact_http(n: str) -> Any:
@@ -352,18 +510,30 @@ def main() -> None:
             def impact_assets(body: dict[str, Any]) -> int:
                 return int(body["summary"]["total"])
 
-            measure(
-                f"impact depth {args.impact_depth:>2} (HTTP)",
-                impact_http,
+            timed(
+                f"impact depth {args.impact_depth:>2}",
+                {"http": impact_http},
                 dataset_starts,
                 size=impact_assets,
                 what="assets",
             )
+        if "search" in ops:
+
+            def search_http(q: str) -> Any:
+                return http("search", q=q, limit=SEARCH_LIMIT)
+
+            def hits(body: dict[str, Any]) -> int:
+                return len(body["results"])
+
+            for kind in SEARCH_KINDS:
+                timed(f"search {kind}", {"http": search_http}, texts[kind], size=hits, what="hits")
         if "diff" in ops:
             depth = args.diff_depth
             plain = partial(lineage_selector, d=depth), partial(lineage_http, d=depth)
-            diff_measure(args, http, *plain, dataset_starts)
-        print("\ntargets: lineage p95 < 150 ms at depth 10, column lineage p95 < 200 ms")
+            rows.extend(diff_measure(args, http, *plain, dataset_starts))
+        peak = rss_peak()
+        print(f"  web process RSS: {rss_setup / 2**20:.0f} MiB after setup, peak {peak / 2**20:.0f} MiB", flush=True)
+    Path(args.results).write_text(json.dumps({"rows": rows, "rssSetup": rss_setup, "rssPeak": peak}))
 
 
 def diff_measure(
@@ -372,7 +542,7 @@ def diff_measure(
     lineage_selector: Callable[[str], Any],
     lineage_http: Callable[[str], Any],
     starts: list[str],
-) -> None:
+) -> list[dict[str, Any]]:
     """`lineage_diff` (selector and `GET /api/v1/lineage/diff`) between two instants of the synthetic
     graph, each start timed next to a plain lineage read (`lineage_selector`, `lineage_http`) at the same depth."""
     from bench.synthetic_graph import T0
@@ -399,10 +569,13 @@ def diff_measure(
             for name in ("addedNodes", "removedNodes", "addedEdges", "removedEdges")
         )
     )
+    rows = []
     for way, diff_call, plain in (
         ("selector", diff_selector, lineage_selector),
         ("HTTP", diff_http, lineage_http),
     ):
+        if way.lower() not in args.ways.split(","):
+            continue
         diff, lineage = measure_together(
             [
                 (f"lineage diff depth {depth:>2} ({way})", diff_call),
@@ -411,6 +584,8 @@ def diff_measure(
             starts,
         )
         ratio_print(f"diff / lineage ({way})", diff, lineage)
+        rows.append(diff)
+    return rows
 
 
 if __name__ == "__main__":

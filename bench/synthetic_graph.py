@@ -16,10 +16,11 @@ dataset i is `dataset:ns<i % NAMESPACES>:ds<i>`, its fields `col0`.., job j is `
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -85,13 +86,24 @@ class SyntheticGraph:
         return lineage + runs + sum(self.fields_of_dataset) + len(self.derivations)
 
 
+def _dataset_layout(rng: random.Random, datasets: int) -> tuple[list[int], list[int]]:
+    """Each dataset's layer (layer 0 holds a tenth of them, the sources) and its number of fields."""
+    sources = max(1, datasets // 10)
+    layers = [0] * sources + sorted(rng.randrange(1, LAYERS) for _ in range(datasets - sources))
+    return layers, [rng.randint(2, 5) for _ in range(datasets)]
+
+
+def synthetic_dataset_layout(*, datasets: int, seed: int) -> tuple[list[int], list[int]]:
+    """Each dataset's layer and number of fields, as `synthetic_graph_generate` makes them (its first draws), without
+    generating the rest: what a benchmark needs to pick start nodes, at a small fraction of the memory."""
+    return _dataset_layout(random.Random(seed), datasets)
+
+
 def synthetic_graph_generate(*, datasets: int, jobs: int, seed: int) -> SyntheticGraph:
     """A layered DAG: layer 0 holds sources; each job in layer k reads from earlier layers and writes layer k."""
     rng = random.Random(seed)
     graph = SyntheticGraph()
-    sources = max(1, datasets // 10)
-    graph.layer_of_dataset = [0] * sources + sorted(rng.randrange(1, LAYERS) for _ in range(datasets - sources))
-    graph.fields_of_dataset = [rng.randint(2, 5) for _ in range(datasets)]
+    graph.layer_of_dataset, graph.fields_of_dataset = _dataset_layout(rng, datasets)
     by_layer: list[list[int]] = [[] for _ in range(LAYERS)]
     for i, layer in enumerate(graph.layer_of_dataset):
         by_layer[layer].append(i)
@@ -194,9 +206,10 @@ LOAD_DERIVES = _load_edges(
 )
 
 
-def batches(rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
-    for start in range(0, len(rows), BATCH):
-        yield rows[start : start + BATCH]
+def batches(rows: Iterable[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+    rows = iter(rows)
+    while batch := list(itertools.islice(rows, BATCH)):
+        yield batch
 
 
 def synthetic_run_id(seed: int, j: int) -> str:
@@ -263,14 +276,16 @@ def synthetic_graph_load(
         for statement in SCHEMA_STATEMENTS:
             session.run(statement).consume()
 
-        def write(query: str, rows: list[dict[str, Any]], what: str) -> None:
+        def write(query: str, rows: Iterable[dict[str, Any]], what: str) -> None:
+            count = 0
             for batch in batches(rows):
+                count += len(batch)
 
                 def write_batch(tx: ManagedTransaction, b: list[dict[str, Any]] = batch) -> object:
                     return tx.run(query, rows=b).consume()
 
                 session.execute_write(write_batch)
-            say(f"{len(rows):>9} {what}")
+            say(f"{count:>9} {what}")
 
         job_runs = [
             latest_run_properties(synthetic_run_id(seed, j), graph.run_states[j], _time(graph.job_layer[j] + 24.5))
@@ -337,11 +352,7 @@ def synthetic_graph_load(
             )
             props = _run_properties(run_id=run_id, state=graph.run_states[j], job=(namespace, name), layer=layer)
             run_rows.append({"jobKey": key, "runId": run_id, "nodeId": node_id(NodeType.RUN, run_id), "props": props})
-            confirmed[j] = {
-                "confirmedOrder": props["completedOrder"],
-                "confirmedBy": run_id if props["completedOrder"] else None,
-                "confirmedAt": props["endedAt"] if props["completedOrder"] else None,
-            }
+            confirmed[j] = run_confirmation(run_id, props)
             seen = {"first": _time(layer), "last": _time(layer + 24)}
             for i in graph.job_inputs[j]:
                 io_rows[Rel.INPUT_TO].append({"a": natural_key(*dataset_name(i)), "b": key, **seen, **confirmed[j]})
@@ -356,27 +367,39 @@ def synthetic_graph_load(
         write(LOAD_OUTPUTS, io_rows[Rel.OUTPUTS], "OUTPUTS")
         write(LOAD_READ, io_rows[Rel.READ], "READ")
         write(LOAD_WROTE, io_rows[Rel.WROTE], "WROTE")
-        derives = []
-        for src, src_col, dst, dst_col, j, t in graph.derivations:
-            kind, subtype, indirect = TRANSFORMATIONS[t]
-            src_ns, src_name = dataset_name(src)
-            dst_ns, dst_name = dataset_name(dst)
-            layer = graph.job_layer[j]
-            derives.append(
-                {
-                    "a": natural_key(src_ns, src_name, f"col{src_col}"),
-                    "b": natural_key(dst_ns, dst_name, f"col{dst_col}"),
-                    "job": node_id(NodeType.JOB, *job_name(j)),
-                    "transformation": kind,
-                    "subtype": subtype,
-                    "indirect": indirect,
-                    "first": _time(layer),
-                    "last": _time(layer + 24),
-                    **confirmed[j],
-                }
-            )
-        write(LOAD_DERIVES, derives, "DERIVES")
+        del io_rows, run_rows, job_rows, field_rows, dataset_rows
+        # Made a batch at a time: at 1M datasets the whole list (4.9M rows) was what the loader's memory ran out on.
+        write(LOAD_DERIVES, derive_rows(graph, confirmed), "DERIVES")
     return graph
+
+
+def run_confirmation(run_id: str, props: dict[str, Any]) -> dict[str, Any]:
+    """What a job edge its run confirmed carries about that run (`graph.validity`), from the run's properties."""
+    return {
+        "confirmedOrder": props["completedOrder"],
+        "confirmedBy": run_id if props["completedOrder"] else None,
+        "confirmedAt": props["endedAt"] if props["completedOrder"] else None,
+    }
+
+
+def derive_rows(graph: SyntheticGraph, confirmed: dict[int, dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """The rows of `LOAD_DERIVES`, one per column derivation, each with its job's `run_confirmation`."""
+    for src, src_col, dst, dst_col, j, t in graph.derivations:
+        kind, subtype, indirect = TRANSFORMATIONS[t]
+        src_ns, src_name = dataset_name(src)
+        dst_ns, dst_name = dataset_name(dst)
+        layer = graph.job_layer[j]
+        yield {
+            "a": natural_key(src_ns, src_name, f"col{src_col}"),
+            "b": natural_key(dst_ns, dst_name, f"col{dst_col}"),
+            "job": node_id(NodeType.JOB, *job_name(j)),
+            "transformation": kind,
+            "subtype": subtype,
+            "indirect": indirect,
+            "first": _time(layer),
+            "last": _time(layer + 24),
+            **confirmed[j],
+        }
 
 
 def main() -> None:

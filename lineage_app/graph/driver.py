@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from django.conf import settings
-from neo4j import Driver, GraphDatabase, ManagedTransaction
+from neo4j import Driver, GraphDatabase, ManagedTransaction, NotificationDisabledClassification
 from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 
 from lineage_app.observability.metrics import GRAPH_QUERY_SECONDS, GRAPH_RETRIES, retry_reason
@@ -16,6 +16,12 @@ from lineage_app.observability.metrics import GRAPH_QUERY_SECONDS, GRAPH_RETRIES
 T = TypeVar("T")
 # The graph engine is down, restarting or busy: work that failed with one of these succeeds once it is back.
 GRAPH_UNAVAILABLE = (ServiceUnavailable, SessionExpired, TransientError)
+
+# Notifications the engine need not send: a statement naming a label, relationship type or property no node or edge
+# has yet (`UNRECOGNIZED`). A graph without Spark applications, quality checks or subsets lacks some of them, and
+# Neo4j then answered every lineage read with about 30 of these, each logged as a warning (about 30 KB of log a
+# read); deprecations and performance notes (a cartesian product) still come through. Both engines take it.
+QUIET_NOTIFICATIONS = [NotificationDisabledClassification.UNRECOGNIZED]
 
 _lock = threading.Lock()
 _driver: Driver | None = None
@@ -31,6 +37,7 @@ def graph_driver() -> Driver:
                 auth=(settings.NEO4J_USER, settings.NEO4J_PASSWORD),
                 connection_timeout=5,
                 max_transaction_retry_time=15,
+                notifications_disabled_classifications=QUIET_NOTIFICATIONS,
             )
         return _driver
 

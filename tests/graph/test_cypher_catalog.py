@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from lineage_app.graph import ownership, reads, schema
-from lineage_app.graph.management.commands.cypher_catalog import cypher_catalog_render
+from lineage_app.graph.management.commands.cypher_catalog import cypher_catalog_render, cypher_statement_names
 from lineage_app.graph.model import Label
 
 
@@ -32,6 +32,14 @@ def test_tables_of_unnamed_statements_are_listed_entry_by_entry() -> None:
     text = cypher_catalog_render()
     assert f"## ownership._MERGE[Namespace]\n\n```cypher\n{ownership._MERGE[Label.NAMESPACE].strip()}\n```" in text
     assert f"## schema.SCHEMA_STATEMENTS[0]\n\n```cypher\n{schema.SCHEMA_STATEMENTS[0].strip()}\n```" in text
+
+
+def test_a_statement_text_is_named_as_its_first_heading_in_the_catalogue() -> None:
+    names = cypher_statement_names()
+    assert names[reads.FIND_DATASETS] == "reads.FIND_DATASETS"  # not reads.FIND_NODES[Dataset], which repeats it
+    assert names[ownership._MERGE[Label.NAMESPACE]] == "ownership._MERGE[Namespace]"
+    text = cypher_catalog_render()
+    assert all(f"## {name}\n" in text for name in set(names.values()))
 
 
 def test_check_fails_on_a_stale_catalogue_until_it_is_written(tmp_path: Path) -> None:

@@ -89,6 +89,24 @@ def cypher_catalog_render() -> str:
     return "\n".join(sections)
 
 
+def cypher_statement_names() -> dict[str, str]:
+    """Each statement's text -> the name its heading in the catalogue gives it (`module.NAME` or `module.NAME[key]`;
+    a text under several names, the first): how a profile of the statements a read ran names them."""
+    names: dict[str, str] = {}
+    for info in pkgutil.iter_modules(lineage_app.graph.__path__):
+        if info.ispkg:
+            continue
+        module = importlib.import_module(f"lineage_app.graph.{info.name}")
+        for name in _module_names(module):
+            value = getattr(module, name)
+            if _is_statement(value):
+                names.setdefault(value, f"{info.name}.{name}")
+            elif isinstance(value, dict | tuple | list) and value:
+                for key, statement in _table_entries(value):
+                    names.setdefault(statement, f"{info.name}.{name}[{key}]")
+    return names
+
+
 class Command(BaseCommand):
     help = "Write docs/cypher.md, the final text of every graph statement constant; --check fails if it is stale."
 
