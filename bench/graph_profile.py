@@ -20,7 +20,6 @@ answers `PROFILE` with its own plan format, which this does not read).
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import time
 from collections.abc import Callable
@@ -31,7 +30,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.read_api import read_api_client, search_queries  # noqa: E402
+from bench.read_api import read_api_client, read_starts  # noqa: E402
 from bench.stack_options import stack_options_add  # noqa: E402
 
 # Operators that cost what the graph costs, not what the answer costs.
@@ -118,22 +117,14 @@ def main() -> None:
     if not args.graph_uri:
         parser.error("give --graph-uri: PROFILE is read from a Neo4j plan")
     with read_api_client(cache=Path("/nonexistent"), heap="1g", stack=args):
-        from bench.synthetic_graph import dataset_id, field_id, synthetic_dataset_layout
         from lineage_app.explorer.selectors.lineage import column_lineage_for_node, lineage_for_node
         from lineage_app.explorer.selectors.search import node_search
         from lineage_app.reports.selectors import impact_report
 
-        # The same starts as `bench/read_api.py`, drawn the same way.
-        layers, fields = synthetic_dataset_layout(datasets=args.datasets, seed=args.seed)
-        rng = random.Random(args.seed + 1)
-        datasets = [dataset_id(rng.randrange(args.datasets)) for _ in range(args.starts)]
-        derived = [i for i, layer in enumerate(layers) if layer > 0]
-        columns = []
-        for _ in range(args.starts):
-            i = rng.choice(derived)
-            columns.append(field_id(i, rng.randrange(fields[i])))
-        texts = search_queries(datasets=args.datasets, jobs=args.jobs, samples=args.starts, rng=rng)
-        del layers, fields, derived
+        # The same starts as `bench/read_api.py`.
+        datasets, columns, texts = read_starts(
+            datasets=args.datasets, jobs=args.jobs, samples=args.starts, seed=args.seed
+        )
 
         reads: dict[str, tuple[list[str], Callable[[str], Any]]] = {
             "lineage": (

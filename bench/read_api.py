@@ -295,6 +295,27 @@ SEARCH_LIMIT = 20
 BROAD = (*(f"ds{d}" for d in range(1, 10)), *(f"job{d}" for d in range(1, 10)), "col")
 
 
+def read_starts(
+    *, datasets: int, jobs: int, samples: int, seed: int
+) -> tuple[list[str], list[str], dict[str, list[str]]]:
+    """The reads' random starts in the synthetic graph of `datasets` and `jobs`: `samples` dataset ids, `samples`
+    field ids (of datasets some job writes, so that they have column lineage) and `search_queries`' texts. The same
+    for the same arguments, so that `bench/graph_profile.py` profiles what this benchmark timed."""
+    from bench.synthetic_graph import dataset_id, field_id, synthetic_dataset_layout
+
+    # Only each dataset's layer and field count: the whole generated shape (millions of objects) is the
+    # benchmark's, not the server's, and would count in the web process's memory.
+    layer_of_dataset, fields_of_dataset = synthetic_dataset_layout(datasets=datasets, seed=seed)
+    rng = random.Random(seed + 1)
+    dataset_starts = [dataset_id(rng.randrange(datasets)) for _ in range(samples)]
+    derived = [i for i, layer in enumerate(layer_of_dataset) if layer > 0]
+    field_starts = []
+    for _ in range(samples):
+        i = rng.choice(derived)
+        field_starts.append(field_id(i, rng.randrange(fields_of_dataset[i])))
+    return dataset_starts, field_starts, search_queries(datasets=datasets, jobs=jobs, samples=samples, rng=rng)
+
+
 def search_queries(*, datasets: int, jobs: int, samples: int, rng: random.Random) -> dict[str, list[str]]:
     """`samples` search texts of each of `SEARCH_KINDS`, drawn from the synthetic graph's names: `exact`, a
     dataset's or a job's whole name; `prefix`, one of the longest names with its last two digits dropped (about
@@ -446,24 +467,14 @@ def measure_size(args: argparse.Namespace) -> None:
     with read_api_client(cache=Path(args.cache), heap=args.heap, stack=args) as client:
         from django.conf import settings
 
-        from bench.synthetic_graph import dataset_id, field_id, synthetic_dataset_layout
         from lineage_app.explorer.selectors.lineage import column_lineage_for_node, lineage_for_node
 
         if args.max_nodes is not None:
             settings.LINEAGE_MAX_NODES = args.max_nodes
 
-        # Only each dataset's layer and field count: the whole generated shape (millions of objects) is the
-        # benchmark's, not the server's, and would count in the web process's memory.
-        layer_of_dataset, fields_of_dataset = synthetic_dataset_layout(datasets=args.datasets, seed=args.seed)
-        rng = random.Random(args.seed + 1)
-        dataset_starts = [dataset_id(rng.randrange(args.datasets)) for _ in range(args.samples)]
-        derived = [i for i, layer in enumerate(layer_of_dataset) if layer > 0]
-        field_starts = []
-        for _ in range(args.samples):
-            i = rng.choice(derived)
-            field_starts.append(field_id(i, rng.randrange(fields_of_dataset[i])))
-        del layer_of_dataset, fields_of_dataset, derived
-        texts = search_queries(datasets=args.datasets, jobs=args.jobs, samples=args.samples, rng=rng)
+        dataset_starts, field_starts, texts = read_starts(
+            datasets=args.datasets, jobs=args.jobs, samples=args.samples, seed=args.seed
+        )
 
         def http(path: str, **params: Any) -> Any:
             response = client.get(f"/api/v1/{path}?{urlencode(params)}")
