@@ -51,7 +51,10 @@ def log_insert(
     with connection.cursor() as cursor:
         for start in range(0, len(new_rows), chunk):
             part = new_rows[start : start + chunk]
-            cursor.execute(_statement(len(part), names), [value for new_row in part for value in new_row.values()])
+            cursor.execute(
+                _insert_statement(connection.vendor, len(part), names),
+                [value for new_row in part for value in new_row.values()],
+            )
             ids.update((content_hash, pk) for pk, content_hash in cursor.fetchall())
     return ids
 
@@ -163,10 +166,6 @@ def _table() -> str:
 @functools.cache
 def _quoted_table(vendor: str) -> str:
     return connection.ops.quote_name(LineageEvent._meta.db_table)
-
-
-def _statement(rows: int, names: tuple[str, ...]) -> str:
-    return _insert_statement(connection.vendor, rows, names)
 
 
 @functools.lru_cache(maxsize=256)
