@@ -1,5 +1,6 @@
-"""The event log's hot writes: new events in multi-row `INSERT … RETURNING` statements, and marking
-applied events in `UPDATE … RETURNING` ones (and settled ones as folded).
+"""The event log's hot statements: the lookup of content hashes already stored, new events in multi-row
+`INSERT … RETURNING` statements, and marking applied events in `UPDATE … RETURNING` ones (and settled ones as
+folded). Their names are quoted once per database vendor.
 
 Accepting is the ingest API's whole job, and the ORM's per-value preparation and JSON
 re-encoding of every payload cost more than the database does. Here each value is adapted
@@ -151,7 +152,7 @@ def _column(name: str) -> str:
     return _quoted_column(connection.vendor, name)
 
 
-# The statements below are written once per database vendor (and shape): every accept runs them.
+# Quoted names and the INSERT, once per database vendor (and shape): every accept runs these statements.
 @functools.cache
 def _quoted_column(vendor: str, name: str) -> str:
     field = LineageEvent._meta.get_field(name)
