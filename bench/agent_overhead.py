@@ -10,7 +10,10 @@ first, as installing its wheel does. Prints, per job size, the medians of wall t
 CPU time (this Python process plus the driver JVM, which on a shared machine is steadier than
 wall time) and the overhead of each mode against no agent, then the agent's own
 account of where its time went: the fixed part (import, `install()`, `close()`, on the job's
-thread) and the per-action part (reading each finished action's plan, on Spark's listener thread).
+thread) and the per-action part (reading each finished action's plan, on Spark's listener thread),
+and the driver JVM's CPU by kind of thread (the JIT compiler's, Spark's tasks', py4j's connections', where the
+job's own driver-side calls run as well as the agent's) with the JIT's own account of its compile time:
+what an agent's JVM calls cost beyond the threads that make them.
 
 Backend down is a port that refuses connections; backend hanging, one that accepts them and never
 answers. `--agent-root` runs the agent of another checkout (an earlier commit's worktree);
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import socket
 import statistics
@@ -40,6 +44,14 @@ AGENT_PACKAGES = ("spark_agent", "lineage_protocol", "lineage_relay")
 MODES = ("no agent", "backend up", "backend down", "backend hangs")
 EARLIER = "up, earlier agent"  # backend up, with the agent of `--earlier-root`
 ACCOUNT = ("agent_install_ms", "agent_close_ms", "agent_listener_ms_total", "actions_total")
+# The driver JVM's threads by what they do, from the names the JVM gives them (cut to 15 characters by Linux).
+THREAD_KINDS = (
+    ("JIT compiler", re.compile(r"C\d CompilerThre")),
+    ("Spark tasks", re.compile(r"Executor task l")),
+    ("py4j connections", re.compile(r"Thread-\d+")),
+    ("garbage collector", re.compile(r"GC Thread|G1 ")),
+    ("listener bus", re.compile(r"spark-listener-")),
+)
 
 
 def child(mode: str, url: str, rows: int, workdir: Path) -> None:
@@ -62,6 +74,8 @@ def child(mode: str, url: str, rows: int, workdir: Path) -> None:
     out = str(workdir)
     jvm = cast(Any, spark.sparkContext._jvm)  # set once the context has started, as it has here
     jvm_pid = int(jvm.java.lang.ProcessHandle.current().pid())
+    compiler = jvm.java.lang.management.ManagementFactory.getCompilationMXBean()
+    compile_started, threads_started = int(compiler.getTotalCompilationTime()), _jvm_threads(jvm_pid)
     cpu_started = _cpu_seconds(jvm_pid)
     started = time.perf_counter()
     agent = None
@@ -93,8 +107,11 @@ def child(mode: str, url: str, rows: int, workdir: Path) -> None:
         account["import_ms"] = import_ms
     elapsed = time.perf_counter() - started
     cpu = _cpu_seconds(jvm_pid) - cpu_started
+    threads = _jvm_threads(jvm_pid)
+    jvm_threads = {kind: threads.get(kind, 0.0) - threads_started.get(kind, 0.0) for kind in threads}
+    jvm_threads["JIT compile time"] = (int(compiler.getTotalCompilationTime()) - compile_started) / 1000
     spark.stop()
-    print(json.dumps({"seconds": elapsed, "cpu_seconds": cpu, "account": account}))
+    print(json.dumps({"seconds": elapsed, "cpu_seconds": cpu, "account": account, "jvm": jvm_threads}))
 
 
 def _cpu_seconds(jvm_pid: int) -> float:
@@ -103,6 +120,22 @@ def _cpu_seconds(jvm_pid: int) -> float:
     stat = Path(f"/proc/{jvm_pid}/stat").read_text().rsplit(")", 1)[1].split()
     jvm_ticks = int(stat[11]) + int(stat[12])  # utime, stime
     return usage.ru_utime + usage.ru_stime + jvm_ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _jvm_threads(jvm_pid: int) -> dict[str, float]:
+    """CPU seconds used so far by the driver JVM's live threads, summed by kind (`THREAD_KINDS`; the rest is
+    "other"). A thread that has ended is in no kind: the process's total still counts it."""
+    used: dict[str, float] = {}
+    for task in Path(f"/proc/{jvm_pid}/task").iterdir():
+        try:
+            stat = (task / "stat").read_text()
+        except OSError:  # ended while listed
+            continue
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat.rsplit(")", 1)[1].split()
+        kind = next((kind for kind, pattern in THREAD_KINDS if pattern.match(name)), "other")
+        used[kind] = used.get(kind, 0.0) + (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return used
 
 
 class _Backend(BaseHTTPRequestHandler):
@@ -227,6 +260,8 @@ def _report(rows: int, runs: int, samples: dict[str, list[dict[str, Any]]]) -> N
                     f"  {mode:>13}: {_paired(runs_, samples['no agent'], 'seconds')} wall   "
                     f"{_paired(runs_, samples['no agent'], 'cpu_seconds')} CPU"
                 )
+    if "no agent" in samples:
+        _report_jvm(samples)
     for mode, runs_ in samples.items():
         accounts = [s["account"] for s in runs_ if s["account"].get("agent_install_ms") is not None]
         if not accounts:
@@ -239,6 +274,25 @@ def _report(rows: int, runs: int, samples: dict[str, list[dict[str, Any]]]) -> N
             f"{part['agent_install_ms']:.0f}, close {part['agent_close_ms']:.0f}) on the job's thread; "
             f"per action {per_action:.0f} ms ({part['actions_total']:.0f} actions) on Spark's listener thread"
         )
+
+
+def _report_jvm(samples: dict[str, list[dict[str, Any]]]) -> None:
+    """Where each mode's extra JVM CPU went: per kind of driver thread, median against no agent's median, and the
+    JIT compiler's own account of its time (compiling the code an agent makes hot: py4j, Spark's plan JSON)."""
+    kinds = [kind for kind, _ in THREAD_KINDS] + ["other", "JIT compile time"]
+    median = {
+        mode: {kind: statistics.median(s.get("jvm", {}).get(kind, 0.0) for s in runs_) for kind in kinds}
+        for mode, runs_ in samples.items()
+    }
+    print("  driver JVM CPU by thread kind, median s (against no agent):")
+    print("  " + " " * 15 + "".join(f"{kind:>19}" for kind in kinds))
+    for mode in samples:
+        cells = [
+            f"{median[mode][kind]:6.2f}"
+            + ("" if mode == "no agent" else f" ({median[mode][kind] - median['no agent'][kind]:+.2f})")
+            for kind in kinds
+        ]
+        print(f"  {mode:>13}: " + "".join(f"{cell:>19}" for cell in cells))
 
 
 def _paired(runs_: list[dict[str, Any]], baseline: list[dict[str, Any]], key: str) -> str:
