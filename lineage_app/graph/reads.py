@@ -754,34 +754,42 @@ LIMIT 1
 
 
 def _search_owned(label: Label) -> str:
-    """Nodes of `label` with an owner whose name contains `$q`: the few Owner nodes first, then their edges."""
+    """Nodes of `label` with an owner whose name contains `$q`: the few Owner nodes first, then their edges. In
+    search's order (the owner's match, then the name's length), so that the rows the limit keeps are the best."""
     return f"""
 MATCH (o:{Label.OWNER}) WHERE toLower(o.name) CONTAINS $q
 MATCH (n:{label})-[:{Rel.OWNED_BY}]->(o)
 WITH n, o, CASE WHEN toLower(o.name) = $q THEN 0 WHEN toLower(o.name) STARTS WITH $q THEN 1 ELSE 2 END AS rank
 RETURN DISTINCT n.nodeId AS id, n.key AS key, n.namespace AS namespace, n.name AS name, o.name AS owner, rank
-ORDER BY rank, id LIMIT $limit
+ORDER BY rank, size(coalesce(name, '')), id LIMIT $limit
 """
 
 
-def _search_tagged(label: Label, *extra: str) -> str:
+def _search_tagged(label: Label, name: str, *extra: str) -> str:
     """Nodes of `label` with a tag (`key:value`) that contains `$q`: the few Tag nodes first, then their edges.
-    A node keeps every tag an event gave it; the caller checks its facets (`facetsJson`) for the ones it has now."""
-    returned = ", ".join(("n.nodeId AS id", "n.facetsJson AS facetsJson", *extra))
+    A node keeps every tag an event gave it; the caller checks its facets (`facetsJson`) for the ones it has now.
+    In search's order (`explorer.selectors.search`: the best tag's match, the tag, its key or its value being `$q`,
+    starting with it or holding it; then the length of `name`, the node's name), so that the rows the limit keeps
+    are the best."""
+    returned = ", ".join(("n.nodeId AS id", "n.facetsJson AS facetsJson", f"{name} AS name", *extra))
     return f"""
 MATCH (t:{Label.TAG}) WHERE toLower(t.key) CONTAINS $q
 MATCH (n:{label})-[:{Rel.TAGGED}]->(t)
-WITH DISTINCT n
-RETURN {returned} ORDER BY id LIMIT $limit
+WITH n, toLower(t.key) AS tag
+WITH n, tag, CASE WHEN tag CONTAINS ':' THEN substring(tag, size(split(tag, ':')[0]) + 1) ELSE tag END AS value
+WITH n, CASE WHEN $q IN [tag, split(tag, ':')[0], value] THEN 0
+             WHEN tag STARTS WITH $q OR value STARTS WITH $q THEN 1 ELSE 2 END AS rank
+WITH n, min(rank) AS rank
+RETURN {returned} ORDER BY rank, size(coalesce(name, '')), id LIMIT $limit
 """
 
 
 SEARCH_OWNED = {Label.DATASET: _search_owned(Label.DATASET), Label.JOB: _search_owned(Label.JOB)}
 SEARCH_TAGGED = {
-    Label.DATASET: _search_tagged(Label.DATASET, "n.namespace AS namespace", "n.name AS name"),
-    Label.JOB: _search_tagged(Label.JOB, "n.namespace AS namespace", "n.name AS name", "n.key AS key"),
+    Label.DATASET: _search_tagged(Label.DATASET, "n.name", "n.namespace AS namespace"),
+    Label.JOB: _search_tagged(Label.JOB, "n.name", "n.namespace AS namespace", "n.key AS key"),
     Label.RUN: _search_tagged(
-        Label.RUN, "n.jobNamespace AS namespace", "n.jobName AS name", "n.runId AS runId", "n.state AS state"
+        Label.RUN, "n.jobName", "n.jobNamespace AS namespace", "n.runId AS runId", "n.state AS state"
     ),
 }
 

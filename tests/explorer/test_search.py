@@ -145,3 +145,33 @@ def test_a_tag_the_latest_event_replaced_finds_nothing(
     events_apply(event_ids=[answer.json()["id"]])
     assert [h["matched"]["text"] for h in search(read_client, q="domain", types="job")] == ["domain:risk"]
     assert search(read_client, q="tag:finance", types="job") == []
+
+
+# Twelve datasets whose ids sort the other way round from their names' lengths: `aaaaaaaaaaaaz` sorts before `az`.
+_LONG_FIRST = [f"warehouse.{'a' * (13 - i)}z" for i in range(12)]
+
+
+@pytest.fixture
+def many_owned_and_tagged(graph: Any, ingest_client: APIClient) -> None:
+    outputs = []
+    for name in _LONG_FIRST:
+        output = dataset("postgres://db:5432", name, owners=["team:carol"])
+        output["facets"]["tags"] = tags(("tier", "gold"))
+        outputs.append(output)
+    body = [run_event("COMPLETE", run_id=RUN_ID, namespace="spark", job="load.warehouse", outputs=outputs)]
+    answer = ingest_client.post("/api/v1/lineage/batch", data=json.dumps(body), content_type="application/json")
+    assert answer.json()["status"] == "success", answer.content
+    assert events_apply(event_ids=list(LineageEvent.objects.values_list("id", flat=True))) == 1
+
+
+@pytest.mark.parametrize("q", ["owner:carol", "tag:gold", "carol", "gold"])
+def test_a_page_of_owner_or_tag_matches_holds_the_shortest_names(
+    many_owned_and_tagged: None, read_client: APIClient, q: str
+) -> None:
+    """Owner and tag matches are ordered by the graph as search ranks them (match, then name length), so the page
+    the engine cuts is the best page: not the matches whose ids happen to sort first."""
+    response = read_client.get(f"/api/v1/search?{urlencode({'q': q, 'limit': 5, 'types': 'dataset'})}")
+    assert response.status_code == 200, response.content
+    shortest = sorted(_LONG_FIRST, key=len)
+    assert [hit["name"] for hit in response.json()["results"]] == shortest[:5]
+    assert response.json()["more"] is True
