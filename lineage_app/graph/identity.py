@@ -19,6 +19,7 @@ Two steps turn a dataset name as an event spells it into the dataset it means:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from typing import Any, NamedTuple
@@ -85,8 +86,15 @@ def _file_path(uri: str) -> str | None:
 
 
 def _site_rules() -> dict[str, str]:
+    """`NAMESPACE_ALIASES`, normalised: read at every call (tests and reloads change the setting), normalised
+    once per distinct setting (about 14 names an event are normalised on apply); callers only read the mapping."""
     rules = getattr(settings, "NAMESPACE_ALIASES", {}) or {}
-    return {_uri(source): _uri(target) for source, target in rules.items()}
+    return _site_rules_normalised(tuple(rules.items()))
+
+
+@functools.lru_cache(maxsize=8)
+def _site_rules_normalised(rules: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    return {_uri(source): _uri(target) for source, target in rules}
 
 
 def identity_normalise(namespace: str, name: str) -> Identity:
