@@ -291,86 +291,118 @@ def synthetic_graph_load(
             latest_run_properties(synthetic_run_id(seed, j), graph.run_states[j], _time(graph.job_layer[j] + 24.5))
             for j in range(jobs)
         ]
-        dataset_runs: dict[int, dict[str, str]] = {}
-        for j, outputs in enumerate(graph.job_outputs):
-            for i in outputs:
-                if i not in dataset_runs or job_runs[j]["latestRunOrder"] > dataset_runs[i]["latestRunOrder"]:
-                    dataset_runs[i] = job_runs[j]
-        dataset_rows, field_rows = [], []
-        for i in range(datasets):
-            namespace, name = dataset_name(i)
-            layer = graph.layer_of_dataset[i]
-            dataset_rows.append(
-                {
-                    "key": natural_key(namespace, name),
-                    "nodeId": dataset_id(i),
-                    "namespace": namespace,
-                    "name": name,
-                    "version": f"{i:016x}",
-                    "fieldCount": graph.fields_of_dataset[i],
-                    "first": _time(layer),
-                    "last": _time(layer + 24),
-                    "latestRun": dataset_runs.get(i, {}),
-                }
+        run_props = [
+            _run_properties(
+                run_id=synthetic_run_id(seed, j), state=graph.run_states[j], job=job_name(j), layer=graph.job_layer[j]
             )
-            for column in range(graph.fields_of_dataset[i]):
-                field_rows.append(
-                    {
-                        "datasetKey": natural_key(namespace, name),
-                        "key": natural_key(namespace, name, f"col{column}"),
-                        "nodeId": field_id(i, column),
-                        "namespace": namespace,
-                        "dataset": name,
-                        "name": f"col{column}",
-                        "type": TYPES[(i + column) % len(TYPES)],
-                    }
-                )
+            for j in range(jobs)
+        ]
+        confirmed = {j: run_confirmation(synthetic_run_id(seed, j), props) for j, props in enumerate(run_props)}
         namespaces = sorted(
             {dataset_name(i)[0] for i in range(min(datasets, NAMESPACES))}
             | {job_name(j)[0] for j in range(min(jobs, NAMESPACES))}
         )
         write(LOAD_NAMESPACES, [{"name": n, "first": _time(0), "last": _time(48)} for n in namespaces], "namespaces")
-        write(LOAD_DATASETS, dataset_rows, "datasets")
-        job_rows: list[dict[str, Any]] = []
-        run_rows: list[dict[str, Any]] = []
-        io_rows: dict[Rel, list[dict[str, Any]]] = {Rel.INPUT_TO: [], Rel.OUTPUTS: [], Rel.READ: [], Rel.WROTE: []}
-        confirmed: dict[int, dict[str, Any]] = {}
-        for j in range(jobs):
-            namespace, name = job_name(j)
-            layer = graph.job_layer[j]
-            key, run_id = natural_key(namespace, name), synthetic_run_id(seed, j)
-            job_rows.append(
-                {
-                    "key": key,
-                    "nodeId": node_id(NodeType.JOB, namespace, name),
-                    "namespace": namespace,
-                    "name": name,
-                    "first": _time(layer),
-                    "last": _time(layer + 24),
-                    "latestRun": job_runs[j],
-                }
-            )
-            props = _run_properties(run_id=run_id, state=graph.run_states[j], job=(namespace, name), layer=layer)
-            run_rows.append({"jobKey": key, "runId": run_id, "nodeId": node_id(NodeType.RUN, run_id), "props": props})
-            confirmed[j] = run_confirmation(run_id, props)
-            seen = {"first": _time(layer), "last": _time(layer + 24)}
-            for i in graph.job_inputs[j]:
-                io_rows[Rel.INPUT_TO].append({"a": natural_key(*dataset_name(i)), "b": key, **seen, **confirmed[j]})
-                io_rows[Rel.READ].append({"a": run_id, "b": natural_key(*dataset_name(i)), **seen})
-            for i in graph.job_outputs[j]:
-                io_rows[Rel.OUTPUTS].append({"a": key, "b": natural_key(*dataset_name(i)), **seen, **confirmed[j]})
-                io_rows[Rel.WROTE].append({"a": run_id, "b": natural_key(*dataset_name(i)), **seen})
-        write(LOAD_JOBS, job_rows, "jobs")
-        write(LOAD_FIELDS, field_rows, "fields (with HAS_FIELD)")
-        write(LOAD_RUNS, run_rows, "runs (with HAS_RUN)")
-        write(LOAD_INPUT_TO, io_rows[Rel.INPUT_TO], "INPUT_TO")
-        write(LOAD_OUTPUTS, io_rows[Rel.OUTPUTS], "OUTPUTS")
-        write(LOAD_READ, io_rows[Rel.READ], "READ")
-        write(LOAD_WROTE, io_rows[Rel.WROTE], "WROTE")
-        del io_rows, run_rows, job_rows, field_rows, dataset_rows
-        # Made a batch at a time: at 1M datasets the whole list (4.9M rows) was what the loader's memory ran out on.
+        # Every other statement's rows are made a batch at a time: at 1M datasets, lists of them all took the
+        # loader past 10 GB (4.9M DERIVES, 3.5M fields, 3M+ of each run and job edge).
+        write(LOAD_DATASETS, dataset_rows(graph, _dataset_runs(graph, job_runs)), "datasets")
+        write(LOAD_JOBS, job_rows(graph, job_runs), "jobs")
+        write(LOAD_FIELDS, field_rows(graph), "fields (with HAS_FIELD)")
+        write(LOAD_RUNS, run_rows(graph, seed, run_props), "runs (with HAS_RUN)")
+        for rel, statement in ((Rel.INPUT_TO, LOAD_INPUT_TO), (Rel.OUTPUTS, LOAD_OUTPUTS)):
+            write(statement, job_edge_rows(graph, rel, confirmed), rel.value)
+        for rel, statement in ((Rel.READ, LOAD_READ), (Rel.WROTE, LOAD_WROTE)):
+            write(statement, run_edge_rows(graph, rel, seed), rel.value)
         write(LOAD_DERIVES, derive_rows(graph, confirmed), "DERIVES")
     return graph
+
+
+def _dataset_runs(graph: SyntheticGraph, job_runs: list[dict[str, str]]) -> dict[int, dict[str, str]]:
+    """Each written dataset's latest run: the latest of its writers' runs."""
+    latest: dict[int, dict[str, str]] = {}
+    for j, outputs in enumerate(graph.job_outputs):
+        for i in outputs:
+            if i not in latest or job_runs[j]["latestRunOrder"] > latest[i]["latestRunOrder"]:
+                latest[i] = job_runs[j]
+    return latest
+
+
+def dataset_rows(graph: SyntheticGraph, latest_runs: dict[int, dict[str, str]]) -> Iterator[dict[str, Any]]:
+    for i, layer in enumerate(graph.layer_of_dataset):
+        namespace, name = dataset_name(i)
+        yield {
+            "key": natural_key(namespace, name),
+            "nodeId": dataset_id(i),
+            "namespace": namespace,
+            "name": name,
+            "version": f"{i:016x}",
+            "fieldCount": graph.fields_of_dataset[i],
+            "first": _time(layer),
+            "last": _time(layer + 24),
+            "latestRun": latest_runs.get(i, {}),
+        }
+
+
+def field_rows(graph: SyntheticGraph) -> Iterator[dict[str, Any]]:
+    for i, count in enumerate(graph.fields_of_dataset):
+        namespace, name = dataset_name(i)
+        for column in range(count):
+            yield {
+                "datasetKey": natural_key(namespace, name),
+                "key": natural_key(namespace, name, f"col{column}"),
+                "nodeId": field_id(i, column),
+                "namespace": namespace,
+                "dataset": name,
+                "name": f"col{column}",
+                "type": TYPES[(i + column) % len(TYPES)],
+            }
+
+
+def job_rows(graph: SyntheticGraph, job_runs: list[dict[str, str]]) -> Iterator[dict[str, Any]]:
+    for j, layer in enumerate(graph.job_layer):
+        namespace, name = job_name(j)
+        yield {
+            "key": natural_key(namespace, name),
+            "nodeId": node_id(NodeType.JOB, namespace, name),
+            "namespace": namespace,
+            "name": name,
+            "first": _time(layer),
+            "last": _time(layer + 24),
+            "latestRun": job_runs[j],
+        }
+
+
+def run_rows(graph: SyntheticGraph, seed: int, run_props: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    for j, props in enumerate(run_props):
+        run_id = synthetic_run_id(seed, j)
+        yield {
+            "jobKey": natural_key(*job_name(j)),
+            "runId": run_id,
+            "nodeId": node_id(NodeType.RUN, run_id),
+            "props": props,
+        }
+
+
+def _seen(graph: SyntheticGraph, j: int) -> dict[str, str]:
+    layer = graph.job_layer[j]
+    return {"first": _time(layer), "last": _time(layer + 24)}
+
+
+def job_edge_rows(graph: SyntheticGraph, rel: Rel, confirmed: dict[int, dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """`INPUT_TO` (dataset to job) or `OUTPUTS` (job to dataset) rows, each with its job's `run_confirmation`."""
+    for j in range(len(graph.job_layer)):
+        job = natural_key(*job_name(j))
+        for i in graph.job_inputs[j] if rel is Rel.INPUT_TO else graph.job_outputs[j]:
+            ends = (natural_key(*dataset_name(i)), job) if rel is Rel.INPUT_TO else (job, natural_key(*dataset_name(i)))
+            yield {"a": ends[0], "b": ends[1], **_seen(graph, j), **confirmed[j]}
+
+
+def run_edge_rows(graph: SyntheticGraph, rel: Rel, seed: int) -> Iterator[dict[str, Any]]:
+    """`READ` or `WROTE` rows: each job's run to the datasets its job reads or writes."""
+    for j in range(len(graph.job_layer)):
+        run_id = synthetic_run_id(seed, j)
+        for i in graph.job_inputs[j] if rel is Rel.READ else graph.job_outputs[j]:
+            yield {"a": run_id, "b": natural_key(*dataset_name(i)), **_seen(graph, j)}
 
 
 def run_confirmation(run_id: str, props: dict[str, Any]) -> dict[str, Any]:
