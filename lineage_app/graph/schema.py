@@ -129,6 +129,8 @@ INDEX_LOG_EVERY = 10.0  # seconds between two progress lines in the log while in
 
 @dataclass(frozen=True)
 class IndexState:
+    """An index as `SHOW INDEXES` tells it: its name, its state and how far its population is (percent)."""
+
     name: str
     state: str
     percent: float

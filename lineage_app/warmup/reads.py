@@ -32,7 +32,10 @@ WARM_ROUNDS = 12
 WARM_BUDGET = 120.0  # seconds after which no further round starts
 LINEAGE_DEPTHS = (2, 5, 10)  # the lineage page's default depth (2) and deeper ones
 COLUMN_DEPTHS = (2, 10)
-IMPACT_DEPTH = 10  # the impact page's default
+# Impact answers have no node budget: from a dataset near the sources, depth 10 (the impact page's default) reaches
+# most of the graph (35,103 assets of the 100k synthetic graph; a first read of 25 s after a restart). Depth 3 runs
+# the same statements (the walk's two-hop and one-hop reads, the details, owners and quality of what it reached).
+IMPACT_DEPTH = 3
 SEARCH_LIMIT = 20  # the search box's page
 PAGE = 50  # a listing's page (the API's default `limit`)
 BOTH = "both"

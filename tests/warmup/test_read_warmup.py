@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from lineage_app.graph.warmup import WARM_NODES
-from lineage_app.warmup.reads import COLUMN_DEPTHS, LINEAGE_DEPTHS, graph_reads_warm
+from lineage_app.warmup.reads import COLUMN_DEPTHS, IMPACT_DEPTH, LINEAGE_DEPTHS, graph_reads_warm
 from tests.explorer.known_graph import build_known_graph
 
 pytestmark = pytest.mark.django_db
@@ -19,7 +19,7 @@ KINDS = {
     *(f"lineage depth {depth}" for depth in LINEAGE_DEPTHS),
     "lineage of a job, depth 2",
     *(f"column lineage depth {depth}" for depth in COLUMN_DEPTHS),
-    "impact depth 10",
+    f"impact depth {IMPACT_DEPTH}",
     "search, a whole name",
     "search, a name's start",
     "search, a piece of a name",
