@@ -17,7 +17,11 @@ process's WSGI application (bearer token), `--ways`:
   them), each start's diff timed next to a plain `lineage` read at the same depth, and their ratio.
 
 Each size's run ends with the web process's RSS after setup and at its peak. `--warm` (with `--graph-uri`) reads the
-whole graph once before timing, as the page cache of a server that has answered for a while holds it.
+whole graph once before timing, as the page cache of a server that has answered for a while holds it; `--warm-reads`
+(with `--graph-uri`) runs `manage.py warm_graph --no-pages` (the read API's reads, which plan and compile its
+statements) in a process of its own before timing, as after a restart that ran it. `--runs 2` times the same reads
+twice in the same web process and prints the first run's p50 / p95 over the last's: right after a restart of the
+engine, the first run after a restart against a warm one (docs/scale.md: "The first run after a restart").
 `--sizes 100000,1000000` measures each size (N datasets and N jobs) in turn and prints them side by side with the
 p95 ratio of the last to the first; with `--graph-uri`, one URI per size (comma-separated, same order) and one
 `--password` or one per size.
@@ -31,6 +35,9 @@ p95 ratio of the last to the first; with `--graph-uri`, one URI per size (comma-
         --ops lineage,column,impact,search --depths 5,10,20 --column-depths 10 --warm \
         --graph-uri bolt://127.0.0.1:7701,bolt://127.0.0.1:7702 --user neo4j --password …,… \
         --graph-database lineage                                          # docs/scale.md
+    python bench/read_api.py --datasets 100000 --jobs 100000 --samples 100 --ways http \
+        --ops lineage,column,impact,search --depths 5,10,20 --column-depths 10 --warm --warm-reads --runs 2 \
+        --graph-uri bolt://127.0.0.1:7760 --user neo4j --password … --graph-database lineage  # after a restart
 """
 
 from __future__ import annotations
@@ -137,6 +144,27 @@ def graph_warm(stack: argparse.Namespace) -> None:
         for statement in WARM_STATEMENTS:
             driver.execute_query(statement, database_=stack.graph_database)
     print(f"warmed {stack.graph_uri} in {time.monotonic() - began:.0f}s")
+
+
+def graph_reads_warm(stack: argparse.Namespace) -> None:
+    """Run `manage.py warm_graph --no-pages` against the graph `--graph-uri` names, in a process of its own (with a
+    scratch, migrated SQLite database: the job page reads run verification states from it), as an operator runs it
+    after a restart; its report is printed as it goes."""
+    var = Path(tempfile.mkdtemp(prefix="tributary-bench-warm-"))
+    env = {
+        **os.environ,
+        **stack_options_env(stack),
+        "TRIBUTARY_VAR_DIR": str(var),
+        "DATABASE_URL": stack.database_url or f"sqlite:///{var / 'warm.sqlite3'}",
+    }
+    began = time.monotonic()
+    try:
+        manage = [sys.executable, str(ROOT / "manage.py")]
+        subprocess.run([*manage, "migrate", "--verbosity", "0"], env=env, check=True, cwd=ROOT)
+        subprocess.run([*manage, "warm_graph", "--no-pages"], env=env, check=True, cwd=ROOT)
+    finally:
+        shutil.rmtree(var, ignore_errors=True)
+    print(f"ran the read warm-up against {stack.graph_uri} in {time.monotonic() - began:.0f}s", flush=True)
 
 
 def ensure_loaded(
@@ -390,6 +418,19 @@ def main() -> None:
         help="with --graph-uri: read the whole graph once before timing (the page cache of a server that has run a "
         "while); without it, each start's first reads may come from disk",
     )
+    parser.add_argument(
+        "--warm-reads",
+        action="store_true",
+        help="with --graph-uri: run `manage.py warm_graph --no-pages` (the read API's reads: plans and compiled "
+        "statements) in a process of its own before timing",
+    )
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=1,
+        help="time the same reads this many times in the same web process; with more than one, print the first "
+        "run's p50 / p95 over the last's (the first run after a restart of the engine against a warm one)",
+    )
     parser.add_argument("--child", type=Path, default=None, help=argparse.SUPPRESS)  # one size, in its own process
     stack_options_add(parser)
     args = parser.parse_args()
@@ -419,6 +460,8 @@ def main() -> None:
         ensure_loaded(cache=cache, datasets=datasets, jobs=jobs, seed=args.seed, heap=args.heap, stack=one)
         if args.warm and uri:
             graph_warm(one)
+        if args.warm_reads and uri:
+            graph_reads_warm(one)
         columns.append((datasets, jobs, uri or "embedded", size_measure(one, cache=cache)))
     if len(columns) > 1 or args.sizes:
         sizes_print(columns)
@@ -487,64 +530,85 @@ def measure_size(args: argparse.Namespace) -> None:
         def lineage_http(n: str, d: int) -> Any:
             return http("lineage", nodeId=n, depth=d, direction=args.direction)
 
+        suffix = ""  # which run, when there are several (`--runs`)
+
         def timed(label: str, calls: Mapping[str, Callable[[str], Any]], starts: list[str], **options: Any) -> None:
             for way in ways:
                 if way in calls:
-                    rows.append(measure(f"{label} ({'HTTP' if way == 'http' else way})", calls[way], starts, **options))
+                    name = f"{label} ({'HTTP' if way == 'http' else way}){suffix}"
+                    rows.append(measure(name, calls[way], starts, **options))
 
         rss_setup = rss_now()
         print(
             f"\n{args.datasets} datasets, {args.jobs} jobs; {args.samples} random starts; direction={args.direction}; "
             f"node budget {getattr(settings, 'LINEAGE_MAX_NODES', 2000)}; web process RSS {rss_setup / 2**20:.0f} MiB"
         )
-        if "lineage" in ops:
-            for depth in [int(d) for d in args.depths.split(",")]:
-                calls = {"selector": partial(lineage_selector, d=depth), "http": partial(lineage_http, d=depth)}
-                timed(f"lineage depth {depth:>2}", calls, dataset_starts)
-        if "column" in ops:
-            for depth in [int(d) for d in args.column_depths.split(",")]:
+        runs = getattr(args, "runs", 1)
+        for run in range(1, runs + 1):
+            if runs > 1:
+                print(f"\nrun {run} of {runs}", flush=True)
+                suffix = f" run {run}"
+            if "lineage" in ops:
+                for depth in [int(d) for d in args.depths.split(",")]:
+                    calls = {"selector": partial(lineage_selector, d=depth), "http": partial(lineage_http, d=depth)}
+                    timed(f"lineage depth {depth:>2}", calls, dataset_starts)
+            if "column" in ops:
+                for depth in [int(d) for d in args.column_depths.split(",")]:
 
-                def column_selector(n: str, d: int = depth) -> Any:
-                    return column_lineage_for_node(node_id=n, depth=d, direction=args.direction)
+                    def column_selector(n: str, d: int = depth) -> Any:
+                        return column_lineage_for_node(node_id=n, depth=d, direction=args.direction)
 
-                def column_http(n: str, d: int = depth) -> Any:
-                    return http("column-lineage", nodeId=n, depth=d, direction=args.direction)
+                    def column_http(n: str, d: int = depth) -> Any:
+                        return http("column-lineage", nodeId=n, depth=d, direction=args.direction)
+
+                    timed(
+                        f"column lineage depth {depth:>2}",
+                        {"selector": column_selector, "http": column_http},
+                        field_starts,
+                    )
+            if "impact" in ops:
+
+                def impact_http(n: str) -> Any:
+                    return http("impact", nodeId=n, depth=args.impact_depth)
+
+                def impact_assets(body: dict[str, Any]) -> int:
+                    return int(body["summary"]["total"])
 
                 timed(
-                    f"column lineage depth {depth:>2}", {"selector": column_selector, "http": column_http}, field_starts
+                    f"impact depth {args.impact_depth:>2}",
+                    {"http": impact_http},
+                    dataset_starts,
+                    size=impact_assets,
+                    what="assets",
                 )
-        if "impact" in ops:
+            if "search" in ops:
 
-            def impact_http(n: str) -> Any:
-                return http("impact", nodeId=n, depth=args.impact_depth)
+                def search_http(q: str) -> Any:
+                    return http("search", q=q, limit=SEARCH_LIMIT)
 
-            def impact_assets(body: dict[str, Any]) -> int:
-                return int(body["summary"]["total"])
+                def hits(body: dict[str, Any]) -> int:
+                    return len(body["results"])
 
-            timed(
-                f"impact depth {args.impact_depth:>2}",
-                {"http": impact_http},
-                dataset_starts,
-                size=impact_assets,
-                what="assets",
-            )
-        if "search" in ops:
-
-            def search_http(q: str) -> Any:
-                return http("search", q=q, limit=SEARCH_LIMIT)
-
-            def hits(body: dict[str, Any]) -> int:
-                return len(body["results"])
-
-            for kind in SEARCH_KINDS:
-                timed(f"search {kind}", {"http": search_http}, texts[kind], size=hits, what="hits")
-        if "diff" in ops:
-            depth = args.diff_depth
-            plain = partial(lineage_selector, d=depth), partial(lineage_http, d=depth)
-            rows.extend(diff_measure(args, http, *plain, dataset_starts))
+                for kind in SEARCH_KINDS:
+                    timed(f"search {kind}", {"http": search_http}, texts[kind], size=hits, what="hits")
+            if "diff" in ops:
+                depth = args.diff_depth
+                plain = partial(lineage_selector, d=depth), partial(lineage_http, d=depth)
+                rows.extend(diff_measure(args, http, *plain, dataset_starts))
+        if runs > 1:
+            runs_ratio_print(rows, runs)
         peak = rss_peak()
         print(f"  web process RSS: {rss_setup / 2**20:.0f} MiB after setup, peak {peak / 2**20:.0f} MiB", flush=True)
     Path(args.results).write_text(json.dumps({"rows": rows, "rssSetup": rss_setup, "rssPeak": peak}))
+
+
+def runs_ratio_print(rows: list[dict[str, Any]], runs: int) -> None:
+    """Each read's first run over its last (`--runs`): p50 and p95."""
+    by_label = {row["label"]: row for row in rows}
+    print(f"\nrun 1 over run {runs} (the first run after a restart against a warm one)", flush=True)
+    for row in rows:
+        if row["label"].endswith(" run 1") and (last := by_label.get(row["label"][: -len(" run 1")] + f" run {runs}")):
+            ratio_print(row["label"][: -len(" run 1")], row, last)
 
 
 def diff_measure(

@@ -107,6 +107,7 @@ INSTALLED_APPS = [
     "lineage_app.health",
     "lineage_app.stack",
     "lineage_app.web",
+    "lineage_app.warmup",
 ]
 
 MIDDLEWARE = [

@@ -1,14 +1,21 @@
 """Constraints and indexes: uniqueness on every natural key, lookups by namespace and name, text and ordered indexes
-for search; and the backfill of the lower-cased names search reads (`searchName`) on nodes written before them."""
+for search; the backfill of the lower-cased names search reads (`searchName`) on nodes written before them; and the
+wait for the indexes to come online."""
 
 from __future__ import annotations
 
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 
 from neo4j import ManagedTransaction
 
-from lineage_app.graph.driver import graph_write
+from lineage_app.graph.driver import graph_read, graph_write
 from lineage_app.graph.model import Label
+
+logger = logging.getLogger(__name__)
 
 UNIQUE_KEYS: tuple[tuple[Label, str], ...] = (
     (Label.NAMESPACE, "name"),
@@ -109,10 +116,118 @@ def search_names_backfill(*, batch: int = SEARCH_NAME_BATCH) -> dict[Label, int]
     return written
 
 
-def graph_schema_init() -> list[str]:
-    """Create every constraint and index that is missing, then backfill `searchName` where it is missing; return
-    the schema statements run."""
+# Each index's state (`ONLINE`, `POPULATING`, `FAILED`) and how far its population is. Neo4j 5 creates an index
+# (`CREATE INDEX`, a constraint's) at once and populates it in the background: until it is `ONLINE` the planner
+# does without it (the same answers, slowly: search on a large graph scans). Both engines answer this statement (the
+# embedded ArcadeDB with its own index names, each `ONLINE`: it builds an index within the `CREATE` that makes it);
+# ArcadeDB has no `db.awaitIndexes`, hence a look every `INDEX_POLL` seconds rather than that procedure.
+INDEX_STATES = "SHOW INDEXES YIELD name, state, populationPercent RETURN name, state, populationPercent ORDER BY name"
+INDEX_TIMEOUT = 300.0  # seconds `graph_schema_init` waits for indexes to come online, by default
+INDEX_POLL = 0.5  # seconds between two looks at the indexes' states
+INDEX_LOG_EVERY = 10.0  # seconds between two progress lines in the log while indexes populate
+
+
+@dataclass(frozen=True)
+class IndexState:
+    """An index as `SHOW INDEXES` tells it: its name, its state and how far its population is (percent)."""
+
+    name: str
+    state: str
+    percent: float
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.state}, {self.percent:.0f}%)"
+
+
+def _index_rows(tx: ManagedTransaction) -> list[IndexState]:
+    return [IndexState(row["name"], row["state"], float(row["populationPercent"] or 0)) for row in tx.run(INDEX_STATES)]
+
+
+def index_states() -> list[IndexState]:
+    """Every index of the graph database and its state (`INDEX_STATES`)."""
+    return graph_read(_index_rows)
+
+
+@dataclass(frozen=True)
+class IndexWait:
+    """What `indexes_await` waited for: the indexes that were not online at its first look, those still not online
+    when it stopped (empty: all came online), its seconds and its timeout."""
+
+    waited_for: tuple[str, ...]
+    not_online: tuple[IndexState, ...]
+    seconds: float
+    timeout: float
+
+    @property
+    def online(self) -> bool:
+        return not self.not_online
+
+    def message(self) -> str:
+        if not self.waited_for:
+            return "every index was online already"
+        if self.online:
+            return f"waited {self.seconds:.1f}s for {len(self.waited_for)} indexes to come online: " + ", ".join(
+                self.waited_for
+            )
+        failed = [index.name for index in self.not_online if index.state == "FAILED"]
+        stopped = (
+            f"stopped waiting after {self.seconds:.1f}s: {', '.join(failed)} FAILED and will not come online (see "
+            "the engine's log; drop the index and run `init_graph` again)"
+            if failed
+            else f"gave up after {self.seconds:.1f}s (timeout {self.timeout:g}s)"
+        )
+        return (
+            f"{stopped}; {len(self.not_online)} of the {len(self.waited_for)} indexes waited for are not online: "
+            + ", ".join(str(index) for index in self.not_online)
+            + ". Until they are, the reads that use them run without them (the same answers, slower: search scans); "
+            "one that populates goes on in the background (run `init_graph` again to wait longer, `--index-timeout`)"
+        )
+
+
+def indexes_await(
+    *,
+    timeout: float = INDEX_TIMEOUT,
+    states: Callable[[], list[IndexState]] = index_states,
+    poll: float = INDEX_POLL,
+) -> IndexWait:
+    """Wait until every index is `ONLINE` or `timeout` seconds have passed, logging what it waits for and how far
+    each index has populated; a `FAILED` index ends the wait at once (it never comes online). `states` is the
+    engine's answer (`index_states`); a test may give another."""
+    began = time.monotonic()
+    pending = [index for index in states() if index.state != "ONLINE"]
+    waited_for = tuple(index.name for index in pending)
+    if pending:
+        logger.info("waiting up to %gs for indexes to come online: %s", timeout, ", ".join(map(str, pending)))
+    logged = began
+    while pending and not any(index.state == "FAILED" for index in pending):
+        now = time.monotonic()
+        if now - began >= timeout:
+            break
+        if now - logged >= INDEX_LOG_EVERY:
+            logger.info("still waiting for indexes to come online: %s", ", ".join(map(str, pending)))
+            logged = now
+        time.sleep(min(poll, max(timeout - (now - began), 0)))
+        pending = [index for index in states() if index.state != "ONLINE"]
+    wait = IndexWait(
+        waited_for=waited_for, not_online=tuple(pending), seconds=time.monotonic() - began, timeout=timeout
+    )
+    if waited_for:
+        (logger.info if wait.online else logger.warning)("%s", wait.message())
+    return wait
+
+
+@dataclass(frozen=True)
+class SchemaInit:
+    """What `graph_schema_init` did: the schema statements it ran and its wait for the indexes."""
+
+    statements: tuple[str, ...]
+    indexes: IndexWait
+
+
+def graph_schema_init(*, index_timeout: float = INDEX_TIMEOUT) -> SchemaInit:
+    """Create every constraint and index that is missing, backfill `searchName` where it is missing, then wait up to
+    `index_timeout` seconds for every index to be online (`indexes_await`; 0: do not wait)."""
     for statement in SCHEMA_STATEMENTS:
         graph_write(partial(_run, statement))
     search_names_backfill()
-    return list(SCHEMA_STATEMENTS)
+    return SchemaInit(statements=SCHEMA_STATEMENTS, indexes=indexes_await(timeout=index_timeout))

@@ -1,5 +1,6 @@
 """Read the whole graph once, so that the engine's page cache holds it: what `manage.py warm_graph` runs after the
-engine starts (Neo4j Community has no page-cache warm-up of its own; docs/scale.md)."""
+engine starts (Neo4j Community has no page-cache warm-up of its own; docs/scale.md); and the nodes its read warm-up
+(`lineage_app.warmup`) starts from."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from functools import partial
 from neo4j import ManagedTransaction
 
 from lineage_app.graph.driver import graph_read
-from lineage_app.graph.model import Label
+from lineage_app.graph.model import Label, Rel
 
 # Every node's and relationship's properties (node, relationship, property and string records), then the unique-key
 # indexes lineage seeks by: each statement answers one count.
@@ -34,3 +35,31 @@ def graph_warm() -> list[tuple[str, int, float]]:
         count = graph_read(partial(_count, statement))
         done.append((statement, count, time.monotonic() - began))
     return done
+
+
+# Where the read warm-up starts (`lineage_app.warmup.reads`): datasets a job writes and another reads, jobs that read
+# and write, fields derived from another; the first `$n` the engine finds, each with its key and name.
+WARM_STARTS = {
+    Label.DATASET: f"""
+MATCH (:{Label.JOB})-[:{Rel.OUTPUTS}]->(n:{Label.DATASET})-[:{Rel.INPUT_TO}]->(:{Label.JOB})
+RETURN DISTINCT n.key AS key, n.name AS name LIMIT $n
+""",
+    Label.JOB: f"""
+MATCH (:{Label.DATASET})-[:{Rel.INPUT_TO}]->(n:{Label.JOB})-[:{Rel.OUTPUTS}]->(:{Label.DATASET})
+RETURN DISTINCT n.key AS key, n.name AS name LIMIT $n
+""",
+    Label.FIELD: f"""
+MATCH (:{Label.FIELD})-[:{Rel.DERIVES}]->(n:{Label.FIELD})
+RETURN DISTINCT n.key AS key, n.name AS name LIMIT $n
+""",
+}
+
+
+def _starts(label: Label, n: int, tx: ManagedTransaction) -> list[tuple[str, str]]:
+    return [(row["key"], row["name"]) for row in tx.run(WARM_STARTS[label], n=n)]
+
+
+def warm_starts(*, label: Label, n: int) -> list[tuple[str, str]]:
+    """Up to `n` nodes of `label` (a dataset, a job or a field) with lineage on both sides to start reads from, each
+    as its key and name (`WARM_STARTS`)."""
+    return graph_read(partial(_starts, label, n))

@@ -104,6 +104,16 @@ def test_compose_runs_the_installed_server_command_not_a_source_tree_manage_py()
     assert migrate and "tributary-server migrate --noinput && tributary-server init_graph" in migrate.group(1)
 
 
+def test_the_warm_up_runs_once_the_graph_is_initialised_and_nothing_waits_for_it() -> None:
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    warm = services["warm"]
+    assert warm["command"][:2] == ["tributary-server", "warm_graph"] and "--budget" in warm["command"]
+    assert warm["restart"] == "no"
+    assert warm["depends_on"] == {"migrate": {"condition": "service_completed_successfully"}}
+    waiting = [name for name, service in services.items() if "warm" in (service.get("depends_on") or {})]
+    assert not waiting, "no service may wait for the warm-up: it never holds up the start"
+
+
 def test_runtime_requirements_hold_no_spark_engine_or_test_tools_and_are_what_development_installs() -> None:
     runtime = _requirement_names(ROOT / "requirements/runtime.txt")
     assert not runtime & SERVER_ONLY

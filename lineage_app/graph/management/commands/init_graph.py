@@ -1,20 +1,32 @@
-"""`manage.py init_graph`: create the graph's constraints and indexes, backfill search names (safe to run again)."""
+"""`manage.py init_graph`: create the graph's constraints and indexes, backfill search names and wait for the indexes
+to come online (safe to run again)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
-from lineage_app.graph.schema import graph_schema_init
+from lineage_app.graph.schema import INDEX_TIMEOUT, graph_schema_init
 
 
 class Command(BaseCommand):
     help = (
-        "Create the graph's uniqueness constraints, lookup and text indexes if they are missing, and give nodes "
-        "written before search names their searchName."
+        "Create the graph's uniqueness constraints, lookup and text indexes if they are missing, give nodes written "
+        "before search names their searchName, then wait (up to --index-timeout seconds) until every index is online."
     )
 
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--index-timeout",
+            type=float,
+            default=INDEX_TIMEOUT,
+            help=f"seconds to wait for new indexes to come online (default {INDEX_TIMEOUT:g}; 0: do not wait). "
+            "Giving up is no error: they keep populating in the background",
+        )
+
     def handle(self, *args: Any, **options: Any) -> None:
-        statements = graph_schema_init()
-        self.stdout.write(f"graph schema ready ({len(statements)} constraints and indexes)")
+        done = graph_schema_init(index_timeout=options["index_timeout"])
+        self.stdout.write(f"graph schema ready ({len(done.statements)} constraints and indexes)")
+        write = self.stdout.write if done.indexes.online else self.stderr.write
+        write(f"indexes: {done.indexes.message()}")
