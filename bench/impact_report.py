@@ -6,7 +6,9 @@ reaches `--min-assets`, and times `GET /api/v1/impact` and `/api/v1/impact/repor
 through the web process's WSGI application (bearer token), reading each body to its end and dropping
 each piece once read, as a server does once it has written it. Then, for JSON and CSV, the heap the
 web process's Python allocates at its peak during one more export (`tracemalloc`, which slows that run
-down: the timings are of the runs before it), in all and per row.
+down: the timings are of the runs before it), in all and per row, and the web process's resident set at
+its peak during another (`VmHWM`, reset before it through `/proc/self/clear_refs`; Linux), above what it
+was before that export.
 
     python bench/impact_report.py                       # 100k datasets / 100k jobs, seed 7
     python bench/impact_report.py --min-assets 100000 --formats json,csv --runs 1
@@ -19,8 +21,10 @@ from __future__ import annotations
 
 import argparse
 import gc
+import hashlib
 import json
 import random
+import re
 import statistics
 import sys
 import tempfile
@@ -124,7 +128,10 @@ def main() -> None:
         fetch("impact")  # warm the engine's caches and the code paths once
         answer = client.get(url("impact"))
         summary = json.loads(answer.content)["summary"]
+        # The body but its `generatedAt`, as a digest: the same on two checkouts when their answers are byte for byte.
+        digest = hashlib.sha256(re.sub(rb'"generatedAt":"[^"]*"', b"", answer.content)).hexdigest()[:16]
         del answer  # the bench's copy of the body: not the web process's to hold
+        print(f"answer digest (without generatedAt): {digest}")
         rows = summary["total"]
         print(f"report: {rows} assets {summary['byType']}, depth {max(map(int, summary['byDepth']))}")
         formats = args.formats.split(",")
@@ -149,6 +156,8 @@ def main() -> None:
             if fmt != "pdf":  # the PDF is built in memory (docs/impact.md)
                 peak = heap_peak(partial(fetch, path, **params))
                 print(f"  {'':<8} heap peak {peak / 1e6:6.1f} MB   {peak / rows:6.0f} bytes a row", flush=True)
+                if (rss := rss_peak(partial(fetch, path, **params))) is not None:
+                    print(f"  {'':<8} RSS peak {rss[1] / 1e6:6.1f} MB, {rss[0] / 1e6:+6.1f} MB over before", flush=True)
         print("\ntargets: JSON < 1 s, PDF < 10 s")
 
 
@@ -161,6 +170,26 @@ def heap_peak(export: Callable[[], object]) -> int:
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+
+
+def rss_peak(export: Callable[[], object]) -> tuple[int, int] | None:
+    """How far the web process's resident set rose above where it was while `export` ran, and its peak
+    (bytes); None where the peak cannot be reset (not Linux)."""
+    status = Path("/proc/self/status")
+    gc.collect()
+    try:
+        Path("/proc/self/clear_refs").write_text("5")  # the peak (VmHWM) starts again from now
+    except OSError:
+        return None
+
+    def kb(field: str) -> int:
+        line = next(line for line in status.read_text().splitlines() if line.startswith(field + ":"))
+        return int(line.split()[1]) * 1024
+
+    before = kb("VmRSS")
+    export()
+    peak = kb("VmHWM")
+    return peak - before, peak
 
 
 if __name__ == "__main__":

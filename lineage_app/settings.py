@@ -299,6 +299,12 @@ LINEAGE_MAX_NODES = env_int("LINEAGE_MAX_NODES", 2000)
 LINEAGE_CLUSTER_THRESHOLD = env_int("LINEAGE_CLUSTER_THRESHOLD", 50)
 if LINEAGE_CLUSTER_THRESHOLD < 0:
     raise ValueError("LINEAGE_CLUSTER_THRESHOLD must be 0 (no clusters) or more")
+# An impact export keeps its walk (each node reached: distance, parent, path) in a private SQLite database,
+# not the Python heap: pages held in memory up to this many KiB, the rest in an unlinked temporary file
+# (SQLITE_TMPDIR, else TMPDIR, else /var/tmp) gone when the response ends (docs/impact.md, Memory).
+IMPACT_WALK_CACHE_KB = env_int("IMPACT_WALK_CACHE_KB", 8192)
+# The PDF report is built in memory (reportlab): past this many rows it is refused, CSV and JSON are not.
+IMPACT_PDF_MAX_ROWS = env_int("IMPACT_PDF_MAX_ROWS", 20000)
 
 # --- Dataset identity (invariant 9, docs/identity.md) ----------------------------------------------
 # Site rules renaming whole namespaces, e.g. "hdfs://nn1:8020=hdfs://prod-nn,hdfs://nn2:8020=hdfs://prod-nn".

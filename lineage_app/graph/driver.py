@@ -97,10 +97,18 @@ def records(tx: ManagedTransaction, query: str, **params: Any) -> list[dict[str,
     Statements here return only plain values (scalars, lists, maps), never node or relationship
     objects, so rows are built straight from the values: `Record.data()` would walk every nested
     value again to convert graph objects, which costs more than the query on large answers.
+
+    The driver keeps every statement's parameters until its transaction ends (with the statement's result,
+    consumed at commit): the lists passed are copies, emptied once the answer is read, so a transaction that
+    runs a statement per chunk of keys (a walk) does not hold every chunk it asked about.
     """
-    result = tx.run(query, params)
+    lists = {name: list(value) for name, value in params.items() if isinstance(value, list)}
+    result = tx.run(query, {**params, **lists})
     keys = result.keys()
-    return [dict(zip(keys, record, strict=True)) for record in result]
+    rows = [dict(zip(keys, record, strict=True)) for record in result]
+    for value in lists.values():
+        value.clear()
+    return rows
 
 
 def graph_ping() -> bool:

@@ -5,8 +5,9 @@ trip, `CHUNK` frontier nodes per statement, so no statement's answer grows with 
 only what paths need (each node's distance, parent and the edge it came by), one node reference per
 node shared by every map that holds it; the element ids it walked by are dropped with the walk. The
 details of each asset (names, owners, last run) are read later, one chunk at a time, by
-`impact_details`, and paths are built a distance at a time (`Traversal.path`), so a report streams
-holding the walk's answer, never its rows.
+`impact_details`, and paths are built a distance at a time (`Traversal.path`). This in-memory walk
+serves the explorer's blast radius, alerts and root cause; the reports walk with `impact_walk`, which
+keeps the same state in SQLite so that an export's memory does not grow with its rows.
 """
 
 from __future__ import annotations
@@ -166,7 +167,7 @@ class Traversal:
         return found
 
 
-def _first_edges(rows: list[Edge], targets: dict[NodeRef, NodeRef]) -> dict[NodeRef, Edge]:
+def first_edges(rows: list[Edge], targets: dict[NodeRef, NodeRef]) -> dict[NodeRef, Edge]:
     """The first edge to each of `targets` (by source key, then properties; on a tie, the first row): its
     parent on the path, always the same one. Picked in one pass, not by sorting the whole hop."""
     first: dict[NodeRef, Edge] = {}
@@ -200,7 +201,7 @@ def _breadth_first(
     def reach(rows: list[Edge], new: list[NodeRef], distance: int) -> None:
         nonlocal nearer
         fresh = {ref: ref for ref in new}
-        for node, (source, _, edge) in _first_edges(rows, fresh).items():
+        for node, (source, _, edge) in first_edges(rows, fresh).items():
             if node not in traversal.seen:
                 traversal.seen[node] = Reach(distance, nearer.get(source, source), edge)
         nearer = fresh
@@ -210,14 +211,15 @@ def _breadth_first(
     graph_walk(tx, walk, starts=seeds, depth=depth, direction=direction, moment=moment, on_hop=reach, times=False)
 
 
-def _field_seeds(tx: ManagedTransaction, datasets: list[str]) -> list[NodeRef]:
+def field_seeds(tx: ManagedTransaction, datasets: list[str]) -> list[NodeRef]:
+    """The fields of the datasets with natural keys `datasets`: the seeds of their column impact, by key."""
     keys: list[str] = []
     for chunk in chunks(sorted(datasets)):
         keys.extend(records(tx, q.FIELDS_OF_DATASETS, keys=chunk)[0]["keys"])
     return [(Label.FIELD, key) for key in sorted(set(keys))]
 
 
-def _job_keys(tx: ManagedTransaction, job_ids: set[str]) -> dict[str, str]:
+def job_keys(tx: ManagedTransaction, job_ids: set[str]) -> dict[str, str]:
     """The natural key of each `job:<namespace>:<name>` id that names a job (names may hold ':')."""
     candidates: dict[str, str] = {}
     for job in job_ids:
@@ -243,7 +245,7 @@ def _owners_of_fields(tx: ManagedTransaction, traversal: Traversal) -> None:
         job = dict(reach.edge).get("job")
         if job:
             jobs_by_field.append((ref, job))
-    keys = _job_keys(tx, {job for _, job in jobs_by_field})
+    keys = job_keys(tx, {job for _, job in jobs_by_field})
     for ref, job in jobs_by_field:
         job_ref = (Label.JOB, keys[job]) if job in keys else None
         if job_ref is not None and job_ref not in traversal.seen:
@@ -276,7 +278,7 @@ def impact_traverse(*, starts: list[NodeRef], depth: int, moment: Moment, roll_u
         _breadth_first(tx, traversal, reached, table_starts, depth=depth, direction="downstream", moment=moment)
         datasets = [key for label, key in starts if label is Label.DATASET]
         seeds = [ref for ref in starts if ref[0] is Label.FIELD]
-        for seed in _field_seeds(tx, datasets) if datasets else []:
+        for seed in field_seeds(tx, datasets) if datasets else []:
             if seed not in traversal.seen:
                 traversal.seen[seed] = Reach(0)
                 seeds.append(seed)
@@ -286,7 +288,7 @@ def impact_traverse(*, starts: list[NodeRef], depth: int, moment: Moment, roll_u
         if not moment.stale:
             # Only from nodes the walk went on from: a stale edge beyond the depth was never a path.
             inner = [i for ref, i in reached.items() if ref in traversal.seen and traversal.seen[ref].distance < depth]
-            traversal.stale_left_out = _stale_edges_from(tx, inner, moment)
+            traversal.stale_left_out = stale_edges_from(tx, inner, moment)
         _find_applications(tx, traversal, reached)
         if roll_up:
             # The actions stay in `seen` (a path may pass through one); `assets` and `node_id` fold them.
@@ -299,7 +301,8 @@ def impact_traverse(*, starts: list[NodeRef], depth: int, moment: Moment, roll_u
     return graph_read(work)
 
 
-def _stale_edges_from(tx: ManagedTransaction, reached: list[str], moment: Moment) -> int:
+def stale_edges_from(tx: ManagedTransaction, reached: list[str], moment: Moment) -> int:
+    """How many stale edges lead on from the nodes with element ids `reached` (left out of a walk at `moment`)."""
     ids = sorted(reached)
     return sum(records(tx, q.STALE_EDGES_FROM, ids=chunk, at=moment.at)[0]["stale"] for chunk in chunks(ids))
 

@@ -348,7 +348,7 @@ def _hop(
         if state.cluster_over is not None and label is not Label.FIELD:
             hop, reached = _clustered_hop_rows(tx, state, label=label, ids=ids, direction=direction, moment=moment)
         else:
-            hop, reached = _hop_rows(tx, label=label, ids=ids, direction=direction, moment=moment, times=times)
+            hop, reached = hop_rows(tx, label=label, ids=ids, direction=direction, moment=moment, times=times)
         rows.extend(hop)
         found.update(reached)
     return rows, found
@@ -357,7 +357,7 @@ def _hop(
 def _clustered_hop_rows(
     tx: ManagedTransaction, state: Walk, *, label: Label, ids: list[str], direction: str, moment: Moment
 ) -> tuple[list[Edge], ElementIds]:
-    """`_hop_rows` (with times) for a walk that summarises hubs: the edges of the `label` nodes with element ids
+    """`hop_rows` (with times) for a walk that summarises hubs: the edges of the `label` nodes with element ids
     `ids` that have at most `state.cluster_over` neighbours in the hop; those with more are hubs, whose
     neighbours join `state.clusters` (as far as the budget lets them; past it the walk is `truncated`)."""
     query, end = reads.CLUSTERED_HOPS[reads.hop_key(direction, label, moment, times=True)]
@@ -389,7 +389,7 @@ def _double_hop(
     beyond: list[Edge] = []
     found: ElementIds = {}
     for label, ids in _chunks(state, frontier):
-        hop_one, hop_two, reached = _double_hop_rows(
+        hop_one, hop_two, reached = double_hop_rows(
             tx, state, label=label, ids=ids, direction=direction, moment=moment, times=times
         )
         first.extend(hop_one)
@@ -412,7 +412,7 @@ def _advance(state: Walk, rows: list[Edge], found: ElementIds, distance: int, on
     return set() if state.truncated else set(new)
 
 
-def _hop_rows(
+def hop_rows(
     tx: ManagedTransaction, *, label: Label, ids: list[str], direction: str, moment: Moment, times: bool
 ) -> tuple[list[Edge], ElementIds]:
     """Every edge one hop from the `label` nodes with element ids `ids`, in one round trip; and
@@ -435,7 +435,7 @@ def _hop_rows(
     return rows, found
 
 
-def _double_hop_rows(
+def double_hop_rows(
     tx: ManagedTransaction,
     state: Walk,
     *,

@@ -167,7 +167,7 @@ class ImpactApi(_ReportApi):
         if not isinstance(report, selectors.ImpactReport):
             return report
         response = StreamingHttpResponse(
-            exports.export_bytes(report, "json"), content_type=exports.CONTENT_TYPES["json"]
+            exports.ReportPieces(report, "json"), content_type=exports.CONTENT_TYPES["json"]
         )
         response[STALE_LEFT_OUT_HEADER] = str(report.traversal.stale_left_out)
         return response
@@ -193,9 +193,20 @@ class ImpactReportApi(_ReportApi):
         disposition = f'attachment; filename="{exports.report_filename(report, fmt)}"'
         response: HttpResponse | StreamingHttpResponse
         if fmt == "pdf":
-            response = HttpResponse(exports.export_pdf(report), content_type=exports.CONTENT_TYPES[fmt])
+            try:
+                if (rows := report.traversal.asset_count()) > settings.IMPACT_PDF_MAX_ROWS:
+                    return error_response(
+                        "too_large",
+                        f"the report has {rows} assets, more than a PDF holds ({settings.IMPACT_PDF_MAX_ROWS}): "
+                        "ask for format=csv or format=json, which stream any number",
+                        path="format",
+                        http_status=400,
+                    )
+                response = HttpResponse(exports.export_pdf(report), content_type=exports.CONTENT_TYPES[fmt])
+            finally:
+                report.close()
         else:
-            response = StreamingHttpResponse(exports.export_bytes(report, fmt), content_type=exports.CONTENT_TYPES[fmt])
+            response = StreamingHttpResponse(exports.ReportPieces(report, fmt), content_type=exports.CONTENT_TYPES[fmt])
         response["Content-Disposition"] = disposition
         response[STALE_LEFT_OUT_HEADER] = str(report.traversal.stale_left_out)  # CSV has no summary of its own
         response["X-Content-Type-Options"] = "nosniff"

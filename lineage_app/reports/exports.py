@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from html import escape
 from typing import Any
 
@@ -218,7 +218,23 @@ def export_text(report: ImpactReport, fmt: str) -> Iterator[str]:
     return {"json": export_json, "csv": export_csv, "html": export_html}[fmt](report)
 
 
-def export_bytes(report: ImpactReport, fmt: str) -> Iterator[bytes]:
+class ReportPieces:
+    """`export_bytes` for a streamed response: Django calls `close` when the response ends, fails or its client
+    goes away, and the report's walk (its SQLite database and temporary file) goes with it."""
+
+    def __init__(self, report: ImpactReport, fmt: str) -> None:
+        self._report = report
+        self._pieces = export_bytes(report, fmt)
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self._pieces
+
+    def close(self) -> None:
+        self._pieces.close()
+        self._report.close()
+
+
+def export_bytes(report: ImpactReport, fmt: str) -> Generator[bytes, None, None]:
     """The report in `fmt` as a sequence of byte strings (the PDF as one)."""
     if fmt == "pdf":
         yield export_pdf(report)

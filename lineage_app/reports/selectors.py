@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from lineage_app.graph import impact, listings
+from lineage_app.graph import impact, impact_walk, listings
 from lineage_app.graph.model import API_TYPES, KEY_SEPARATOR, LEVELS, NOW, Label, Moment, NodeRef, NodeType, natural_key
 from lineage_app.graph.node_ids import NodeNotFound, node_ref_id
 from lineage_app.graph.node_resolve import node_resolve
@@ -25,14 +25,14 @@ class ImpactReport:
     """One impact report: its header, a one-shot iterator of asset rows, and a summary filled as they pass.
 
     `rows()` reads the details of at most `impact.CHUNK` assets at a time; `summary` is complete
-    once the rows have been consumed.
+    once the rows have been consumed. The walk is held in SQLite (`impact_walk`) until `close()`.
     """
 
     node_ids: list[str]
     depth: int
     moment: Moment
     generated_at: str
-    traversal: impact.Traversal
+    traversal: impact_walk.ImpactWalk
     level: str = "application"
     total: int = 0
     by_type: Counter[str] = field(default_factory=Counter)
@@ -52,18 +52,28 @@ class ImpactReport:
         }
 
     def rows(self) -> Iterator[dict[str, Any]]:
-        for chunk in impact.chunks(self.traversal.assets_nearest_first()):
-            details = impact.impact_details(refs=chunk)
-            quality = listings.dataset_quality_statuses(keys=[key for label, key in chunk if label is Label.DATASET])
-            for ref in chunk:
-                row = self._row(ref, details.get(ref))
-                if ref[0] is Label.DATASET:
-                    row["quality"] = quality.get(ref[1], UNKNOWN)
+        walk = self.traversal
+        for chunk in impact.chunks(walk.assets_nearest_first()):
+            refs = [asset.ref for asset in chunk]
+            details = impact.impact_details(refs=refs)
+            quality = listings.dataset_quality_statuses(keys=[key for label, key in refs if label is Label.DATASET])
+            # Rolled up, an application job lists the action jobs folded into it.
+            actions = walk.actions([key for label, key in refs if label is Label.JOB]) if walk.rolled_up else {}
+            for asset in chunk:
+                row = self._row(asset, details.get(asset.ref), actions)
+                if asset.ref[0] is Label.DATASET:
+                    row["quality"] = quality.get(asset.ref[1], UNKNOWN)
                 self._count(row)
                 yield row
 
-    def _row(self, ref: NodeRef, detail: dict[str, Any] | None) -> dict[str, Any]:
-        path, edges = self.traversal.path(ref)
+    def close(self) -> None:
+        """Free the walk (its SQLite database and temporary file): the response is over, or was never sent."""
+        self.traversal.close()
+
+    def _row(
+        self, asset: impact_walk.Asset, detail: dict[str, Any] | None, actions: dict[str, list[str]]
+    ) -> dict[str, Any]:
+        ref, path = asset.ref, asset.path
         detail = detail or {}
         node = ref[1].split(KEY_SEPARATOR)
         row: dict[str, Any] = {
@@ -73,18 +83,17 @@ class ImpactReport:
             "name": detail.get("name", node[-1]),
         }
         if ref[0] is Label.FIELD:
-            row["dataset"] = self.traversal.node_id((Label.DATASET, natural_key(*node[:2])))
+            row["dataset"] = node_ref_id((Label.DATASET, natural_key(*node[:2])))  # datasets are never rolled up
             row["fieldType"] = detail.get("type")
         elif ref[0] is Label.JOB:
-            # Rolled up, an application job lists the action jobs folded into it; else an action
-            # job names its application.
-            row["actions"] = self.traversal.actions(ref) if self.traversal.rolled_up else []
-            row["application"] = None if self.traversal.rolled_up else self.traversal.application(ref)
+            # Rolled up, an application job lists its action jobs; else an action job names its application.
+            row["actions"] = actions.get(ref[1], [])
+            row["application"] = asset.application
         row.update(
             {
-                "distance": self.traversal.seen[ref].distance,
+                "distance": asset.distance,
                 "path": path,
-                "transformations": edges,
+                "transformations": asset.transformations,
                 "owners": detail.get("owners", []),
                 "lastRunState": detail.get("lastRunState"),
                 "lastRunTime": detail.get("lastRunTime"),
@@ -119,14 +128,15 @@ def impact_report(*, node_ids: list[str], depth: int, moment: Moment = NOW, leve
     once and lists its `actions`; at `action` level each action job names its `application`.
     An application job as a start starts from its action jobs too. Only the edges `moment` names are
     followed (current ones by default); the summary counts the stale edges left out. Raises
-    `NodeNotFound` before anything is streamed when a start does not exist.
+    `NodeNotFound` before anything is streamed when a start does not exist. The caller closes the
+    report (`ImpactReport.close`) once written, or not.
     """
     starts: list[NodeRef] = []
     for node_id in node_ids:
         ref = node_resolve(node_id=node_id, kinds=START_KINDS)
         if ref not in starts:
             starts.append(ref)
-    traversal = impact.impact_traverse(starts=starts, depth=depth, moment=moment, roll_up=level == "application")
+    traversal = impact_walk.impact_walk(starts=starts, depth=depth, moment=moment, roll_up=level == "application")
     return ImpactReport(
         node_ids=[node_ref_id(ref) for ref in starts],
         depth=depth,

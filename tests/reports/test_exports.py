@@ -111,6 +111,20 @@ def test_pdf_report_text_lists_every_asset_and_the_summary(known: None, read_cli
     assert "Summary: 11 affected assets" in text
 
 
+def test_a_pdf_of_more_rows_than_its_limit_is_refused_and_points_to_csv(
+    known: None, read_client: APIClient, settings: Any
+) -> None:
+    settings.IMPACT_PDF_MAX_ROWS = 11  # the report's rows: still a PDF
+    download(read_client, "pdf")
+    settings.IMPACT_PDF_MAX_ROWS = 10
+    response = read_client.get("/api/v1/impact/report", {"nodeId": RAW, "depth": 10, "format": "pdf"})
+    assert response.status_code == 400
+    body = response.json()
+    assert body["error"] == "too_large" and body["path"] == "format"
+    assert "11 assets" in body["message"] and "format=csv" in body["message"]
+    download(read_client, "csv")  # the other formats have no limit
+
+
 def test_report_format_must_be_known(known: None, read_client: APIClient) -> None:
     response = read_client.get("/api/v1/impact/report", {"nodeId": RAW, "format": "xlsx"})
     assert response.status_code == 400 and response.json()["path"] == "format"

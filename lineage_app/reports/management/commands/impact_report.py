@@ -52,14 +52,17 @@ class Command(BaseCommand):
         except NodeNotFound as exc:
             raise CommandError(str(exc)) from exc
         output = options["output"]
-        if output:
-            with open(output, "wb") as target:
+        try:
+            if output:
+                with open(output, "wb") as target:
+                    for piece in exports.export_bytes(report, options["format"]):
+                        target.write(piece)
+                self.stderr.write(f"wrote {report.total} affected assets to {output}")
+            else:
                 for piece in exports.export_bytes(report, options["format"]):
-                    target.write(piece)
-            self.stderr.write(f"wrote {report.total} affected assets to {output}")
-        else:
-            for piece in exports.export_bytes(report, options["format"]):
-                sys.stdout.buffer.write(piece)
-            sys.stdout.buffer.flush()
+                    sys.stdout.buffer.write(piece)
+                sys.stdout.buffer.flush()
+        finally:
+            report.close()
         if left_out := exports.stale_left_out_text(report):
             self.stderr.write(left_out)
