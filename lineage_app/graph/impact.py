@@ -159,12 +159,17 @@ class Traversal:
         if found is None:
             ids, edges = self._chain(step.parent) if step.parent is not None else ([], [])
             if ref[0] is Label.FIELD and step.parent is not None:
-                properties = {name: value for name, value in step.edge if name not in reads.EDGE_TIMES}
-                properties["indirect"] = bool(properties.get("indirect"))
-                edges = [*edges, properties]
+                edges = [*edges, path_edge(step.edge)]
             found = ([*ids, self.node_id(ref)], edges)
             self._chains.put(ref, step.distance, found)
         return found
+
+
+def path_edge(edge: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
+    """A column edge as a path shows it: its properties but its seen-times, `indirect` always a boolean."""
+    properties = {name: value for name, value in edge if name not in reads.EDGE_TIMES}
+    properties["indirect"] = bool(properties.get("indirect"))
+    return properties
 
 
 def first_edges(rows: list[Edge], targets: dict[NodeRef, NodeRef]) -> dict[NodeRef, Edge]:

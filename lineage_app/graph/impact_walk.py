@@ -25,13 +25,13 @@ from typing import Any, NamedTuple
 from django.conf import settings
 from neo4j import ManagedTransaction
 
-from lineage_app.graph import reads
 from lineage_app.graph.driver import graph_read
 from lineage_app.graph.impact import (
     TYPE_ORDER,
     field_seeds,
     first_edges,
     job_keys,
+    path_edge,
     stale_edges_from,
 )
 from lineage_app.graph.model import KEY_SEPARATOR, Label, Moment, NodeRef, natural_key
@@ -50,6 +50,7 @@ from lineage_app.graph.traversal import (
 
 WALK_CHUNK = CHUNK  # nodes per statement of the walk (a hop, a page of nodes): what its answers in the heap grow with
 KINDS = sorted(TYPE_ORDER, key=TYPE_ORDER.__getitem__)  # a node's `kind` is its label's place in the answer's order
+JOB_KIND, FIELD_KIND = TYPE_ORDER[Label.JOB], TYPE_ORDER[Label.FIELD]  # the kinds statements here name
 SEPARATOR = "\x1f"  # between the ids of a stored path (no node id holds it: it separates a key's parts)
 
 SCHEMA = """
@@ -126,7 +127,8 @@ CHAINS_AT_START = "INSERT INTO chain SELECT c.n, 0, c.moved, {shown}, '' FROM no
 # a field has that field's path plus itself.
 CHAINS_BY_PARENT = """
 INSERT INTO chain SELECT c.n, c.distance, c.moved, p.ids || char(31) || {shown},
-    CASE WHEN c.kind = 2 THEN (CASE WHEN p.edges = '' THEN c.edge ELSE p.edges || ',' || c.edge END) ELSE p.edges END
+    CASE WHEN c.kind = {field} THEN (CASE WHEN p.edges = '' THEN c.edge ELSE p.edges || ',' || c.edge END)
+    ELSE p.edges END
 FROM node c JOIN chain p ON p.n = c.parent WHERE c.distance = ?
 """
 CHAINS_BY_FIELD = """
@@ -166,10 +168,8 @@ def _nid(kind: int, key: str) -> str:
 
 
 def _path_edge(edge: tuple[tuple[str, Any], ...]) -> str:
-    """A column edge as a path shows it (`impact.Traversal.path`), as JSON."""
-    properties = {name: value for name, value in edge if name not in reads.EDGE_TIMES}
-    properties["indirect"] = bool(properties.get("indirect"))
-    return json.dumps(properties, separators=(",", ":"), ensure_ascii=False)
+    """A column edge as a path shows it (`impact.path_edge`), as JSON."""
+    return json.dumps(path_edge(edge), separators=(",", ":"), ensure_ascii=False)
 
 
 class ImpactWalk:
@@ -255,7 +255,7 @@ class ImpactWalk:
         distance = 0
         kinds = {kind for (kind,) in self.db.execute("SELECT DISTINCT kind FROM node WHERE step = ?", (step,))}
         while kinds and distance < self.depth:
-            double = self.depth - distance >= 2 and TYPE_ORDER[Label.FIELD] not in kinds
+            double = self.depth - distance >= 2 and FIELD_KIND not in kinds
             for kind in sorted(kinds):
                 for ids in self._frontier(step, kind):
                     self._hop(tx, KINDS[kind], ids, double)
@@ -328,10 +328,10 @@ class ImpactWalk:
         field's distance, by the first field (nearest, then by id) that names them."""
         last: tuple[int, str] = (0, "")
         query = (
-            "SELECT n, key, distance, edge, nid FROM node WHERE kind = 2 AND distance > 0 AND (distance, nid) > (?, ?)"
+            "SELECT n, key, distance, edge, nid FROM node WHERE kind = ? AND distance > 0 AND (distance, nid) > (?, ?)"
             " ORDER BY distance, nid LIMIT ?"
         )
-        while page := self.db.execute(query, (*last, WALK_CHUNK)).fetchall():
+        while page := self.db.execute(query, (FIELD_KIND, *last, WALK_CHUNK)).fetchall():
             last = (page[-1][2], page[-1][4])
             holders, jobs = [], []
             for n, key, distance, edge, _ in page:
@@ -353,16 +353,19 @@ class ImpactWalk:
 
     def _find_applications(self, tx: ManagedTransaction) -> None:
         """Each job reached that is an action of an application: that application (`app_key`, `app_nid`)."""
-        job, last = TYPE_ORDER[Label.JOB], ""
+        last = ""
         query = "SELECT key, eid FROM node WHERE kind = ? AND key > ? ORDER BY key LIMIT ?"
-        while page := self.db.execute(query, (job, last, WALK_CHUNK)).fetchall():
+        while page := self.db.execute(query, (JOB_KIND, last, WALK_CHUNK)).fetchall():
             last = page[-1][0]
             missing = [(Label.JOB, key) for key, i in page if i is None]  # found by a field's derivation
             found = element_ids(tx, missing) if missing else {}
             jobs = {(Label.JOB, key): i or found[(Label.JOB, key)] for key, i in page if i or (Label.JOB, key) in found}
             self.db.executemany(
                 "UPDATE node SET app_key = ?, app_nid = ? WHERE kind = ? AND key = ?",
-                [(app[1], node_ref_id(app), job, ref[1]) for ref, (app, _) in job_applications(tx, jobs=jobs).items()],
+                [
+                    (app[1], node_ref_id(app), JOB_KIND, ref[1])
+                    for ref, (app, _) in job_applications(tx, jobs=jobs).items()
+                ],
             )
 
     # ---- the answer ----
@@ -377,7 +380,7 @@ class ImpactWalk:
             if distance == 0:
                 self.db.execute(CHAINS_AT_START.format(shown=shown))
                 continue
-            self.db.execute(CHAINS_BY_PARENT.format(shown=shown), (distance,))
+            self.db.execute(CHAINS_BY_PARENT.format(shown=shown, field=FIELD_KIND), (distance,))
             self.db.execute(CHAINS_BY_FIELD.format(shown=shown), (distance,))
             self.db.execute(CHAINS_DROP, (distance - 1,))
             if pathless := self.db.execute(PATHLESS_AT, (distance,)).fetchone()[0]:
@@ -395,7 +398,7 @@ class ImpactWalk:
         """For each of the application jobs with keys `applications`, the ids of the action jobs reached (not as
         starts) that it stands for, sorted."""
         self.db.execute("DELETE FROM probe")
-        self.db.executemany("INSERT INTO probe VALUES (1, ?)", [(key,) for key in applications])
+        self.db.executemany("INSERT INTO probe VALUES (?, ?)", [(JOB_KIND, key) for key in applications])
         found: dict[str, list[str]] = {}
         query = (
             "SELECT a.app_key, a.nid FROM probe p JOIN node a ON a.app_key = p.key WHERE a.distance > 0"
