@@ -47,6 +47,7 @@ class Timings:
         self.seconds: defaultdict[str, float] = defaultdict(float)
         self.calls: defaultdict[str, int] = defaultdict(int)
         self.rows: defaultdict[str, int] = defaultdict(int)
+        self.changes: defaultdict[str, int] = defaultdict(int)  # properties set, nodes and relationships made
         self.transactions = 0.0  # execute_write, start to commit
         self.work = 0.0  # the work functions alone
         self.last: dict[str, tuple[str, dict[str, Any]]] = {}  # each statement's last query and parameters
@@ -82,6 +83,8 @@ def timed(timings: Timings) -> Iterator[None]:
         result = run(self, query, parameters, **kwargs)
         result._buffer_all()  # the records now, so that the time is this statement's
         name = names.get(query, " ".join(query.split())[:60])
+        counters = result._obtain_summary().counters  # read, records kept (`consume` would drop them)
+        timings.changes[name] += counters.properties_set + counters.nodes_created + counters.relationships_created
         timings.seconds[name] += time.perf_counter() - started
         timings.calls[name] += 1
         params = {**(parameters or {}), **kwargs}
@@ -137,10 +140,14 @@ def report(title: str, events: int, seconds: float, timings: Timings) -> None:
     print(
         f"{title}: {events / seconds:,.0f} events/s ({seconds:.2f} s); outside the graph "
         f"{seconds - timings.transactions:.2f} s, Python in the transaction {in_python:.2f} s, "
-        f"statements {timings.statements():.2f} s, commit (and begin) {timings.transactions - timings.work:.2f} s"
+        f"statements {timings.statements():.2f} s, commit (and begin) {timings.transactions - timings.work:.2f} s; "
+        f"{sum(timings.changes.values()):,} changes (properties set, nodes and relationships made)"
     )
     for name, spent in sorted(timings.seconds.items(), key=lambda item: -item[1]):
-        print(f"  {spent * 1000:8.0f} ms {timings.calls[name]:5d} calls {timings.rows[name]:8d} rows  {name}")
+        print(
+            f"  {spent * 1000:8.0f} ms {timings.calls[name]:5d} calls {timings.rows[name]:8d} rows "
+            f"{timings.changes[name]:8d} changes  {name}"
+        )
 
 
 def profile(timings: Timings) -> None:

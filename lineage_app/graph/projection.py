@@ -105,7 +105,9 @@ class _Rows:
         return identity in self._rows
 
     def rows(self) -> list[dict[str, Any]]:
-        return list(self._rows.values())
+        """The rows in the order of their identities: two batches writing the same entities lock them in the
+        same order."""
+        return [row for _, row in sorted(self._rows.items(), key=_identity_order)]
 
     def confirmed(
         self,
@@ -117,6 +119,11 @@ class _Rows:
         rows = [{**_UNCONFIRMED, **row, **confirmations.get(identity(row), {})} for row in self._rows.values()]
         written = {identity(row) for row in rows}
         return rows, [row for key, row in confirmations.items() if key not in written]
+
+
+def _identity_order(item: tuple[tuple[Any, ...], dict[str, Any]]) -> tuple[str, ...]:
+    """An identity as text, for ordering identities that hold an unset part (None) beside text."""
+    return tuple("" if part is None else str(part) for part in item[0])
 
 
 class _FacetRows:
@@ -243,6 +250,14 @@ class EventRows:
     dependency_confirmations: list[dict[str, Any]]
     # Every confirmation the batch brings, by job: its order key, time, and whether a completed run's.
     job_confirmations: list[dict[str, Any]]
+    # Each normalised dataset key the batch's names reached, with its normalised identity and the identity the
+    # rows name it by: what `resolved_as` compares with the alias registry's answer.
+    resolutions: dict[str, tuple[Identity, Identity]]
+
+    def resolved_as(self, canonical: Mapping[str, Identity]) -> bool:
+        """Whether these rows name every dataset as `rows_resolve(..., canonical=canonical)` would: rows made
+        before the alias registry answered (under a guess) are then the rows it would make."""
+        return all(canonical.get(key, normal) == chosen for key, (normal, chosen) in self.resolutions.items())
 
     def retiring_datasets(self) -> list[str]:
         """The datasets the batch drops or deletes the column lineage of: the jobs around them settle their
@@ -260,12 +275,15 @@ def rows_resolve(writes: GraphWrites, *, canonical: Mapping[str, Identity]) -> E
     """The rows of `writes`' events, each dataset name resolved through `canonical` (normalised key ->
     canonical identity, from the alias registry; a name missing from it is its own normalised identity)."""
     resolved: dict[tuple[str, str], Identity] = {}  # a batch spells the same names many times
+    resolutions: dict[str, tuple[Identity, Identity]] = {}
 
     def resolve(namespace: str, name: str) -> Identity:
         found = resolved.get((namespace, name))
         if found is None:
             normal = identity_normalise(namespace, name)
-            found = resolved[namespace, name] = canonical.get(identity_key(*normal), normal)
+            key = identity_key(*normal)
+            found = resolved[namespace, name] = canonical.get(key, normal)
+            resolutions[key] = (normal, found)
         return found
 
     built = _EventRowsBuilder()
@@ -288,6 +306,7 @@ def rows_resolve(writes: GraphWrites, *, canonical: Mapping[str, Identity]) -> E
         job_confirmations=[
             {"jobKey": c.job_key, "order": c.order, "at": c.time, "completed": c.completed} for c in confirming
         ],
+        resolutions=resolutions,
     )
 
 

@@ -12,6 +12,7 @@ from lineage_app.graph import lookups, writes
 from lineage_app.graph.alias_registry import AliasRegistryRace, identity_settle
 from lineage_app.graph.driver import graph_write, records
 from lineage_app.graph.facet_store import facets_settle
+from lineage_app.graph.identity import Identity
 from lineage_app.graph.model import Label, natural_key
 from lineage_app.graph.projection import (
     GraphWrites,
@@ -24,6 +25,11 @@ from lineage_app.graph.schema_fields import fields_known
 from lineage_app.graph.validity import BatchEdges, GraceFor, no_grace, validity_settle
 from lineage_app.graph.withdrawal import ConfirmersOf, confirmations_withdraw, no_confirmers
 from lineage_app.observability.metrics import GRAPH_RETRIES, retry_reason
+
+# The canonical identity of each normalised dataset key that the alias registry answered last, in this process: the
+# guess the projection runs under before the transaction (`graph_writes_apply`). Cleared when it holds more keys.
+_CANONICAL_SEEN_MAX = 100_000
+_canonical_seen: dict[str, Identity] = {}
 
 # Two workers that MERGE the same new node at once (a Namespace, a DatasetAlias) both try to create
 # it; the engine refuses the later create with a ConstraintError. Run again, the MERGE finds the
@@ -49,9 +55,12 @@ def graph_writes_apply(
     """Write `plan` in one transaction, which runs again (from scratch) after a constraint race; what it
     found new (`WriteOutcome`; the input edges only with `inputs_new`, which costs one more read).
 
-    In the transaction: the names the batch spells join the alias registry and resolve to canonical
-    datasets, merging any node an alias had until now (`alias_registry`); the projection turns the
-    events into rows under those names (`rows_resolve`, pure: `plan` is never changed); two reads
+    Before the transaction, the projection turns the events into rows (`rows_resolve`, pure: `plan` is never
+    changed) under the canonical names this process's last batches resolved to, so that the locks below are not
+    held while it runs. In the transaction: the names the batch spells join the alias registry and resolve to
+    canonical datasets, merging any node an alias had until now (`alias_registry`); the rows made before are kept
+    when they name every dataset as the registry now does, and made again under its answer when not (a name
+    aliased since, or a retry); two reads
     find the schema versions and fields the graph holds already; every statement runs with its
     rows; the datasets' and jobs' facets merge per facet name with the graph's (`facets_settle`);
     the datasets whose versions changed re-derive their current schema; and the jobs whose edges
@@ -61,9 +70,14 @@ def graph_writes_apply(
     confirmed those edges with `confirmers_of`), before the batch's confirmations are written.
     """
 
+    guessed = [rows_resolve(plan, canonical=_canonical_seen)]  # taken by the first attempt only
+
     def work(tx: ManagedTransaction) -> WriteOutcome:
         canonical, merged = identity_settle(tx, spellings=plan.aliases.rows(), links=plan.alias_links.rows())
-        rows = rows_resolve(plan, canonical=canonical)
+        _canonical_remember(canonical)
+        rows = guessed.pop() if guessed else None
+        if rows is None or not rows.resolved_as(canonical):
+            rows = rows_resolve(plan, canonical=canonical)
         new_inputs = _new_inputs(tx, rows.job_inputs) if inputs_new else frozenset()
         known_versions, current_versions = _known_versions(tx, rows.versions)
         new_versions = frozenset(v["datasetKey"] for v in rows.versions if v["key"] not in known_versions)
@@ -115,6 +129,12 @@ def graph_writes_apply(
                 raise
             GRAPH_RETRIES.labels(kind="batch", reason=retry_reason(exc)).inc()
     raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def _canonical_remember(canonical: dict[str, Identity]) -> None:
+    if len(_canonical_seen) + len(canonical) > _CANONICAL_SEEN_MAX:
+        _canonical_seen.clear()
+    _canonical_seen.update(canonical)
 
 
 def _new_inputs(tx: ManagedTransaction, job_inputs: list[dict[str, Any]]) -> frozenset[tuple[str, str]]:

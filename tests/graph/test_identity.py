@@ -141,3 +141,39 @@ def test_aliases_keep_who_named_them_so(graph):  # type: ignore[no-untyped-def]
     assert by_name[CATALOG]["job"] == "job:spark:orders.summarise"
     assert by_name[CATALOG]["kind"] == "dataset"  # named as a dataset before the symlink (earliest wins)
     assert by_name[("s3a://lake", "warehouse/orders/")]["job"] == "job:spark:orders.load"
+
+
+# --- the projection made before the write transaction ---------------------------------------------
+
+
+@pytest.mark.django_db
+def test_rows_made_under_a_stale_guess_are_made_again_under_the_registry(graph, monkeypatch):  # type: ignore[no-untyped-def]
+    """The projection runs before the write transaction, under the canonical names this process saw last. A guess
+    the alias registry no longer agrees with (here: the catalog name taken for another location) is thrown away
+    in the transaction, and nothing is written under it."""
+    from lineage_app.graph import writer
+    from lineage_app.graph.identity import identity_key
+
+    elsewhere = ("s3://elsewhere", "orders")
+    monkeypatch.setattr(writer, "_canonical_seen", {identity_key(*CATALOG): elsewhere})
+    _apply(EVENTS, [[0, 1, 2, 3, 4]])
+    assert _datasets() == sorted([CANONICAL_ID, SUMMARY_ID])
+    assert writer._canonical_seen[identity_key(*CATALOG)] == LOCATION  # the registry's answer, for the next batch
+
+
+@pytest.mark.django_db
+def test_a_batch_is_projected_once_when_the_guess_holds(graph, monkeypatch):  # type: ignore[no-untyped-def]
+    from lineage_app.graph import writer
+
+    calls = []
+
+    def counted(plan, *, canonical):  # type: ignore[no-untyped-def]
+        calls.append(dict(canonical))
+        return writer_rows_resolve(plan, canonical=canonical)
+
+    writer_rows_resolve = writer.rows_resolve
+    monkeypatch.setattr(writer, "rows_resolve", counted)
+    monkeypatch.setattr(writer, "_canonical_seen", {})
+    _apply(EVENTS, [[4], [3], [2]])  # the symlink first: every later batch's guess is the registry's answer
+    assert len(calls) == 3
+    assert _datasets() == sorted([CANONICAL_ID, SUMMARY_ID])
