@@ -39,7 +39,8 @@ def _owner(row: dict[str, Any], *, inherited: bool) -> dict[str, Any]:
 
 
 def _own(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """An asset's own owners: the hand-set ones if there are any, else those from events."""
+    """An asset's own owners: the hand-set ones if there are any, else those from events (search applies the same
+    rule in Cypher, `reads._effective_owned_by`)."""
     manual = [row for row in rows if row["source"] == MANUAL]
     chosen = manual or [row for row in rows if row["source"] != MANUAL]
     return sorted(chosen, key=lambda row: (row["role"], row["name"]))
@@ -75,8 +76,9 @@ def owners_for(tx: ManagedTransaction, *, refs: list[NodeRef]) -> dict[NodeRef, 
 
 
 def owned_search_rows(*, q: str, labels: list[Label], limit: int) -> list[dict[str, Any]]:
-    """Datasets and jobs (of `labels`) with an owner whose name contains `q`, each with that owner and its
-    rank (exact name, prefix, substring), their effective owners beside (`owners`)."""
+    """Up to `limit` datasets and jobs of each of `labels` that an owner whose name contains `q` effectively owns
+    (`owners_for`'s rule, applied by the statement before its limit: `reads.SEARCH_OWNED`), best first, each once
+    with its best-matching owner (`owner`) and that owner's rank (exact name, prefix, substring)."""
 
     def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = []
@@ -84,9 +86,6 @@ def owned_search_rows(*, q: str, labels: list[Label], limit: int) -> list[dict[s
             if label in reads.SEARCH_OWNED:
                 rows = records(tx, reads.SEARCH_OWNED[label], q=q.lower(), limit=limit)
                 found.extend({**row, "label": label} for row in rows)
-        effective = owners_for(tx, refs=[(row["label"], row["key"]) for row in found])
-        for row in found:
-            row["owners"] = effective[(row["label"], row["key"])]
         return found
 
     return graph_read(work)

@@ -753,14 +753,29 @@ LIMIT 1
 """
 
 
+def _effective_owned_by(edge: str, node: str) -> str:
+    """Whether the `OWNED_BY` edge `edge` of `node` is one of its effective owners' (`graph.ownership.owners_for`,
+    the one rule; this is it in Cypher, for a statement that must apply it before its `LIMIT`): a hand-set edge,
+    or any edge of a node that has no hand-set one. (A node with no edge of its own inherits its namespace's
+    owners: no edge of its to match, so an inherited owner never makes a hit.)"""
+    manual = f"({node})-[:{Rel.OWNED_BY} {{source: 'manual'}}]->(:{Label.OWNER})"
+    return f"({edge}.source = 'manual' OR NOT EXISTS {{ MATCH {manual} }})"
+
+
 def _search_owned(label: Label) -> str:
-    """Nodes of `label` with an owner whose name contains `$q`: the few Owner nodes first, then their edges. In
-    search's order (the owner's match, then the name's length), so that the rows the limit keeps are the best."""
+    """Nodes of `label` that an owner whose name contains `$q` effectively owns: the few Owner nodes first, then
+    their edges, those of an owner that a hand-set one replaces left out. One row a node, by its best-matching
+    owner (the owner's match, then the first owner by name); in search's order (that match, then the name's length, then
+    the node id), so that the `$limit` rows kept are the page's best, each a node of its own."""
+    rank = "CASE WHEN toLower(o.name) = $q THEN 0 WHEN toLower(o.name) STARTS WITH $q THEN 1 ELSE 2 END"
     return f"""
 MATCH (o:{Label.OWNER}) WHERE toLower(o.name) CONTAINS $q
-MATCH (n:{label})-[:{Rel.OWNED_BY}]->(o)
-WITH n, o, CASE WHEN toLower(o.name) = $q THEN 0 WHEN toLower(o.name) STARTS WITH $q THEN 1 ELSE 2 END AS rank
-RETURN DISTINCT n.nodeId AS id, n.key AS key, n.namespace AS namespace, n.name AS name, o.name AS owner, rank
+MATCH (n:{label})-[e:{Rel.OWNED_BY}]->(o) WHERE {_effective_owned_by("e", "n")}
+WITH n, o.name AS owner, {rank} AS rank
+WITH n, rank, min(owner) AS owner
+WITH n, min(rank) AS best, collect([rank, owner]) AS owners
+RETURN n.nodeId AS id, n.key AS key, n.namespace AS namespace, n.name AS name,
+       head([m IN owners WHERE m[0] = best | m[1]]) AS owner, best AS rank
 ORDER BY rank, size(coalesce(name, '')), id LIMIT $limit
 """
 

@@ -175,3 +175,90 @@ def test_a_page_of_owner_or_tag_matches_holds_the_shortest_names(
     shortest = sorted(_LONG_FIRST, key=len)
     assert [hit["name"] for hit in response.json()["results"]] == shortest[:5]
     assert response.json()["more"] is True
+
+
+# The example pipeline's lake, as `clean_orders` wrote it, by (name, the owners its `ownership` facet names, the
+# owner an admin set by hand). A hand-set owner replaces the ones events named (`graph.ownership.owners_for`): the
+# four datasets that `team:crm` took over are `team:data-platform`'s no more, and their short names sort first.
+_LAKE = [
+    ("/lake/bronze/orders", ["team:data-platform"], None),
+    ("/lake/bronze/customers", ["team:data-platform"], None),
+    ("/lake/silver/orders_clean", ["team:data-platform", "team:data-quality"], None),
+    ("/lake/silver/customers_clean", ["team:data-platform"], None),
+    ("/lake/quality/orders_checked", ["dana"], "team:data-quality"),
+    ("/lake/raw/orders.csv", ["team:data-platform"], "team:crm"),
+    ("/lake/raw/refunds.csv", ["team:data-platform"], "team:crm"),
+    ("/lake/raw/customers.json", ["team:data-platform"], "team:crm"),
+    ("/lake/bronze/refunds", ["team:data-platform"], "team:crm"),
+    ("/lake/gold/eur_revenue", ["team:finance-analytics"], None),
+    ("/lake/gold/daily_revenue", ["team:finance-analytics", "team:finance-reporting"], None),
+    ("/lake/gold/revenue_by_month", ["team:finance-reporting", "team:finance-analytics"], None),
+]
+
+
+@pytest.fixture
+def lake_owners(graph: Any, ingest_client: APIClient) -> None:
+    outputs = [dataset("file", name, owners=owners) for name, owners, _ in _LAKE]
+    body = [run_event("COMPLETE", run_id=RUN_ID, namespace="spark", job="clean_orders", outputs=outputs)]
+    answer = ingest_client.post("/api/v1/lineage/batch", data=json.dumps(body), content_type="application/json")
+    assert answer.json()["status"] == "success", answer.content
+    assert events_apply(event_ids=list(LineageEvent.objects.values_list("id", flat=True))) == 1
+    for name, _, by_hand in _LAKE:
+        if by_hand:
+            assignment_create(owner=by_hand, target_type="dataset", namespace="file", name=name, role="owner")
+
+
+def owner_page(client: APIClient, *, q: str, limit: int) -> tuple[list[tuple[str, str]], bool]:
+    """The page's (dataset name, matching owner) pairs, and `more`."""
+    response = client.get(f"/api/v1/search?{urlencode({'q': q, 'limit': limit, 'types': 'dataset'})}")
+    assert response.status_code == 200, response.content
+    hits = response.json()["results"]
+    assert len({hit["id"] for hit in hits}) == len(hits), hits
+    assert all(hit["matched"]["by"] == "owner" for hit in hits), hits
+    return [(hit["name"], hit["matched"]["text"]) for hit in hits], response.json()["more"]
+
+
+@pytest.mark.parametrize("q", ["owner:finance", "finance"])
+def test_a_node_two_matching_owners_own_is_one_hit_and_the_page_stays_full(
+    lake_owners: None, read_client: APIClient, q: str
+) -> None:
+    """Both finance teams own two of the gold datasets: each is one hit (by the owner that matches best, then
+    the first by name), and takes one place on the page, not one per owner."""
+    every = [
+        ("/lake/gold/eur_revenue", "team:finance-analytics"),
+        ("/lake/gold/daily_revenue", "team:finance-analytics"),
+        ("/lake/gold/revenue_by_month", "team:finance-analytics"),
+    ]
+    assert owner_page(read_client, q=q, limit=1) == (every[:1], True)
+    assert owner_page(read_client, q=q, limit=2) == (every[:2], True)
+    assert owner_page(read_client, q=q, limit=3) == (every, False)
+    assert owner_page(read_client, q=q, limit=50) == (every, False)
+
+
+@pytest.mark.parametrize("q", ["owner:team:data", "team:data"])
+def test_datasets_whose_named_owner_an_admin_replaced_leave_the_page_full(
+    lake_owners: None, read_client: APIClient, q: str
+) -> None:
+    """The four datasets `team:crm` took over by hand have the shortest names, so they sort first among the
+    Owner's edges: the page is still full of the datasets `team:data-…` owns now, shortest name first, then by id,
+    and `more` is true exactly while some are left out."""
+    every = [
+        ("/lake/bronze/orders", "team:data-platform"),
+        ("/lake/bronze/customers", "team:data-platform"),
+        ("/lake/silver/orders_clean", "team:data-platform"),
+        ("/lake/quality/orders_checked", "team:data-quality"),  # by hand, over `dana`
+        ("/lake/silver/customers_clean", "team:data-platform"),
+    ]
+    for limit in range(1, len(every)):
+        assert owner_page(read_client, q=q, limit=limit) == (every[:limit], True), limit
+    assert owner_page(read_client, q=q, limit=len(every)) == (every, False)
+    assert owner_page(read_client, q=q, limit=50) == (every, False)
+    assert owner_page(read_client, q="owner:crm", limit=50) == (
+        [
+            ("/lake/bronze/refunds", "team:crm"),
+            ("/lake/raw/orders.csv", "team:crm"),
+            ("/lake/raw/refunds.csv", "team:crm"),
+            ("/lake/raw/customers.json", "team:crm"),
+        ],
+        False,
+    )

@@ -117,12 +117,11 @@ def _tag_rank(tag: str, q: str) -> int | None:
 
 def _owner_rows(*, q: str, labels: list[Label], limit: int) -> list[dict[str, Any]]:
     """Datasets and jobs that an owner whose name contains `q` effectively owns (hand-set owners win over the
-    ones events named, as everywhere)."""
-    found = []
-    for row in owned_search_rows(q=q, labels=labels, limit=limit):
-        if any(owner["name"] == row["owner"] for owner in row["owners"]):
-            found.append({**row, "matched": {"by": "owner", "text": row["owner"]}})
-    return found
+    ones events named, as everywhere), each once, by its best-matching owner."""
+    return [
+        {**row, "matched": {"by": "owner", "text": row["owner"]}}
+        for row in owned_search_rows(q=q, labels=labels, limit=limit)
+    ]
 
 
 def _run_hits(*, run_id: str, types: list[str]) -> list[dict[str, Any]]:
