@@ -12,7 +12,7 @@ from lineage_app.graph import lookups, writes
 from lineage_app.graph.alias_registry import AliasRegistryRace, identity_settle
 from lineage_app.graph.driver import graph_write, records
 from lineage_app.graph.facet_store import facets_settle
-from lineage_app.graph.identity import Identity
+from lineage_app.graph.identity import Identity, identity_key
 from lineage_app.graph.model import Label, natural_key
 from lineage_app.graph.projection import (
     GraphWrites,
@@ -26,8 +26,9 @@ from lineage_app.graph.validity import BatchEdges, GraceFor, no_grace, validity_
 from lineage_app.graph.withdrawal import ConfirmersOf, confirmations_withdraw, no_confirmers
 from lineage_app.observability.metrics import GRAPH_RETRIES, retry_reason
 
-# The canonical identity of each normalised dataset key that the alias registry answered last, in this process: the
-# guess the projection runs under before the transaction (`graph_writes_apply`). Cleared when it holds more keys.
+# The canonical identity the alias registry last gave each normalised dataset key it resolved to another name, in this
+# process: the guess the projection runs under before the transaction (`graph_writes_apply`). A key not held here
+# is guessed to name itself, as most do; only aliased names are kept. Cleared when it would hold more.
 _CANONICAL_SEEN_MAX = 100_000
 _canonical_seen: dict[str, Identity] = {}
 
@@ -132,9 +133,12 @@ def graph_writes_apply(
 
 
 def _canonical_remember(canonical: dict[str, Identity]) -> None:
-    if len(_canonical_seen) + len(canonical) > _CANONICAL_SEEN_MAX:
+    aliased = {key: chosen for key, chosen in canonical.items() if identity_key(*chosen) != key}
+    for key in canonical.keys() - aliased.keys():
+        _canonical_seen.pop(key, None)  # a name that lost its alias names itself again
+    if len(_canonical_seen) + len(aliased) > _CANONICAL_SEEN_MAX:
         _canonical_seen.clear()
-    _canonical_seen.update(canonical)
+    _canonical_seen.update(aliased)
 
 
 def _new_inputs(tx: ManagedTransaction, job_inputs: list[dict[str, Any]]) -> frozenset[tuple[str, str]]:

@@ -159,6 +159,7 @@ def test_rows_made_under_a_stale_guess_are_made_again_under_the_registry(graph, 
     _apply(EVENTS, [[0, 1, 2, 3, 4]])
     assert _datasets() == sorted([CANONICAL_ID, SUMMARY_ID])
     assert writer._canonical_seen[identity_key(*CATALOG)] == LOCATION  # the registry's answer, for the next batch
+    assert identity_key(*LOCATION) not in writer._canonical_seen  # a name that is its own canonical is not held
 
 
 @pytest.mark.django_db
