@@ -242,7 +242,10 @@ def read_api_client(*, cache: Path, heap: str, stack: argparse.Namespace | None 
         from lineage_app.accounts.services import token_create
 
         call_command("migrate", verbosity=0)
+        from lineage_app.process_heap import web_worker_heap_freeze
         from lineage_app.wsgi import application  # the web process's start-up, garbage-collector settings included
+
+        web_worker_heap_freeze()  # what a gunicorn worker does before it serves: the views imported, the heap frozen
 
         try:
             yield WsgiClient(application, token_create(name="bench", scope="read")[1])

@@ -61,14 +61,10 @@ def on_starting(server: Arbiter) -> None:
 
 
 def post_worker_init(worker: Worker) -> None:
-    """A worker has loaded the application: load the views too (Django imports them on the first request),
-    then freeze what it holds, so that no request pays for a full collection traversing it (`process_heap`)."""
-    from django.urls import get_resolver
+    """A worker has loaded the application: load the views too and freeze what it holds (`process_heap`)."""
+    from lineage_app.process_heap import web_worker_heap_freeze
 
-    from lineage_app.process_heap import heap_freeze
-
-    get_resolver().url_patterns  # noqa: B018 - imports every view module
-    heap_freeze()
+    web_worker_heap_freeze()
 
 
 def child_exit(server: Arbiter, worker: Worker) -> None:
