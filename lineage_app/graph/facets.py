@@ -88,8 +88,9 @@ def facets_held(var: str) -> str:
 
 def sightings_properties(sightings: Mapping[str, Sighting]) -> dict[str, Any]:
     """The node properties that keep `sightings`: the live facets as the read API's `facets`, the lists of
-    each name's order key and content hash (`sighting_lists`), what the `jobType` facet says (read on Job
-    nodes) and whether the `datasetType` facet says temporary (read on Dataset nodes, `is_temporary`)."""
+    each name's order key and content hash (`sighting_lists`), the tags the live facets carry (`tag_texts`: tag
+    search follows only their `TAGGED` edges), what the `jobType` facet says (read on Job nodes) and whether the
+    `datasetType` facet says temporary (read on Dataset nodes, `is_temporary`)."""
     live = {name: facet for name, (_, facet) in sightings.items() if facet is not None}
     job_type = live.get("jobType") or {}
     lists = sighting_lists(sightings)
@@ -99,6 +100,7 @@ def sightings_properties(sightings: Mapping[str, Sighting]) -> dict[str, Any]:
         "facetNames": lists["names"],
         "facetOrders": lists["orders"],
         "facetHashes": lists["hashes"],
+        "tags": tag_texts(live),
         "jobType": job_type.get("jobType"),
         "processingType": job_type.get("processingType"),
         "integration": job_type.get("integration"),

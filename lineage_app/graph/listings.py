@@ -359,8 +359,9 @@ def run_search_row(*, run_id: str) -> dict[str, Any] | None:
 
 
 def tagged_search_rows(*, q: str, labels: list[Label], limit: int) -> Rows:
-    """Datasets, jobs and runs (of `labels`) that an event tagged with a tag containing `q`, with their facets'
-    JSON (`facetsJson`): the caller checks which tags they have now."""
+    """Up to `limit` datasets, jobs and runs of each of `labels` whose facets carry a tag containing `q` now
+    (`reads.SEARCH_TAGGED`, which leaves out the tags later events dropped before its limit), best first, each once
+    with its best-matching tag (`tag`) and that tag's rank (the tag, its key or its value exact, a prefix, inside)."""
 
     def work(tx: ManagedTransaction) -> Rows:
         found: Rows = []

@@ -34,7 +34,7 @@ class Rel(StrEnum):
     DERIVES = "DERIVES"
     CHILD_OF = "CHILD_OF"
     OWNED_BY = "OWNED_BY"
-    TAGGED = "TAGGED"  # (Dataset|Job|Run)-[:TAGGED]->(Tag): a tag any of its events gave it, for search
+    TAGGED = "TAGGED"  # (Dataset|Job|Run)-[:TAGGED]->(Tag): any tag its events gave it; search: its `tags`
     SAME_AS = "SAME_AS"  # (DatasetAlias)-[:SAME_AS]->(DatasetAlias): a `symlinks` identifier
     CHECKED = "CHECKED"  # (Run)-[:CHECKED]->(Dataset): the run's data-quality checks and metrics of it
     # (Job)-[:PRECEDES {declaredBy}]->(Job): a job dependency a run declared (`jobDependencies` run facet)

@@ -781,21 +781,25 @@ ORDER BY rank, size(coalesce(name, '')), id LIMIT $limit
 
 
 def _search_tagged(label: Label, name: str, *extra: str) -> str:
-    """Nodes of `label` with a tag (`key:value`) that contains `$q`: the few Tag nodes first, then their edges.
-    A node keeps every tag an event gave it; the caller checks its facets (`facetsJson`) for the ones it has now.
-    In search's order (`explorer.selectors.search`: the best tag's match, the tag, its key or its value being `$q`,
-    starting with it or holding it; then the length of `name`, the node's name), so that the rows the limit keeps
-    are the best."""
-    returned = ", ".join(("n.nodeId AS id", "n.facetsJson AS facetsJson", f"{name} AS name", *extra))
+    """Nodes of `label` with a tag (`key:value`) that contains `$q` among the tags their facets carry now: the few
+    Tag nodes first, then their edges. A node keeps the `TAGGED` edge of every tag an event ever gave it, and its
+    current tags in `tags` (`graph.facets.tag_texts` of its facets, written with them): an edge whose tag is not
+    in that list is left out. A tag's match: 0 when `$q` is the tag, its key or its value, 1 when one of them
+    starts with it, 2 when it is inside. One row a node, by its best-matching tag (its match, then the first tag
+    in text order); in search's order (that match, then the length of `name`, the node's name, then the node id),
+    so that the `$limit` rows kept are the page's best, each a node of its own."""
+    returned = ", ".join(("n.nodeId AS id", f"{name} AS name", *extra))
     return f"""
 MATCH (t:{Label.TAG}) WHERE toLower(t.key) CONTAINS $q
-MATCH (n:{label})-[:{Rel.TAGGED}]->(t)
-WITH n, toLower(t.key) AS tag
-WITH n, tag, CASE WHEN tag CONTAINS ':' THEN substring(tag, size(split(tag, ':')[0]) + 1) ELSE tag END AS value
-WITH n, CASE WHEN $q IN [tag, split(tag, ':')[0], value] THEN 0
-             WHEN tag STARTS WITH $q OR value STARTS WITH $q THEN 1 ELSE 2 END AS rank
-WITH n, min(rank) AS rank
-RETURN {returned} ORDER BY rank, size(coalesce(name, '')), id LIMIT $limit
+MATCH (n:{label})-[:{Rel.TAGGED}]->(t) WHERE t.key IN n.tags
+WITH n, t.key AS tag, toLower(t.key) AS low
+WITH n, tag, low, CASE WHEN low CONTAINS ':' THEN substring(low, size(split(low, ':')[0]) + 1) ELSE low END AS value
+WITH n, tag, CASE WHEN $q IN [low, split(low, ':')[0], value] THEN 0
+                  WHEN low STARTS WITH $q OR value STARTS WITH $q THEN 1 ELSE 2 END AS rank
+WITH n, rank, min(tag) AS tag
+WITH n, min(rank) AS best, collect([rank, tag]) AS matches
+RETURN {returned}, head([m IN matches WHERE m[0] = best | m[1]]) AS tag, best AS rank
+ORDER BY rank, size(coalesce(name, '')), id LIMIT $limit
 """
 
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from lineage_app.graph.events import EventRecord
-from lineage_app.graph.facets import airflow_trigger
+from lineage_app.graph.facets import airflow_trigger, tag_texts
 from lineage_app.graph.failure_cause import CANCELLED, DATA_QUALITY, failure_cause
 from lineage_app.graph.model import FAILED_STATES, RunState, json_property, run_order_key
 from lineage_app.graph.quality import FAILED, dataset_checks, event_checks, failing_cause, run_tests
@@ -120,6 +120,7 @@ class RunFold:
             "parentRunId": self.parent.run_id if self.parent else None,
             "rootRunId": self.root.run_id if self.root else None,
             "facetsJson": json_property(self.facets),
+            "tags": tag_texts(self.facets),  # what tag search follows of the run's `TAGGED` edges
             "trigger": airflow_trigger(self.facets),
             "eventCount": self.event_count,
             "lastEventTime": self.last_event_time,

@@ -1,9 +1,10 @@
 """Constraints and indexes: uniqueness on every natural key, lookups by namespace and name, text and ordered indexes
-for search; the backfill of the lower-cased names search reads (`searchName`) on nodes written before them; and the
-wait for the indexes to come online."""
+for search; the backfills of what search reads on nodes written before it was kept (the lower-cased names,
+`searchName`; the current tags, `tags`); and the wait for the indexes to come online."""
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -12,8 +13,9 @@ from functools import partial
 
 from neo4j import ManagedTransaction
 
-from lineage_app.graph.driver import graph_read, graph_write
-from lineage_app.graph.model import Label
+from lineage_app.graph.driver import graph_read, graph_write, records
+from lineage_app.graph.facets import tag_texts
+from lineage_app.graph.model import Label, Rel
 
 logger = logging.getLogger(__name__)
 
@@ -112,6 +114,50 @@ def search_names_backfill(*, batch: int = SEARCH_NAME_BATCH) -> dict[Label, int]
     for label in SEARCH_NAME_BACKFILL:
         written[label] = 0
         while count := graph_write(partial(_backfill_batch, label, batch)):
+            written[label] += count
+    return written
+
+
+# Tag search follows a `TAGGED` edge only if its tag is among the node's current tags (`tags`, which the writes keep
+# beside the facets: `graph.facets.sightings_properties`, `graph.run_state`); one batch of the backfill: up to
+# `$batch` tagged nodes of a label without `tags` yet, read, then written with the tags of their facets.
+_TAGGED_KEYS = ((Label.DATASET, "key"), (Label.JOB, "key"), (Label.RUN, "runId"))
+TAGS_BACKFILL_READ = {
+    label: f"""
+MATCH (n:{label}) WHERE n.tags IS NULL AND EXISTS {{ MATCH (n)-[:{Rel.TAGGED}]->(:{Label.TAG}) }}
+WITH n LIMIT $batch
+RETURN n.{key} AS key, n.facetsJson AS facetsJson
+"""
+    for label, key in _TAGGED_KEYS
+}
+TAGS_BACKFILL_WRITE = {
+    label: f"""
+UNWIND $rows AS row
+MATCH (n:{label} {{{key}: row.key}})
+SET n.tags = row.tags
+"""
+    for label, key in _TAGGED_KEYS
+}
+TAGS_BATCH = 5_000
+
+
+def _tags_batch(label: Label, batch: int, tx: ManagedTransaction) -> int:
+    rows = [
+        {"key": row["key"], "tags": tag_texts(json.loads(row["facetsJson"] or "{}"))}
+        for row in records(tx, TAGS_BACKFILL_READ[label], batch=batch)
+    ]
+    if rows:
+        tx.run(TAGS_BACKFILL_WRITE[label], rows=rows).consume()
+    return len(rows)
+
+
+def tags_backfill(*, batch: int = TAGS_BATCH) -> dict[Label, int]:
+    """Give every tagged dataset, job and run written before its current tags were kept (`tags`) the tags of its
+    facets, in transactions of `batch` nodes; return how many of each were written (none the second time)."""
+    written = {}
+    for label in TAGS_BACKFILL_READ:
+        written[label] = 0
+        while count := graph_write(partial(_tags_batch, label, batch)):
             written[label] += count
     return written
 
@@ -225,9 +271,10 @@ class SchemaInit:
 
 
 def graph_schema_init(*, index_timeout: float = INDEX_TIMEOUT) -> SchemaInit:
-    """Create every constraint and index that is missing, backfill `searchName` where it is missing, then wait up to
-    `index_timeout` seconds for every index to be online (`indexes_await`; 0: do not wait)."""
+    """Create every constraint and index that is missing, backfill `searchName` and `tags` where they are missing, then
+    wait up to `index_timeout` seconds for every index to be online (`indexes_await`; 0: do not wait)."""
     for statement in SCHEMA_STATEMENTS:
         graph_write(partial(_run, statement))
     search_names_backfill()
+    tags_backfill()
     return SchemaInit(statements=SCHEMA_STATEMENTS, indexes=indexes_await(timeout=index_timeout))

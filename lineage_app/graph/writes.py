@@ -114,14 +114,14 @@ def _facet_lists(var: str) -> str:
 SET_DATASET_FACETS = f"""
 UNWIND $rows AS row
 MATCH (d:{Label.DATASET} {{key: row.key}})
-SET d.facetsJson = row.facetsJson, {_facet_lists("d")}, d.temporary = row.temporary
+SET d.facetsJson = row.facetsJson, {_facet_lists("d")}, d.temporary = row.temporary, d.tags = row.tags
 REMOVE d.facetOrdersJson
 """
 
 SET_JOB_FACETS = f"""
 UNWIND $rows AS row
 MATCH (j:{Label.JOB} {{key: row.key}})
-SET j.facetsJson = row.facetsJson, {_facet_lists("j")}, j.jobType = row.jobType,
+SET j.facetsJson = row.facetsJson, {_facet_lists("j")}, j.tags = row.tags, j.jobType = row.jobType,
     j.processingType = row.processingType, j.integration = row.integration
 REMOVE j.facetOrdersJson
 """
@@ -361,8 +361,9 @@ MERGE_JOB_OWNERS = _merge_owners(Label.JOB)
 
 
 def _merge_tags(label: Label, key: str) -> str:
-    """Tag nodes and their `TAGGED` edges: only ever added (commutative); search checks a hit against the
-    node's facets as they are now, so a tag a later event dropped finds nothing."""
+    """Tag nodes and their `TAGGED` edges: only ever added (commutative); search follows an edge only if its tag
+    is among the node's current tags (`tags`, written with its facets), so a tag a later event dropped finds
+    nothing."""
     return f"""
 UNWIND $rows AS row
 MATCH (x:{label} {{{key}: row.targetKey}})

@@ -4,16 +4,21 @@ applied by the real projection, found through `GET /api/v1/search`."""
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+from neo4j import ManagedTransaction
 from rest_framework.test import APIClient
 
+from lineage_app.graph.driver import graph_write
+from lineage_app.graph.model import Label
+from lineage_app.graph.schema import tags_backfill
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
 from lineage_app.ownership.services.owners import assignment_create
-from tests.events import dataset, dbt_run, run_event, tags
+from tests.events import T0, dataset, dbt_run, run_event, tags
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -262,3 +267,123 @@ def test_datasets_whose_named_owner_an_admin_replaced_leave_the_page_full(
         ],
         False,
     )
+
+
+# The example pipeline's lake, tagged by `clean_orders`: by (name, the tags its first run gave it, the tags its run
+# half an hour later gave it instead; None: that run did not write it). The later run dropped `pii:true` from the
+# datasets it masked (`pii_masked:true` now, a prefix match of `pii`) and from the raw files; those have the
+# shortest names, so the `TAGGED` edges every tag keeps would sort them first. `refunds.csv` has no tag left.
+_TAGGED_LAKE = [
+    ("/lake/raw/orders.csv", [("pii", "true")], [("tier", "raw")]),
+    ("/lake/raw/customers.json", [("pii", "true")], [("tier", "raw")]),
+    ("/lake/bronze/orders", [("pii", "true")], [("pii_masked", "true")]),
+    ("/lake/bronze/refunds", [("pii", "true")], [("pii_masked", "true")]),
+    ("/lake/raw/refunds.csv", [("pii", "true")], []),
+    ("/lake/bronze/customers", [("pii", "true")], None),
+    ("/lake/silver/orders_clean", [("pii", "true"), ("tier", "silver")], None),
+    ("/lake/silver/customers_clean", [("pii", "email"), ("pii", "address")], None),
+    ("/lake/quality/orders_checked", [("pii", "true")], None),
+    ("/lake/gold/daily_revenue", [("tier", "gold")], None),
+]
+LATER_RUN = "8b7c6d5e-4f30-4a21-9b12-0c3d4e5f6a7b"
+
+
+def _post_tagged(ingest_client: APIClient, *, run_id: str, at_minutes: int, column: int) -> None:
+    outputs = []
+    for row in _TAGGED_LAKE:
+        if row[column] is not None:
+            output = dataset("file", row[0])
+            output["facets"]["tags"] = tags(*row[column], source="USER")
+            outputs.append(output)
+    event = run_event(
+        "COMPLETE",
+        run_id=run_id,
+        namespace="spark",
+        job="clean_orders",
+        at=T0 + timedelta(minutes=at_minutes),
+        outputs=outputs,
+    )
+    answer = ingest_client.post("/api/v1/lineage", data=json.dumps(event), content_type="application/json")
+    assert answer.status_code == 201, answer.content
+    events_apply(event_ids=[answer.json()["id"]])
+
+
+@pytest.fixture
+def lake_tags(graph: Any, ingest_client: APIClient) -> None:
+    _post_tagged(ingest_client, run_id=RUN_ID, at_minutes=0, column=1)
+    _post_tagged(ingest_client, run_id=LATER_RUN, at_minutes=30, column=2)
+
+
+def tag_page(client: APIClient, *, q: str, limit: int) -> tuple[list[tuple[str, str]], bool]:
+    """The page's (dataset name, matching tag) pairs, and `more`."""
+    response = client.get(f"/api/v1/search?{urlencode({'q': q, 'limit': limit, 'types': 'dataset'})}")
+    assert response.status_code == 200, response.content
+    hits = response.json()["results"]
+    assert len({hit["id"] for hit in hits}) == len(hits), hits
+    assert all(hit["matched"]["by"] == "tag" for hit in hits), hits
+    return [(hit["name"], hit["matched"]["text"]) for hit in hits], response.json()["more"]
+
+
+# What `pii` finds now: the tag, its key or its value `pii` first (shorter names first, then by id: `quality`
+# before `silver`), `customers_clean` once, by the first of its two `pii:` tags; then the masked ones, a prefix.
+_PII_NOW = [
+    ("/lake/bronze/customers", "pii:true"),
+    ("/lake/silver/orders_clean", "pii:true"),
+    ("/lake/quality/orders_checked", "pii:true"),
+    ("/lake/silver/customers_clean", "pii:address"),
+    ("/lake/bronze/orders", "pii_masked:true"),
+    ("/lake/bronze/refunds", "pii_masked:true"),
+]
+
+
+@pytest.mark.parametrize("q", ["tag:pii", "pii"])
+def test_datasets_whose_tag_a_later_event_dropped_leave_the_page_full(
+    lake_tags: None, read_client: APIClient, q: str
+) -> None:
+    """The raw files no longer carry `pii:true`, and the masked datasets match by `pii_masked:true` only: every
+    page is full of the datasets that carry a matching tag now, best first, and `more` is true exactly while some
+    are left out."""
+    for limit in range(1, len(_PII_NOW)):
+        assert tag_page(read_client, q=q, limit=limit) == (_PII_NOW[:limit], True), limit
+    assert tag_page(read_client, q=q, limit=len(_PII_NOW)) == (_PII_NOW, False)
+    assert tag_page(read_client, q=q, limit=50) == (_PII_NOW, False)
+    assert tag_page(read_client, q="tag:tier", limit=50) == (
+        [
+            ("/lake/raw/orders.csv", "tier:raw"),
+            ("/lake/gold/daily_revenue", "tier:gold"),  # as long as `customers.json`, its id first
+            ("/lake/raw/customers.json", "tier:raw"),
+            ("/lake/silver/orders_clean", "tier:silver"),
+        ],
+        False,
+    )
+
+
+@pytest.mark.parametrize("q", ["tag:pii:", "pii:"])
+def test_a_dataset_with_two_matching_tags_is_one_hit(lake_tags: None, read_client: APIClient, q: str) -> None:
+    """`customers_clean` carries `pii:email` and `pii:address`, both prefixes of `pii:`: one hit, by the first
+    tag, taking one place on the page."""
+    every = [
+        ("/lake/bronze/customers", "pii:true"),
+        ("/lake/silver/orders_clean", "pii:true"),
+        ("/lake/quality/orders_checked", "pii:true"),
+        ("/lake/silver/customers_clean", "pii:address"),
+    ]
+    for limit in range(1, len(every)):
+        assert tag_page(read_client, q=q, limit=limit) == (every[:limit], True), limit
+    assert tag_page(read_client, q=q, limit=len(every)) == (every, False)
+
+
+def _forget_tags(tx: ManagedTransaction) -> None:
+    """What a graph written before nodes kept their current tags looks like."""
+    for label in (Label.DATASET, Label.JOB, Label.RUN):
+        tx.run(f"MATCH (n:{label}) REMOVE n.tags").consume()
+
+
+def test_a_node_written_before_its_current_tags_were_kept_is_found_after_the_backfill(
+    lake_tags: None, read_client: APIClient
+) -> None:
+    graph_write(_forget_tags)
+    assert tag_page(read_client, q="tag:pii", limit=50) == ([], False)
+    assert tags_backfill(batch=2) == {Label.DATASET: 10, Label.JOB: 0, Label.RUN: 0}
+    assert tag_page(read_client, q="tag:pii", limit=50) == (_PII_NOW, False)
+    assert tags_backfill() == {Label.DATASET: 0, Label.JOB: 0, Label.RUN: 0}

@@ -44,8 +44,8 @@ DATASETS, JOBS, SEED = 14, 6, 7
 
 # What the loader does not write, because no lineage read the benchmark times looks at it: schema
 # versions and the alias registry (their nodes and every edge to them), a job's facet blob, the
-# facts beside it and its sighting lists, its newest confirmation (which only applying events reads), and a
-# derivation's masking, transformation list and order key.
+# facts beside it (its current tags among them) and its sighting lists, its newest confirmation (which
+# only applying events reads), and a derivation's masking, transformation list and order key.
 LEFT_OUT_LABELS = {Label.DATASET_VERSION, Label.DATASET_ALIAS}
 LEFT_OUT: dict[Any, set[str]] = {
     Label.JOB: {
@@ -53,6 +53,7 @@ LEFT_OUT: dict[Any, set[str]] = {
         "facetNames",
         "facetOrders",
         "facetHashes",
+        "tags",
         "processingType",
         "integration",
         "latestConfirmation",

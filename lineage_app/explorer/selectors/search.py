@@ -3,12 +3,10 @@ match first, each hit saying why it matched."""
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from lineage_app.graph import listings
-from lineage_app.graph.facets import tag_texts
 from lineage_app.graph.model import API_TYPES, Label, NodeType, natural_key
 from lineage_app.graph.node_ids import node_id, node_ref_id
 from lineage_app.graph.ownership import owned_search_rows
@@ -92,27 +90,12 @@ def _job_details(jobs: list[dict[str, Any]]) -> None:
 
 
 def _tag_rows(*, q: str, labels: list[Label], limit: int) -> list[dict[str, Any]]:
-    """Nodes with a tag whose key, value or `key:value` contains `q` (in their facets now), ranked by their best
-    such tag."""
-    found = []
-    wanted = q.lower()
-    for row in listings.tagged_search_rows(q=wanted, labels=labels, limit=limit):
-        tags = tag_texts(json.loads(row["facetsJson"] or "{}"))
-        matches = sorted((rank, tag) for tag in tags if (rank := _tag_rank(tag, wanted)) is not None)
-        if matches:
-            rank, tag = matches[0]
-            found.append({**row, "rank": rank, "matched": {"by": "tag", "text": tag}})
-    return found
-
-
-def _tag_rank(tag: str, q: str) -> int | None:
-    """0 when `q` is the tag, its key or its value; 1 when one of them starts with it; 2 when it is inside."""
-    parts = [tag.lower(), *tag.lower().split(":", 1)]
-    if q in parts:
-        return 0
-    if any(part.startswith(q) for part in parts):
-        return 1
-    return 2 if q in tag.lower() else None
+    """Nodes whose facets carry a tag whose key, value or `key:value` contains `q` now, each once, by its best such
+    tag."""
+    return [
+        {**row, "matched": {"by": "tag", "text": row["tag"]}}
+        for row in listings.tagged_search_rows(q=q.lower(), labels=labels, limit=limit)
+    ]
 
 
 def _owner_rows(*, q: str, labels: list[Label], limit: int) -> list[dict[str, Any]]:

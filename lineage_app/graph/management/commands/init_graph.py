@@ -1,5 +1,5 @@
-"""`manage.py init_graph`: create the graph's constraints and indexes, backfill search names and wait for the indexes
-to come online (safe to run again)."""
+"""`manage.py init_graph`: create the graph's constraints and indexes, backfill search names and current tags, and
+wait for the indexes to come online (safe to run again)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from lineage_app.graph.schema import INDEX_TIMEOUT, graph_schema_init
 class Command(BaseCommand):
     help = (
         "Create the graph's uniqueness constraints, lookup and text indexes if they are missing, give nodes written "
-        "before search names their searchName, then wait (up to --index-timeout seconds) until every index is online."
+        "before search names their searchName and tagged nodes written before current tags their tags, then wait "
+        "(up to --index-timeout seconds) until every index is online."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
