@@ -61,10 +61,9 @@ def graph_writes_apply(
     held while it runs. In the transaction: the names the batch spells join the alias registry and resolve to
     canonical datasets, merging any node an alias had until now (`alias_registry`); the rows made before are kept
     when they name every dataset as the registry now does, and made again under its answer when not (a name
-    aliased since, or a retry); two reads
-    find the schema versions and fields the graph holds already; every statement runs with its
-    rows; the datasets' and jobs' facets merge per facet name with the graph's (`facets_settle`);
-    the datasets whose versions changed re-derive their current schema; and the jobs whose edges
+    aliased since, or a retry); two reads find the schema versions and fields the graph holds already; every
+    statement runs with its rows; the datasets' and jobs' facets merge per facet name with the graph's
+    (`facets_settle`); the datasets whose versions changed re-derive their current schema; and the jobs whose edges
     the batch saw or confirmed work out which of their edges are stale (`validity_settle`, with the
     grace `grace_for` gives each job's namespace). A run whose node held a completion its new fold does
     not have takes back what that completion confirmed (`confirmations_withdraw`, which reads what else
