@@ -41,6 +41,7 @@ from bench.synthetic_graph import (  # noqa: E402
     dataset_name,
     latest_run_properties,
 )
+from lineage_app.graph.driver import QUIET_NOTIFICATIONS  # noqa: E402
 from lineage_app.graph.model import Label, NodeType, RunState, natural_key  # noqa: E402
 from lineage_app.graph.node_ids import node_id  # noqa: E402
 
@@ -144,12 +145,16 @@ def main() -> None:
     ensure_loaded(cache=cache, datasets=args.datasets, jobs=args.jobs, seed=args.seed, heap=args.heap, stack=args)
     hub_key = natural_key(*dataset_name(0))
     if args.graph_uri:
-        with GraphDatabase.driver(args.graph_uri, auth=(args.user, args.password)) as driver:
+        with GraphDatabase.driver(
+            args.graph_uri, auth=(args.user, args.password), notifications_disabled_classifications=QUIET_NOTIFICATIONS
+        ) as driver:
             hub_ensure(driver=driver, database=args.graph_database, hub_key=hub_key, consumers=args.consumers)
     else:
         with (
             Engine(cache / "graph", args.heap) as engine,
-            GraphDatabase.driver(engine.uri, auth=("root", PASSWORD)) as driver,
+            GraphDatabase.driver(
+                engine.uri, auth=("root", PASSWORD), notifications_disabled_classifications=QUIET_NOTIFICATIONS
+            ) as driver,
         ):
             hub_ensure(driver=driver, database=DATABASE, hub_key=hub_key, consumers=args.consumers)
 

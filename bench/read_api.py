@@ -66,6 +66,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.stack_options import stack_options_add, stack_options_describe, stack_options_env  # noqa: E402
 from bench.wsgi_client import WsgiClient  # noqa: E402
+from lineage_app.graph.driver import QUIET_NOTIFICATIONS  # noqa: E402  (what the product's driver leaves out)
 
 DATABASE, PASSWORD = "lineage", "tributary-embedded"
 SERVE = (
@@ -114,7 +115,9 @@ class Engine:
         while time.monotonic() < deadline:
             try:
                 with (
-                    GraphDatabase.driver(self.uri, auth=("root", PASSWORD)) as driver,
+                    GraphDatabase.driver(
+                        self.uri, auth=("root", PASSWORD), notifications_disabled_classifications=QUIET_NOTIFICATIONS
+                    ) as driver,
                     driver.session(database=DATABASE) as session,
                 ):
                     session.run("RETURN 1").consume()
@@ -140,7 +143,9 @@ def graph_warm(stack: argparse.Namespace) -> None:
     from lineage_app.graph.warmup import WARM_STATEMENTS
 
     began = time.monotonic()
-    with GraphDatabase.driver(stack.graph_uri, auth=(stack.user, stack.password)) as driver:
+    with GraphDatabase.driver(
+        stack.graph_uri, auth=(stack.user, stack.password), notifications_disabled_classifications=QUIET_NOTIFICATIONS
+    ) as driver:
         for statement in WARM_STATEMENTS:
             driver.execute_query(statement, database_=stack.graph_database)
     print(f"warmed {stack.graph_uri} in {time.monotonic() - began:.0f}s")
@@ -178,7 +183,9 @@ def ensure_loaded(
 
     if stack is not None and stack.graph_uri:
         auth = (stack.user, stack.password)
-        with GraphDatabase.driver(stack.graph_uri, auth=auth) as driver:
+        with GraphDatabase.driver(
+            stack.graph_uri, auth=auth, notifications_disabled_classifications=QUIET_NOTIFICATIONS
+        ) as driver:
             found = driver.execute_query(
                 "MATCH (d:Dataset) RETURN count(d) AS n", database_=stack.graph_database
             ).records[0]["n"]
@@ -202,7 +209,12 @@ def ensure_loaded(
     cache.mkdir(parents=True)
     print(f"loading {datasets} datasets / {jobs} jobs into {cache}")
     began = time.monotonic()
-    with Engine(cache / "graph", heap) as engine, GraphDatabase.driver(engine.uri, auth=("root", PASSWORD)) as driver:
+    with (
+        Engine(cache / "graph", heap) as engine,
+        GraphDatabase.driver(
+            engine.uri, auth=("root", PASSWORD), notifications_disabled_classifications=QUIET_NOTIFICATIONS
+        ) as driver,
+    ):
         synthetic_graph_load(driver=driver, database=DATABASE, datasets=datasets, jobs=jobs, seed=seed)
     marker.write_text(json.dumps(shape))
     print(f"loaded in {time.monotonic() - began:.0f}s")

@@ -54,6 +54,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.read_api import DATABASE, PASSWORD, Engine, ensure_loaded, percentiles, read_api_client  # noqa: E402
 from bench.stack_options import stack_options_add, stack_options_describe  # noqa: E402
+from lineage_app.graph.driver import QUIET_NOTIFICATIONS  # noqa: E402
 
 DECORATION = 3  # bumped when what `decorate` writes changes, so a cached graph is decorated again
 DOMAINS = ["finance", "marketing", "sales", "logistics", "support"]
@@ -194,10 +195,19 @@ def bench_graph(*, cache: Path, heap: str, stack: argparse.Namespace) -> Iterato
     from neo4j import GraphDatabase
 
     if stack.graph_uri:
-        with GraphDatabase.driver(stack.graph_uri, auth=(stack.user, stack.password)) as driver:
+        with GraphDatabase.driver(
+            stack.graph_uri,
+            auth=(stack.user, stack.password),
+            notifications_disabled_classifications=QUIET_NOTIFICATIONS,
+        ) as driver:
             yield driver, stack.graph_database
         return
-    with Engine(cache / "graph", heap) as engine, GraphDatabase.driver(engine.uri, auth=("root", PASSWORD)) as driver:
+    with (
+        Engine(cache / "graph", heap) as engine,
+        GraphDatabase.driver(
+            engine.uri, auth=("root", PASSWORD), notifications_disabled_classifications=QUIET_NOTIFICATIONS
+        ) as driver,
+    ):
         yield driver, DATABASE
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction
 
+from lineage_app.graph.driver import QUIET_NOTIFICATIONS
 from lineage_app.graph.events import EventRecord
 from lineage_app.graph.model import Label, NodeType, Rel, RunState, natural_key, run_order_key
 from lineage_app.graph.node_ids import node_id
@@ -444,7 +445,9 @@ def main() -> None:
     parser.add_argument("--password", default="tributary-embedded")
     parser.add_argument("--database", default="lineage")
     args = parser.parse_args()
-    with GraphDatabase.driver(args.uri, auth=(args.user, args.password)) as driver:
+    with GraphDatabase.driver(
+        args.uri, auth=(args.user, args.password), notifications_disabled_classifications=QUIET_NOTIFICATIONS
+    ) as driver:
         synthetic_graph_load(
             driver=driver, database=args.database, datasets=args.datasets, jobs=args.jobs, seed=args.seed
         )
