@@ -116,9 +116,10 @@ class _Rows:
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The rows, each with the confirmation of its edge among `confirmations` (by `identity`), or
         none; and the confirmations of edges no row writes."""
-        rows = [{**_UNCONFIRMED, **row, **confirmations.get(identity(row), {})} for row in self._rows.values()]
+        rows = [{**_UNCONFIRMED, **row, **confirmations.get(identity(row), {})} for row in self.rows()]
         written = {identity(row) for row in rows}
-        return rows, [row for key, row in confirmations.items() if key not in written]
+        unwritten = sorted((item for item in confirmations.items() if item[0] not in written), key=_identity_order)
+        return rows, [row for _, row in unwritten]
 
 
 def _identity_order(item: tuple[tuple[Any, ...], dict[str, Any]]) -> tuple[str, ...]:
@@ -282,7 +283,8 @@ def rows_resolve(writes: GraphWrites, *, canonical: Mapping[str, Identity]) -> E
         if found is None:
             normal = identity_normalise(namespace, name)
             key = identity_key(*normal)
-            found = resolved[namespace, name] = canonical.get(key, normal)
+            held = resolutions.get(key)  # each normalised key is looked up once, so `resolutions` says what was used
+            found = resolved[namespace, name] = held[1] if held is not None else canonical.get(key, normal)
             resolutions[key] = (normal, found)
         return found
 
@@ -444,15 +446,16 @@ def write_statements(
     holds already and the Field rows it does not (`field_candidates` less the ones a read found).
     The namespaces are not among them: `graph.writer` writes them last (`namespace_rows`)."""
     versions = rows.versions
+    runs = sorted(writes.runs, key=lambda run: run["runId"])  # in key order, as every `_Rows`' rows
     ordered = (
         (statements.MERGE_DATASETS, rows.datasets),
         (statements.MERGE_JOBS, rows.jobs),
-        (statements.MERGE_RUNS, writes.runs),
+        (statements.MERGE_RUNS, runs),
         (statements.MERGE_RUN_PARENTS, writes.run_parents),
         (statements.MERGE_RUN_ROOTS, writes.run_roots),
         (statements.MERGE_RUN_READS, rows.run_reads),
         (statements.MERGE_RUN_WRITES, rows.run_writes),
-        (statements.SET_DATASET_LATEST_RUNS, _latest_run_rows(writes.runs)),
+        (statements.SET_DATASET_LATEST_RUNS, _latest_run_rows(runs)),
         (statements.SET_RUN_READ_STATISTICS, rows.run_read_statistics),
         (statements.SET_RUN_WRITE_STATISTICS, rows.run_write_statistics),
         (statements.SET_RUN_READ_SUBSETS, rows.run_read_subsets),
@@ -465,7 +468,7 @@ def write_statements(
         (statements.MERGE_JOB_DEPENDENCIES, rows.job_dependencies),
         (statements.MERGE_DATASET_VERSIONS, [v for v in versions if v["key"] not in known_versions]),
         (statements.SET_VERSION_SIGHTINGS, [_sighting(v) for v in versions if v["key"] in known_versions]),
-        (statements.MERGE_FIELDS, new_fields),
+        (statements.MERGE_FIELDS, sorted(new_fields, key=lambda row: row["key"])),
         (statements.MERGE_FIELD_DERIVATIONS, rows.derivations),
         (statements.CONFIRM_JOB_INPUTS, rows.input_confirmations),
         (statements.CONFIRM_JOB_OUTPUTS, rows.output_confirmations),

@@ -15,7 +15,7 @@ from neo4j import ManagedTransaction
 
 from lineage_app.graph.driver import graph_read, graph_write, records
 from lineage_app.graph.facets import tag_texts
-from lineage_app.graph.model import Label, Rel
+from lineage_app.graph.model import Label
 
 logger = logging.getLogger(__name__)
 
@@ -119,13 +119,15 @@ def search_names_backfill(*, batch: int = SEARCH_NAME_BATCH) -> dict[Label, int]
 
 
 # Tag search follows a `TAGGED` edge only if its tag is among the node's current tags (`tags`, which the writes keep
-# beside the facets: `graph.facets.sightings_properties`, `graph.run_state`); one batch of the backfill: up to
-# `$batch` tagged nodes of a label without `tags` yet, read, then written with the tags of their facets.
+# beside the facets: `graph.facets.sightings_properties`, `graph.run_state`), and the graph check compares a run's
+# `tags` with its fold's like its other properties. One batch of the backfill: up to `$batch` nodes of a label with
+# facets and no `tags` yet, after `$after` in key order (so that each batch reads on from where the last stopped),
+# read, then written with the tags of their facets.
 _TAGGED_KEYS = ((Label.DATASET, "key"), (Label.JOB, "key"), (Label.RUN, "runId"))
 TAGS_BACKFILL_READ = {
     label: f"""
-MATCH (n:{label}) WHERE n.tags IS NULL AND EXISTS {{ MATCH (n)-[:{Rel.TAGGED}]->(:{Label.TAG}) }}
-WITH n LIMIT $batch
+MATCH (n:{label}) WHERE n.{key} > $after AND n.tags IS NULL AND n.facetsJson IS NOT NULL
+WITH n ORDER BY n.{key} LIMIT $batch
 RETURN n.{key} AS key, n.facetsJson AS facetsJson
 """
     for label, key in _TAGGED_KEYS
@@ -133,7 +135,7 @@ RETURN n.{key} AS key, n.facetsJson AS facetsJson
 TAGS_BACKFILL_WRITE = {
     label: f"""
 UNWIND $rows AS row
-MATCH (n:{label} {{{key}: row.key}})
+MATCH (n:{label} {{{key}: row.key}}) WHERE n.tags IS NULL
 SET n.tags = row.tags
 """
     for label, key in _TAGGED_KEYS
@@ -141,24 +143,26 @@ SET n.tags = row.tags
 TAGS_BATCH = 5_000
 
 
-def _tags_batch(label: Label, batch: int, tx: ManagedTransaction) -> int:
+def _tags_batch(label: Label, batch: int, after: str, tx: ManagedTransaction) -> list[str]:
     rows = [
         {"key": row["key"], "tags": tag_texts(json.loads(row["facetsJson"] or "{}"))}
-        for row in records(tx, TAGS_BACKFILL_READ[label], batch=batch)
+        for row in records(tx, TAGS_BACKFILL_READ[label], batch=batch, after=after)
     ]
     if rows:
         tx.run(TAGS_BACKFILL_WRITE[label], rows=rows).consume()
-    return len(rows)
+    return [row["key"] for row in rows]
 
 
 def tags_backfill(*, batch: int = TAGS_BATCH) -> dict[Label, int]:
-    """Give every tagged dataset, job and run written before its current tags were kept (`tags`) the tags of its
-    facets, in transactions of `batch` nodes; return how many of each were written (none the second time)."""
+    """Give every dataset, job and run with facets written before its current tags were kept (`tags`) the tags of
+    its facets (an empty list for none), in transactions of `batch` nodes; return how many of each were written (none
+    the second time). A node a newer write gave `tags` meanwhile keeps them."""
     written = {}
     for label in TAGS_BACKFILL_READ:
-        written[label] = 0
-        while count := graph_write(partial(_tags_batch, label, batch)):
-            written[label] += count
+        written[label], after = 0, ""
+        while keys := graph_write(partial(_tags_batch, label, batch, after)):
+            written[label] += len(keys)
+            after = max(keys)
     return written
 
 

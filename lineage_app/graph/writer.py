@@ -70,7 +70,7 @@ def graph_writes_apply(
     confirmed those edges with `confirmers_of`), before the batch's confirmations are written.
     """
 
-    guessed = [rows_resolve(plan, canonical=_canonical_seen)]  # taken by the first attempt only
+    guessed = [rows_resolve(plan, canonical=_canonical_seen)]  # taken once: a later attempt makes its own
 
     def work(tx: ManagedTransaction) -> WriteOutcome:
         canonical, merged = identity_settle(tx, spellings=plan.aliases.rows(), links=plan.alias_links.rows())
