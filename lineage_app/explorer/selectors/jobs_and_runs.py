@@ -131,6 +131,7 @@ def run_for_id(*, run_id: str) -> dict[str, Any]:
     run = dict(found["run"])
     facets = json.loads(run.pop("facetsJson", None) or "{}")
     run.pop("nodeId", None)
+    run.pop("tags", None)  # tag search's copy of what the facets' tags say
     trigger = run.pop("trigger", None)
     events = run_events(run_id=run["runId"])
     positions = events_ledger_positions(content_hashes=[event["contentHash"] for event in events])
