@@ -487,8 +487,9 @@ def write_statements(
 
 
 def namespace_rows(rows: EventRows) -> list[dict[str, Any]]:
-    """The rows of `MERGE_NAMESPACES`, by name: two batches lock namespaces they share in the same order."""
-    return sorted(rows.namespaces, key=lambda row: row["name"])
+    """The rows of `MERGE_NAMESPACES`, by name (as every `_Rows`' rows, in key order): two batches lock namespaces they
+    share in the same order."""
+    return rows.namespaces
 
 
 # What `SET_VERSION_SIGHTINGS` reads of a version's row: a known version's names and types are in the graph.
