@@ -21,6 +21,8 @@ class Label(StrEnum):
     TAG = "Tag"
     # The alias registry: one node per dataset name as events spelled it (docs/identity.md).
     DATASET_ALIAS = "DatasetAlias"
+    # A backfill `init_graph` finished on this graph (`graph.schema`), so that it never scans the graph for it again.
+    BACKFILL = "Backfill"
 
 
 class Rel(StrEnum):

@@ -1,6 +1,6 @@
 """Constraints and indexes: uniqueness on every natural key, lookups by namespace and name, text and ordered indexes
 for search; the backfills of what search reads on nodes written before it was kept (the lower-cased names,
-`searchName`; the current tags, `tags`); and the wait for the indexes to come online."""
+`searchName`; the current tags, `tags`), each run once per graph; and the wait for the indexes to come online."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import partial
 
 from neo4j import ManagedTransaction
@@ -16,6 +17,7 @@ from neo4j import ManagedTransaction
 from lineage_app.graph.driver import graph_read, graph_write, records
 from lineage_app.graph.facets import tag_texts
 from lineage_app.graph.model import Label
+from lineage_app.instants import utc_text
 
 logger = logging.getLogger(__name__)
 
@@ -29,6 +31,7 @@ UNIQUE_KEYS: tuple[tuple[Label, str], ...] = (
     (Label.OWNER, "name"),
     (Label.TAG, "key"),
     (Label.DATASET_ALIAS, "key"),
+    (Label.BACKFILL, "name"),
 )
 
 LOOKUP_INDEXES: tuple[tuple[Label, str], ...] = (
@@ -166,6 +169,52 @@ def tags_backfill(*, batch: int = TAGS_BATCH) -> dict[Label, int]:
     return written
 
 
+# A backfill's marker: each backfill scans every node of its labels (the properties it fills cannot be indexed while
+# missing), minutes at a million datasets, so `graph_schema_init` runs it once per graph and then records it done.
+# Every write since keeps the property, so only a writer older than the backfill (say, an old worker still running
+# through an upgrade) could leave a node without it; `init_graph --backfill` scans again.
+BACKFILLS_DONE = f"MATCH (b:{Label.BACKFILL}) RETURN b.name AS name"
+BACKFILL_DONE = f"MERGE (b:{Label.BACKFILL} {{name: $name}}) SET b.doneAt = $doneAt"
+BACKFILL_RUNS: dict[str, Callable[[], dict[Label, int]]] = {
+    "searchName": search_names_backfill,
+    "tags": tags_backfill,
+}
+
+
+@dataclass(frozen=True)
+class BackfillsDone:
+    """What `backfills_run` did: how many nodes each backfill it ran wrote, by label, and which it found done."""
+
+    ran: dict[str, dict[Label, int]]
+    skipped: tuple[str, ...]
+
+    def message(self) -> str:
+        ran = [f"{name}: {sum(counts.values()):,} nodes" for name, counts in self.ran.items()]
+        skipped = [f"{name}: done before" for name in self.skipped]
+        return "; ".join(ran + skipped)
+
+
+def _backfills_done(tx: ManagedTransaction) -> set[str]:
+    return {row["name"] for row in records(tx, BACKFILLS_DONE)}
+
+
+def _backfill_record(name: str, tx: ManagedTransaction) -> None:
+    tx.run(BACKFILL_DONE, name=name, doneAt=utc_text(datetime.now(UTC))).consume()
+
+
+def backfills_run(*, again: bool = False) -> BackfillsDone:
+    """Run each backfill this graph has not finished (every one, `again`), recording each done as it finishes; one
+    stopped half-way runs again in full next time (each is safe to repeat)."""
+    done = set() if again else graph_read(_backfills_done)
+    ran = {}
+    for name, backfill in BACKFILL_RUNS.items():
+        if name in done:
+            continue
+        ran[name] = backfill()
+        graph_write(partial(_backfill_record, name))
+    return BackfillsDone(ran=ran, skipped=tuple(name for name in BACKFILL_RUNS if name not in ran))
+
+
 # Each index's state (`ONLINE`, `POPULATING`, `FAILED`) and how far its population is. Neo4j 5 creates an index
 # (`CREATE INDEX`, a constraint's) at once and populates it in the background: until it is `ONLINE` the planner
 # does without it (the same answers, slowly: search on a large graph scans). Both engines answer this statement (the
@@ -268,17 +317,20 @@ def indexes_await(
 
 @dataclass(frozen=True)
 class SchemaInit:
-    """What `graph_schema_init` did: the schema statements it ran and its wait for the indexes."""
+    """What `graph_schema_init` did: the schema statements it ran, its backfills and its wait for the indexes."""
 
     statements: tuple[str, ...]
+    backfills: BackfillsDone
     indexes: IndexWait
 
 
-def graph_schema_init(*, index_timeout: float = INDEX_TIMEOUT) -> SchemaInit:
-    """Create every constraint and index that is missing, backfill `searchName` and `tags` where they are missing, then
-    wait up to `index_timeout` seconds for every index to be online (`indexes_await`; 0: do not wait)."""
+def graph_schema_init(*, index_timeout: float = INDEX_TIMEOUT, backfill_again: bool = False) -> SchemaInit:
+    """Create every constraint and index that is missing, run the backfills (`searchName`, `tags`) this graph has not
+    finished (all of them again, `backfill_again`), then wait up to `index_timeout` seconds for every index to be
+    online (`indexes_await`; 0: do not wait)."""
     for statement in SCHEMA_STATEMENTS:
         graph_write(partial(_run, statement))
-    search_names_backfill()
-    tags_backfill()
-    return SchemaInit(statements=SCHEMA_STATEMENTS, indexes=indexes_await(timeout=index_timeout))
+    backfills = backfills_run(again=backfill_again)
+    return SchemaInit(
+        statements=SCHEMA_STATEMENTS, backfills=backfills, indexes=indexes_await(timeout=index_timeout)
+    )
