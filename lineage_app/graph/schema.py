@@ -331,6 +331,4 @@ def graph_schema_init(*, index_timeout: float = INDEX_TIMEOUT, backfill_again: b
     for statement in SCHEMA_STATEMENTS:
         graph_write(partial(_run, statement))
     backfills = backfills_run(again=backfill_again)
-    return SchemaInit(
-        statements=SCHEMA_STATEMENTS, backfills=backfills, indexes=indexes_await(timeout=index_timeout)
-    )
+    return SchemaInit(statements=SCHEMA_STATEMENTS, backfills=backfills, indexes=indexes_await(timeout=index_timeout))
