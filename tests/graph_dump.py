@@ -6,8 +6,10 @@ import json
 from typing import Any
 
 from lineage_app.graph.driver import graph_read, records
+from lineage_app.graph.model import Label
 
-ALL_NODES = "MATCH (n) RETURN labels(n) AS labels, properties(n) AS props"
+# Lineage only: a backfill's record (`graph.schema`) says when `init_graph` ran, not what the events said.
+ALL_NODES = f"MATCH (n) WHERE NOT n:{Label.BACKFILL} RETURN labels(n) AS labels, properties(n) AS props"
 ALL_RELATIONSHIPS = (
     "MATCH (a)-[r]->(b) RETURN type(r) AS type, properties(r) AS props, "
     "labels(a) AS aLabels, properties(a) AS a, labels(b) AS bLabels, properties(b) AS b"
