@@ -170,7 +170,8 @@ def tags_backfill(*, batch: int = TAGS_BATCH) -> dict[Label, int]:
 
 
 # A backfill's marker: each backfill scans every node of its labels (the properties it fills cannot be indexed while
-# missing), minutes at a million datasets, so `graph_schema_init` runs it once per graph and then records it done.
+# missing: 6.6 to 12 s of Neo4j's time at a million datasets, docs/scale.md), so `graph_schema_init` runs it once per
+# graph and then records it done.
 # Every write since keeps the property, so only a writer older than the backfill (say, an old worker still running
 # through an upgrade) could leave a node without it; `init_graph --backfill` scans again.
 BACKFILLS_DONE = f"MATCH (b:{Label.BACKFILL}) RETURN b.name AS name"

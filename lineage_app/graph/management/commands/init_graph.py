@@ -25,7 +25,6 @@ class Command(BaseCommand):
             help=f"seconds to wait for new indexes to come online (default {INDEX_TIMEOUT:g}; 0: do not wait). "
             "Giving up is no error: they keep populating in the background",
         )
-
         parser.add_argument(
             "--backfill",
             action="store_true",
