@@ -444,7 +444,7 @@ def write_statements(
 ) -> list[tuple[str, list[dict[str, Any]]]]:
     """Each statement with its rows, in the order they must run, given the schema versions the graph
     holds already and the Field rows it does not (`field_candidates` less the ones a read found).
-    The namespaces are not among them: `graph.writer` writes them last (`namespace_rows`)."""
+    The namespaces are not among them: `graph.writer` writes them last (`EventRows.namespaces`, by name)."""
     versions = rows.versions
     runs = sorted(writes.runs, key=lambda run: run["runId"])  # in key order, as every `_Rows`' rows
     ordered = (
@@ -484,12 +484,6 @@ def write_statements(
         (statements.SET_DATASET_LINEAGE_DELETIONS, rows.lineage_deletions),
     )
     return [(statement, statement_rows) for statement, statement_rows in ordered if statement_rows]
-
-
-def namespace_rows(rows: EventRows) -> list[dict[str, Any]]:
-    """The rows of `MERGE_NAMESPACES`, by name (as every `_Rows`' rows, in key order): two batches lock namespaces they
-    share in the same order."""
-    return rows.namespaces
 
 
 # What `SET_VERSION_SIGHTINGS` reads of a version's row: a known version's names and types are in the graph.

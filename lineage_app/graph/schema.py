@@ -176,7 +176,7 @@ def tags_backfill(*, batch: int = TAGS_BATCH) -> dict[Label, int]:
 # through an upgrade) could leave a node without it; `init_graph --backfill` scans again.
 BACKFILLS_DONE = f"MATCH (b:{Label.BACKFILL}) RETURN b.name AS name"
 BACKFILL_DONE = f"MERGE (b:{Label.BACKFILL} {{name: $name}}) SET b.doneAt = $doneAt"
-BACKFILL_RUNS: dict[str, Callable[[], dict[Label, int]]] = {
+BACKFILLS: dict[str, Callable[[], dict[Label, int]]] = {
     "searchName": search_names_backfill,
     "tags": tags_backfill,
 }
@@ -208,12 +208,12 @@ def backfills_run(*, again: bool = False) -> BackfillsDone:
     stopped half-way runs again in full next time (each is safe to repeat)."""
     done = set() if again else graph_read(_backfills_done)
     ran = {}
-    for name, backfill in BACKFILL_RUNS.items():
+    for name, backfill in BACKFILLS.items():
         if name in done:
             continue
         ran[name] = backfill()
         graph_write(partial(_backfill_record, name))
-    return BackfillsDone(ran=ran, skipped=tuple(name for name in BACKFILL_RUNS if name not in ran))
+    return BackfillsDone(ran=ran, skipped=tuple(name for name in BACKFILLS if name not in ran))
 
 
 # Each index's state (`ONLINE`, `POPULATING`, `FAILED`) and how far its population is. Neo4j 5 creates an index

@@ -17,7 +17,6 @@ from lineage_app.graph.model import Label, natural_key
 from lineage_app.graph.projection import (
     GraphWrites,
     field_candidates,
-    namespace_rows,
     rows_resolve,
     write_statements,
 )
@@ -116,9 +115,10 @@ def graph_writes_apply(
         )
         validity_settle(tx, job_keys=rows.settled_jobs(plan), batch=batch, grace_for=grace_for, in_full=neighbours)
         # Last: every batch naming a namespace writes its node (its seen-times), and holds that lock until it
-        # commits; taken here, batches of other jobs and datasets in the namespace run alongside until now.
+        # commits; taken here, batches of other jobs and datasets in the namespace run alongside until now. The rows
+        # are by name (as every `_Rows`' rows): two batches lock the namespaces they share in the same order.
         if rows.namespaces:
-            tx.run(writes.MERGE_NAMESPACES, rows=namespace_rows(rows)).consume()
+            tx.run(writes.MERGE_NAMESPACES, rows=rows.namespaces).consume()
         return WriteOutcome(new_versions=new_versions, new_inputs=new_inputs)
 
     for attempt in range(CONSTRAINT_RACE_TRIES):

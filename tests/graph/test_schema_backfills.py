@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from lineage_app.graph.driver import graph_read, graph_write, records
 from lineage_app.graph.model import Label
-from lineage_app.graph.schema import BACKFILL_RUNS, graph_schema_init
+from lineage_app.graph.schema import BACKFILLS, BACKFILLS_DONE, graph_schema_init
 from lineage_app.graph.writes import DELETE_SOME
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
@@ -55,7 +55,7 @@ def _missing(tx: ManagedTransaction) -> dict[str, int]:
 
 
 def _done(tx: ManagedTransaction) -> list[str]:
-    return sorted(row["name"] for row in records(tx, f"MATCH (b:{Label.BACKFILL}) RETURN b.name AS name"))
+    return sorted(row["name"] for row in records(tx, BACKFILLS_DONE))
 
 
 def _wipe_markers(tx: ManagedTransaction) -> None:
@@ -66,23 +66,23 @@ def test_a_graph_from_before_the_records_is_backfilled_once_and_then_left_unread
     graph_write(_wipe_markers)  # a graph whose backfills were never recorded, with nodes that need them
     graph_write(_forget)
     first = graph_schema_init(index_timeout=0)
-    assert set(first.backfills.ran) == set(BACKFILL_RUNS) and first.backfills.skipped == ()
+    assert set(first.backfills.ran) == set(BACKFILLS) and first.backfills.skipped == ()
     assert first.backfills.ran["searchName"] == dict.fromkeys(
         (Label.DATASET, Label.JOB, Label.FIELD, Label.DATASET_ALIAS), 1
     )
     assert first.backfills.ran["tags"] == {Label.DATASET: 1, Label.JOB: 0, Label.RUN: 1}  # the job has no facets
     assert graph_read(_missing) == {"searchName": 0, "tags": 0}
-    assert graph_read(_done) == sorted(BACKFILL_RUNS)
+    assert graph_read(_done) == sorted(BACKFILLS)
 
     graph_write(_forget)  # as an old worker would, after the backfills were recorded
     second = graph_schema_init(index_timeout=0)
-    assert second.backfills.ran == {} and second.backfills.skipped == tuple(BACKFILL_RUNS)
+    assert second.backfills.ran == {} and second.backfills.skipped == tuple(BACKFILLS)
     assert graph_read(_missing) == {"searchName": 1, "tags": 1}, "a recorded backfill must not scan again"
 
     again = graph_schema_init(index_timeout=0, backfill_again=True)
-    assert set(again.backfills.ran) == set(BACKFILL_RUNS)
+    assert set(again.backfills.ran) == set(BACKFILLS)
     assert graph_read(_missing) == {"searchName": 0, "tags": 0}
-    assert graph_read(_done) == sorted(BACKFILL_RUNS), "running again records each once"
+    assert graph_read(_done) == sorted(BACKFILLS), "running again records each once"
 
 
 def test_init_graph_says_which_backfills_ran_and_backfill_scans_again(posted: None) -> None:
@@ -102,7 +102,7 @@ def test_init_graph_says_which_backfills_ran_and_backfill_scans_again(posted: No
 
 def test_a_wiped_graph_loses_its_records_with_its_nodes(posted: None) -> None:
     graph_schema_init(index_timeout=0)
-    assert graph_read(_done) == sorted(BACKFILL_RUNS)
+    assert graph_read(_done) == sorted(BACKFILLS)
     while graph_write(lambda tx: records(tx, DELETE_SOME, limit=1000)[0]["deleted"]):
         pass
     assert graph_read(_done) == []

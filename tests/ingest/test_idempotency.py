@@ -9,17 +9,15 @@ import pytest
 from rest_framework.test import APIClient
 
 from lineage_app.graph.driver import graph_read, records
-from lineage_app.graph.model import Label
 from lineage_app.graph.schema import graph_schema_init
 from lineage_app.graph.writer import graph_wipe
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
 from tests.events import run_lifecycle
+from tests.graph_dump import ALL_NODES
 
 pytestmark = pytest.mark.django_db
 
-# Lineage only: a backfill's record (`graph.schema`) says when `init_graph` ran, not what the events said.
-NODES = f"MATCH (n) WHERE NOT n:{Label.BACKFILL} RETURN labels(n) AS labels, properties(n) AS props"
 EDGES = "MATCH (a)-[r]->(b) RETURN type(r) AS type, properties(r) AS props, properties(a) AS a, properties(b) AS b"
 
 
@@ -29,7 +27,7 @@ def canonical(value: Any) -> str:
 
 def graph_dump() -> dict[str, Any]:
     """Every node and relationship with all its properties, in a stable order."""
-    nodes = graph_read(lambda tx: records(tx, NODES))
+    nodes = graph_read(lambda tx: records(tx, ALL_NODES))
     edges = graph_read(lambda tx: records(tx, EDGES))
     return {
         "nodes": sorted(canonical({"labels": sorted(n["labels"]), "props": n["props"]}) for n in nodes),
