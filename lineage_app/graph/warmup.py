@@ -63,3 +63,28 @@ def warm_starts(*, label: Label, n: int) -> list[tuple[str, str]]:
     """Up to `n` nodes of `label` (a dataset, a job or a field) with lineage on both sides to start reads from, each
     as its key and name (`WARM_STARTS`)."""
     return graph_read(partial(_starts, label, n))
+
+
+# How many more datasets than it needs `warm_starts_light` looks at, to keep those with the fewest consumers.
+LIGHT_CANDIDATES = 10
+WARM_CONSUMERS = f"""
+UNWIND $keys AS k
+MATCH (:{Label.DATASET} {{key: k}})-[:{Rel.INPUT_TO}]->(j:{Label.JOB})
+RETURN k AS key, count(j) AS consumers
+"""
+
+
+def _consumers(keys: list[str], tx: ManagedTransaction) -> dict[str, int]:
+    return {row["key"]: row["consumers"] for row in tx.run(WARM_CONSUMERS, keys=keys)}
+
+
+def warm_starts_light(*, n: int) -> list[tuple[str, str]]:
+    """Up to `n` datasets to start reads without a node budget from (impact): of `n * LIGHT_CANDIDATES` of
+    `warm_starts`', those with the fewest consumers, fewest first. The datasets the engine finds first are often the
+    graph's hubs (the oldest tables, read by the most jobs), and an impact read from one reads a large part of the
+    graph: on the 100k synthetic graph 7.6 MB in 2.3 s from its largest hub, 36 kB in 26 ms from a dataset read by five
+    jobs; at 1M the warm-up's first impact read took 16.9 s."""
+    candidates = warm_starts(label=Label.DATASET, n=n * LIGHT_CANDIDATES)
+    consumers = graph_read(partial(_consumers, [key for key, _ in candidates]))
+    found = sorted(range(len(candidates)), key=lambda i: (consumers.get(candidates[i][0], 0), i))
+    return [candidates[i] for i in found[:n]]

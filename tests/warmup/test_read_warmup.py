@@ -9,8 +9,13 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from lineage_app.graph.warmup import WARM_NODES
+from lineage_app.graph.model import Label
+from lineage_app.graph.node_ids import node_ref_id
+from lineage_app.graph.warmup import WARM_NODES, warm_starts_light
+from lineage_app.warmup import reads
 from lineage_app.warmup.reads import COLUMN_DEPTHS, IMPACT_DEPTH, LINEAGE_DEPTHS, graph_reads_warm
+from tests.apply import accept_and_apply
+from tests.events import dataset, new_run_id, run_event
 from tests.explorer.known_graph import build_known_graph
 
 pytestmark = pytest.mark.django_db
@@ -72,3 +77,35 @@ def test_the_command_skips_either_part_when_asked(graph: Any) -> None:
     out = StringIO()
     call_command("warm_graph", "--no-reads", stdout=out)
     assert not any("read warm-up" in line for line in out.getvalue().splitlines())
+
+
+def _hub_and_light() -> None:
+    """`db.hub`, read by four jobs, and `db.light`, read by one; each written by a job of its own (the hub first)."""
+    events = [
+        run_event("COMPLETE", run_id=new_run_id(), job="make_hub", outputs=[dataset("db", "hub")]),
+        run_event("COMPLETE", run_id=new_run_id(), job="make_light", outputs=[dataset("db", "light")]),
+        *(
+            run_event("COMPLETE", run_id=new_run_id(), job=f"read_hub_{i}", inputs=[dataset("db", "hub")])
+            for i in range(4)
+        ),
+        run_event("COMPLETE", run_id=new_run_id(), job="read_light", inputs=[dataset("db", "light")]),
+    ]
+    accept_and_apply(*events)
+
+
+def test_impact_warms_up_from_the_datasets_with_the_fewest_consumers(graph: Any, monkeypatch: Any) -> None:
+    _hub_and_light()
+    assert [name for _, name in warm_starts_light(n=2)] == ["light", "hub"]
+    assert [name for _, name in warm_starts_light(n=1)] == ["light"]
+    started_from: list[list[str]] = []
+
+    def impact_report(*, node_ids: list[str], depth: int) -> Any:
+        started_from.append(node_ids)
+        return real_impact_report(node_ids=node_ids, depth=depth)
+
+    real_impact_report = reads.impact_report
+    monkeypatch.setattr(reads, "impact_report", impact_report)
+    done = graph_reads_warm(rounds=1)
+    assert not any(read.failed for read in done.reads)
+    light_key = warm_starts_light(n=1)[0][0]
+    assert started_from == [[node_ref_id((Label.DATASET, light_key))]]
