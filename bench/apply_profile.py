@@ -7,7 +7,10 @@ records), the Python inside it, its statements and its commit; and each Cypher s
 time, calls and rows, by its constant's name (`manage.py cypher_catalog`). Then the raw baseline on
 the same events, timed the same way. Each statement's records are read in full before the next
 starts, so its time is its own. With `--profile`, also each statement's PROFILE (db hits and
-operators) for the last batch's rows, in a transaction rolled back.
+operators) for the last batch's rows, in a transaction rolled back. Where the graph engine runs on
+this machine (the embedded one, or a Neo4j listening on `--graph-uri`'s port), each phase also prints
+the engine's CPU per event, and with `--engine-profile` where that CPU went (Java Flight Recorder
+samples of the engine's JVM, `bench/jfr_profile.py`; needs the JDK's `jcmd` and `jfr`).
 
     .venv/bin/python bench/apply_profile.py [--events 2000]                       # embedded ArcadeDB
     .venv/bin/python bench/apply_profile.py --graph-uri bolt://127.0.0.1:7687 --password … --graph-database lineage
@@ -28,7 +31,7 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -36,7 +39,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.ingest_throughput import RAW_STATEMENTS, free_port, make_event, raw_unwind_merge, wait  # noqa: E402
+from bench.ingest_throughput import (  # noqa: E402
+    RAW_STATEMENTS,
+    cpu_seconds,
+    free_port,
+    listening_pid,
+    make_event,
+    raw_unwind_merge,
+    wait,
+)
+from bench.jfr_profile import Recording, describe  # noqa: E402
 from bench.stack_options import stack_options_add, stack_options_describe, stack_options_env  # noqa: E402
 
 
@@ -135,13 +147,14 @@ def apply(ids: list[int], batch: int) -> float:
     return time.perf_counter() - started
 
 
-def report(title: str, events: int, seconds: float, timings: Timings) -> None:
+def report(title: str, events: int, seconds: float, timings: Timings, engine_cpu: float | None) -> None:
     in_python = timings.work - timings.statements()
+    engine = "" if engine_cpu is None else f"; graph engine CPU {engine_cpu / events * 1000:.2f} ms/event"
     print(
         f"{title}: {events / seconds:,.0f} events/s ({seconds:.2f} s); outside the graph "
         f"{seconds - timings.transactions:.2f} s, Python in the transaction {in_python:.2f} s, "
         f"statements {timings.statements():.2f} s, commit (and begin) {timings.transactions - timings.work:.2f} s; "
-        f"{sum(timings.changes.values()):,} changes (properties set, nodes and relationships made)"
+        f"{sum(timings.changes.values()):,} changes (properties set, nodes and relationships made){engine}"
     )
     for name, spent in sorted(timings.seconds.items(), key=lambda item: -item[1]):
         print(
@@ -181,6 +194,11 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=2000)
     parser.add_argument("--warm-up", type=int, default=600, help="events applied first (untimed)")
     parser.add_argument("--profile", action="store_true", help="PROFILE each statement (Neo4j)")
+    parser.add_argument(
+        "--engine-profile",
+        action="store_true",
+        help="sample the graph engine's JVM with Java Flight Recorder in each phase (an engine on this machine)",
+    )
     stack_options_add(parser)
     args = parser.parse_args()
     print(stack_options_describe(args))
@@ -203,14 +221,14 @@ def main() -> None:
                 argv = [sys.executable, "manage.py", "graph_server"]
                 engine = subprocess.Popen(argv, cwd=ROOT, stdout=log, stderr=log)
             try:
-                run(args)
+                run(args, engine.pid if engine is not None else None)
             finally:
                 if engine is not None:
                     engine.terminate()
                     engine.wait(timeout=60)
 
 
-def run(args: argparse.Namespace) -> None:
+def run(args: argparse.Namespace, embedded_pid: int | None) -> None:
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, check=True)
     import django
 
@@ -223,22 +241,47 @@ def run(args: argparse.Namespace) -> None:
 
     wait(graph_ping, 120)
     graph_schema_init()
+    engine = embedded_pid or listening_pid(int(args.graph_uri.rsplit(":", 1)[1].split("/")[0]))
+    if args.engine_profile and engine is None:
+        raise SystemExit("--engine-profile: the graph engine does not run on this machine")
     batch = settings.INGEST_APPLY_BATCH_SIZE
     tag, start = uuid.uuid4().hex[:8], datetime(2026, 1, 1, tzinfo=UTC)
     apply(store(args.warm_up, start - timedelta(days=1), f"profile-{tag}"), batch)
     ids = store(args.events, start, f"profile-{tag}")
-    timings = Timings()
-    with timed(timings):
-        seconds = apply(ids, batch)
-    report(f"apply, {args.events} events in batches of {batch}", args.events, seconds, timings)
-    raw_timings = Timings()
-    raw_unwind_merge([make_event(i, start - timedelta(days=1), f"raw-{tag}") for i in range(args.warm_up)], batch)
-    with timed(raw_timings):
-        raw_seconds = raw_unwind_merge([make_event(i, start, f"raw-{tag}") for i in range(args.events)], batch)
-    report("raw UNWIND … MERGE, the same events", args.events, raw_seconds, raw_timings)
-    print(f"  apply / raw = {raw_seconds / seconds:.2f}")
+    with tempfile.TemporaryDirectory(prefix="tributary-jfr-") as recordings:
+        timings = Timings()
+        with engine_watched(engine, Path(recordings, "apply.jfr"), args.engine_profile) as apply_engine, timed(timings):
+            seconds = apply(ids, batch)
+        report(f"apply, {args.events} events in batches of {batch}", args.events, seconds, timings, apply_engine.cpu)
+        raw_timings = Timings()
+        raw_unwind_merge([make_event(i, start - timedelta(days=1), f"raw-{tag}") for i in range(args.warm_up)], batch)
+        with engine_watched(engine, Path(recordings, "raw.jfr"), args.engine_profile) as raw_engine, timed(raw_timings):
+            raw_seconds = raw_unwind_merge([make_event(i, start, f"raw-{tag}") for i in range(args.events)], batch)
+        report("raw UNWIND … MERGE, the same events", args.events, raw_seconds, raw_timings, raw_engine.cpu)
+        print(f"  apply / raw = {raw_seconds / seconds:.2f}")
+        if args.engine_profile:
+            for phase, engine_cpu in (("apply", apply_engine.cpu), ("raw", raw_engine.cpu)):
+                print(f"where the graph engine's CPU went, {phase} ({engine_cpu:.2f} s):")
+                print(describe(Path(recordings, f"{phase}.jfr")))
     if args.profile:
         profile(timings)
+
+
+class EngineCpu:
+    cpu: float | None = None  # seconds the engine used inside the block; `None` when it is not on this machine
+
+
+@contextmanager
+def engine_watched(pid: int | None, recording: Path, sample: bool) -> Iterator[EngineCpu]:
+    """The engine's CPU over the block and, with `sample`, a JFR recording of it at `recording`."""
+    found = EngineCpu()
+    if pid is None:
+        yield found
+        return
+    with Recording(pid, recording) if sample else nullcontext():
+        before = cpu_seconds(pid)
+        yield found
+        found.cpu = cpu_seconds(pid) - before
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Keep-alive HTTP/1.1 POST load for the ingest benchmark, in a process of its own so it costs the server little.
 
 Reads pre-encoded bodies (one JSON document a line), sends each once, and prints one JSON
-object: for every body, in order, `[sent_at (epoch s), latency (s), status, id]`.
+object: for every body, in order, `[sent_at (epoch s), latency (s), status, id]`; for a batch body
+(`POST /api/v1/lineage/batch`) `id` is the list of its events' ids, from the receipt's `results`.
 
     python bench/http_load.py URL TOKEN BODIES --clients 4        # closed loop: 4 clients back to back
     python bench/http_load.py URL TOKEN BODIES --rate 200         # open loop: a new post every 1/200 s
@@ -18,7 +19,7 @@ from collections import deque
 from pathlib import Path
 from urllib.parse import urlsplit
 
-Result = tuple[float, float, int, int | None]
+Result = tuple[float, float, int, int | list[int | None] | None]
 
 
 class Connection:
@@ -44,7 +45,14 @@ class Connection:
             self.writer.close()
             self.writer = None
         status = int(head[9:12])
-        return sent_at, latency, status, json.loads(body).get("id") if status in (200, 201) else None
+        return sent_at, latency, status, _ids(json.loads(body)) if status in (200, 201) else None
+
+
+def _ids(answer: dict) -> int | list[int | None] | None:
+    """A single post's event id, or a batch receipt's ids in the order of its events."""
+    if "results" in answer:
+        return [result["id"] for result in answer["results"]]
+    return answer.get("id")
 
 
 def prepared(url: str, token: str, bodies: list[bytes]) -> tuple[str, int, list[bytes]]:

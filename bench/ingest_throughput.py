@@ -16,6 +16,7 @@ the graph retries the workers made (`tributary_graph_retries_total`, read from e
 port) are printed with each figure.
 
     .venv/bin/python bench/ingest_throughput.py [--events 3000] [--clients 4] [--workers 1,2] [--lag-rate 500]
+        [--lag-batch 25]
     ALERTS_ENABLED=0 .venv/bin/python bench/ingest_throughput.py   # apply without the alerts consumer
     .venv/bin/python bench/ingest_throughput.py --database-url postgres://postgres@127.0.0.1:5432/bench
 """
@@ -38,6 +39,7 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import cast
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 WARM_UP_EVENTS = 200
@@ -228,6 +230,16 @@ class Stack:
     def worker_cpu_seconds(self) -> float:
         return sum(cpu_seconds(process.pid) for process, _ in self.workers)
 
+    def engine_cpu_seconds(self) -> float | None:
+        """CPU the graph engine has used so far: the embedded server this stack started, or the process on this
+        machine that listens on `NEO4J_URI`'s port; `None` for an engine on another machine."""
+        if not self.external_graph:
+            server = self.processes[1]  # `start` spawns Redis, then the graph server
+            return sum(cpu_seconds(pid) for pid in [server.pid, *children(server.pid)])
+        port = urlsplit(self.env["NEO4J_URI"]).port or 7687
+        pid = listening_pid(port)
+        return None if pid is None else cpu_seconds(pid)
+
     def post_all(
         self,
         bodies: list[bytes],
@@ -272,6 +284,23 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of one process, from /proc (Linux)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def listening_pid(port: int) -> int | None:
+    """The local process listening on TCP `port`, from /proc (Linux); `None` if none here is."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:  # 0A: LISTEN
+                inodes.add(f"socket:[{fields[9]}]")
+    for fd in Path("/proc").glob("[0-9]*/fd/*"):
+        try:
+            if os.readlink(fd) in inodes:
+                return int(fd.parent.parent.name)
+        except OSError:
+            continue  # the process or descriptor ended meanwhile
+    return None
 
 
 def children(pid: int) -> list[int]:
@@ -342,6 +371,12 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=500, help="event i reads table_<i %% tables>")
     parser.add_argument("--lag-rate", type=int, default=200, help="events/s for the end-to-end lag run")
     parser.add_argument("--lag-seconds", type=int, default=15)
+    parser.add_argument(
+        "--lag-batch",
+        type=int,
+        default=1,
+        help="events a post in the lag run: 1 posts each alone; more posts them together to the batch endpoint",
+    )
     parser.add_argument(
         "--rate-limit",
         default="1000000000/minute",
@@ -424,7 +459,7 @@ def run(stack: Stack, args: argparse.Namespace) -> None:
         post_backlog(stack, args, base + timedelta(days=1), f"drain{count}-{tag}")
         total += args.batch_events
         before = graph_counts()
-        rates[count], worker_ms, retries = drain_backlog(stack, total, count)
+        rates[count], worker_ms, retries, busy = drain_backlog(stack, total, count)
         written = count_delta(before, graph_counts())
         if count == args.workers[0]:
             applied = written
@@ -434,7 +469,7 @@ def run(stack: Stack, args: argparse.Namespace) -> None:
             f"apply, {count} worker{'s' if count > 1 else ''} draining {args.batch_events} events (batches of "
             f"{settings.INGEST_APPLY_BATCH_SIZE}): {rates[count]:,.0f} events/s"
             + (f" ({rates[count] / rates[args.workers[0]]:.2f}x {args.workers[0]})" if count != args.workers[0] else "")
-            + f"; worker CPU {worker_ms:.2f} ms/event; graph retries {describe_retries(retries)}; "
+            + f"; worker CPU {worker_ms:.2f} ms/event ({busy}); graph retries {describe_retries(retries)}; "
             f"wrote {describe(written)}"
         )
     apply_rate = rates[args.workers[0]]
@@ -458,13 +493,34 @@ def run(stack: Stack, args: argparse.Namespace) -> None:
 
     # 5. End-to-end lag at a steady rate: time from POST to the event being applied.
     retries = stack.retries()
-    lags = lag_run(stack, args.lag_rate, args.lag_seconds, base + timedelta(days=2))
+    cpu_before, lag_started = stack_cpu_seconds(stack), time.perf_counter()
+    lags = lag_run(stack, args.lag_rate, args.lag_seconds, base + timedelta(days=2), args.lag_batch)
     workers = len(stack.workers)
     print(
-        f"end-to-end lag at {args.lag_rate} events/s for {args.lag_seconds}s, {workers} worker"
+        f"end-to-end lag at {args.lag_rate} events/s ({args.lag_batch} a post) for {args.lag_seconds}s, "
+        f"{workers} worker"
         f"{'s' if workers > 1 else ''}: p50 {statistics.median(lags):.2f} s, p95 {percentile(lags, 0.95):.2f} s, "
         f"max {max(lags):.2f} s; graph retries {describe_retries(stack.retries() - retries)}"
     )
+    lag_elapsed = time.perf_counter() - lag_started
+    print(
+        "  cores busy from the first post to the last event applied: "
+        + ", ".join(
+            f"{name} {(after - cpu_before[name]) / lag_elapsed:.2f}"
+            for name, after in stack_cpu_seconds(stack).items()
+            if name in cpu_before
+        )
+        + f" (of {os.cpu_count()})"
+    )
+
+
+def stack_cpu_seconds(stack: Stack) -> dict[str, float]:
+    """CPU used so far by the web, the workers and (where it runs on this machine) the graph engine."""
+    found = {"web": stack.web_cpu_seconds(), "workers": stack.worker_cpu_seconds()}
+    engine = stack.engine_cpu_seconds()
+    if engine is not None:
+        found["graph engine"] = engine
+    return found
 
 
 def post_backlog(stack: Stack, args: argparse.Namespace, start: datetime, namespace: str) -> None:
@@ -483,19 +539,25 @@ def post_backlog(stack: Stack, args: argparse.Namespace, start: datetime, namesp
     )
 
 
-def drain_backlog(stack: Stack, total: int, workers: int) -> tuple[float, float, Counter[str]]:
+def drain_backlog(stack: Stack, total: int, workers: int) -> tuple[float, float, Counter[str], str]:
     """Start `workers` workers on the waiting backlog; events/s from the first applied batch to the last,
-    their CPU ms per event, and the graph retries they counted. Timing starts at the first batch seen
-    applied (worker start-up is not apply work), so that batch is left out of the count."""
+    their CPU ms per event, the graph retries they counted, and how busy the workers and the graph engine kept
+    the machine's cores. Timing starts at the first batch seen applied (worker start-up is not apply work), so
+    that batch is left out of the count."""
     stack.start_workers(workers)
     first = applied_count()
     while (seen := applied_count()) == first:
         time.sleep(0.01)
-    worker_cpu = stack.worker_cpu_seconds()
+    worker_cpu, engine_cpu = stack.worker_cpu_seconds(), stack.engine_cpu_seconds()
     elapsed = wait_applied(total)
     worker_cpu = stack.worker_cpu_seconds() - worker_cpu
+    engine_after = stack.engine_cpu_seconds()
     count = total + APPLIED_BEFORE[0] - seen
-    return count / elapsed, worker_cpu / count * 1000, stack.retries()
+    busy = f"workers {worker_cpu / elapsed:.2f}"
+    if engine_cpu is not None and engine_after is not None:
+        engine = (engine_after - engine_cpu) / elapsed
+        busy += f" + graph engine {engine:.2f} = {worker_cpu / elapsed + engine:.2f}"
+    return count / elapsed, worker_cpu / count * 1000, stack.retries(), f"{busy} of {os.cpu_count()} cores busy"
 
 
 def describe_retries(retries: Counter[str]) -> str:
@@ -531,13 +593,25 @@ def describe(counts: dict[str, int]) -> str:
     return f"{nodes:,} nodes, {sum(counts.values()) - nodes:,} edges"
 
 
-def lag_run(stack: Stack, rate: int, seconds: int, start: datetime) -> list[float]:
+def lag_run(stack: Stack, rate: int, seconds: int, start: datetime, batch: int = 1) -> list[float]:
+    """Offer `rate` events/s for `seconds` and return each event's lag, from its post to its `applied_at`:
+    one event a post, or with `batch` > 1 that many a post to the batch endpoint (`rate / batch` posts a
+    second), as the relay and batching producers send."""
     from lineage_app.ingest.models import LineageEvent
 
-    results = stack.post_all(encoded_events(rate * seconds, start), rate=rate)
+    count = rate * seconds
+    if batch > 1:
+        events = [bench_event(i, start + timedelta(seconds=i)) for i in range(count)]
+        bodies = [json.dumps(events[i : i + batch]).encode() for i in range(0, count, batch)]
+        results = stack.post_all(bodies, rate=rate / batch, path="/api/v1/lineage/batch")
+    else:
+        results = stack.post_all(encoded_events(count, start), rate=rate)
     first, last = min(r[0] for r in results), max(r[0] for r in results)
-    print(f"  (offered {rate} events/s; the client sent {(len(results) - 1) / (last - first):,.0f} events/s)")
-    sent = {event_id: sent_at for sent_at, _, _, event_id in results}
+    sent_rate = (len(results) - 1) / (last - first) * batch
+    print(f"  (offered {rate} events/s, {batch} a post; the client sent {sent_rate:,.0f} events/s)")
+    sent = {
+        event_id: sent_at for sent_at, _, _, ids in results for event_id in (ids if isinstance(ids, list) else [ids])
+    }
     deadline = time.time() + 120
     while time.time() < deadline:
         done = dict(LineageEvent.objects.filter(id__in=list(sent), status="applied").values_list("id", "applied_at"))
