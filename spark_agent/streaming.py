@@ -318,7 +318,7 @@ def _kafka_servers(handle: Any) -> str | None:
     """The Kafka bootstrap servers among the options of the query's sources, when it reads Kafka."""
     try:
         for leaf in jvm.seq(handle.analyzedPlan().collectLeaves()):
-            if jvm.simple_name(leaf) == "StreamingRelationV2":
+            if jvm.node_name(leaf) == "StreamingRelationV2":
                 value = leaf.extraOptions().get(_KAFKA_SERVERS)
                 if value:
                     return str(value)

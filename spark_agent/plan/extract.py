@@ -65,7 +65,7 @@ def extract(
 ) -> ActionFacts | None:
     """Facts about one finished action, or `None` when it is not worth a child run."""
     analyzed = qe.analyzed()
-    root_cls = jvm.simple_name(analyzed)
+    root_cls = jvm.node_name(analyzed)
     if root_cls not in WRITE_COMMANDS and exc is None and not ctx.read_actions:
         return None
     target = _target(ctx, root_cls, analyzed)

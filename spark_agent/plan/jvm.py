@@ -26,7 +26,15 @@ class Relation:
 
 
 def simple_name(obj: JavaObject) -> str:
+    """The simple class name of any JVM object: two py4j calls."""
     return str(obj.getClass().getSimpleName())
+
+
+def node_name(node: JavaObject) -> str:
+    """The simple class name of a plan node in one py4j call: Catalyst's nodes (logical and physical) are case
+    classes, whose `productPrefix` is that name. A node class that is not one answers "", which names no node the
+    agent looks for."""
+    return str(node.productPrefix())
 
 
 def seq(scala_seq: JavaObject) -> Iterator[JavaObject]:
@@ -55,13 +63,14 @@ def logical_leaves(plan: JavaObject) -> list[JavaObject]:
 
 def relation(leaf: JavaObject, warehouse: str) -> Relation | None:
     """The datasets a logical leaf reads; `None` for leaves that read none (Range, local data)."""
-    if simple_name(leaf) == "DataSourceV2Relation":
+    leaf_kind = node_name(leaf)
+    if leaf_kind == "DataSourceV2Relation":
         catalog, ident = option(leaf.catalog()), option(leaf.identifier())
         dataset, symlink = v2_table_dataset(leaf.table(), catalog, ident, warehouse)
         output = leaf.output()
         first = int(output.apply(0).exprId().id()) if int(output.size()) else None
         return Relation(first, [dataset], symlink)
-    if simple_name(leaf) != "LogicalRelation":
+    if leaf_kind != "LogicalRelation":
         return None
     rel = leaf.relation()
     kind = simple_name(rel)
@@ -120,24 +129,24 @@ def metrics(node: JavaObject) -> dict[str, int]:
     return found
 
 
-def physical_root(executed: JavaObject) -> JavaObject:
-    """The executed plan with adaptive-execution wrappers removed: `AdaptiveSparkPlanExec` and,
-    from Spark 4.0 on, the `ResultQueryStageExec` it puts around the final stage (a write after a
-    shuffle is inside one; in Spark 3.5 it is right under `AdaptiveSparkPlanExec`)."""
+def physical_root(executed: JavaObject) -> tuple[JavaObject, str]:
+    """The executed plan with adaptive-execution wrappers removed, and its node name: `AdaptiveSparkPlanExec` and,
+    from Spark 4.0 on, the `ResultQueryStageExec` it puts around the final stage (a write after a shuffle is inside
+    one; in Spark 3.5 it is right under `AdaptiveSparkPlanExec`)."""
     while True:
-        kind = simple_name(executed)
+        kind = node_name(executed)
         if kind == "AdaptiveSparkPlanExec":
             executed = executed.executedPlan()
         elif kind.endswith(_STAGE_WRAPPERS):
             executed = executed.plan()
         else:
-            return executed
+            return executed, kind
 
 
 def write_stats(executed: JavaObject) -> Stats | None:
     """Rows, bytes and files written, from the write node's metrics."""
-    root = physical_root(executed)
-    if simple_name(root) != "DataWritingCommandExec":
+    root, kind = physical_root(executed)
+    if kind != "DataWritingCommandExec":
         return None
     found = metrics(root)
     return Stats(found.get("numOutputRows"), found.get("numOutputBytes"), found.get("numFiles"))
@@ -147,7 +156,7 @@ def scan_stats(executed: JavaObject) -> dict[DatasetId, Stats]:
     """Rows, bytes and files read per dataset, from the scan nodes' metrics."""
     found: dict[DatasetId, Stats] = {}
     for scan in _physical_leaves(executed):
-        kind = simple_name(scan)
+        kind = node_name(scan)
         if kind == "FileSourceScanExec":
             paths = str(scan.relation().location().rootPaths().mkString("\u0001")).split("\u0001")
             m = metrics(scan)
@@ -168,7 +177,7 @@ def _physical_leaves(plan: JavaObject) -> Iterator[JavaObject]:
     stack = [plan]
     while stack:
         for leaf in seq(stack.pop().collectLeaves()):
-            kind = simple_name(leaf)
+            kind = node_name(leaf)
             if kind == "AdaptiveSparkPlanExec":
                 stack.append(leaf.executedPlan())
             elif kind.endswith(_STAGE_WRAPPERS):
