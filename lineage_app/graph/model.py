@@ -94,6 +94,13 @@ OWNED_TARGETS: dict[str, Label] = {
 }
 
 
+class OwnershipSource(StrEnum):
+    """Where an `OWNED_BY` edge came from: set by hand (the admin; it wins), or an event's `ownership` facet."""
+
+    MANUAL = "manual"
+    EVENT = "event"
+
+
 class RunState(StrEnum):
     """A run's state on its node, folded from its events (`graph.run_state`)."""
 

@@ -10,10 +10,8 @@ from neo4j import ManagedTransaction
 
 from lineage_app.graph import lookups, reads, writes
 from lineage_app.graph.driver import graph_read, records
-from lineage_app.graph.model import Label, NodeRef
+from lineage_app.graph.model import Label, NodeRef, OwnershipSource
 from lineage_app.graph.node_ids import node_namespace
-
-MANUAL, EVENT = "manual", "event"
 
 _MERGE = {
     Label.NAMESPACE: writes.MERGE_MANUAL_NAMESPACE_OWNERS,
@@ -41,8 +39,8 @@ def _owner(row: dict[str, Any], *, inherited: bool) -> dict[str, Any]:
 def _own(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """An asset's own owners: the hand-set ones if there are any, else those from events (search applies the same
     rule in Cypher, `reads._effective_owned_by`)."""
-    manual = [row for row in rows if row["source"] == MANUAL]
-    chosen = manual or [row for row in rows if row["source"] != MANUAL]
+    manual = [row for row in rows if row["source"] == OwnershipSource.MANUAL]
+    chosen = manual or [row for row in rows if row["source"] != OwnershipSource.MANUAL]
     return sorted(chosen, key=lambda row: (row["role"], row["name"]))
 
 

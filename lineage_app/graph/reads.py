@@ -8,7 +8,7 @@ named key, then by `nodeId` / `runId`, so pages are stable.
 from __future__ import annotations
 
 from lineage_app.graph.failure_cause import DATA_QUALITY
-from lineage_app.graph.model import Label, Moment, Rel
+from lineage_app.graph.model import Label, Moment, OwnershipSource, Rel
 
 # ---- node lookup (an API id may split several ways; the caller asks for every candidate key) ----
 
@@ -758,8 +758,8 @@ def _effective_owned_by(edge: str, node: str) -> str:
     the one rule; this is it in Cypher, for a statement that must apply it before its `LIMIT`): a hand-set edge,
     or any edge of a node that has no hand-set one. (A node with no edge of its own inherits its namespace's
     owners: no edge of its to match, so an inherited owner never makes a hit.)"""
-    manual = f"({node})-[:{Rel.OWNED_BY} {{source: 'manual'}}]->(:{Label.OWNER})"
-    return f"({edge}.source = 'manual' OR NOT EXISTS {{ MATCH {manual} }})"
+    manual = f"({node})-[:{Rel.OWNED_BY} {{source: '{OwnershipSource.MANUAL}'}}]->(:{Label.OWNER})"
+    return f"({edge}.source = '{OwnershipSource.MANUAL}' OR NOT EXISTS {{ MATCH {manual} }})"
 
 
 def _search_owned(label: Label) -> str:

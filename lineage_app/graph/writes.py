@@ -9,7 +9,7 @@ guarded by the event order key, so applying the same events in any order gives o
 from __future__ import annotations
 
 from lineage_app.graph.facets import facets_held
-from lineage_app.graph.model import Label, Rel, RunState
+from lineage_app.graph.model import Label, OwnershipSource, Rel, RunState
 
 
 def seen(var: str) -> str:
@@ -351,7 +351,7 @@ UNWIND $rows AS row
 MATCH (x:{label} {{key: row.targetKey}})
 MERGE (o:{Label.OWNER} {{name: row.owner}})
 ON CREATE SET o.kind = row.kind
-MERGE (x)-[e:{Rel.OWNED_BY} {{role: row.role, source: 'event'}}]->(o)
+MERGE (x)-[e:{Rel.OWNED_BY} {{role: row.role, source: '{OwnershipSource.EVENT}'}}]->(o)
 SET {seen("e")}
 """
 
@@ -400,14 +400,14 @@ UNWIND $rows AS row
 MATCH (x:{label} {{{key}: row.targetKey}})
 MERGE (o:{Label.OWNER} {{name: row.owner}})
 SET o.kind = row.kind, o.contact = row.contact
-MERGE (x)-[e:{Rel.OWNED_BY} {{role: row.role, source: 'manual'}}]->(o)
+MERGE (x)-[e:{Rel.OWNED_BY} {{role: row.role, source: '{OwnershipSource.MANUAL}'}}]->(o)
 """
 
 
 def _delete_manual_owners(label: Label, key: str) -> str:
     return f"""
 UNWIND $rows AS row
-MATCH (x:{label} {{{key}: row.targetKey}})-[e:{Rel.OWNED_BY} {{role: row.role, source: 'manual'}}]->
+MATCH (x:{label} {{{key}: row.targetKey}})-[e:{Rel.OWNED_BY} {{role: row.role, source: '{OwnershipSource.MANUAL}'}}]->
       (o:{Label.OWNER} {{name: row.owner}})
 DELETE e
 """
@@ -421,7 +421,7 @@ DELETE_MANUAL_DATASET_OWNERS = _delete_manual_owners(Label.DATASET, "key")
 DELETE_MANUAL_JOB_OWNERS = _delete_manual_owners(Label.JOB, "key")
 
 DELETE_ALL_MANUAL_OWNERS = f"""
-MATCH ()-[e:{Rel.OWNED_BY} {{source: 'manual'}}]->(:{Label.OWNER})
+MATCH ()-[e:{Rel.OWNED_BY} {{source: '{OwnershipSource.MANUAL}'}}]->(:{Label.OWNER})
 DELETE e
 """
 
