@@ -8,32 +8,14 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from lineage_app.graph.driver import graph_read, records
 from lineage_app.graph.schema import graph_schema_init
 from lineage_app.graph.writer import graph_wipe
 from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
 from tests.events import run_lifecycle
-from tests.graph_dump import ALL_NODES
+from tests.graph_dump import graph_dump
 
 pytestmark = pytest.mark.django_db
-
-EDGES = "MATCH (a)-[r]->(b) RETURN type(r) AS type, properties(r) AS props, properties(a) AS a, properties(b) AS b"
-
-
-def canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=str)
-
-
-def graph_dump() -> dict[str, Any]:
-    """Every node and relationship with all its properties, in a stable order."""
-    nodes = graph_read(lambda tx: records(tx, ALL_NODES))
-    edges = graph_read(lambda tx: records(tx, EDGES))
-    return {
-        "nodes": sorted(canonical({"labels": sorted(n["labels"]), "props": n["props"]}) for n in nodes),
-        "edges": sorted(canonical(e) for e in edges),
-        "counts": {"nodes": len(nodes), "edges": len(edges)},
-    }
 
 
 def post_single(client: APIClient, event: dict[str, Any], *, indent: int | None = None) -> Any:
@@ -66,8 +48,8 @@ def test_a_run_posted_many_times_and_applied_gives_the_graph_of_applying_it_once
     ids = list(LineageEvent.objects.values_list("id", flat=True))
     assert events_apply(event_ids=ids) == 3
     once = graph_dump()
-    assert once["counts"]["nodes"] > 0
-    assert once["counts"]["edges"] > 0
+    assert any(entry.startswith('{"labels"') for entry in once), "nodes"
+    assert any(entry.startswith('{"from"') for entry in once), "relationships"
 
     # The same run again, posted five times over in both endpoints, then applied again and again.
     for _ in range(5):
