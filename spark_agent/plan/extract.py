@@ -198,10 +198,7 @@ def _v2_target(ctx: ExtractContext, root_cls: str, cmd: JavaObject) -> _Target:
     if root_cls in ("CreateTableAsSelect", "ReplaceTableAsSelect"):
         resolved = cmd.name()
         catalog, ident = resolved.catalog(), resolved.identifier()
-        try:  # the table exists once the command has run; a failed one may have none
-            table = catalog.loadTable(ident)
-        except Exception:
-            table = None
+        table = _table_loaded(catalog, ident)
     else:
         relation = cmd.table()
         catalog, ident, table = jvm.option(relation.catalog()), jvm.option(relation.identifier()), relation.table()
@@ -209,6 +206,27 @@ def _v2_target(ctx: ExtractContext, root_cls: str, cmd: JavaObject) -> _Target:
     name = jvm.v2_table_name(catalog, ident) if ident is not None else dataset_id.name
     dataset = DatasetInfo(id=dataset_id, symlink=symlink, lifecycle=lifecycle)
     return _Target(dataset, verb, name, cmd.query(), None)
+
+
+# The pauses before each further try to load a table a CTAS or RTAS wrote (0.75 s in all, on the listener thread).
+LOAD_TABLE_PAUSES_S = (0.05, 0.1, 0.2, 0.4)
+
+
+def _table_loaded(catalog: JavaObject, ident: JavaObject) -> JavaObject | None:
+    """The table a CTAS or RTAS wrote, as its catalog loads it now; `None` if it cannot (the command failed).
+
+    The table exists once the command has run, but the listener reads the action later, while the job goes on:
+    a `REPLACE TABLE … AS SELECT` that followed it may be between dropping the table and creating it again (seen on a
+    loaded machine). So a failed load is tried again after short pauses before the table is taken for missing."""
+    for pause in LOAD_TABLE_PAUSES_S:
+        try:
+            return catalog.loadTable(ident)
+        except Exception:
+            time.sleep(pause)
+    try:
+        return catalog.loadTable(ident)
+    except Exception:
+        return None
 
 
 def _names(scala_seq: JavaObject) -> list[str]:
