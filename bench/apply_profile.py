@@ -43,7 +43,7 @@ from bench.ingest_throughput import (  # noqa: E402
     RAW_STATEMENTS,
     cpu_seconds,
     free_port,
-    listening_pid,
+    graph_engine_pid,
     make_event,
     raw_unwind_merge,
     wait,
@@ -241,7 +241,7 @@ def run(args: argparse.Namespace, embedded_pid: int | None) -> None:
 
     wait(graph_ping, 120)
     graph_schema_init()
-    engine = embedded_pid or listening_pid(int(args.graph_uri.rsplit(":", 1)[1].split("/")[0]))
+    engine = embedded_pid or graph_engine_pid(args.graph_uri)
     if args.engine_profile and engine is None:
         raise SystemExit("--engine-profile: the graph engine does not run on this machine")
     batch = settings.INGEST_APPLY_BATCH_SIZE

@@ -236,8 +236,7 @@ class Stack:
         if not self.external_graph:
             server = self.processes[1]  # `start` spawns Redis, then the graph server
             return sum(cpu_seconds(pid) for pid in [server.pid, *children(server.pid)])
-        port = urlsplit(self.env["NEO4J_URI"]).port or 7687
-        pid = listening_pid(port)
+        pid = graph_engine_pid(self.env["NEO4J_URI"])
         return None if pid is None else cpu_seconds(pid)
 
     def post_all(
@@ -284,6 +283,11 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of one process, from /proc (Linux)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def graph_engine_pid(uri: str) -> int | None:
+    """The local process serving the graph engine at Bolt `uri`; `None` if it runs on another machine."""
+    return listening_pid(urlsplit(uri).port or 7687)
 
 
 def listening_pid(port: int) -> int | None:
