@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from lineage_app.graph.model import Label, Rel
+from lineage_app.graph.model import Label, Rel, key_seek
 from lineage_app.graph.writes import inferred_input, named, seen
 
 MERGE_DATASET_ALIASES = f"""
@@ -24,7 +24,9 @@ SET a.namespace = row.namespace, {named("a", "row.name")}, a.normalKey = row.nor
 MERGE_ALIAS_LINKS = f"""
 UNWIND $rows AS row
 MATCH (a:{Label.DATASET_ALIAS} {{key: row.fromKey}})
+{key_seek("a", Label.DATASET_ALIAS, "key")}
 MATCH (b:{Label.DATASET_ALIAS} {{key: row.toKey}})
+{key_seek("b", Label.DATASET_ALIAS, "key")}
 MERGE (a)-[e:{Rel.SAME_AS}]->(b)
 SET {seen("e")},
     {
@@ -40,6 +42,7 @@ SET {seen("e")},
 SET_ALIAS_CANONICAL = f"""
 UNWIND $rows AS row
 MATCH (a:{Label.DATASET_ALIAS} {{key: row.key}})
+{key_seek("a", Label.DATASET_ALIAS, "key")}
 SET a.canonicalKey = row.canonicalKey
 """
 
@@ -68,6 +71,7 @@ def _newer(dst: str, src: str, *props: str, guard: str = "factsKey") -> str:
 MERGE_ALIAS_DATASET = f"""
 UNWIND $rows AS row
 MATCH (a:{Label.DATASET} {{key: row.fromKey}})
+{key_seek("a", Label.DATASET, "key")}
 MERGE (c:{Label.DATASET} {{key: row.toKey}})
 SET c.nodeId = row.toNodeId, c.namespace = row.toNamespace, {named("c", "row.toName")},
     {_widen("c", "a")},
@@ -81,6 +85,7 @@ def _move_dataset_edge(rel: Rel, pattern: str, merge: str, *props: str) -> str:
 UNWIND $rows AS row
 MATCH {pattern}
 MATCH (c:{Label.DATASET} {{key: row.toKey}})
+{key_seek("c", Label.DATASET, "key")}
 MERGE {merge}
 SET {_widen("m", "e")}{", " + _newer("m", "e", *props) if props else ""}
 """
@@ -97,6 +102,7 @@ def _move_job_edge(rel: Rel, pattern: str, merge: str, *first: str) -> str:
 UNWIND $rows AS row
 MATCH {pattern}
 MATCH (c:{Label.DATASET} {{key: row.toKey}})
+{key_seek("c", Label.DATASET, "key")}
 MERGE {merge}
 SET {before}{_widen("m", "e")}, {_newer("m", "e", *_CONFIRMATION, guard="confirmedOrder")}
 """
@@ -140,7 +146,9 @@ MOVE_ALIAS_OWNERS = _move_dataset_edge(
 MOVE_ALIAS_TAGS = f"""
 UNWIND $rows AS row
 MATCH (a:{Label.DATASET} {{key: row.fromKey}})-[:{Rel.TAGGED}]->(t:{Label.TAG})
+{key_seek("a", Label.DATASET, "key")}
 MATCH (c:{Label.DATASET} {{key: row.toKey}})
+{key_seek("c", Label.DATASET, "key")}
 MERGE (c)-[:{Rel.TAGGED}]->(t)
 """
 
@@ -148,7 +156,9 @@ MERGE (c)-[:{Rel.TAGGED}]->(t)
 MOVE_ALIAS_CHECKS = f"""
 UNWIND $rows AS row
 MATCH (x:{Label.RUN})-[e:{Rel.CHECKED}]->(a:{Label.DATASET} {{key: row.fromKey}})
+{key_seek("a", Label.DATASET, "key")}
 MATCH (c:{Label.DATASET} {{key: row.toKey}})
+{key_seek("c", Label.DATASET, "key")}
 MERGE (x)-[m:{Rel.CHECKED}]->(c)
 SET {_widen("m", "e")}, {_newer("m", "e", "checksJson", "status", "checkedAt", "checksVersion", guard="checksOrder")},
     {_newer("m", "e", "metricsJson", "measuredAt", "metricsVersion", guard="metricsOrder")}
@@ -157,7 +167,9 @@ SET {_widen("m", "e")}, {_newer("m", "e", "checksJson", "status", "checkedAt", "
 MOVE_ALIAS_VERSIONS = f"""
 UNWIND $rows AS row
 MATCH (a:{Label.DATASET} {{key: row.fromKey}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
+{key_seek("a", Label.DATASET, "key")}
 MATCH (c:{Label.DATASET} {{key: row.toKey}})
+{key_seek("c", Label.DATASET, "key")}
 MERGE (m:{Label.DATASET_VERSION} {{key: row.toKey + row.sep + v.version}})
 SET m.namespace = row.toNamespace, m.name = row.toName, m.version = v.version,
     m.fieldNames = coalesce(m.fieldNames, v.fieldNames), m.fieldTypes = coalesce(m.fieldTypes, v.fieldTypes),
@@ -175,7 +187,9 @@ MERGE (c)-[:{Rel.HAS_VERSION}]->(m)
 MOVE_ALIAS_FIELDS = f"""
 UNWIND $rows AS row
 MATCH (a:{Label.DATASET} {{key: row.fromKey}})-[:{Rel.HAS_FIELD}]->(f:{Label.FIELD})
+{key_seek("a", Label.DATASET, "key")}
 MATCH (c:{Label.DATASET} {{key: row.toKey}})
+{key_seek("c", Label.DATASET, "key")}
 MERGE (m:{Label.FIELD} {{key: row.toKey + row.sep + f.name}})
 ON CREATE SET m.nodeId = row.fieldIdPrefix + f.name, m.namespace = row.toNamespace,
               m.dataset = row.toName, {named("m", "f.name")}
@@ -188,7 +202,9 @@ MOVE_ALIAS_DERIVED_FROM = f"""
 UNWIND $rows AS row
 MATCH (a:{Label.DATASET} {{key: row.fromKey}})-[:{Rel.HAS_FIELD}]->(f:{Label.FIELD})
       -[e:{Rel.DERIVES}]->(t:{Label.FIELD})
+{key_seek("a", Label.DATASET, "key")}
 MATCH (n:{Label.FIELD} {{key: row.toKey + row.sep + f.name}})
+{key_seek("n", Label.FIELD, "key")}
 MERGE (n)-[m:{Rel.DERIVES} {{job: e.job}}]->(t)
 SET {_widen("m", "e")}, {_newer("m", "e", *_DERIVATION_FACTS)},
     {_newer("m", "e", *_CONFIRMATION, guard="confirmedOrder")}
@@ -198,7 +214,9 @@ MOVE_ALIAS_DERIVES_INTO = f"""
 UNWIND $rows AS row
 MATCH (a:{Label.DATASET} {{key: row.fromKey}})-[:{Rel.HAS_FIELD}]->(f:{Label.FIELD})
       <-[e:{Rel.DERIVES}]-(s:{Label.FIELD})
+{key_seek("a", Label.DATASET, "key")}
 MATCH (n:{Label.FIELD} {{key: row.toKey + row.sep + f.name}})
+{key_seek("n", Label.FIELD, "key")}
 MERGE (s)-[m:{Rel.DERIVES} {{job: e.job}}]->(n)
 SET {_widen("m", "e")}, {_newer("m", "e", *_DERIVATION_FACTS)},
     {_newer("m", "e", *_CONFIRMATION, guard="confirmedOrder")}
@@ -206,19 +224,22 @@ SET {_widen("m", "e")}, {_newer("m", "e", *_DERIVATION_FACTS)},
 
 DELETE_ALIAS_FIELDS = f"""
 UNWIND $rows AS row
-MATCH (:{Label.DATASET} {{key: row.fromKey}})-[:{Rel.HAS_FIELD}]->(f:{Label.FIELD})
+MATCH (a:{Label.DATASET} {{key: row.fromKey}})-[:{Rel.HAS_FIELD}]->(f:{Label.FIELD})
+{key_seek("a", Label.DATASET, "key")}
 DETACH DELETE f
 """
 
 DELETE_ALIAS_VERSIONS = f"""
 UNWIND $rows AS row
-MATCH (:{Label.DATASET} {{key: row.fromKey}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
+MATCH (a:{Label.DATASET} {{key: row.fromKey}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
+{key_seek("a", Label.DATASET, "key")}
 DETACH DELETE v
 """
 
 DELETE_ALIAS_DATASETS = f"""
 UNWIND $rows AS row
 MATCH (a:{Label.DATASET} {{key: row.fromKey}})
+{key_seek("a", Label.DATASET, "key")}
 DETACH DELETE a
 """
 

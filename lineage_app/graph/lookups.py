@@ -8,7 +8,7 @@ transaction (`graph.writer`, `graph.alias_registry`) or read owners (`graph.owne
 from __future__ import annotations
 
 from lineage_app.graph.facets import facets_held
-from lineage_app.graph.model import Label, Rel
+from lineage_app.graph.model import Label, Rel, key_seek
 
 # Which of the rows' versions the graph holds with their Field nodes (written with the version, in
 # its transaction; the fields of the others are merged with `MERGE_FIELDS`), and which of those are
@@ -16,8 +16,10 @@ from lineage_app.graph.model import Label, Rel
 READ_KNOWN_VERSIONS = f"""
 UNWIND $rows AS row
 MATCH (v:{Label.DATASET_VERSION} {{key: row.key}})
+{key_seek("v", Label.DATASET_VERSION, "key")}
 WHERE v.fieldsExpanded = true
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+{key_seek("d", Label.DATASET, "key")}
 RETURN collect(row.key) AS keys, collect(CASE WHEN d.currentVersion = v.version THEN row.key END) AS current
 """
 
@@ -25,7 +27,8 @@ RETURN collect(row.key) AS keys, collect(CASE WHEN d.currentVersion = v.version 
 # dataset for the first time (a new downstream consumer). A record per edge found.
 READ_KNOWN_JOB_INPUTS = f"""
 UNWIND $rows AS row
-MATCH (:{Label.DATASET} {{key: row.datasetKey}})-[:{Rel.INPUT_TO}]->(:{Label.JOB} {{key: row.jobKey}})
+MATCH (d:{Label.DATASET} {{key: row.datasetKey}})-[:{Rel.INPUT_TO}]->(j:{Label.JOB} {{key: row.jobKey}})
+{key_seek("d", Label.DATASET, "key")} {key_seek("j", Label.JOB, "key")}
 RETURN row.datasetKey AS datasetKey, row.jobKey AS jobKey
 """
 
@@ -34,6 +37,7 @@ RETURN row.datasetKey AS datasetKey, row.jobKey AS jobKey
 READ_FIELD_KEYS = f"""
 UNWIND $keys AS k
 MATCH (f:{Label.FIELD} {{key: k}})
+{key_seek("f", Label.FIELD, "key")}
 RETURN collect(k) AS keys
 """
 
@@ -42,6 +46,7 @@ RETURN collect(k) AS keys
 READ_DATASET_VERSION_ORDER = f"""
 UNWIND $keys AS k
 MATCH (d:{Label.DATASET} {{key: k}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
+{key_seek("d", Label.DATASET, "key")}
 RETURN k AS datasetKey, d.currentVersion AS storedVersion, d.versionCount AS storedCount,
        v.version AS version, v.lastKey AS lastKey
 """
@@ -49,6 +54,7 @@ RETURN k AS datasetKey, d.currentVersion AS storedVersion, d.versionCount AS sto
 READ_DATASET_VERSIONS = f"""
 UNWIND $keys AS k
 MATCH (d:{Label.DATASET} {{key: k}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
+{key_seek("d", Label.DATASET, "key")}
 RETURN k AS datasetKey, d.namespace AS namespace, d.name AS name, d.currentVersion AS storedVersion,
        d.versionCount AS storedCount, v.version AS version, v.lastKey AS lastKey,
        v.fieldNames AS fieldNames, v.fieldTypes AS fieldTypes
@@ -61,6 +67,7 @@ def _read_facets(label: Label) -> str:
     return f"""
 UNWIND $keys AS k
 MATCH (x:{label} {{key: k}})
+{key_seek("x", label, "key")}
 RETURN k AS key, {facets_held("x")}
 """
 
@@ -93,14 +100,17 @@ READ_OWNERS = {
 # One hop of the alias graph: a name's symlinks (either way) and the names that normalise alike.
 READ_ALIAS_LINKED = f"""
 UNWIND $keys AS k
-MATCH (a:{Label.DATASET_ALIAS} {{key: k}})-[:{Rel.SAME_AS}]-(b:{Label.DATASET_ALIAS})
+MATCH (a:{Label.DATASET_ALIAS} {{key: k}})-[:{Rel.SAME_AS}]-(b)
+{key_seek("a", Label.DATASET_ALIAS, "key")}
 RETURN k AS key, b.key AS other
 """
 
 READ_ALIAS_SPELLINGS = f"""
 UNWIND $keys AS k
 MATCH (a:{Label.DATASET_ALIAS} {{key: k}})
+{key_seek("a", Label.DATASET_ALIAS, "key")}
 MATCH (b:{Label.DATASET_ALIAS} {{normalKey: a.normalKey}})
+{key_seek("b", Label.DATASET_ALIAS, "normalKey")}
 RETURN k AS key, a.normalNamespace AS namespace, a.normalName AS name, a.canonicalKey AS canonicalKey,
        b.key AS other
 """
@@ -108,6 +118,7 @@ RETURN k AS key, a.normalNamespace AS namespace, a.normalName AS name, a.canonic
 READ_DATASET_KEYS = f"""
 UNWIND $keys AS k
 MATCH (d:{Label.DATASET} {{key: k}})
+{key_seek("d", Label.DATASET, "key")}
 RETURN d.key AS key
 """
 
@@ -140,12 +151,14 @@ _DECLARED = "j.declaredOrder, j.declaredAt"
 READ_JOB_INPUT_VALIDITY = f"""
 UNWIND $keys AS k
 MATCH (j:{Label.JOB} {{key: k}})<-[e:{Rel.INPUT_TO}]-(d:{Label.DATASET})
+{key_seek("j", Label.JOB, "key")}
 RETURN collect([k, j.namespace, d.key, null, null, null, {_VALIDITY}, null, null, {_DECLARED}]) AS rows
 """
 
 READ_JOB_OUTPUT_VALIDITY = f"""
 UNWIND $keys AS k
 MATCH (j:{Label.JOB} {{key: k}})-[e:{Rel.OUTPUTS}]->(d:{Label.DATASET})
+{key_seek("j", Label.JOB, "key")}
 RETURN collect([k, j.namespace, d.key, null, null, null, {_VALIDITY}, null, null, {_DECLARED}]) AS rows
 """
 
@@ -154,6 +167,7 @@ READ_JOB_DERIVATION_VALIDITY = f"""
 UNWIND $keys AS k
 MATCH (j:{Label.JOB} {{key: k}})-[:{Rel.OUTPUTS}]->(d:{Label.DATASET})-[:{Rel.HAS_FIELD}]->(t:{Label.FIELD})
       <-[e:{Rel.DERIVES}]-(s:{Label.FIELD})
+{key_seek("j", Label.JOB, "key")}
 WHERE e.job = j.nodeId
 RETURN collect([k, j.namespace, null, s.key, t.key, e.job, {_VALIDITY}, d.lineageDeletedOrder, d.lineageDeletedAt,
                 {_DECLARED}]) AS rows
@@ -170,6 +184,7 @@ _DEPENDENCY_VALIDITY = (
 READ_JOB_DOWNSTREAM_DEPENDENCY_VALIDITY = f"""
 UNWIND $keys AS k
 MATCH (u:{Label.JOB} {{key: k}})-[e:{Rel.PRECEDES}]->(d:{Label.JOB})
+{key_seek("u", Label.JOB, "key")}
 WITH k, u AS j, u, e, d
 {_DEPENDENCY_VALIDITY}
 """
@@ -177,6 +192,7 @@ WITH k, u AS j, u, e, d
 READ_JOB_UPSTREAM_DEPENDENCY_VALIDITY = f"""
 UNWIND $keys AS k
 MATCH (u:{Label.JOB})-[e:{Rel.PRECEDES}]->(d:{Label.JOB} {{key: k}})
+{key_seek("d", Label.JOB, "key")}
 WITH k, d AS j, u, e, d
 {_DEPENDENCY_VALIDITY}
 """
@@ -185,7 +201,8 @@ WITH k, d AS j, u, e, d
 # (an order key) and, when `row.until` is set, confirming no later than it, as [job key, order, time].
 READ_JOB_COMPLETED_RUNS = f"""
 UNWIND $rows AS row
-MATCH (:{Label.JOB} {{key: row.key}})-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
+MATCH (j:{Label.JOB} {{key: row.key}})-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
+{key_seek("j", Label.JOB, "key")}
 WITH row, coalesce(r.completedOrder, r.snapshotOrder) AS confirmed, coalesce(r.endedAt, r.snapshotAt) AS at
 WHERE confirmed > row.after AND (row.until IS NULL OR at <= row.until)
 RETURN collect([row.key, confirmed, at]) AS rows
@@ -195,6 +212,7 @@ RETURN collect([row.key, confirmed, at]) AS rows
 READ_JOB_LATEST_CONFIRMATIONS = f"""
 UNWIND $keys AS k
 MATCH (j:{Label.JOB} {{key: k}})
+{key_seek("j", Label.JOB, "key")}
 RETURN collect([k, j.namespace, j.latestConfirmation]) AS rows
 """
 
@@ -203,6 +221,7 @@ RETURN collect([k, j.namespace, j.latestConfirmation]) AS rows
 READ_JOB_NEWEST_CONFIRMATIONS = f"""
 UNWIND $keys AS k
 MATCH (j:{Label.JOB} {{key: k}})
+{key_seek("j", Label.JOB, "key")}
 OPTIONAL MATCH (j)-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
 WITH k, j, max(coalesce(r.completedOrder, r.snapshotOrder)) AS ran
 RETURN collect([k, ran, j.declaredOrder]) AS rows
@@ -213,6 +232,7 @@ RETURN collect([k, ran, j.declaredOrder]) AS rows
 READ_DATASET_RETIREMENTS = f"""
 UNWIND $keys AS k
 MATCH (d:{Label.DATASET} {{key: k}})
+{key_seek("d", Label.DATASET, "key")}
 WHERE d.droppedOrder IS NOT NULL OR d.lineageDeletedOrder IS NOT NULL
 RETURN collect([k, d.droppedOrder, d.lineageDeletedOrder]) AS rows
 """
@@ -220,7 +240,8 @@ RETURN collect([k, d.droppedOrder, d.lineageDeletedOrder]) AS rows
 # The jobs that read or write any of the datasets `$keys` (after an alias merge moved edges onto them).
 READ_JOBS_OF_DATASETS = f"""
 UNWIND $keys AS k
-MATCH (:{Label.DATASET} {{key: k}})-[:{Rel.INPUT_TO}|{Rel.OUTPUTS}]-(j:{Label.JOB})
+MATCH (d:{Label.DATASET} {{key: k}})-[:{Rel.INPUT_TO}|{Rel.OUTPUTS}]-(j:{Label.JOB})
+{key_seek("d", Label.DATASET, "key")}
 RETURN collect(DISTINCT j.key) AS keys
 """
 
@@ -228,7 +249,8 @@ RETURN collect(DISTINCT j.key) AS keys
 # event is no earlier than `row.since`: those that may have named an edge first seen then (`graph.withdrawal`).
 READ_JOB_CONFIRMING_RUNS_SINCE = f"""
 UNWIND $rows AS row
-MATCH (:{Label.JOB} {{key: row.jobKey}})-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
+MATCH (j:{Label.JOB} {{key: row.jobKey}})-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
+{key_seek("j", Label.JOB, "key")}
 WHERE coalesce(r.completedOrder, r.snapshotOrder) IS NOT NULL AND r.lastEventTime >= row.since
 RETURN collect(r.runId) AS runIds
 """

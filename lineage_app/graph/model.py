@@ -120,6 +120,13 @@ FAILURE_STATES: tuple[str, ...] = (*FAILED_STATES, RunState.COMPLETED.value)
 LEVELS = ("application", "action")
 
 
+def key_seek(var: str, label: Label, prop: str) -> str:
+    """A planner hint: `var` is found by seeking its `label`'s index on `prop`, a key the statement's row names.
+    Neo4j plans from sampled index statistics; while a new graph's indexes are sampled empty, it may read a whole
+    index (or join a scan of a label) per row instead (docs/apply-throughput.md). Both engines accept the hint."""
+    return f"USING INDEX SEEK {var}:{label}({prop})"
+
+
 def natural_key(*parts: str) -> str:
     """The unique `key` property of a Dataset, Job, Field or DatasetVersion node."""
     return KEY_SEPARATOR.join(parts)

@@ -9,7 +9,7 @@ guarded by the event order key, so applying the same events in any order gives o
 from __future__ import annotations
 
 from lineage_app.graph.facets import facets_held
-from lineage_app.graph.model import Label, OwnershipSource, Rel, RunState
+from lineage_app.graph.model import Label, OwnershipSource, Rel, RunState, key_seek
 
 
 def seen(var: str) -> str:
@@ -74,6 +74,7 @@ def _settle_facet_sightings(label: Label) -> str:
     return f"""
 UNWIND $rows AS row
 MATCH (x:{label} {{key: row.key}})
+{key_seek("x", label, "key")}
 WITH x, row, coalesce(x.facetNames, []) AS heldNames, coalesce(x.facetOrders, []) AS heldOrders,
      coalesce(x.facetHashes, []) AS heldHashes
 WITH x, row, heldNames, heldOrders, heldHashes, heldNames + [n IN row.names WHERE NOT n IN heldNames] AS names
@@ -114,6 +115,7 @@ def _facet_lists(var: str) -> str:
 SET_DATASET_FACETS = f"""
 UNWIND $rows AS row
 MATCH (d:{Label.DATASET} {{key: row.key}})
+{key_seek("d", Label.DATASET, "key")}
 SET d.facetsJson = row.facetsJson, {_facet_lists("d")}, d.temporary = row.temporary, d.tags = row.tags
 REMOVE d.facetOrdersJson
 """
@@ -121,6 +123,7 @@ REMOVE d.facetOrdersJson
 SET_JOB_FACETS = f"""
 UNWIND $rows AS row
 MATCH (j:{Label.JOB} {{key: row.key}})
+{key_seek("j", Label.JOB, "key")}
 SET j.facetsJson = row.facetsJson, {_facet_lists("j")}, j.tags = row.tags, j.jobType = row.jobType,
     j.processingType = row.processingType, j.integration = row.integration
 REMOVE j.facetOrdersJson
@@ -151,7 +154,8 @@ RETURN row.jobKey AS jobKey, row.runId AS runId, held AS `order`
 # when a later event of the run (say its FAIL) names no outputs.
 SET_DATASET_LATEST_RUNS = f"""
 UNWIND $rows AS row
-MATCH (:{Label.RUN} {{runId: row.runId}})-[:{Rel.WROTE}]->(d:{Label.DATASET})
+MATCH (r:{Label.RUN} {{runId: row.runId}})-[:{Rel.WROTE}]->(d)
+{key_seek("r", Label.RUN, "runId")}
 SET {_latest_run("d")}
 """
 
@@ -171,6 +175,7 @@ MERGE (pj)-[:{Rel.HAS_RUN}]->(p)
 MERGE_RUN_PARENTS = f"""
 UNWIND $rows AS row
 MATCH (r:{Label.RUN} {{runId: row.runId}})
+{key_seek("r", Label.RUN, "runId")}
 {_MERGE_REFERENCED_RUN}
 MERGE (r)-[:{Rel.CHILD_OF}]->(p)
 """
@@ -187,7 +192,9 @@ def _merge_run_io(rel: Rel) -> str:
     return f"""
 UNWIND $rows AS row
 MATCH (r:{Label.RUN} {{runId: row.runId}})
+{key_seek("r", Label.RUN, "runId")}
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+{key_seek("d", Label.DATASET, "key")}
 MERGE (r)-[e:{rel}]->(d)
 SET {seen("e")}
 """
@@ -197,6 +204,7 @@ def _set_run_io_statistics(rel: Rel) -> str:
     return f"""
 UNWIND $rows AS row
 MATCH (r:{Label.RUN} {{runId: row.runId}})-[e:{rel}]->(d:{Label.DATASET} {{key: row.datasetKey}})
+{key_seek("r", Label.RUN, "runId")} {key_seek("d", Label.DATASET, "key")}
 SET {_latest("e", "rowCount", "bytes", "fileCount")}
 """
 
@@ -206,7 +214,9 @@ SET {_latest("e", "rowCount", "bytes", "fileCount")}
 MERGE_RUN_CHECKS = f"""
 UNWIND $rows AS row
 MATCH (r:{Label.RUN} {{runId: row.runId}})
+{key_seek("r", Label.RUN, "runId")}
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+{key_seek("d", Label.DATASET, "key")}
 MERGE (r)-[e:{Rel.CHECKED}]->(d)
 SET {seen("e")}, {_latest("e", "checksJson", "status", "checkedAt", "checksVersion", guard="checksOrder")}
 """
@@ -214,7 +224,9 @@ SET {seen("e")}, {_latest("e", "checksJson", "status", "checkedAt", "checksVersi
 MERGE_RUN_METRICS = f"""
 UNWIND $rows AS row
 MATCH (r:{Label.RUN} {{runId: row.runId}})
+{key_seek("r", Label.RUN, "runId")}
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+{key_seek("d", Label.DATASET, "key")}
 MERGE (r)-[e:{Rel.CHECKED}]->(d)
 SET {seen("e")}, {_latest("e", "metricsJson", "measuredAt", "metricsVersion", guard="metricsOrder")}
 """
@@ -226,6 +238,7 @@ def _set_run_io_subsets(rel: Rel) -> str:
     return f"""
 UNWIND $rows AS row
 MATCH (r:{Label.RUN} {{runId: row.runId}})-[e:{rel}]->(d:{Label.DATASET} {{key: row.datasetKey}})
+{key_seek("r", Label.RUN, "runId")} {key_seek("d", Label.DATASET, "key")}
 SET {_latest("e", "subset", guard="subsetOrder")}
 """
 
@@ -260,7 +273,9 @@ def inferred_input(var: str, sighting: str) -> str:
 MERGE_JOB_INPUTS = f"""
 UNWIND $rows AS row
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+{key_seek("d", Label.DATASET, "key")}
 MATCH (j:{Label.JOB} {{key: row.jobKey}})
+{key_seek("j", Label.JOB, "key")}
 MERGE (d)-[e:{Rel.INPUT_TO}]->(j)
 SET {inferred_input("e", "row.inferred")}, {seen("e")}, {_CURRENT}, {_CONFIRMED}
 """
@@ -270,7 +285,9 @@ SET {inferred_input("e", "row.inferred")}, {seen("e")}, {_CURRENT}, {_CONFIRMED}
 MERGE_JOB_OUTPUTS = f"""
 UNWIND $rows AS row
 MATCH (j:{Label.JOB} {{key: row.jobKey}})
+{key_seek("j", Label.JOB, "key")}
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+{key_seek("d", Label.DATASET, "key")}
 MERGE (j)-[e:{Rel.OUTPUTS}]->(d)
 WITH row, e, e.firstSeen IS NULL OR e.staleSince IS NOT NULL AS revived
 SET {seen("e")}, {_CURRENT}, {_CONFIRMED}
@@ -283,7 +300,8 @@ RETURN row.jobKey AS jobKey, row.datasetKey AS datasetKey
 # only from the rows of outputs that name one, so whole-dataset writes cost nothing more. Shown beside the edge.
 SET_JOB_OUTPUT_SUBSETS = f"""
 UNWIND $rows AS row
-MATCH (:{Label.JOB} {{key: row.jobKey}})-[e:{Rel.OUTPUTS}]->(:{Label.DATASET} {{key: row.datasetKey}})
+MATCH (j:{Label.JOB} {{key: row.jobKey}})-[e:{Rel.OUTPUTS}]->(d:{Label.DATASET} {{key: row.datasetKey}})
+{key_seek("j", Label.JOB, "key")} {key_seek("d", Label.DATASET, "key")}
 SET {_latest("e", "lastSubset", "lastSubsetAt", guard="lastSubsetOrder")}
 """
 
@@ -302,6 +320,7 @@ _VERSION_SIGHTING = f"""
 MERGE_DATASET_VERSIONS = f"""
 UNWIND $rows AS row
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+{key_seek("d", Label.DATASET, "key")}
 MERGE (v:{Label.DATASET_VERSION} {{key: row.key}})
 SET v.namespace = row.namespace, v.name = row.name, v.version = row.version,
     v.fieldNames = row.fieldNames, v.fieldTypes = row.fieldTypes, v.fieldsExpanded = true,{_VERSION_SIGHTING}
@@ -313,12 +332,14 @@ MERGE (d)-[:{Rel.HAS_VERSION}]->(v)
 SET_VERSION_SIGHTINGS = f"""
 UNWIND $rows AS row
 MATCH (v:{Label.DATASET_VERSION} {{key: row.key}})
+{key_seek("v", Label.DATASET_VERSION, "key")}
 SET{_VERSION_SIGHTING}
 """
 
 MERGE_FIELDS = f"""
 UNWIND $rows AS row
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+{key_seek("d", Label.DATASET, "key")}
 MERGE (f:{Label.FIELD} {{key: row.key}})
 ON CREATE SET f.nodeId = row.nodeId, f.namespace = row.namespace, f.dataset = row.dataset, {named("f", "row.name")}
 MERGE (d)-[:{Rel.HAS_FIELD}]->(f)
@@ -327,7 +348,9 @@ MERGE (d)-[:{Rel.HAS_FIELD}]->(f)
 MERGE_FIELD_DERIVATIONS = f"""
 UNWIND $rows AS row
 MATCH (s:{Label.FIELD} {{key: row.sourceKey}})
+{key_seek("s", Label.FIELD, "key")}
 MATCH (t:{Label.FIELD} {{key: row.targetKey}})
+{key_seek("t", Label.FIELD, "key")}
 MERGE (s)-[e:{Rel.DERIVES} {{job: row.job}}]->(t)
 SET {seen("e")}, {_CURRENT}, {_CONFIRMED},
     {_latest("e", "transformation", "subtype", "indirect", "description", "masking", "transformationsJson")}
@@ -338,7 +361,9 @@ SET {seen("e")}, {_CURRENT}, {_CONFIRMED},
 MERGE_JOB_DEPENDENCIES = f"""
 UNWIND $rows AS row
 MATCH (u:{Label.JOB} {{key: row.sourceKey}})
+{key_seek("u", Label.JOB, "key")}
 MATCH (d:{Label.JOB} {{key: row.targetKey}})
+{key_seek("d", Label.JOB, "key")}
 MERGE (u)-[e:{Rel.PRECEDES} {{declaredBy: row.jobKey}}]->(d)
 SET {seen("e")}, {_CURRENT}, {_CONFIRMED},
     {_latest("e", "dependencyType", "sequenceTriggerRule", "statusTriggerRule")}
@@ -349,6 +374,7 @@ def _merge_owners(label: Label) -> str:
     return f"""
 UNWIND $rows AS row
 MATCH (x:{label} {{key: row.targetKey}})
+{key_seek("x", label, "key")}
 MERGE (o:{Label.OWNER} {{name: row.owner}})
 ON CREATE SET o.kind = row.kind
 MERGE (x)-[e:{Rel.OWNED_BY} {{role: row.role, source: '{OwnershipSource.EVENT}'}}]->(o)
@@ -379,6 +405,7 @@ MERGE_RUN_TAGS = _merge_tags(Label.RUN, "runId")
 SET_DATASET_CURRENT_VERSIONS = f"""
 UNWIND $rows AS row
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+{key_seek("d", Label.DATASET, "key")}
 SET d.currentVersion = row.version, d.versionCount = row.versionCount,
     d.fieldCount = row.fieldCount
 """
@@ -386,6 +413,7 @@ SET d.currentVersion = row.version, d.versionCount = row.versionCount,
 SET_FIELD_TYPES = f"""
 UNWIND $rows AS row
 MATCH (f:{Label.FIELD} {{key: row.key}})
+{key_seek("f", Label.FIELD, "key")}
 SET f.type = row.type, f.current = row.current
 """
 
@@ -428,6 +456,7 @@ DELETE e
 SET_OWNER_CONTACTS = f"""
 UNWIND $rows AS row
 MATCH (o:{Label.OWNER} {{name: row.owner}})
+{key_seek("o", Label.OWNER, "name")}
 SET o.kind = row.kind, o.contact = row.contact
 """
 
@@ -541,10 +570,11 @@ RETIRE_JOB_EDGES = _retire(
 # it did not confirm were stale before and stay so. Run before RETIRE_JOB_EDGES, while the outputs it
 # retires are still current.
 RETIRE_DERIVATIONS = _retire(
-    f"(j:{Label.JOB} {{key: row.jobKey}})-[o:{Rel.OUTPUTS}]->(d:{Label.DATASET})\n"
+    f"(j:{Label.JOB} {{key: row.jobKey}})-[o:{Rel.OUTPUTS}]->(d)\n"
+    f"{key_seek('j', Label.JOB, 'key')}\n"
     f"WHERE o.staleSince IS NULL AND NOT d.key IN row.revived\n"
     f"WITH row, j, d\n"
-    f"MATCH (d)-[:{Rel.HAS_FIELD}]->(:{Label.FIELD})<-[e:{Rel.DERIVES}]-(:{Label.FIELD})",
+    f"MATCH (d)-[:{Rel.HAS_FIELD}]->()<-[e:{Rel.DERIVES}]-()",
     where="e.job = j.nodeId AND ",
 )
 
@@ -552,6 +582,7 @@ RETIRE_DERIVATIONS = _retire(
 SET_JOB_LATEST_CONFIRMATIONS = f"""
 UNWIND $rows AS row
 MATCH (j:{Label.JOB} {{key: row.jobKey}})
+{key_seek("j", Label.JOB, "key")}
 SET j.latestConfirmation = row.latest
 """
 
@@ -560,6 +591,7 @@ SET j.latestConfirmation = row.latest
 SET_JOB_DECLARATIONS = f"""
 UNWIND $rows AS row
 MATCH (j:{Label.JOB} {{key: row.jobKey}})
+{key_seek("j", Label.JOB, "key")}
 SET {_latest("j", "declaredAt", guard="declaredOrder", order="row.declaredOrder")}
 """
 
@@ -568,6 +600,7 @@ SET {_latest("j", "declaredAt", guard="declaredOrder", order="row.declaredOrder"
 SET_DATASET_DROPS = f"""
 UNWIND $rows AS row
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+{key_seek("d", Label.DATASET, "key")}
 SET {_latest("d", "droppedAt", guard="droppedOrder", order="row.droppedOrder")}
 """
 
@@ -576,5 +609,6 @@ SET {_latest("d", "droppedAt", guard="droppedOrder", order="row.droppedOrder")}
 SET_DATASET_LINEAGE_DELETIONS = f"""
 UNWIND $rows AS row
 MATCH (d:{Label.DATASET} {{key: row.datasetKey}})
+{key_seek("d", Label.DATASET, "key")}
 SET {_latest("d", "lineageDeletedAt", guard="lineageDeletedOrder", order="row.deletedOrder")}
 """
