@@ -7,7 +7,7 @@ from typing import Any
 from neo4j import ManagedTransaction
 
 from lineage_app.graph.driver import graph_read, records
-from lineage_app.graph.model import Label, Rel
+from lineage_app.graph.model import Label, Rel, key_seek
 from lineage_app.graph.traversal import MAX_NESTING
 
 # How many runs below a root a page lists (a DAG run's tasks, their applications and actions).
@@ -22,20 +22,23 @@ _ORDER = "ORDER BY coalesce(r.startedAt, ''), r.runId"
 # Each run of `$runIds` the graph has, as a reference: its job, state, start, and the parent and root it names.
 RUN_REFS = f"""
 UNWIND $runIds AS id
-MATCH (j:{Label.JOB})-[:{Rel.HAS_RUN}]->(r:{Label.RUN} {{runId: id}})
+MATCH (r:{Label.RUN} {{runId: id}})<-[:{Rel.HAS_RUN}]-(j)
+{key_seek("r", Label.RUN, "runId")}
 RETURN {_REF}
 """
 
 # The child runs of run `$runId` (those naming it their parent), the first started first.
 RUN_CHILDREN = f"""
-MATCH (r:{Label.RUN})-[:{Rel.CHILD_OF}]->(:{Label.RUN} {{runId: $runId}})
-MATCH (j:{Label.JOB})-[:{Rel.HAS_RUN}]->(r)
+MATCH (parent:{Label.RUN} {{runId: $runId}})<-[:{Rel.CHILD_OF}]-(r)
+{key_seek("parent", Label.RUN, "runId")}
+MATCH (j)-[:{Rel.HAS_RUN}]->(r)
 RETURN {_REF} {_ORDER}
 """
 
 # The runs naming run `$runId` the root of their chain, the first started first, at most `$limit`.
 RUN_ROOTED = f"""
 MATCH (r:{Label.RUN} {{rootRunId: $runId}})
+{key_seek("r", Label.RUN, "rootRunId")}
 MATCH (j:{Label.JOB})-[:{Rel.HAS_RUN}]->(r)
 RETURN {_REF} {_ORDER} LIMIT $limit
 """

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from lineage_app.graph.model import Label, Rel
+from lineage_app.graph.model import Label, Rel, key_seek
 from lineage_app.graph.reads import FIELD_SUMMARIES, SUMMARY_COLUMNS, node_columns
 
 # The fields of each dataset: the seeds of column-level impact when a whole dataset changes.
 FIELDS_OF_DATASETS = f"""
 UNWIND $keys AS k
-MATCH (:{Label.DATASET} {{key: k}})-[:{Rel.HAS_FIELD}]->(f:{Label.FIELD})
+MATCH (d:{Label.DATASET} {{key: k}})-[:{Rel.HAS_FIELD}]->(f:{Label.FIELD})
+{key_seek("d", Label.DATASET, "key")}
 RETURN collect(f.key) AS keys
 """
 
@@ -29,7 +30,8 @@ DETAILS = {Label.DATASET: DATASET_DETAILS, Label.JOB: JOB_DETAILS, Label.FIELD: 
 # Failed or aborted runs of each job: {key, at, runId, state, message}.
 JOB_FAILURES = f"""
 UNWIND $keys AS k
-MATCH (:{Label.JOB} {{key: k}})-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
+MATCH (j:{Label.JOB} {{key: k}})-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
+{key_seek("j", Label.JOB, "key")}
 WHERE r.state IN $states
 RETURN collect({{key: k, at: coalesce(r.endedAt, r.lastEventTime, r.startedAt, ''), runId: r.runId,
        state: r.state, message: r.errorMessage}}) AS rows
@@ -38,7 +40,8 @@ RETURN collect({{key: k, at: coalesce(r.endedAt, r.lastEventTime, r.startedAt, '
 # Every schema version of each dataset: {key, firstSeen, version, createdByRun, fieldNames, fieldTypes, order}.
 VERSIONS_OF_DATASETS = f"""
 UNWIND $keys AS k
-MATCH (:{Label.DATASET} {{key: k}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
+MATCH (d:{Label.DATASET} {{key: k}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
+{key_seek("d", Label.DATASET, "key")}
 RETURN collect({{key: k, firstSeen: v.firstSeen, version: v.version, createdByRun: v.createdByRun,
        fieldNames: v.fieldNames, fieldTypes: v.fieldTypes, order: coalesce(v.firstKey, '')}}) AS rows
 """

@@ -8,7 +8,7 @@ named key, then by `nodeId` / `runId`, so pages are stable.
 from __future__ import annotations
 
 from lineage_app.graph.failure_cause import DATA_QUALITY
-from lineage_app.graph.model import Label, Moment, OwnershipSource, Rel
+from lineage_app.graph.model import Label, Moment, OwnershipSource, Rel, key_seek
 
 # ---- node lookup (an API id may split several ways; the caller asks for every candidate key) ----
 
@@ -254,6 +254,7 @@ def _rolls_up(app: str, child: str) -> str:
 JOB_APPLICATIONS = f"""
 UNWIND $ids AS i MATCH (j:{Label.JOB}) WHERE elementId(j) = i
 MATCH (r:{Label.RUN} {{runId: j.latestRunId}})-[:{Rel.CHILD_OF}]->(:{Label.RUN})<-[:{Rel.HAS_RUN}]-(app:{Label.JOB})
+{key_seek("r", Label.RUN, "runId")}
 WHERE app.key <> j.key AND {_rolls_up("app", "j")}
 RETURN collect({{job: j.key, application: app.key, applicationId: elementId(app)}}) AS rows
 """
@@ -262,8 +263,8 @@ RETURN collect({{job: j.key, application: app.key, applicationId: elementId(app)
 # its runs, and they are its internal steps), as {application (key), job (key), jobId (element id)}.
 APPLICATION_ACTIONS = f"""
 UNWIND $keys AS k
-MATCH (app:{Label.JOB} {{key: k}})-[:{Rel.HAS_RUN}]->(:{Label.RUN})<-[:{Rel.CHILD_OF}]-(r:{Label.RUN})
-      <-[:{Rel.HAS_RUN}]-(j:{Label.JOB})
+MATCH (app:{Label.JOB} {{key: k}})-[:{Rel.HAS_RUN}]->()<-[:{Rel.CHILD_OF}]-(r)<-[:{Rel.HAS_RUN}]-(j)
+{key_seek("app", Label.JOB, "key")}
 WHERE r.runId = j.latestRunId AND j.key <> k AND {_rolls_up("app", "j")}
 RETURN collect({{application: k, job: j.key, jobId: elementId(j)}}) AS rows
 """
@@ -379,18 +380,21 @@ RETURN j.key AS key ORDER BY j.namespace, j.name, j.nodeId SKIP $offset LIMIT $l
 
 DATASET_NODE = f"""
 MATCH (d:{Label.DATASET} {{key: $key}})
+{key_seek("d", Label.DATASET, "key")}
 RETURN d.nodeId AS id, d.namespace AS namespace, d.name AS name, d.facetsJson AS facetsJson,
        d.currentVersion AS currentVersion
 """
 
 DATASET_FIELDS = f"""
-MATCH (:{Label.DATASET} {{key: $key}})-[:{Rel.HAS_FIELD}]->(f:{Label.FIELD})
+MATCH (d:{Label.DATASET} {{key: $key}})-[:{Rel.HAS_FIELD}]->(f:{Label.FIELD})
+{key_seek("d", Label.DATASET, "key")}
 RETURN f.nodeId AS id, f.name AS name, f.type AS type, coalesce(f.current, true) AS current
 ORDER BY name, id
 """
 
 DATASET_VERSIONS = f"""
-MATCH (:{Label.DATASET} {{key: $key}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
+MATCH (d:{Label.DATASET} {{key: $key}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
+{key_seek("d", Label.DATASET, "key")}
 RETURN v.version AS version, v.firstSeen AS firstSeen, v.lastSeen AS lastSeen,
        v.createdByRun AS createdByRun, v.fieldNames AS fieldNames, v.fieldTypes AS fieldTypes,
        v.fieldDescriptions AS fieldDescriptions, v.lastKey AS lastKey
@@ -398,25 +402,29 @@ ORDER BY coalesce(v.firstKey, ''), version
 """
 
 DATASET_OWNERS = f"""
-MATCH (:{Label.DATASET} {{key: $key}})-[e:{Rel.OWNED_BY}]->(o:{Label.OWNER})
+MATCH (d:{Label.DATASET} {{key: $key}})-[e:{Rel.OWNED_BY}]->(o:{Label.OWNER})
+{key_seek("d", Label.DATASET, "key")}
 RETURN o.name AS name, o.kind AS kind, e.role AS role, e.source AS source
 ORDER BY name, role, source
 """
 
 # A dataset's producers and consumers, current and former (stale: no longer confirmed by the job's runs).
 DATASET_PRODUCERS = f"""
-MATCH (j:{Label.JOB})-[e:{Rel.OUTPUTS}]->(:{Label.DATASET} {{key: $key}})
+MATCH (j:{Label.JOB})-[e:{Rel.OUTPUTS}]->(d:{Label.DATASET} {{key: $key}})
+{key_seek("d", Label.DATASET, "key")}
 RETURN j.nodeId AS id, e.lastSeen AS lastSeen, e.staleSince AS staleSince ORDER BY id
 """
 
 DATASET_CONSUMERS = f"""
-MATCH (:{Label.DATASET} {{key: $key}})-[e:{Rel.INPUT_TO}]->(j:{Label.JOB})
+MATCH (d:{Label.DATASET} {{key: $key}})-[e:{Rel.INPUT_TO}]->(j:{Label.JOB})
+{key_seek("d", Label.DATASET, "key")}
 RETURN j.nodeId AS id, e.lastSeen AS lastSeen, e.staleSince AS staleSince, e.inferred AS inferred ORDER BY id
 """
 
 # The runs that wrote the dataset, newest first.
 DATASET_LAST_RUNS = f"""
-MATCH (r:{Label.RUN})-[w:{Rel.WROTE}]->(:{Label.DATASET} {{key: $key}})
+MATCH (r:{Label.RUN})-[w:{Rel.WROTE}]->(d:{Label.DATASET} {{key: $key}})
+{key_seek("d", Label.DATASET, "key")}
 MATCH (j:{Label.JOB})-[:{Rel.HAS_RUN}]->(r)
 RETURN r.runId AS runId, j.nodeId AS job, r.state AS state, r.startedAt AS startedAt,
        r.endedAt AS endedAt, w.subset AS subset
@@ -426,7 +434,8 @@ LIMIT $limit
 
 # The rows and bytes each run wrote to the dataset (its `outputStatistics`, kept on the WROTE edge), newest first.
 DATASET_WRITE_STATISTICS = f"""
-MATCH (r:{Label.RUN})-[w:{Rel.WROTE}]->(:{Label.DATASET} {{key: $key}})
+MATCH (r:{Label.RUN})-[w:{Rel.WROTE}]->(d:{Label.DATASET} {{key: $key}})
+{key_seek("d", Label.DATASET, "key")}
 WITH r, w, coalesce(r.endedAt, r.startedAt, r.lastEventTime) AS at
 WHERE w.rowCount IS NOT NULL OR w.bytes IS NOT NULL OR w.fileCount IS NOT NULL
 RETURN r.runId AS runId, r.state AS state, at, w.rowCount AS rowCount, w.bytes AS bytes, w.fileCount AS fileCount
@@ -435,7 +444,8 @@ LIMIT $limit
 """
 
 DATASET_VERSION_FIELDS = f"""
-MATCH (:{Label.DATASET} {{key: $key}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
+MATCH (d:{Label.DATASET} {{key: $key}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
+{key_seek("d", Label.DATASET, "key")}
 WHERE v.version IN $versions
 RETURN v.version AS version, v.fieldNames AS fieldNames, v.fieldTypes AS fieldTypes
 """
@@ -449,6 +459,7 @@ RETURN v.version AS version, v.fieldNames AS fieldNames, v.fieldTypes AS fieldTy
 JOB_IO = f"""
 UNWIND $keys AS k
 MATCH (j:{Label.JOB} {{key: k}})
+{key_seek("j", Label.JOB, "key")}
 OPTIONAL MATCH (i:{Label.DATASET})-[e:{Rel.INPUT_TO}]->(j)
 WITH j, collect([i.nodeId, e.staleSince, e.inferred]) AS inputs
 OPTIONAL MATCH (j)-[f:{Rel.OUTPUTS}]->(o:{Label.DATASET})
@@ -457,6 +468,7 @@ RETURN j.key AS key, inputs, collect([o.nodeId, f.staleSince]) AS outputs
 
 JOB_NODE = f"""
 MATCH (j:{Label.JOB} {{key: $key}})
+{key_seek("j", Label.JOB, "key")}
 OPTIONAL MATCH (i:{Label.DATASET})-[e:{Rel.INPUT_TO}]->(j)
 WITH j, collect([i.nodeId, e.staleSince, e.inferred]) AS inputs
 OPTIONAL MATCH (j)-[f:{Rel.OUTPUTS}]->(o:{Label.DATASET})
@@ -472,6 +484,7 @@ _DEPENDENCY = (
 )
 JOB_DEPENDENCIES = f"""
 MATCH (j:{Label.JOB} {{key: $key}})
+{key_seek("j", Label.JOB, "key")}
 OPTIONAL MATCH (u:{Label.JOB})-[e:{Rel.PRECEDES}]->(j)
 WITH j, collect({_DEPENDENCY.format(other="u", e="e")}) AS upstream
 OPTIONAL MATCH (j)-[f:{Rel.PRECEDES}]->(d:{Label.JOB})
@@ -490,7 +503,8 @@ MATCH (:{Label.JOB} {{key: $key}})-[:{Rel.HAS_RUN}]->(r:{Label.RUN}) RETURN coun
 """
 
 JOB_RUN_PAGE = f"""
-MATCH (:{Label.JOB} {{key: $key}})-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
+MATCH (j:{Label.JOB} {{key: $key}})-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
+{key_seek("j", Label.JOB, "key")}
 RETURN {_RUN_FIELDS} {_RUN_NEWEST_FIRST} SKIP $offset LIMIT $limit
 """
 
@@ -499,7 +513,8 @@ RETURN {_RUN_FIELDS} {_RUN_NEWEST_FIRST} SKIP $offset LIMIT $limit
 # {runId, integration, jobType, steps (how many child runs)}, one row per kind (none for a run with no children).
 RUN_STEP_KINDS = f"""
 UNWIND $runIds AS id
-MATCH (c:{Label.RUN})-[:{Rel.CHILD_OF}]->(:{Label.RUN} {{runId: id}})
+MATCH (c:{Label.RUN})-[:{Rel.CHILD_OF}]->(r:{Label.RUN} {{runId: id}})
+{key_seek("r", Label.RUN, "runId")}
 MATCH (cj:{Label.JOB})-[:{Rel.HAS_RUN}]->(c)
 RETURN id AS runId, cj.integration AS integration, cj.jobType AS jobType, count(c) AS steps
 """
@@ -551,6 +566,7 @@ WITH {carried}, collect(DISTINCT t.nodeId) AS tested, collect(DISTINCT t.key) AS
 FAILURE_DETAILS = f"""
 UNWIND $runIds AS id
 MATCH (j:{Label.JOB})-[:{Rel.HAS_RUN}]->(r:{Label.RUN} {{runId: id}})
+{key_seek("r", Label.RUN, "runId")}
 OPTIONAL MATCH (r)-[:{Rel.WROTE}]->(w:{Label.DATASET})
 WITH j, r, collect(DISTINCT w.nodeId) AS wrote, collect(DISTINCT w.key) AS wroteKeys
 {_failed_checks("j, r, wrote, wroteKeys", "r")}
@@ -565,7 +581,8 @@ RETURN r.runId AS runId, j.nodeId AS job, r.state AS state, r.startedAt AS start
 # The failed child (action) runs of each run in `$runIds`, with what each should have written.
 FAILURE_CHILDREN = f"""
 UNWIND $runIds AS id
-MATCH (c:{Label.RUN})-[:{Rel.CHILD_OF}]->(:{Label.RUN} {{runId: id}})
+MATCH (c:{Label.RUN})-[:{Rel.CHILD_OF}]->(r:{Label.RUN} {{runId: id}})
+{key_seek("r", Label.RUN, "runId")}
 WHERE {failed("c")}
 MATCH (cj:{Label.JOB})-[:{Rel.HAS_RUN}]->(c)
 OPTIONAL MATCH (c)-[:{Rel.WROTE}]->(w:{Label.DATASET})
@@ -603,7 +620,8 @@ ORDER BY lastAt DESC, key SKIP $offset LIMIT $limit
 # The latest matching failure of each `{key, at}` in `$groups` (ties: the least runId, as in FAILURE_PAGE).
 FAILURE_JOB_LAST = f"""
 UNWIND $groups AS g
-MATCH (:{Label.JOB} {{key: g.key}})-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
+MATCH (j:{Label.JOB} {{key: g.key}})-[:{Rel.HAS_RUN}]->(r:{Label.RUN})
+{key_seek("j", Label.JOB, "key")}
 WHERE {failed("r")} AND coalesce(r.endedAt, r.lastEventTime, '') = g.at
 RETURN g.key AS key, min(r.runId) AS runId
 """
@@ -612,7 +630,8 @@ RETURN g.key AS key, min(r.runId) AS runId
 # ---- data quality (`graph.quality`): each run's report on a dataset, newest first ----
 
 DATASET_QUALITY_HISTORY = f"""
-MATCH (:{Label.DATASET} {{key: $key}})<-[q:{Rel.CHECKED}]-(r:{Label.RUN})
+MATCH (d:{Label.DATASET} {{key: $key}})<-[q:{Rel.CHECKED}]-(r:{Label.RUN})
+{key_seek("d", Label.DATASET, "key")}
 MATCH (j:{Label.JOB})-[:{Rel.HAS_RUN}]->(r)
 WITH j, r, q, CASE WHEN coalesce(q.checkedAt, '') > coalesce(q.measuredAt, '')
                    THEN q.checkedAt ELSE q.measuredAt END AS at
@@ -630,6 +649,7 @@ MATCH (:{Label.DATASET} {{key: $key}})<-[q:{Rel.CHECKED}]-(:{Label.RUN}) RETURN 
 DATASET_QUALITY_STATUSES = f"""
 UNWIND $keys AS k
 MATCH (d:{Label.DATASET} {{key: k}})<-[q:{Rel.CHECKED}]-(:{Label.RUN})<-[:{Rel.HAS_RUN}]-(j:{Label.JOB})
+{key_seek("d", Label.DATASET, "key")}
 WHERE q.status IS NOT NULL
 WITH d, j, max(q.checksOrder) AS newest
 MATCH (d)<-[q:{Rel.CHECKED}]-(:{Label.RUN})<-[:{Rel.HAS_RUN}]-(j)
@@ -690,6 +710,7 @@ DATASET_ALIAS_RESOLVE = f"""
 UNWIND $keys AS k
 MATCH (a:{Label.DATASET_ALIAS}) WHERE a.key = k OR a.normalKey = k
 MATCH (d:{Label.DATASET} {{key: a.canonicalKey}})
+{key_seek("d", Label.DATASET, "key")}
 RETURN DISTINCT d.key AS key ORDER BY key LIMIT 1
 """
 
@@ -706,6 +727,7 @@ def _search_aliases(rank: int) -> str:
     return f"""
 {_search_window(Label.DATASET_ALIAS, "a", rank, "key", also=" AND a.canonicalKey IS NOT NULL")}
 MATCH (n:{Label.DATASET} {{key: a.canonicalKey}})
+{key_seek("n", Label.DATASET, "key")}
 WITH n, min(a.name) AS alias
 RETURN n.nodeId AS id, n.namespace AS namespace, n.name AS name, alias, {rank} AS rank
 ORDER BY size(n.name), id LIMIT $limit
@@ -718,17 +740,20 @@ SEARCH_DATASET_ALIASES = tuple(_search_aliases(rank) for rank in range(len(SEARC
 # datasets its consumers wrote / its producers read (one job away).
 NEAR_MISS_DATASET = f"""
 MATCH (d:{Label.DATASET} {{key: $key}})
+{key_seek("d", Label.DATASET, "key")}
 OPTIONAL MATCH (a:{Label.DATASET_ALIAS} {{canonicalKey: $key}})
 RETURN d.nodeId AS id, d.namespace AS namespace, d.name AS name,
        collect(DISTINCT {{namespace: a.namespace, name: a.name}}) AS aliases
 """
 
 NEAR_MISS_NEIGHBOURS = f"""
-MATCH (:{Label.DATASET} {{key: $key}})-[:{Rel.INPUT_TO}]->(j:{Label.JOB})-[:{Rel.OUTPUTS}]->(x:{Label.DATASET})
+MATCH (d:{Label.DATASET} {{key: $key}})-[:{Rel.INPUT_TO}]->(j:{Label.JOB})-[:{Rel.OUTPUTS}]->(x:{Label.DATASET})
+{key_seek("d", Label.DATASET, "key")}
 RETURN 'wrote' AS relation, j.nodeId AS job, x.nodeId AS id, x.namespace AS namespace, x.name AS name
 LIMIT $limit
 UNION
-MATCH (x:{Label.DATASET})-[:{Rel.INPUT_TO}]->(j:{Label.JOB})-[:{Rel.OUTPUTS}]->(:{Label.DATASET} {{key: $key}})
+MATCH (x:{Label.DATASET})-[:{Rel.INPUT_TO}]->(j:{Label.JOB})-[:{Rel.OUTPUTS}]->(d:{Label.DATASET} {{key: $key}})
+{key_seek("d", Label.DATASET, "key")}
 RETURN 'read' AS relation, j.nodeId AS job, x.nodeId AS id, x.namespace AS namespace, x.name AS name
 LIMIT $limit
 """
@@ -739,6 +764,7 @@ MATCH (a:{Label.DATASET_ALIAS})
 WHERE a.normalName = $name AND a.canonicalKey IS NOT NULL AND a.canonicalKey <> $key
   AND a.normalKey <> a.canonicalKey
 MATCH (d:{Label.DATASET} {{key: a.canonicalKey}})
+{key_seek("d", Label.DATASET, "key")}
 RETURN DISTINCT d.nodeId AS id, a.namespace AS namespace, a.name AS name LIMIT $limit
 """
 
@@ -746,6 +772,7 @@ RETURN DISTINCT d.nodeId AS id, a.namespace AS namespace, a.name AS name LIMIT $
 # A run by its id (the agent's `with_run_id` stamps it into rows), with its job: the Run's unique runId first.
 SEARCH_RUN = f"""
 MATCH (r:{Label.RUN} {{runId: $runId}})
+{key_seek("r", Label.RUN, "runId")}
 OPTIONAL MATCH (j:{Label.JOB})-[:{Rel.HAS_RUN}]->(r)
 RETURN r.nodeId AS id, r.runId AS runId, r.state AS state, j.nodeId AS job,
        coalesce(j.namespace, r.jobNamespace) AS namespace, coalesce(j.name, r.jobName) AS name
@@ -816,7 +843,8 @@ SEARCH_TAGGED = {
 # newest sighting (`schema_fields.field_descriptions` reads a field's description off them).
 DATASET_FIELD_DESCRIPTIONS = f"""
 UNWIND $keys AS k
-MATCH (:{Label.DATASET} {{key: k}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
+MATCH (d:{Label.DATASET} {{key: k}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
+{key_seek("d", Label.DATASET, "key")}
 RETURN k AS key, v.fieldNames AS fieldNames, v.fieldDescriptions AS fieldDescriptions, v.lastKey AS lastKey
 """
 
@@ -836,6 +864,7 @@ SEARCH = {
 RUN_PROPERTIES = f"""
 UNWIND $runIds AS runId
 MATCH (r:{Label.RUN} {{runId: runId}})
+{key_seek("r", Label.RUN, "runId")}
 RETURN r.runId AS runId, properties(r) AS props
 """
 
@@ -843,7 +872,8 @@ RETURN r.runId AS runId, properties(r) AS props
 # ({job, dataset} keys) that have one, as [job key, dataset key, subset, when].
 JOB_OUTPUT_SUBSETS = f"""
 UNWIND $rows AS row
-MATCH (:{Label.JOB} {{key: row.job}})-[e:{Rel.OUTPUTS}]->(:{Label.DATASET} {{key: row.dataset}})
+MATCH (j:{Label.JOB} {{key: row.job}})-[e:{Rel.OUTPUTS}]->(d:{Label.DATASET} {{key: row.dataset}})
+{key_seek("j", Label.JOB, "key")} {key_seek("d", Label.DATASET, "key")}
 WHERE e.lastSubset IS NOT NULL
 RETURN collect([row.job, row.dataset, e.lastSubset, e.lastSubsetAt]) AS rows
 """
@@ -852,6 +882,7 @@ RETURN collect([row.job, row.dataset, e.lastSubset, e.lastSubsetAt]) AS rows
 # ([dataset id, subset] lists).
 RUN_DETAIL = f"""
 MATCH (r:{Label.RUN} {{runId: $runId}})
+{key_seek("r", Label.RUN, "runId")}
 OPTIONAL MATCH (r)-[u:{Rel.READ}]->(i:{Label.DATASET})
 WITH r, collect(DISTINCT i.nodeId) AS inputs,
      collect(CASE WHEN u.subset IS NULL THEN null ELSE [i.nodeId, u.subset] END) AS inputSubsets
@@ -868,6 +899,7 @@ RETURN properties(r) AS run, inputs, outputs, inputSubsets, outputSubsets, colle
 RUNS_IO = f"""
 UNWIND $runIds AS id
 MATCH (r:{Label.RUN} {{runId: id}})
+{key_seek("r", Label.RUN, "runId")}
 OPTIONAL MATCH (r)-[:{Rel.READ}]->(i:{Label.DATASET})
 WITH r, collect(DISTINCT [i.nodeId, i.namespace, i.name]) AS reads
 OPTIONAL MATCH (r)-[:{Rel.WROTE}]->(o:{Label.DATASET})
@@ -878,7 +910,8 @@ RETURN r.runId AS runId, reads, writes, collect(DISTINCT c.runId) AS children
 
 # The job's latest `$limit` completed runs before `$before` (a completed-run order key), newest first.
 PREVIOUS_COMPLETED_RUNS = f"""
-MATCH (:{Label.JOB} {{key: $jobKey}})-[:{Rel.HAS_RUN}]->(p:{Label.RUN})
+MATCH (j:{Label.JOB} {{key: $jobKey}})-[:{Rel.HAS_RUN}]->(p:{Label.RUN})
+{key_seek("j", Label.JOB, "key")}
 WHERE p.completedOrder < $before
 RETURN p.runId AS runId, p.endedAt AS endedAt, p.trigger AS trigger
 ORDER BY p.completedOrder DESC LIMIT $limit
@@ -887,6 +920,7 @@ ORDER BY p.completedOrder DESC LIMIT $limit
 # Every schema version of each dataset in `$keys`, with when it was first seen and its fields.
 DATASET_VERSION_HISTORY = f"""
 UNWIND $keys AS k
-MATCH (:{Label.DATASET} {{key: k}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
+MATCH (d:{Label.DATASET} {{key: k}})-[:{Rel.HAS_VERSION}]->(v:{Label.DATASET_VERSION})
+{key_seek("d", Label.DATASET, "key")}
 RETURN collect([k, v.version, v.firstSeen, v.fieldNames, v.fieldTypes]) AS rows
 """

@@ -472,15 +472,22 @@ SET {_CONFIRMED}, {_CURRENT}
 """
 
 
-_JOB_INPUT = f"(:{Label.DATASET} {{key: row.datasetKey}})-[e:{Rel.INPUT_TO}]->(:{Label.JOB} {{key: row.jobKey}})"
-_JOB_OUTPUT = f"(:{Label.JOB} {{key: row.jobKey}})-[e:{Rel.OUTPUTS}]->(:{Label.DATASET} {{key: row.datasetKey}})"
+# A job edge `e` by the keys of its ends, each sought in its index (`key_seek`).
+_JOB_INPUT = (
+    f"(d:{Label.DATASET} {{key: row.datasetKey}})-[e:{Rel.INPUT_TO}]->(j:{Label.JOB} {{key: row.jobKey}})\n"
+    f"{key_seek('d', Label.DATASET, 'key')} {key_seek('j', Label.JOB, 'key')}"
+)
+_JOB_OUTPUT = (
+    f"(j:{Label.JOB} {{key: row.jobKey}})-[e:{Rel.OUTPUTS}]->(d:{Label.DATASET} {{key: row.datasetKey}})\n"
+    f"{key_seek('j', Label.JOB, 'key')} {key_seek('d', Label.DATASET, 'key')}"
+)
 _DERIVATION = (
-    f"(:{Label.FIELD} {{key: row.sourceKey}})-[e:{Rel.DERIVES} {{job: row.job}}]->"
-    f"(:{Label.FIELD} {{key: row.targetKey}})"
+    f"(s:{Label.FIELD} {{key: row.sourceKey}})-[e:{Rel.DERIVES} {{job: row.job}}]->"
+    f"(t:{Label.FIELD} {{key: row.targetKey}})\n{key_seek('s', Label.FIELD, 'key')} {key_seek('t', Label.FIELD, 'key')}"
 )
 _DEPENDENCY = (
-    f"(:{Label.JOB} {{key: row.sourceKey}})-[e:{Rel.PRECEDES} {{declaredBy: row.jobKey}}]->"
-    f"(:{Label.JOB} {{key: row.targetKey}})"
+    f"(u:{Label.JOB} {{key: row.sourceKey}})-[e:{Rel.PRECEDES} {{declaredBy: row.jobKey}}]->"
+    f"(d:{Label.JOB} {{key: row.targetKey}})\n{key_seek('u', Label.JOB, 'key')} {key_seek('d', Label.JOB, 'key')}"
 )
 
 CONFIRM_JOB_INPUTS = _confirm(_JOB_INPUT)
@@ -502,17 +509,17 @@ RETURN {identity}, row.jobKey AS ofJob, e.firstSeen AS firstSeen
 
 
 WITHDRAW_JOB_INPUTS = _withdraw(
-    f"(d:{Label.DATASET})-[e:{Rel.INPUT_TO}]->(:{Label.JOB} {{key: row.jobKey}})",
+    f"(d)-[e:{Rel.INPUT_TO}]->(j:{Label.JOB} {{key: row.jobKey}})\n{key_seek('j', Label.JOB, 'key')}",
     "d.key AS datasetKey, row.jobKey AS jobKey",
 )
 WITHDRAW_JOB_OUTPUTS = _withdraw(
-    f"(:{Label.JOB} {{key: row.jobKey}})-[e:{Rel.OUTPUTS}]->(d:{Label.DATASET})",
+    f"(j:{Label.JOB} {{key: row.jobKey}})-[e:{Rel.OUTPUTS}]->(d)\n{key_seek('j', Label.JOB, 'key')}",
     "row.jobKey AS jobKey, d.key AS datasetKey",
 )
 # A run confirmed only derivations into what its job outputs.
 WITHDRAW_DERIVATIONS = _withdraw(
-    f"(j:{Label.JOB} {{key: row.jobKey}})-[:{Rel.OUTPUTS}]->(:{Label.DATASET})-[:{Rel.HAS_FIELD}]->(t:{Label.FIELD})"
-    f"<-[e:{Rel.DERIVES}]-(s:{Label.FIELD})",
+    f"(j:{Label.JOB} {{key: row.jobKey}})-[:{Rel.OUTPUTS}]->()-[:{Rel.HAS_FIELD}]->(t)<-[e:{Rel.DERIVES}]-(s)\n"
+    f"{key_seek('j', Label.JOB, 'key')}",
     "s.key AS sourceKey, t.key AS targetKey, e.job AS job",
 )
 WITHDRAW_JOB_DEPENDENCIES = _withdraw(

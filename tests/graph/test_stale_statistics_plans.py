@@ -1,5 +1,6 @@
-"""On Neo4j, every statement an apply runs reads the graph from the keys its rows name, even when the engine's index
-statistics are older than the graph: as on every new deployment, whose indexes were sampled empty by `init_graph`.
+"""On Neo4j, every statement an apply or a read of one node runs reads the graph from the keys it names, even when
+the engine's index statistics are older than the graph: as on every new deployment, whose indexes were sampled empty
+by `init_graph`, and after a bulk load.
 
 Neo4j plans a statement from its statistics and keeps the plan until they drift. With an index sampled empty, an
 index scan is estimated at no rows, so the planner may prefer scanning a label's index (and hash-joining it) to
@@ -9,19 +10,23 @@ from fresh statistics (docs/apply-throughput.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.conf import settings
 from neo4j import ManagedTransaction
+from rest_framework.test import APIClient
 
 from lineage_app.graph.driver import graph_driver
 from lineage_app.graph.management.commands.cypher_catalog import cypher_statement_names
 from lineage_app.graph.writer import graph_wipe
+from lineage_app.ingest.models import LineageEvent
 from tests.apply import accept_and_apply
 from tests.events import T0, dataset, dbt_run, facet, new_run_id, run_event
+from tests.explorer.application_graph import APP, build_application_graph
+from tests.explorer.known_graph import AGGREGATE, CLEAN, LOAD, MART, RAW, RUN_A, build_known_graph
 from tests.graph.identity_events import alias_events
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -39,6 +44,8 @@ GRAPH_SIZED = (
     "UndirectedRelationshipIndexScan",
 )
 JOBS = 6
+FIELD = "datasetField:db:clean.orders:amount_eur"
+EARLY, LATE = "2026-01-05T09:00:00Z", "2026-01-09T00:00:00Z"
 STALE_TRIES = 5
 # Where estimates tie (an index sampled empty costs nothing to scan), the planner's choice varies from one planning
 # to the next: the statements are planned afresh this many times.
@@ -75,15 +82,18 @@ def _round(minutes: int, *, source: int) -> list[dict[str, Any]]:
     return events
 
 
-def _plans_on_stale_statistics(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
-    """The operators of each statement (by its catalogue name) that the apply of a second round of events ran on a
-    small graph whose index statistics were sampled empty: the plans it made and cached on those statistics."""
+def _plans_on_stale_statistics(
+    monkeypatch: pytest.MonkeyPatch, build: Callable[[], object], recorded: Callable[[], object]
+) -> dict[str, list[str]]:
+    """The operators of each statement (by its catalogue name) that `recorded` ran on the small graph `build` made,
+    whose index statistics were sampled empty: the plans it made and cached on those statistics."""
     run = ManagedTransaction.run
     names = cypher_statement_names()
     for _ in range(STALE_TRIES):  # Neo4j samples outdated indexes in the background, every few seconds
         graph_wipe()
+        LineageEvent.objects.all().delete()  # so that a try applies the same events again
         _session_run("CALL db.prepareForReplanning()")  # samples the empty graph's indexes, clears the plans
-        accept_and_apply(*_round(0, source=0), *alias_events(), *dbt_run(new_run_id(), model="shop.orders"))
+        build()
         _session_run("CALL db.clearQueryCaches()")
         ran: dict[str, dict[str, Any]] = {}
 
@@ -94,14 +104,14 @@ def _plans_on_stale_statistics(monkeypatch: pytest.MonkeyPatch) -> dict[str, lis
             return run(tx, query, parameters, **kwargs)
 
         monkeypatch.setattr(ManagedTransaction, "run", recording_run)
-        accept_and_apply(*_round(30, source=1), *dbt_run(new_run_id(), model="shop.orders", at_minutes=40))
+        recorded()
         monkeypatch.undo()
         plans = {}
         with graph_driver().session(database=settings.NEO4J_DATABASE) as session:
-            for query, parameters in ran.items():  # EXPLAIN answers the plan the apply cached
+            for query, parameters in ran.items():  # EXPLAIN answers the plan `recorded` cached
                 plan = session.run(f"EXPLAIN {query}", parameters).consume().plan
                 plans[names.get(query, query)] = list(_operators(plan))
-        if _dataset_index_stale():  # stale still: stale when the apply planned, and when EXPLAIN read the plans
+        if _dataset_index_stale():  # stale still: stale when `recorded` planned, and when EXPLAIN read the plans
             return plans
     pytest.fail(f"Neo4j sampled the indexes during each of {STALE_TRIES} tries: no plan made on stale statistics")
 
@@ -127,15 +137,69 @@ def _operators(plan: dict[str, Any]) -> Iterator[str]:
         yield from _operators(child)
 
 
-def test_every_statement_of_an_apply_reads_from_its_rows_keys_on_stale_statistics(
-    graph: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _scanning(
+    monkeypatch: pytest.MonkeyPatch, build: Callable[[], object], recorded: Callable[[], object]
+) -> dict[str, set[str]]:
+    """Each statement `recorded` runs (by name), with the graph-sized operators its plans held over `ROUNDS`
+    plannings."""
     if "arcadedb" in graph_driver().get_server_info().agent.lower():
         pytest.skip("Neo4j's planner and plan cache; the embedded ArcadeDB answers EXPLAIN with a plan of its own")
     scanning: dict[str, set[str]] = {}
     for _ in range(ROUNDS):
-        plans = _plans_on_stale_statistics(monkeypatch)
-        assert "writes.RETIRE_DERIVATIONS" in plans, "no run was retired"
+        plans = _plans_on_stale_statistics(monkeypatch, build, recorded)
         for name, operators in plans.items():
             scanning.setdefault(name, set()).update(op for op in operators if op in GRAPH_SIZED)
+    return scanning
+
+
+def test_every_statement_of_an_apply_reads_from_its_rows_keys_on_stale_statistics(
+    graph: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def first_round() -> None:
+        accept_and_apply(*_round(0, source=0), *alias_events(), *dbt_run(new_run_id(), model="shop.orders"))
+
+    def second_round() -> None:
+        accept_and_apply(*_round(30, source=1), *dbt_run(new_run_id(), model="shop.orders", at_minutes=40))
+
+    scanning = _scanning(monkeypatch, first_round, second_round)
+    assert "writes.RETIRE_DERIVATIONS" in scanning, "the second round retired no edge"
+    assert {name: found for name, found in scanning.items() if found} == {}
+
+
+# What the read API is asked about one node at a time (`tests/api/test_response_contract.py`'s calls): lineage,
+# column lineage, neighbours, time travel, a node's page, runs, impact and root cause.
+READS: list[tuple[str, dict[str, Any]]] = [
+    ("/api/v1/lineage", {"nodeId": CLEAN}),
+    ("/api/v1/lineage", {"nodeId": APP, "depth": 4}),
+    ("/api/v1/lineage", {"nodeId": APP, "depth": 4, "level": "action"}),
+    ("/api/v1/column-lineage", {"nodeId": FIELD, "depth": 4}),
+    ("/api/v1/lineage/neighbours", {"nodeId": RAW, "direction": "downstream", "limit": 1}),
+    ("/api/v1/lineage/diff", {"nodeId": CLEAN, "from": EARLY, "to": LATE}),
+    ("/api/v1/column-lineage/diff", {"nodeId": FIELD, "from": EARLY, "to": LATE}),
+    ("/api/v1/datasets/detail", {"nodeId": CLEAN}),
+    ("/api/v1/datasets/versions/diff", {"nodeId": CLEAN}),
+    ("/api/v1/datasets/quality", {"nodeId": CLEAN}),
+    ("/api/v1/jobs/detail", {"nodeId": AGGREGATE}),
+    ("/api/v1/jobs/detail", {"nodeId": APP}),
+    ("/api/v1/jobs/runs", {"nodeId": LOAD}),
+    (f"/api/v1/jobs/runs/{RUN_A}", {}),
+    (f"/api/v1/jobs/runs/{RUN_A}/lineage", {}),
+    ("/api/v1/impact", {"nodeId": RAW}),
+    ("/api/v1/impact", {"nodeId": [FIELD, APP], "level": "action"}),
+    ("/api/v1/root-cause", {"nodeId": MART}),
+]
+
+
+def test_every_read_of_one_node_reads_from_its_keys_on_stale_statistics(
+    graph: Any, monkeypatch: pytest.MonkeyPatch, read_client: APIClient
+) -> None:
+    def known_graphs() -> None:
+        build_known_graph()
+        build_application_graph()
+
+    def reads() -> None:
+        for path, params in READS:
+            assert read_client.get(path, params).status_code == 200, (path, params)
+
+    scanning = _scanning(monkeypatch, known_graphs, reads)
     assert {name: found for name, found in scanning.items() if found} == {}
