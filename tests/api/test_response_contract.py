@@ -28,7 +28,10 @@ from tests.events import dataset, facet, new_run_id, run_event
 from tests.explorer.application_graph import APP, APP_RUN, DAG_RUN, WRITE, build_application_graph
 from tests.explorer.known_graph import (
     AGGREGATE,
+    AMOUNT_EUR,
     CLEAN,
+    EARLY,
+    LATE,
     LOAD,
     MART,
     RAW,
@@ -40,9 +43,7 @@ from tests.explorer.known_graph import (
 pytestmark = pytest.mark.django_db
 
 ELSEWHERE = "dataset:warehouse:clean.orders"  # same name as CLEAN, another namespace, no lineage between
-FIELD = "datasetField:db:clean.orders:amount_eur"
-# Two instants the known graph changes between (its runs span a few days from 2026-01-05).
-EARLY, LATE = "2026-01-05T09:00:00Z", "2026-01-09T00:00:00Z"
+FIELD = AMOUNT_EUR
 
 # (documented path, actual path, query): what each GET endpoint is asked on the known graph, chosen so
 # that optional and nullable fields show up both ways (datasets and jobs, application and action level,

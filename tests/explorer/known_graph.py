@@ -24,6 +24,9 @@ RUN_E = "00000000-0000-4000-8000-00000000000e"
 RAW, CLEAN, MART = "dataset:db:raw.orders", "dataset:db:clean.orders", "dataset:db:mart.revenue"
 EXPORT = "dataset:s3://bucket:exports/revenue.csv"
 LOAD, AGGREGATE, EXPORT_JOB = "job:spark:load_orders", "job:spark:aggregate", "job:airflow:export"
+AMOUNT_EUR = "datasetField:db:clean.orders:amount_eur"
+# Two instants the known graph changes between (its runs span a few days from 2026-01-05).
+EARLY, LATE = "2026-01-05T09:00:00Z", "2026-01-09T00:00:00Z"
 DAY = timedelta(days=1)
 
 

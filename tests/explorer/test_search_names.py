@@ -24,6 +24,7 @@ from lineage_app.ingest.models import LineageEvent
 from lineage_app.ingest.services import events_apply
 from tests.events import dataset, run_event
 from tests.graph.identity_events import CATALOG, symlinked
+from tests.graph_plans import plan_operators
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -162,12 +163,6 @@ def test_a_node_written_before_search_names_is_found_after_the_backfill(posted: 
     assert search_names_backfill() == dict.fromkeys(written, 0)
 
 
-def _operators(plan: Any) -> list[tuple[str, str]]:
-    """The operator of every step of a PROFILE plan (Neo4j names them `Operator@database`), with its details."""
-    step = (plan["operatorType"].split("@")[0], str(plan.get("args", {}).get("Details", "")))
-    return [step] + [op for child in plan.get("children", []) for op in _operators(child)]
-
-
 def test_on_neo4j_the_tiers_read_their_indexes_and_cut_the_window_unsorted(posted: None) -> None:
     if "arcadedb" in graph_driver().get_server_info().agent.lower():
         pytest.skip("the embedded ArcadeDB builds range indexes, not text ones: it scans the label for CONTAINS")
@@ -187,7 +182,7 @@ def test_on_neo4j_the_tiers_read_their_indexes_and_cut_the_window_unsorted(poste
     for name, query in statements.items():
         with graph_driver().session(database=settings.NEO4J_DATABASE) as session:
             profile = session.run(f"PROFILE {query}", q="orderl", limit=20, window=1000).consume().profile
-        operators = _operators(profile)
+        operators = plan_operators(profile)
         found = [details for op, details in operators if op.startswith("NodeIndex")]
         assert len(found) == 1, (name, operators)
         if name.endswith("2"):  # substring: the TEXT index serves CONTAINS

@@ -10,7 +10,7 @@ from fresh statistics (docs/apply-throughput.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -26,8 +26,20 @@ from lineage_app.ingest.models import LineageEvent
 from tests.apply import accept_and_apply
 from tests.events import T0, dataset, dbt_run, facet, new_run_id, run_event
 from tests.explorer.application_graph import APP, build_application_graph
-from tests.explorer.known_graph import AGGREGATE, CLEAN, LOAD, MART, RAW, RUN_A, build_known_graph
+from tests.explorer.known_graph import (
+    AGGREGATE,
+    AMOUNT_EUR,
+    CLEAN,
+    EARLY,
+    LATE,
+    LOAD,
+    MART,
+    RAW,
+    RUN_A,
+    build_known_graph,
+)
 from tests.graph.identity_events import alias_events
+from tests.graph_plans import plan_operators
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -44,8 +56,6 @@ GRAPH_SIZED = (
     "UndirectedRelationshipIndexScan",
 )
 JOBS = 6
-FIELD = "datasetField:db:clean.orders:amount_eur"
-EARLY, LATE = "2026-01-05T09:00:00Z", "2026-01-09T00:00:00Z"
 STALE_TRIES = 8
 # Where estimates tie (an index sampled empty costs nothing to scan), the planner's choice varies from one planning
 # to the next: the statements are planned afresh this many times.
@@ -111,7 +121,7 @@ def _plans_on_stale_statistics(
         with graph_driver().session(database=settings.NEO4J_DATABASE) as session:
             for query, parameters in ran.items():  # EXPLAIN answers the plan `recorded` cached
                 plan = session.run(f"EXPLAIN {query}", parameters).consume().plan
-                plans[names.get(query, query)] = list(_operators(plan))
+                plans[names.get(query, query)] = [op for op, _ in plan_operators(plan)]
         if _dataset_index_stale():  # stale still: stale when `recorded` planned, and when EXPLAIN read the plans
             return plans
     return None  # a machine too busy to build and read within the sampler's period
@@ -130,12 +140,6 @@ def _dataset_index_stale() -> bool:
     ]
     datasets = [n["count"] for n in counts["nodes"] if n.get("label") == "Dataset"]
     return bool(sampled and datasets) and sampled[0] < datasets[0]
-
-
-def _operators(plan: dict[str, Any]) -> Iterator[str]:
-    yield plan["operatorType"].split("@")[0]
-    for child in plan.get("children", []):
-        yield from _operators(child)
 
 
 def _scanning(
@@ -175,10 +179,10 @@ READS: list[tuple[str, dict[str, Any]]] = [
     ("/api/v1/lineage", {"nodeId": CLEAN}),
     ("/api/v1/lineage", {"nodeId": APP, "depth": 4}),
     ("/api/v1/lineage", {"nodeId": APP, "depth": 4, "level": "action"}),
-    ("/api/v1/column-lineage", {"nodeId": FIELD, "depth": 4}),
+    ("/api/v1/column-lineage", {"nodeId": AMOUNT_EUR, "depth": 4}),
     ("/api/v1/lineage/neighbours", {"nodeId": RAW, "direction": "downstream", "limit": 1}),
     ("/api/v1/lineage/diff", {"nodeId": CLEAN, "from": EARLY, "to": LATE}),
-    ("/api/v1/column-lineage/diff", {"nodeId": FIELD, "from": EARLY, "to": LATE}),
+    ("/api/v1/column-lineage/diff", {"nodeId": AMOUNT_EUR, "from": EARLY, "to": LATE}),
     ("/api/v1/datasets/detail", {"nodeId": CLEAN}),
     ("/api/v1/datasets/versions/diff", {"nodeId": CLEAN}),
     ("/api/v1/datasets/quality", {"nodeId": CLEAN}),
@@ -188,7 +192,7 @@ READS: list[tuple[str, dict[str, Any]]] = [
     (f"/api/v1/jobs/runs/{RUN_A}", {}),
     (f"/api/v1/jobs/runs/{RUN_A}/lineage", {}),
     ("/api/v1/impact", {"nodeId": RAW}),
-    ("/api/v1/impact", {"nodeId": [FIELD, APP], "level": "action"}),
+    ("/api/v1/impact", {"nodeId": [AMOUNT_EUR, APP], "level": "action"}),
     ("/api/v1/root-cause", {"nodeId": MART}),
 ]
 
