@@ -84,6 +84,7 @@ def _move_dataset_edge(rel: Rel, pattern: str, merge: str, *props: str) -> str:
     return f"""
 UNWIND $rows AS row
 MATCH {pattern}
+{key_seek("a", Label.DATASET, "key")}
 MATCH (c:{Label.DATASET} {{key: row.toKey}})
 {key_seek("c", Label.DATASET, "key")}
 MERGE {merge}
@@ -101,6 +102,7 @@ def _move_job_edge(rel: Rel, pattern: str, merge: str, *first: str) -> str:
     return f"""
 UNWIND $rows AS row
 MATCH {pattern}
+{key_seek("a", Label.DATASET, "key")}
 MATCH (c:{Label.DATASET} {{key: row.toKey}})
 {key_seek("c", Label.DATASET, "key")}
 MERGE {merge}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lineage_app.graph.model import FAILED_STATES, Label
+from lineage_app.graph.model import FAILED_STATES, Label, key_seek
 from lineage_app.graph.reads import HOP_STEPS, WINDOWS, hop_filter
 
 
@@ -32,7 +32,8 @@ def _page(direction: str, start: Label, at: bool, stale: bool, inferred: bool) -
     rel, _ = HOP_STEPS[(direction, start)]
     held = hop_filter("e", rel, at, stale, inferred)
     return (
-        f"MATCH (a:{start} {{key: $key}}) MATCH {_pattern(direction, start)} {held}{'AND' if held else 'WHERE'} "
+        f"MATCH (a:{start} {{key: $key}}) {key_seek('a', start, 'key')} "
+        f"MATCH {_pattern(direction, start)} {held}{'AND' if held else 'WHERE'} "
         "b.key > $after AND ($namespace IS NULL OR b.namespace = $namespace) "
         "AND ($q IS NULL OR toLower(b.name) CONTAINS $q) "
         "RETURN b.key AS key ORDER BY key LIMIT $limit"

@@ -14,7 +14,10 @@ from lineage_app.graph.model import Label, Moment, OwnershipSource, Rel, key_see
 
 
 def _find_nodes(label: Label) -> str:
-    return f"UNWIND $keys AS k MATCH (n:{label} {{key: k}}) RETURN n.key AS key, elementId(n) AS id"
+    return (
+        f"UNWIND $keys AS k MATCH (n:{label} {{key: k}}) {key_seek('n', label, 'key')} "
+        "RETURN n.key AS key, elementId(n) AS id"
+    )
 
 
 FIND_DATASETS = _find_nodes(Label.DATASET)
@@ -278,7 +281,7 @@ def node_columns(label: Label, columns: tuple[tuple[str, str], ...], *, by_id: b
     match = (
         f"UNWIND $ids AS i MATCH (n:{label}) WHERE elementId(n) = i"
         if by_id
-        else (f"UNWIND $keys AS k MATCH (n:{label} {{key: k}})")
+        else f"UNWIND $keys AS k MATCH (n:{label} {{key: k}}) {key_seek('n', label, 'key')}"
     )
     return f"{match} RETURN collect([{values}]) AS rows"
 
@@ -715,7 +718,9 @@ RETURN DISTINCT d.key AS key ORDER BY key LIMIT 1
 """
 
 DATASET_ALIASES = f"""
-MATCH (a:{Label.DATASET_ALIAS} {{canonicalKey: $key}}) WHERE a.key <> $key
+MATCH (a:{Label.DATASET_ALIAS} {{canonicalKey: $key}})
+{key_seek("a", Label.DATASET_ALIAS, "canonicalKey")}
+WHERE a.key <> $key
 RETURN a.namespace AS namespace, a.name AS name, a.sourceKind AS kind, a.sourceType AS type,
        a.sourceJob AS job, a.sourceProducer AS producer, a.sourceEvent AS event, a.firstSeen AS firstSeen
 ORDER BY namespace, name

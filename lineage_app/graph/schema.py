@@ -16,7 +16,7 @@ from neo4j import ManagedTransaction
 
 from lineage_app.graph.driver import graph_read, graph_write, records
 from lineage_app.graph.facets import tag_texts
-from lineage_app.graph.model import Label
+from lineage_app.graph.model import Label, key_seek
 from lineage_app.instants import utc_text
 
 logger = logging.getLogger(__name__)
@@ -138,7 +138,9 @@ RETURN n.{key} AS key, n.facetsJson AS facetsJson
 TAGS_BACKFILL_WRITE = {
     label: f"""
 UNWIND $rows AS row
-MATCH (n:{label} {{{key}: row.key}}) WHERE n.tags IS NULL
+MATCH (n:{label} {{{key}: row.key}})
+{key_seek("n", label, key)}
+WHERE n.tags IS NULL
 SET n.tags = row.tags
 """
     for label, key in _TAGGED_KEYS

@@ -393,6 +393,7 @@ def _merge_tags(label: Label, key: str) -> str:
     return f"""
 UNWIND $rows AS row
 MATCH (x:{label} {{{key}: row.targetKey}})
+{key_seek("x", label, key)}
 MERGE (t:{Label.TAG} {{key: row.tag}})
 MERGE (x)-[:{Rel.TAGGED}]->(t)
 """
@@ -426,6 +427,7 @@ def _merge_manual_owners(label: Label, key: str) -> str:
     return f"""
 UNWIND $rows AS row
 MATCH (x:{label} {{{key}: row.targetKey}})
+{key_seek("x", label, key)}
 MERGE (o:{Label.OWNER} {{name: row.owner}})
 SET o.kind = row.kind, o.contact = row.contact
 MERGE (x)-[e:{Rel.OWNED_BY} {{role: row.role, source: '{OwnershipSource.MANUAL}'}}]->(o)
@@ -437,6 +439,7 @@ def _delete_manual_owners(label: Label, key: str) -> str:
 UNWIND $rows AS row
 MATCH (x:{label} {{{key}: row.targetKey}})-[e:{Rel.OWNED_BY} {{role: row.role, source: '{OwnershipSource.MANUAL}'}}]->
       (o:{Label.OWNER} {{name: row.owner}})
+{key_seek("x", label, key)} {key_seek("o", Label.OWNER, "name")}
 DELETE e
 """
 
@@ -522,9 +525,11 @@ WITHDRAW_DERIVATIONS = _withdraw(
     f"{key_seek('j', Label.JOB, 'key')}",
     "s.key AS sourceKey, t.key AS targetKey, e.job AS job",
 )
+# The declaring job is one end of its dependency edges (either end may declare one), so they are found from it.
 WITHDRAW_JOB_DEPENDENCIES = _withdraw(
-    f"(u:{Label.JOB})-[e:{Rel.PRECEDES} {{declaredBy: row.jobKey}}]->(d:{Label.JOB})",
-    "u.key AS sourceKey, d.key AS targetKey, row.jobKey AS jobKey",
+    f"(j:{Label.JOB} {{key: row.jobKey}})-[e:{Rel.PRECEDES} {{declaredBy: row.jobKey}}]-()\n"
+    f"{key_seek('j', Label.JOB, 'key')}",
+    "startNode(e).key AS sourceKey, endNode(e).key AS targetKey, row.jobKey AS jobKey",
 )
 
 
@@ -566,6 +571,7 @@ SET e.staleSince = row.at, e.settledSince = since
 # one walk of the job's edges; the job's newest confirmation becomes that run's on the way.
 RETIRE_JOB_EDGES = _retire(
     f"(j:{Label.JOB} {{key: row.jobKey}})\n"
+    f"{key_seek('j', Label.JOB, 'key')}\n"
     f"SET j.latestConfirmation = row.order\n"
     f"WITH row, j\n"
     f"MATCH (j)-[e:{Rel.INPUT_TO}|{Rel.OUTPUTS}|{Rel.PRECEDES}]-()",

@@ -6,6 +6,7 @@ which path each job took."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -19,6 +20,7 @@ from lineage_app.ingest.services import events_apply
 from lineage_app.instants import utc_text
 from tests.apply import accept
 from tests.events import PRODUCER, T0, dataset, facet, new_run_id, run_event
+from tests.explorer.job_to_job import AIRFLOW, EXTRACT, LOAD, task_run
 from tests.graph_dump import graph_dump
 from tests.time.scenario import DAY_1, DAY_2, JOB, NAMESPACE, one_run
 
@@ -142,6 +144,31 @@ def test_a_confirmation_taken_back_falls_back_on_the_job_event_that_declared_the
     assert complete_first == _apply([[job_event, *run, fail]])
     (read_a,) = [row for row in complete_first if '"type": "INPUT_TO"' in row and "lake\\u001fA" in row]
     assert f'"confirmedAt": "{declared}"' in read_a  # the JobEvent's, not the failed run's
+
+
+def test_a_dependency_a_failed_run_declared_falls_back_on_the_jobs_earlier_run(graph) -> None:
+    audit = "orders_daily.audit"
+    first = task_run(new_run_id(), LOAD, minutes=3, upstream=(EXTRACT,))
+    second = task_run(new_run_id(), LOAD, minutes=24 * 60 + 3, upstream=(EXTRACT, audit))
+    second_at = T0 + timedelta(minutes=24 * 60 + 3)
+    # The day-2 run of `load` declared `extract` and `audit` upstream, and failed (its FAIL is timed before its
+    # COMPLETE): `extract` -> `load` keeps the day-1 run's confirmation, `audit` -> `load` is only seen,
+    # whatever order the events arrive in. When the FAIL comes last, the run's confirmations are taken back.
+    fail = run_event("FAIL", run_id=second[0]["run"]["runId"], job=LOAD, namespace=AIRFLOW, at=second_at)
+    complete_first = _apply([first, second, [fail]])
+    assert complete_first == _apply([first, [second[0], fail], [second[1]]])
+    assert complete_first == _apply([[*first, *second, fail]])
+    assert complete_first == _apply([[second[1]], [fail], second, first])
+    declared = {
+        (edge["from"], edge["to"]): edge["props"]
+        for edge in map(json.loads, complete_first)
+        if edge.get("type") == "PRECEDES"
+    }
+    load = f"['Job']:{AIRFLOW}\x1f{LOAD}"
+    from_extract, from_audit = (declared[(f"['Job']:{AIRFLOW}\x1f{name}", load)] for name in (EXTRACT, audit))
+    assert from_extract["confirmedAt"] == utc_text(T0 + timedelta(minutes=4))  # the day-1 COMPLETE
+    assert "confirmedAt" not in from_audit
+    assert from_audit["lastSeen"] >= utc_text(second_at)
 
 
 def _drop(at: Any, name: str) -> dict[str, Any]:
