@@ -17,7 +17,7 @@ from typing import Any
 from neo4j import ManagedTransaction
 
 from lineage_app.graph import identity_statements, lookups
-from lineage_app.graph.driver import records
+from lineage_app.graph.driver import records, statement_run
 from lineage_app.graph.facet_store import facets_read, facets_settle
 from lineage_app.graph.facets import Sightings, sightings_merge
 from lineage_app.graph.identity import Identity, canonical_of, identity_key
@@ -67,9 +67,9 @@ def identity_settle(
 def _spellings_register(
     tx: ManagedTransaction, *, spellings: list[dict[str, Any]], links: list[dict[str, Any]]
 ) -> None:
-    tx.run(identity_statements.MERGE_DATASET_ALIASES, rows=spellings).consume()
+    statement_run(tx, identity_statements.MERGE_DATASET_ALIASES, rows=spellings).consume()
     if links:
-        tx.run(identity_statements.MERGE_ALIAS_LINKS, rows=links).consume()
+        statement_run(tx, identity_statements.MERGE_ALIAS_LINKS, rows=links).consume()
 
 
 def _registry_read(tx: ManagedTransaction, *, keys: set[str]) -> _Registry:
@@ -137,11 +137,11 @@ def _merge_rows(tx: ManagedTransaction, identities: set[Identity], chosen: Ident
 
 def _canonical_write(tx: ManagedTransaction, *, alias_rows: list[dict[str, str]], merges: list[dict[str, str]]) -> None:
     if alias_rows:
-        tx.run(identity_statements.SET_ALIAS_CANONICAL, rows=alias_rows).consume()
+        statement_run(tx, identity_statements.SET_ALIAS_CANONICAL, rows=alias_rows).consume()
     if merges:
         moving = facets_read(tx, Label.DATASET, (row["fromKey"] for row in merges))
         for statement in identity_statements.MERGE_ALIAS_STATEMENTS:
-            tx.run(statement, rows=merges).consume()
+            statement_run(tx, statement, rows=merges).consume()
         # The canonical node keeps the newest sighting of each facet name of the nodes merged into it.
         absorbed: dict[str, Sightings] = {}
         for row in merges:

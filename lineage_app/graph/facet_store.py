@@ -11,7 +11,7 @@ from typing import Any
 from neo4j import ManagedTransaction
 
 from lineage_app.graph import lookups, writes
-from lineage_app.graph.driver import records
+from lineage_app.graph.driver import records, statement_run
 from lineage_app.graph.facets import (
     Sightings,
     sighting_lists,
@@ -53,7 +53,7 @@ def facets_settle(tx: ManagedTransaction, label: Label, newer: Mapping[str, Sigh
             held.update({name: newer[key][name] for name in answer["changed"]})
         rewritten.append({"key": key, **sightings_properties(held)})
     if rewritten:
-        tx.run(_WRITE[label], rows=rewritten).consume()
+        statement_run(tx, _WRITE[label], rows=rewritten).consume()
     return len(rewritten)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from neo4j import ManagedTransaction
 
 from lineage_app.graph import lookups, reads, writes
-from lineage_app.graph.driver import graph_read, records
+from lineage_app.graph.driver import graph_read, records, statement_run
 from lineage_app.graph.model import Label, NodeRef, OwnershipSource
 from lineage_app.graph.node_ids import node_namespace
 
@@ -108,7 +108,7 @@ def owner_contacts_set(tx: ManagedTransaction, *, rows: Iterable[dict[str, Any]]
     """Refresh the `kind` and `contact` of existing Owner nodes (`owner`, `kind`, `contact`)."""
     rows = list(rows)
     if rows:
-        tx.run(writes.SET_OWNER_CONTACTS, rows=rows).consume()
+        statement_run(tx, writes.SET_OWNER_CONTACTS, rows=rows).consume()
 
 
 def _by_label(tx: ManagedTransaction, statements: dict[Label, str], rows: Iterable[dict[str, Any]]) -> None:
@@ -116,4 +116,4 @@ def _by_label(tx: ManagedTransaction, statements: dict[Label, str], rows: Iterab
     for row in rows:
         grouped[Label(row["label"])].append({k: v for k, v in row.items() if k != "label"})
     for label, group in grouped.items():
-        tx.run(statements[label], rows=group).consume()
+        statement_run(tx, statements[label], rows=group).consume()

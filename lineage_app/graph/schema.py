@@ -14,7 +14,7 @@ from functools import partial
 
 from neo4j import ManagedTransaction
 
-from lineage_app.graph.driver import graph_read, graph_write, records
+from lineage_app.graph.driver import graph_read, graph_write, records, statement_run
 from lineage_app.graph.facets import tag_texts
 from lineage_app.graph.model import Label, key_seek
 from lineage_app.instants import utc_text
@@ -154,7 +154,7 @@ def _tags_batch(label: Label, batch: int, after: str, tx: ManagedTransaction) ->
         for row in records(tx, TAGS_BACKFILL_READ[label], batch=batch, after=after)
     ]
     if rows:
-        tx.run(TAGS_BACKFILL_WRITE[label], rows=rows).consume()
+        statement_run(tx, TAGS_BACKFILL_WRITE[label], rows=rows).consume()
     return [row["key"] for row in rows]
 
 

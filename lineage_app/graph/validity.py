@@ -22,7 +22,7 @@ from typing import Any
 from neo4j import ManagedTransaction
 
 from lineage_app.graph import lookups, writes
-from lineage_app.graph.driver import records
+from lineage_app.graph.driver import records, statement_run
 from lineage_app.graph.model import KEY_SEPARATOR, natural_key, run_order_key
 from lineage_app.instants import utc_text
 
@@ -183,7 +183,7 @@ def validity_settle(
     ]
     if retiring:  # which also records each job's newest confirmation, that run's
         for statement in (writes.RETIRE_DERIVATIONS, writes.RETIRE_JOB_EDGES):
-            tx.run(statement, rows=retiring, separator=KEY_SEPARATOR).consume()
+            statement_run(tx, statement, rows=retiring, separator=KEY_SEPARATOR).consume()
     _latest_confirmations_write(tx, on_record=on_record, in_full=[k for k in full if k in on_record])
 
 
@@ -248,7 +248,7 @@ def _latest_confirmations_write(
         if key in on_record and order != on_record[key][1]
     ]
     if rows:
-        tx.run(writes.SET_JOB_LATEST_CONFIRMATIONS, rows=rows).consume()
+        statement_run(tx, writes.SET_JOB_LATEST_CONFIRMATIONS, rows=rows).consume()
 
 
 def _settle_in_full(tx: ManagedTransaction, *, keys: Sequence[str], grace_for: GraceFor) -> None:
@@ -309,4 +309,4 @@ def _settle_in_full(tx: ManagedTransaction, *, keys: Sequence[str], grace_for: G
             identity = {name: edge[name] for name in kind.identity}
             changed[kind].append({**identity, "staleSince": value, "settledSince": settled})
     for kind, rows in changed.items():
-        tx.run(kind.write, rows=rows).consume()
+        statement_run(tx, kind.write, rows=rows).consume()

@@ -9,7 +9,7 @@ from functools import partial
 
 from neo4j import ManagedTransaction
 
-from lineage_app.graph.driver import graph_read
+from lineage_app.graph.driver import graph_read, statement_run
 from lineage_app.graph.model import Label, Rel
 
 # Every node's and relationship's properties (node, relationship, property and string records), then the unique-key
@@ -75,7 +75,7 @@ RETURN k AS key, count(j) AS consumers
 
 
 def _consumers(keys: list[str], tx: ManagedTransaction) -> dict[str, int]:
-    return {row["key"]: row["consumers"] for row in tx.run(WARM_CONSUMERS, keys=keys)}
+    return {row["key"]: row["consumers"] for row in statement_run(tx, WARM_CONSUMERS, keys=keys)}
 
 
 def warm_starts_light(*, n: int) -> list[tuple[str, str]]:

@@ -20,7 +20,7 @@ from neo4j import ManagedTransaction
 
 from lineage_app.graph import lookups, writes
 from lineage_app.graph.alias_registry import identity_settle
-from lineage_app.graph.driver import records
+from lineage_app.graph.driver import records, statement_run
 from lineage_app.graph.events import EventRecord
 from lineage_app.graph.projection import graph_writes_for, rows_resolve
 from lineage_app.graph.run_state import RunFold
@@ -114,4 +114,4 @@ def _confirm_again(
             if row["confirmedOrder"] is not None and tuple(row[column] for column in identity) in wanted
         ]
         if again:
-            tx.run(confirm, rows=again).consume()
+            statement_run(tx, confirm, rows=again).consume()

@@ -10,7 +10,7 @@ from neo4j.exceptions import ConstraintError
 
 from lineage_app.graph import lookups, writes
 from lineage_app.graph.alias_registry import AliasRegistryRace, identity_settle
-from lineage_app.graph.driver import graph_write, records
+from lineage_app.graph.driver import graph_write, records, statement_run
 from lineage_app.graph.facet_store import facets_settle
 from lineage_app.graph.identity import Identity, identity_key
 from lineage_app.graph.model import Label, natural_key
@@ -98,7 +98,7 @@ def graph_writes_apply(
             elif statement == writes.MERGE_JOB_OUTPUTS:  # answers the outputs it revived
                 revived = records(tx, statement, rows=statement_rows)
             else:
-                tx.run(statement, rows=statement_rows).consume()
+                statement_run(tx, statement, rows=statement_rows).consume()
         facets_settle(tx, Label.DATASET, rows.dataset_facets)
         facets_settle(tx, Label.JOB, rows.job_facets)
         unsettled = {v["datasetKey"] for v in rows.versions if v["key"] not in current_versions}
@@ -118,7 +118,7 @@ def graph_writes_apply(
         # commits; taken here, batches of other jobs and datasets in the namespace run alongside until now. The rows
         # are by name (as every `_Rows`' rows): two batches lock the namespaces they share in the same order.
         if rows.namespaces:
-            tx.run(writes.MERGE_NAMESPACES, rows=rows.namespaces).consume()
+            statement_run(tx, writes.MERGE_NAMESPACES, rows=rows.namespaces).consume()
         return WriteOutcome(new_versions=new_versions, new_inputs=new_inputs)
 
     for attempt in range(CONSTRAINT_RACE_TRIES):
@@ -214,8 +214,8 @@ def _settle_current_versions(tx: ManagedTransaction, dataset_keys: list[str]) ->
                 }
             )
     if dataset_rows:
-        tx.run(writes.SET_DATASET_CURRENT_VERSIONS, rows=dataset_rows).consume()
-        tx.run(writes.SET_FIELD_TYPES, rows=field_rows).consume()
+        statement_run(tx, writes.SET_DATASET_CURRENT_VERSIONS, rows=dataset_rows).consume()
+        statement_run(tx, writes.SET_FIELD_TYPES, rows=field_rows).consume()
 
 
 def _is_current(versions: list[dict[str, Any]]) -> bool:
