@@ -94,7 +94,7 @@ def _counting_retries(work: Callable[[ManagedTransaction], T], kind: str) -> Cal
 class StatementRows(list[Any]):
     """A statement's list parameter, whose `repr` is its length. The driver (neo4j 6.4) builds the text of a debug
     log line with the `repr` of every RUN's parameters whether or not debug logging is on: a batch's rows, hundreds
-    of kilobytes, cost 5-8 % of apply's time to describe for a line nobody reads (docs/apply-throughput.md). The
+    of kilobytes, cost about 5 % of apply's time to describe for a line nobody reads (docs/apply-throughput.md). The
     engine receives the same list."""
 
     __slots__ = ()
