@@ -103,11 +103,14 @@ class StatementRows(list[Any]):
         return f"<{len(self)} rows>"
 
 
+def _handed_over(params: dict[str, Any]) -> dict[str, Any]:
+    """`params` as the driver gets them: each list a `StatementRows` copy, anything else as it is."""
+    return {name: StatementRows(value) if isinstance(value, list) else value for name, value in params.items()}
+
+
 def statement_run(tx: ManagedTransaction, query: str, **params: Any) -> Result:
     """Run `query` in `tx`, each list parameter handed over as `StatementRows` (a copy)."""
-    return tx.run(
-        query, {name: StatementRows(value) if isinstance(value, list) else value for name, value in params.items()}
-    )
+    return tx.run(query, _handed_over(params))
 
 
 def records(tx: ManagedTransaction, query: str, **params: Any) -> list[dict[str, Any]]:
@@ -118,15 +121,16 @@ def records(tx: ManagedTransaction, query: str, **params: Any) -> list[dict[str,
     value again to convert graph objects, which costs more than the query on large answers.
 
     The driver keeps every statement's parameters until its transaction ends (with the statement's result,
-    consumed at commit): the lists passed are copies, emptied once the answer is read, so a transaction that
-    runs a statement per chunk of keys (a walk) does not hold every chunk it asked about.
+    consumed at commit): the lists passed are copies (`statement_run`'s), emptied once the answer is read, so a
+    transaction that runs a statement per chunk of keys (a walk) does not hold every chunk it asked about.
     """
-    lists = {name: StatementRows(value) for name, value in params.items() if isinstance(value, list)}
-    result = tx.run(query, {**params, **lists})
+    handed = _handed_over(params)
+    result = tx.run(query, handed)
     keys = result.keys()
     rows = [dict(zip(keys, record, strict=True)) for record in result]
-    for value in lists.values():
-        value.clear()
+    for value in handed.values():
+        if isinstance(value, StatementRows):
+            value.clear()
     return rows
 
 
